@@ -1,0 +1,15 @@
+"""s2sad: source-to-source automatic differentiation for numeric Python.
+
+    @s2sad.grad
+    def f(x, w): ...
+
+gives a function computing df/dx from readable generated source (see
+`.source`), compiled with numba."""
+__version__ = "0.1.0"
+
+from .api import grad, value_and_grad, vjp  # noqa: E402
+from .errors import (JitError, NumbaFallbackWarning, S2sadError,  # noqa: E402
+                     SourceUnavailableError, UnsupportedSyntaxError)
+
+__all__ = ["grad", "value_and_grad", "vjp", "JitError", "NumbaFallbackWarning", "S2sadError",
+           "SourceUnavailableError", "UnsupportedSyntaxError"]

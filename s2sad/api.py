@@ -1,0 +1,160 @@
+"""The public API: grad, value_and_grad and vjp."""
+import functools
+import inspect
+import threading
+
+import numpy as np
+
+from . import backend, cache
+from .generate import generate
+from .transforms import kinds as K
+
+_JIT_CHOICES = (True, False, "require")
+
+
+def grad(fn=None, wrt=0, *, jit=True):
+    """Gradient of `fn` with respect to the argument(s) `wrt`.
+
+    `wrt` is an argument position or name, or a tuple of them (then a tuple
+    of gradients is returned). A non-scalar output is summed first, as in
+    `tf.gradients`. Usable as `@grad` or `@grad(wrt=...)`."""
+    if fn is None:
+        return lambda f: grad(f, wrt, jit=jit)
+    return Derivative(fn, wrt, jit, "grad", with_value=False)
+
+
+def value_and_grad(fn=None, wrt=0, *, jit=True):
+    """Like `grad`, but returns `(value, gradient)`."""
+    if fn is None:
+        return lambda f: value_and_grad(f, wrt, jit=jit)
+    return Derivative(fn, wrt, jit, "grad", with_value=True)
+
+
+def vjp(fn=None, wrt=0, *, jit=True):
+    """Vector-Jacobian product: `vjp(f)(*args, seed)` weights the outputs of
+    `f` by `seed` (shape of the output; a tuple for a tuple output), like
+    `grad_ys` in `tf.gradients`."""
+    if fn is None:
+        return lambda f: vjp(f, wrt, jit=jit)
+    return Derivative(fn, wrt, jit, "vjp", with_value=False)
+
+
+class Derivative:
+    """A derivative of a Python function, generated and compiled for the
+    kinds of arguments it is called with (float or array, ndim, dtype)."""
+
+    def __init__(self, fn, wrt, jit, mode, with_value):
+        if jit not in _JIT_CHOICES:
+            raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
+        functools.update_wrapper(self, fn)
+        self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
+        self.signature = inspect.signature(fn)
+        self.wrt, self.single = _resolve_wrt(fn, self.signature, wrt)
+        self._entries = {}
+        self._last = None
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        return f"<s2sad {self.mode} of {self.fn.__qualname__} wrt {self.wrt}>"
+
+    def __call__(self, *args, **kwargs):
+        seed = None
+        if self.mode == "vjp":
+            if len(args) < 1:
+                raise TypeError("vjp derivative takes the function's arguments and then a seed")
+            *args, seed = args
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = [_as_value(v) for v in bound.arguments.values()]
+        if seed is not None:
+            values.append(_as_value(seed))
+        entry = self._entry(tuple(K.of_value(v) for v in values[:len(bound.arguments)]))
+        value, grads = entry(*values)
+        return (value, grads) if self.with_value else grads
+
+    def _entry(self, kinds):
+        entry = self._entries.get(kinds)
+        if entry is None:
+            with self._lock:  # threads asking for the same kinds compile once
+                entry = self._entries.get(kinds)
+                if entry is None:
+                    entry = self._build(kinds)
+                    self._entries[kinds] = entry
+        self._last = entry
+        return entry
+
+    def _build(self, kinds):
+        gen = generate(self.fn, kinds, self.wrt, self.mode, self.single)
+        name = "s2sad_" + cache.module_key(gen.source, gen.key_extra)
+        module = backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace)
+        label = f"{self.fn.__qualname__} ({self.fn.__code__.co_filename}:{self.fn.__code__.co_firstlineno})"
+        entry = backend.Entry(module, gen.entry, self.jit, label)
+        entry.generated = gen
+        return entry
+
+    @property
+    def source(self):
+        """The generated derivative module, for the kinds of the last call
+        (before any call: for kinds guessed from how the arguments are used,
+        an indexed argument being an array of that many dimensions)."""
+        if self._last is not None:
+            return self._last.generated.source
+        return generate(self.fn, _guess_kinds(self.fn), self.wrt, self.mode, self.single).source
+
+    def source_for(self, *args, **kwargs):
+        """The generated derivative module for arguments like these."""
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        kinds = [K.of_value(_as_value(v)) for v in bound.arguments.values()]
+        return generate(self.fn, kinds, self.wrt, self.mode, self.single).source
+
+
+def _as_value(v):
+    if isinstance(v, (list, tuple)) and v and all(isinstance(e, (int, float)) for e in v):
+        return np.asarray(v, dtype=float)
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return v.item()
+    return v
+
+
+def _resolve_wrt(fn, signature, wrt):
+    params = list(signature.parameters)
+    single = not isinstance(wrt, (tuple, list))
+    items = [wrt] if single else list(wrt)
+    if not items:
+        raise ValueError(f"wrt is empty: name at least one argument of {fn.__name__}")
+    positions = []
+    for w in items:
+        if isinstance(w, str):
+            if w not in params:
+                raise ValueError(f"wrt names '{w}', but {fn.__name__} has no argument of that "
+                                 f"name; its arguments are {', '.join(params)}")
+            positions.append(params.index(w))
+        elif isinstance(w, (int, np.integer)) and not isinstance(w, bool):
+            if not -len(params) <= w < len(params):
+                raise ValueError(f"wrt={w} is out of range: {fn.__name__} has {len(params)} "
+                                 f"argument(s)")
+            positions.append(int(w) % len(params))
+        else:
+            raise TypeError(f"wrt must be an argument position or name, or a tuple of them; "
+                            f"got {w!r}")
+    return tuple(positions), single
+
+
+def _guess_kinds(fn):
+    """Argument kinds guessed from the source: `x[i, j]` makes x a 2-D array."""
+    import gast
+    from .transforms.source import parse_function
+    tree = parse_function(fn).tree
+    args = [a.id for a in tree.args.args]
+    ndims = {a: 0 for a in args}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and node.value.id in ndims:
+            idx = node.slice
+            n = len(idx.elts) if isinstance(idx, gast.Tuple) else 1
+            ndims[node.value.id] = max(ndims[node.value.id], n)
+        if isinstance(node, gast.Attribute) and node.attr in ("shape", "T", "size") \
+                and isinstance(node.value, gast.Name) and node.value.id in ndims:
+            ndims[node.value.id] = max(ndims[node.value.id], 1)
+    return [K.array(ndims[a]) if ndims[a] else K.FLOAT for a in args]

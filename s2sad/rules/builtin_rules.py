@@ -1,0 +1,37 @@
+"""Python builtins."""
+import builtins
+
+import numpy as np
+
+from ..registry import adjoint, broadcast_args, first_arg, int_scalar, nondifferentiable
+from ..transforms import kinds as K
+
+
+@adjoint(builtins.abs, kind=first_arg)
+def abs(g, ans, x):
+    return g * np.sign(x)
+
+
+@adjoint(builtins.min, kind=broadcast_args, elementwise=True)
+def min(g, ans, x, y):
+    return g * (x <= y), g * (x > y)
+
+
+@adjoint(builtins.max, kind=broadcast_args, elementwise=True)
+def max(g, ans, x, y):
+    return g * (x >= y), g * (x < y)
+
+
+@adjoint(builtins.float, kind=lambda args, kws: K.FLOAT)
+def float(g, ans, x):
+    return g
+
+
+@adjoint(builtins.pow, kind=broadcast_args, elementwise=True)
+def pow(g, ans, x, y):
+    return g * y * x ** (y - 1), g * np.log(x) * ans
+
+
+nondifferentiable(builtins.int, builtins.len, builtins.round, kind=int_scalar)
+nondifferentiable(builtins.bool, kind=lambda args, kws: K.BOOL)
+nondifferentiable(builtins.range, builtins.print, kind=lambda args, kws: K.UNKNOWN)

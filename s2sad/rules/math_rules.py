@@ -1,0 +1,168 @@
+"""The `math` module: scalar functions."""
+import math
+
+from ..registry import adjoint, float_scalar, nondifferentiable, int_scalar
+from ..transforms import kinds as K
+
+
+def _scalar(fn):
+    return adjoint(fn, kind=float_scalar)
+
+
+@_scalar(math.sin)
+def sin(g, ans, x):
+    return g * math.cos(x)
+
+
+@_scalar(math.cos)
+def cos(g, ans, x):
+    return -g * math.sin(x)
+
+
+@_scalar(math.tan)
+def tan(g, ans, x):
+    return g * (1.0 + ans * ans)
+
+
+@_scalar(math.asin)
+def asin(g, ans, x):
+    return g / math.sqrt(1.0 - x * x)
+
+
+@_scalar(math.acos)
+def acos(g, ans, x):
+    return -g / math.sqrt(1.0 - x * x)
+
+
+@_scalar(math.atan)
+def atan(g, ans, x):
+    return g / (1.0 + x * x)
+
+
+@_scalar(math.atan2)
+def atan2(g, ans, y, x):
+    return g * x / (x * x + y * y), -g * y / (x * x + y * y)
+
+
+@_scalar(math.sinh)
+def sinh(g, ans, x):
+    return g * math.cosh(x)
+
+
+@_scalar(math.cosh)
+def cosh(g, ans, x):
+    return g * math.sinh(x)
+
+
+@_scalar(math.tanh)
+def tanh(g, ans, x):
+    return g * (1.0 - ans * ans)
+
+
+@_scalar(math.asinh)
+def asinh(g, ans, x):
+    return g / math.sqrt(x * x + 1.0)
+
+
+@_scalar(math.acosh)
+def acosh(g, ans, x):
+    return g / math.sqrt(x * x - 1.0)
+
+
+@_scalar(math.atanh)
+def atanh(g, ans, x):
+    return g / (1.0 - x * x)
+
+
+@_scalar(math.exp)
+def exp(g, ans, x):
+    return g * ans
+
+
+@_scalar(math.expm1)
+def expm1(g, ans, x):
+    return g * (ans + 1.0)
+
+
+@_scalar(math.log)
+def log(g, ans, x):
+    return g / x
+
+
+@adjoint(math.log, when=lambda x, base: True)
+def log_base(g, ans, x, base):
+    return g / (x * math.log(base)), -g * ans / (base * math.log(base))
+
+
+@_scalar(math.log1p)
+def log1p(g, ans, x):
+    return g / (1.0 + x)
+
+
+@_scalar(math.log10)
+def log10(g, ans, x):
+    return g / (x * math.log(10.0))
+
+
+@_scalar(math.log2)
+def log2(g, ans, x):
+    return g / (x * math.log(2.0))
+
+
+@_scalar(math.sqrt)
+def sqrt(g, ans, x):
+    return g * 0.5 / ans
+
+
+@_scalar(math.pow)
+def pow(g, ans, x, y):
+    return g * y * x ** (y - 1), g * math.log(x) * ans
+
+
+@_scalar(math.fabs)
+def fabs(g, ans, x):
+    return g * math.copysign(1.0, x)
+
+
+@_scalar(math.hypot)
+def hypot(g, ans, x, y):
+    return g * x / ans, g * y / ans
+
+
+@_scalar(math.lgamma)
+def lgamma(g, ans, x):
+    return g * digamma(x)  # noqa: F821 (runtime helper)
+
+
+@_scalar(math.gamma)
+def gamma(g, ans, x):
+    return g * ans * digamma(x)  # noqa: F821 (runtime helper)
+
+
+@_scalar(math.erf)
+def erf(g, ans, x):
+    return g * 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
+
+
+@_scalar(math.erfc)
+def erfc(g, ans, x):
+    return -g * 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
+
+
+@_scalar(math.degrees)
+def degrees(g, ans, x):
+    return g * (180.0 / math.pi)
+
+
+@_scalar(math.radians)
+def radians(g, ans, x):
+    return g * (math.pi / 180.0)
+
+
+@_scalar(math.copysign)
+def copysign(g, ans, x, y):
+    return g * math.copysign(1.0, x) * math.copysign(1.0, y), None
+
+
+nondifferentiable(math.floor, math.ceil, math.trunc, kind=int_scalar)
+nondifferentiable(math.isnan, math.isinf, math.isfinite, kind=lambda a, k: K.BOOL)

@@ -1,0 +1,61 @@
+"""Python's arithmetic operators. `g` is the cotangent of the result `ans`;
+each template returns the cotangents of its operands (summed back over
+broadcast axes by the compiler, since these are elementwise)."""
+import operator
+
+import numpy as np
+
+from ..registry import adjoint, broadcast_args, broadcast_float, nondifferentiable
+from ..transforms import kinds as K
+
+
+@adjoint(operator.add, kind=broadcast_args, elementwise=True)
+def add(g, ans, x, y):
+    return g, g
+
+
+@adjoint(operator.sub, kind=broadcast_args, elementwise=True)
+def sub(g, ans, x, y):
+    return g, -g
+
+
+@adjoint(operator.mul, kind=broadcast_args, elementwise=True)
+def mul(g, ans, x, y):
+    return g * y, g * x
+
+
+@adjoint(operator.truediv, kind=broadcast_float, elementwise=True)
+def truediv(g, ans, x, y):
+    return g / y, -g * x / (y * y)
+
+
+@adjoint(operator.pow, kind=broadcast_args, elementwise=True)
+def pow(g, ans, x, y):
+    return g * y * x ** (y - 1), g * np.log(x) * ans
+
+
+@adjoint(operator.neg, kind=lambda args, kws: args[0])
+def neg(g, ans, x):
+    return -g
+
+
+@adjoint(operator.mod, kind=broadcast_args, elementwise=True)
+def mod(g, ans, x, y):
+    return g, -g * np.floor(x / y)
+
+
+def _matmul_kind(args, kws):
+    return K.matmul(*args)
+
+
+@adjoint(operator.matmul, kind=_matmul_kind)
+def matmul(g, ans, x, y):
+    return matmul_grad_left(g, x, y), matmul_grad_right(g, x, y)  # noqa: F821 (runtime)
+
+
+@adjoint(operator.matmul, when=lambda x, y: x.ndim == 2 and y.ndim == 2)
+def matmul_2d(g, ans, x, y):
+    return g @ y.T, x.T @ g
+
+
+nondifferentiable(operator.floordiv, kind=broadcast_args)

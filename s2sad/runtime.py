@@ -1,0 +1,338 @@
+"""Run-time helpers called by generated derivative code.
+
+This module is self-contained (numpy and numba only), so exported
+derivative source runs without s2sad. Each helper is a plain numpy function
+(used with `jit=False` and NUMBA_DISABLE_JIT=1) with a numba overload that
+generates specialised code per argument types at compile time: reductions
+over broadcast axes cost nothing when shapes already agree.
+"""
+import math
+
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+__all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape_like",
+           "zeros_like", "ones_like", "digamma", "untranspose", "slice_axis",
+           "index_axis", "concatenate_parts", "stack_parts", "scatter_add", "matmul_grad_left", "matmul_grad_right"]
+
+
+# ---- sum a broadcast cotangent back to an argument's shape --------------
+
+def unbroadcast(g, x):
+    """Sum `g` over the axes along which `x` was broadcast."""
+    if np.ndim(x) == 0:
+        return float(np.sum(g))
+    g = np.asarray(g)
+    while g.ndim > x.ndim:
+        g = g.sum(axis=0)
+    for axis, n in enumerate(x.shape):
+        if n == 1 and g.shape[axis] != 1:
+            g = g.sum(axis=axis, keepdims=True)
+    return g
+
+
+def _is_array(t):
+    return isinstance(t, types.Array)
+
+
+def _compile(src, name, env=None):
+    scope = {"np": np, "math": math}
+    scope.update(env or {})
+    exec(src, scope)
+    return scope[name]
+
+
+@overload(unbroadcast)
+def _unbroadcast(g, x):
+    if not _is_array(x):
+        if _is_array(g):
+            return lambda g, x: np.sum(g)
+        return lambda g, x: g
+    if not _is_array(g):
+        return lambda g, x: np.full(x.shape, g)
+    # numba needs a variable to keep its ndim: one name per reduction step
+    lines = ["def impl(g, x):", "    r0 = g"]
+    k = 0
+    for _ in range(g.ndim - x.ndim):
+        lines.append(f"    r{k + 1} = r{k}.sum(axis=0)")
+        k += 1
+    lines.append(f"    r = r{k}")
+    # axes of length 1 in x that were stretched: sum them and keep the axis
+    for axis in range(x.ndim):
+        kept = "np.full(1, r.sum())" if x.ndim == 1 else f"np.expand_dims(r.sum(axis={axis}), {axis})"
+        lines += [f"    if x.shape[{axis}] == 1 and r.shape[{axis}] != 1:",
+                  f"        r = {kept}"]
+    lines.append("    return r")
+    return _compile("\n".join(lines), "impl")
+
+
+# ---- reductions ----------------------------------------------------------
+
+def unreduce(g, x, axis=None):
+    """Spread the cotangent of a reduction over `axis` back over `x`."""
+    if axis is None:
+        return np.full(np.shape(x), g, dtype=np.result_type(g, float))
+    return np.broadcast_to(np.expand_dims(g, axis), np.shape(x)).copy()
+
+
+@overload(unreduce)
+def _unreduce(g, x, axis=None):
+    if not _is_array(x):
+        return lambda g, x, axis=None: g
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        return lambda g, x, axis=None: np.full(x.shape, g)
+    lines = ["def impl(g, x, axis=None):", "    out = np.empty(x.shape)"]
+    for ax in range(x.ndim):
+        shape = ", ".join("1" if k == ax else f"x.shape[{k}]" for k in range(x.ndim))
+        lines += [f"    if axis == {ax} or axis == {ax - x.ndim}:",
+                  f"        out[:] = np.reshape(np.ascontiguousarray(g), ({shape},))",
+                  "        return out"]
+    lines.append("    return out")
+    return _compile("\n".join(lines), "impl")
+
+
+def reduced_count(x, axis=None):
+    """How many elements each result of a reduction over `axis` combines."""
+    if axis is None:
+        return np.size(x)
+    return np.shape(x)[axis]
+
+
+@overload(reduced_count)
+def _reduced_count(x, axis=None):
+    if not _is_array(x):
+        return lambda x, axis=None: 1
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        return lambda x, axis=None: x.size
+    return lambda x, axis=None: x.shape[axis]
+
+
+def extremum_grad(g, ans, x, axis=None):
+    """Cotangent of max/min: shared equally among the elements that tie."""
+    if np.ndim(x) == 0:
+        return g
+    mask = (x == unreduce(ans, x, axis)).astype(float)
+    return unreduce(g, x, axis) * mask / unreduce(np.sum(mask, axis=axis), x, axis)
+
+
+@overload(extremum_grad)
+def _extremum_grad(g, ans, x, axis=None):
+    if not _is_array(x):
+        return lambda g, ans, x, axis=None: g
+
+    def impl(g, ans, x, axis=None):
+        mask = (x == unreduce(ans, x, axis)) * 1.0
+        if axis is None:
+            return g * mask / np.sum(mask)
+        return unreduce(g, x, axis) * mask / unreduce(mask.sum(axis=axis), x, axis)
+    return impl
+
+
+# ---- shapes ----------------------------------------------------------------
+
+def reshape_like(g, x):
+    return np.reshape(np.ascontiguousarray(g), np.shape(x))
+
+
+@overload(reshape_like)
+def _reshape_like(g, x):
+    if not _is_array(x):
+        return lambda g, x: g.sum()
+    return lambda g, x: np.ascontiguousarray(g).reshape(x.shape)
+
+
+def untranspose(g, axes):
+    return np.transpose(g, np.argsort(axes))
+
+
+@overload(untranspose)
+def _untranspose(g, axes):
+    n = len(axes)
+    inverse = ", ".join(f"inv[{k}]" for k in range(n))
+    src = (f"def impl(g, axes):\n    order = np.argsort(np.array(axes))\n"
+           f"    inv = (" + ", ".join(f"order[{k}]" for k in range(n)) + ",)\n"
+           f"    return np.transpose(g, ({inverse},))\n")
+    return _compile(src, "impl")
+
+
+def slice_axis(g, start, stop, axis):
+    """g[start:stop] along `axis` (the cotangent of one concatenated part)."""
+    index = [slice(None)] * np.ndim(g)
+    index[axis] = slice(start, stop)
+    return g[tuple(index)]
+
+
+@overload(slice_axis)
+def _slice_axis(g, start, stop, axis):
+    lines = ["def impl(g, start, stop, axis):"]
+    for ax in range(g.ndim):
+        index = ", ".join("start:stop" if k == ax else ":" for k in range(g.ndim))
+        lines += [f"    if axis == {ax} or axis == {ax - g.ndim}:", f"        return g[{index}]"]
+    lines.append("    return g")
+    return _compile("\n".join(lines), "impl")
+
+
+def index_axis(g, k, axis):
+    """g[k] along `axis` (the cotangent of one stacked part)."""
+    return np.take(g, k, axis=axis)
+
+
+@overload(index_axis)
+def _index_axis(g, k, axis):
+    if g.ndim == 1:
+        return lambda g, k, axis: g[k]
+    lines = ["def impl(g, k, axis):"]
+    for ax in range(g.ndim):
+        index = ", ".join("k" if j == ax else ":" for j in range(g.ndim))
+        lines += [f"    if axis == {ax} or axis == {ax - g.ndim}:",
+                  f"        return np.ascontiguousarray(g[{index}])"]
+    first = ", ".join("k" if j == 0 else ":" for j in range(g.ndim))
+    lines.append(f"    return np.ascontiguousarray(g[{first}])")
+    return _compile("\n".join(lines), "impl")
+
+
+def concatenate_parts(g, xs, axis=0):
+    """The cotangent of each array in np.concatenate(xs, axis)."""
+    bounds = np.cumsum([0] + [np.shape(x)[axis] for x in xs])
+    return tuple(slice_axis(g, bounds[k], bounds[k + 1], axis) for k in range(len(xs)))
+
+
+@overload(concatenate_parts)
+def _concatenate_parts(g, xs, axis=0):
+    n = len(xs)
+    lines = ["def impl(g, xs, axis=0):", "    start = 0", "    parts = ("]
+    body = []
+    for k in range(n):
+        body += [f"    stop{k} = start + xs[{k}].shape[axis]",
+                 f"    part{k} = slice_axis(g, start, stop{k}, axis)",
+                 f"    start = stop{k}"]
+    src = "\n".join(lines[:2] + body + ["    return (" + ", ".join(f"part{k}" for k in range(n)) + ",)"])
+    return _compile(src, "impl", {"slice_axis": slice_axis})
+
+
+def stack_parts(g, xs, axis=0):
+    """The cotangent of each array in np.stack(xs, axis)."""
+    return tuple(index_axis(g, k, axis) for k in range(len(xs)))
+
+
+@overload(stack_parts)
+def _stack_parts(g, xs, axis=0):
+    n = len(xs)
+    src = ("def impl(g, xs, axis=0):\n    return ("
+           + ", ".join(f"index_axis(g, {k}, axis)" for k in range(n)) + ",)\n")
+    return _compile(src, "impl", {"index_axis": index_axis})
+
+
+def scatter_add(target, index, values):
+    """target[index] += values, accumulating repeated indices."""
+    np.add.at(target, index, values)
+
+
+@overload(scatter_add)
+def _scatter_add(target, index, values):
+    if _is_array(values):
+        def impl(target, index, values):
+            for k in range(index.shape[0]):
+                target[index[k]] += values[k]
+    else:
+        def impl(target, index, values):
+            for k in range(index.shape[0]):
+                target[index[k]] += values
+    return impl
+
+
+# ---- matrix products ----------------------------------------------------
+
+def matmul_grad_left(g, x, y):
+    """Cotangent of x in x @ y."""
+    if np.ndim(y) == 1:
+        return np.outer(g, y) if np.ndim(x) == 2 else g * y
+    return g @ y.T if np.ndim(x) == 2 else y @ g
+
+
+def matmul_grad_right(g, x, y):
+    """Cotangent of y in x @ y."""
+    if np.ndim(x) == 1:
+        return np.outer(x, g) if np.ndim(y) == 2 else g * x
+    return x.T @ g if np.ndim(y) == 2 else g @ x
+
+
+@overload(matmul_grad_left)
+def _matmul_grad_left(g, x, y):
+    if y.ndim == 1:
+        return (lambda g, x, y: np.outer(g, y)) if x.ndim == 2 else (lambda g, x, y: g * y)
+    if x.ndim == 2:
+        return lambda g, x, y: np.dot(g, np.ascontiguousarray(y.T))
+    return lambda g, x, y: np.dot(y, g)
+
+
+@overload(matmul_grad_right)
+def _matmul_grad_right(g, x, y):
+    if x.ndim == 1:
+        return (lambda g, x, y: np.outer(x, g)) if y.ndim == 2 else (lambda g, x, y: g * x)
+    if y.ndim == 2:
+        return lambda g, x, y: np.dot(np.ascontiguousarray(x.T), g)
+    return lambda g, x, y: np.dot(g, x)
+
+
+# ---- values ------------------------------------------------------------------
+
+def zeros_like(x):
+    return np.zeros_like(x) if isinstance(x, np.ndarray) else 0.0 * x
+
+
+@overload(zeros_like)
+def _zeros_like(x):
+    if _is_array(x):
+        return lambda x: np.zeros_like(x)
+    return lambda x: 0.0 * x
+
+
+def ones_like(x):
+    return np.ones_like(x) if isinstance(x, np.ndarray) else 1.0 + 0.0 * x
+
+
+@overload(ones_like)
+def _ones_like(x):
+    if _is_array(x):
+        return lambda x: np.ones_like(x)
+    return lambda x: 1.0 + 0.0 * x
+
+
+def digamma(x):
+    """The derivative of lgamma (scipy's digamma is not available in numba)."""
+    if isinstance(x, np.ndarray):
+        return np.vectorize(_digamma_scalar)(x)
+    return _digamma_scalar(x)
+
+
+def _digamma_scalar(x):
+    if x <= 0.0 and math.floor(x) == x:
+        return math.nan
+    result = 0.0
+    if x < 0.0:  # reflection: digamma(x) = digamma(1 - x) - pi / tan(pi x)
+        result = -math.pi / math.tan(math.pi * x)
+        x = 1.0 - x
+    while x < 6.0:  # recurrence up to where the asymptotic series is accurate
+        result -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))))
+    return result + math.log(x) - 0.5 / x + series
+
+
+@overload(digamma)
+def _digamma(x):
+    from numba import njit
+    scalar = njit(_digamma_scalar)
+    if _is_array(x):
+        def impl(x):
+            out = np.empty(x.shape)
+            flat_out = out.ravel()
+            flat_x = np.ascontiguousarray(x).ravel()
+            for k in range(flat_x.size):
+                flat_out[k] = scalar(flat_x[k])
+            return out
+        return impl
+    return lambda x: scalar(x)

@@ -1,0 +1,302 @@
+"""Every language construct of the reverse-mode core, against finite
+differences, compiled with numba and as plain Python."""
+import math
+
+import numpy as np
+import pytest
+
+from gradcheck import check_grad
+
+rng = np.random.default_rng(0)
+X = rng.uniform(0.2, 1.5, 6)
+W = rng.uniform(-1.0, 1.0, 6)
+A = rng.uniform(0.2, 1.5, (3, 4))
+
+
+# ---- straight-line code -----------------------------------------------------
+
+def arithmetic(x, y):
+    a = x * y + x / y - 3.0 * x
+    b = -a + x ** 2 + y ** 0.5 + 2.0 ** x + x ** y
+    return a * b - abs(a - 2.0) + min(x, y) * max(x, 2.0 * y)
+
+
+def augmented(x, y):
+    z = x
+    z += y
+    z *= x
+    z -= 2.0 * y
+    z /= y
+    z **= 2
+    return z
+
+
+def tuples(x, y):
+    a, b = x * y, x + y
+    a, b = b, a
+    return a * a + 3.0 * b
+
+
+def conditional_expression(x, y):
+    z = x * x if x > y else y * y * y
+    return z + (x if y < 0.5 else y)
+
+
+@pytest.mark.parametrize("f", [arithmetic, augmented, tuples, conditional_expression])
+def test_scalar_code(f, jit):
+    for x, y in [(0.7, 1.3), (1.6, 0.4)]:
+        check_grad(f, (x, y), wrt=(0, 1), jit=jit)
+
+
+# ---- branches ------------------------------------------------------------------
+
+def branches(x, y):
+    if x > 1.0 and y < 1.0:
+        z = x * y
+    elif x > 0.5 or not y > 2.0:
+        z = x / y
+        if z > 1.0:
+            z = z * z
+    else:
+        z = y
+    return z * x
+
+
+def branch_on_active(x):
+    y = 0.0
+    for i in range(x.shape[0]):
+        if x[i] * x[i] > 0.5:
+            y += math.sin(x[i])
+        else:
+            y -= x[i] ** 3
+    return y
+
+
+def test_branches(jit):
+    for x, y in [(1.2, 0.5), (0.7, 3.0), (0.2, 3.0), (0.8, 1.5)]:
+        check_grad(branches, (x, y), wrt=(0, 1), jit=jit)
+    check_grad(branch_on_active, (X,), jit=jit)
+
+
+# ---- loops ---------------------------------------------------------------------
+
+def counted_loops(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += w[i] * np.tanh(x[i])
+    for i in range(1, x.shape[0], 2):
+        s = s * x[i]
+    for i in range(x.shape[0] - 1, 0, -2):
+        s = s + x[i] * x[i - 1]
+    for j in range(2, 4):
+        s = s / (1.0 + w[j] * w[j])
+    return s
+
+
+def nested_loops(A):
+    total = 0.0
+    for i in range(A.shape[0]):
+        row = 0.0
+        for j in range(A.shape[1]):
+            row = row + A[i, j] * A[i, j] * (j + 1)
+        total = total + math.sqrt(row)
+    for i in range(A.shape[0]):
+        for j in range(i):
+            total = total * (1.0 + 0.1 * A[i, j])
+    return total
+
+
+def loop_over_rows(A):
+    s = 0.0
+    for row in A:
+        s += np.sum(row * row) * row[0]
+    return s
+
+
+def euler(a, b, c):
+    x = 0.5
+    dt = 0.01
+    for _ in range(200):
+        x = x + dt * (a * math.sin(x) - b * x ** 3 + c)
+    return x
+
+
+def while_loop(x):
+    t = 0.0
+    y = x
+    while t < 1.0:
+        y = y + 0.1 * math.cos(y) * x
+        t += 0.15
+    return y
+
+
+def data_dependent_while(x):
+    y = x
+    n = 0
+    while y < 10.0:
+        y = y * 1.5 + x
+        n += 1
+    return y * n
+
+
+def break_continue(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < 0.3:
+            continue
+        s += x[i] * x[i]
+        if s > 3.0:
+            break
+        s = s * 1.1
+    return s
+
+
+def while_break(x):
+    y = x
+    while True:
+        y = y * y + 0.1
+        if y > 5.0:
+            break
+    return y
+
+
+def early_return(x, y):
+    if x > 1.0:
+        return x * y
+    for i in range(5):
+        y = y * x
+        if y < 0.1:
+            return y * 2.0
+    return y + x
+
+
+@pytest.mark.parametrize("f,args,wrt", [
+    (counted_loops, (X, W), (0, 1)),
+    (nested_loops, (A,), 0),
+    (loop_over_rows, (A,), 0),
+    (euler, (1.0, 0.5, 0.2), (0, 1, 2)),
+    (while_loop, (0.7,), 0),
+    (data_dependent_while, (0.7,), 0),
+    (break_continue, (X,), 0),
+    (while_break, (1.1,), 0),
+    (early_return, (1.3, 0.5), (0, 1)),
+    (early_return, (0.6, 0.5), (0, 1)),
+    (early_return, (0.6, 0.05), (0, 1)),
+])
+def test_loops(f, args, wrt, jit):
+    check_grad(f, args, wrt=wrt, jit=jit)
+
+
+# ---- subscripts and local arrays ---------------------------------------------
+
+def local_buffers(x, w):
+    n = x.shape[0]
+    buf = np.zeros(n)
+    out = 0.0
+    for k in range(3):
+        for i in range(n):
+            buf[i] = x[i] * w[i] + k * buf[i]
+        for i in range(n):
+            out += buf[i] * buf[i]
+    return out
+
+
+def reused_buffer(x):
+    n = x.shape[0]
+    tmp = np.empty(2)
+    s = 0.0
+    for i in range(n - 1):
+        tmp[0] = x[i] * x[i + 1]
+        tmp[1] = math.exp(-x[i])
+        s += tmp[0] * tmp[1]
+    return s
+
+
+def slices(x):
+    y = np.zeros_like(x)
+    y[1:] = x[:-1] * 2.0
+    y[0] = x[-1]
+    z = y[::2] * x[1::2]
+    return np.sum(z * z) + y[2] * x[3]
+
+
+def matrix_entries(A):
+    B = np.ones((A.shape[1], A.shape[0]))
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            B[j, i] = A[i, j] * (i + j + 1.0)
+    return np.sum(B * B)
+
+
+def writes_argument(x):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i] + x[i - 1] * x[i]
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("f,args,wrt", [
+    (local_buffers, (X, W), (0, 1)),
+    (reused_buffer, (X,), 0),
+    (slices, (X,), 0),
+    (matrix_entries, (A,), 0),
+    (writes_argument, (X,), 0),
+])
+def test_subscripts(f, args, wrt, jit):
+    check_grad(f, args, wrt=wrt, jit=jit)
+
+
+# ---- helpers ---------------------------------------------------------------------
+
+def square_plus(a, b):
+    return a * a + b
+
+
+def helper_of_helper(a):
+    return square_plus(a, 1.0) * math.sin(a)
+
+
+def vector_norm(v):
+    return math.sqrt(np.sum(v * v))
+
+
+def uses_helpers(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += helper_of_helper(x[i]) * square_plus(w[i], x[i])
+    return s + vector_norm(x * w)
+
+
+def test_helpers(jit):
+    check_grad(uses_helpers, (X, W), wrt=(0, 1), jit=jit)
+
+
+# ---- non-differentiable calls pass through ------------------------------------
+
+def nondifferentiable(x):
+    n = len(x)
+    k = int(np.argmax(x))
+    s = float(n) * np.sign(x[0]) + np.floor(x[1])
+    shape = np.shape(x)
+    for i in range(shape[0]):
+        if x[i] > x[k] - 0.5:
+            s += x[i] * x[k]
+    return s + x[0] * n
+
+
+def test_nondifferentiable_calls(jit):
+    check_grad(nondifferentiable, (X,), jit=jit)
+
+
+# ---- outputs -------------------------------------------------------------------
+
+def array_output(x):
+    return np.sin(x) * x
+
+
+def tuple_output(x, y):
+    return x * y, np.sum(x) + y
+
+
+def test_outputs_are_summed(jit):
+    check_grad(array_output, (X,), jit=jit)
+    check_grad(tuple_output, (X, 0.3), wrt=(0, 1), jit=jit)

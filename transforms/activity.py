@@ -1,0 +1,58 @@
+"""Activity analysis: a variable is active when it depends on a `wrt`
+argument (varied) and the output depends on it (useful). Only active
+variables get adjoints; everything else runs in the forward sweep alone.
+
+The analysis is per variable name, not per program point: a name reused for
+unrelated values is active if any of them is. That is sound and keeps the
+generated code easy to follow."""
+import gast
+
+from .ops import differentiable_operands
+from .syntax import base_name, walk_stmts
+
+
+def _assignments(body):
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign):
+            yield s
+
+
+def _targets(target):
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [base_name(t) for t in target.elts]
+    return [base_name(target)]
+
+
+def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
+    """Names that are active. `constants` are names the user asked to treat
+    as constants (they are never active)."""
+    flows = []  # (targets, operand names) per assignment
+    for s in _assignments(tree.body):
+        operands = {base_name(a) for a in differentiable_operands(s.value, fn, registry)}
+        operands.discard(None)
+        flows.append((_targets(s.targets[0]), operands))
+
+    def differentiable(v):
+        k = kinds.get(v)
+        return k is None or k.differentiable
+
+    varied = {w for w in wrt if w not in constants}
+    changed = True
+    while changed:
+        changed = False
+        for targets, operands in flows:
+            if operands & varied:
+                for t in targets:
+                    if t not in varied and t not in constants and differentiable(t):
+                        varied.add(t)
+                        changed = True
+
+    useful = set(outputs)
+    changed = True
+    while changed:
+        changed = False
+        for targets, operands in flows:
+            if useful.intersection(targets) and not operands <= useful:
+                useful |= operands
+                changed = True
+    return (varied & useful) - set(constants)

@@ -1,0 +1,297 @@
+"""Clean-up of generated code, so that it reads as a person would write it.
+
+* Zero propagation: an adjoint known to be zero turns `dv += e` into
+  `dv = e`, and contributions scaled by a zero adjoint disappear.
+* Dead-store elimination: assignments nobody reads go (unused adjoints,
+  their zero-initialisations, forward values only the output did not need).
+* Re-fusion: a temporary made by normalisation and read once, by the next
+  statement, is substituted back, restoring the user's expressions.
+
+All three work on structured code (if / for / while) with the usual
+fixpoints at loops."""
+import gast
+
+from .syntax import base_name, clone, names_loaded
+
+_PURE_CALL_ATTRS = {"append"}  # list.append mutates its list: a use, kept
+
+
+def _is_name_store(s):
+    return isinstance(s, (gast.Assign, gast.AugAssign)) and all(
+        isinstance(t, gast.Name) for t in _targets(s))
+
+
+def _targets(s):
+    if isinstance(s, gast.AugAssign):
+        return [s.target]
+    t = s.targets[0]
+    return list(t.elts) if isinstance(t, (gast.Tuple, gast.List)) else [t]
+
+
+def _stored_names(s):
+    return {base_name(t) for t in _targets(s)} - {None}
+
+
+# ---- zero propagation ---------------------------------------------------
+
+class ZeroPropagation:
+    def __init__(self, owned):
+        self.owned = owned  # adjoints updated through subscripts: never alias
+
+    def run(self, stmts):
+        self.block(stmts, set(), rewrite=True)
+
+    def block(self, stmts, zero, rewrite):
+        out = []
+        for s in stmts:
+            keep = self.statement(s, zero, rewrite)
+            if keep is not None:
+                out.append(keep)
+        if rewrite:
+            stmts[:] = out
+        return zero
+
+    def statement(self, s, zero, rewrite):
+        if isinstance(s, gast.Assign):
+            targets = _stored_names(s)
+            if getattr(s, "s2sad_zero", False):
+                t = s.targets[0].id
+                if t in zero:
+                    return None
+                zero.add(t)
+                return s
+            zero -= targets
+            return s
+        if isinstance(s, gast.AugAssign):
+            if getattr(s, "s2sad_cotangent", None) in zero:
+                return None
+            t = s.target
+            if isinstance(t, gast.Name) and t.id in zero:
+                zero.discard(t.id)
+                if t.id in self.owned:
+                    return s
+                if not rewrite:
+                    return s
+                new = gast.Assign(targets=[t], value=s.value, type_comment=None)
+                gast.copy_location(new, s)
+                new.__dict__.update({k: v for k, v in s.__dict__.items() if k.startswith("s2sad_")})
+                return new
+            zero.discard(base_name(t))
+            return s
+        if isinstance(s, gast.If):
+            zb = self.block(s.body, set(zero), rewrite)
+            zo = self.block(s.orelse, set(zero), rewrite)
+            zero &= zb & zo
+            if rewrite and not s.body:
+                s.body = [gast.Pass()]
+            return s
+        if isinstance(s, (gast.For, gast.While)):
+            head = set(zero)
+            while True:
+                end = self.block(s.body, set(head), rewrite=False)
+                new_head = zero & end
+                if new_head == head:
+                    break
+                head = new_head
+            self.block(s.body, set(head), rewrite)
+            if isinstance(s, gast.For):
+                head.discard(s.target.id)
+            zero.intersection_update(head)
+            if rewrite and not s.body:
+                s.body = [gast.Pass()]
+            return s
+        return s
+
+
+# ---- dead-store elimination ------------------------------------------
+
+def _uses(s):
+    if isinstance(s, gast.Assign):
+        used = names_loaded(s.value)
+        for t in _targets(s):
+            if not isinstance(t, gast.Name):
+                used |= names_loaded(t)
+                used.add(base_name(t))  # a partial write keeps the rest alive
+        return used
+    if isinstance(s, gast.AugAssign):
+        return names_loaded(s.value) | names_loaded(s.target) | {base_name(s.target)}
+    return names_loaded(s)
+
+
+class DeadStores:
+    def __init__(self, removable):
+        self.removable = removable  # predicate on a variable name
+
+    def run(self, stmts, live_out):
+        self.block(stmts, set(live_out), rewrite=True)
+
+    def block(self, stmts, live, rewrite):
+        out = []
+        for s in reversed(stmts):
+            keep = self.statement(s, live, rewrite)
+            if keep is not None:
+                out.append(keep)
+        if rewrite:
+            stmts[:] = out[::-1]
+        return live
+
+    def statement(self, s, live, rewrite):
+        if isinstance(s, (gast.Assign, gast.AugAssign)):
+            stored = _stored_names(s)
+            if _is_name_store(s):
+                if not stored & live:
+                    return None
+                live -= stored
+            elif not stored & live and all(self.removable(v) for v in stored):
+                return None
+            live |= _uses(s)
+            return s
+        if isinstance(s, gast.If):
+            lb = self.block(s.body, set(live), rewrite)
+            lo = self.block(s.orelse, set(live), rewrite)
+            live |= lb | lo | names_loaded(s.test)
+            if rewrite and not s.body and not s.orelse:
+                return None
+            if rewrite and not s.body:
+                s.body = [gast.Pass()]
+            return s
+        if isinstance(s, gast.For):
+            head = set(live)
+            while True:
+                body_in = self.block(s.body, set(head), rewrite=False)
+                new_head = live | (body_in - {s.target.id}) | names_loaded(s.iter)
+                if new_head == head:
+                    break
+                head = new_head
+            self.block(s.body, set(head), rewrite)
+            live |= head
+            if rewrite and (not s.body or all(isinstance(b, gast.Pass) for b in s.body)):
+                return None
+            return s
+        if isinstance(s, gast.While):
+            head = set(live) | names_loaded(s.test)
+            while True:
+                body_in = self.block(s.body, set(head), rewrite=False)
+                new_head = head | body_in
+                if new_head == head:
+                    break
+                head = new_head
+            self.block(s.body, set(head), rewrite)
+            live |= head
+            if rewrite and not s.body:
+                s.body = [gast.Pass()]
+            return s
+        if _is_push(s):  # stack.append(v): a partial store into the stack
+            stack = s.value.func.value.id
+            if stack not in live and self.removable(stack):
+                return None
+        live |= names_loaded(s)
+        return s
+
+
+def _is_push(s):
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append"
+            and isinstance(s.value.func.value, gast.Name))
+
+
+# ---- re-fusion of single-use temporaries ---------------------------------
+
+def refuse(stmts, temporaries):
+    """Substitute single-use temporaries into the statement that reads them."""
+    counts = {}
+    for n in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(n, gast.Name):
+            key = (n.id, "load" if isinstance(n.ctx, gast.Load) else "store")
+            counts[key] = counts.get(key, 0) + 1
+    fusable = {t for t in temporaries
+               if counts.get((t, "load")) == 1 and counts.get((t, "store")) == 1}
+    _refuse_block(stmts, fusable)
+
+
+def _refuse_block(stmts, fusable):
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                _refuse_block(getattr(s, field), fusable)
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and s.targets[0].id in fusable and i + 1 < len(stmts)):
+            nxt = stmts[i + 1]
+            if _substitute_in(nxt, s.targets[0].id, s.value):
+                del stmts[i]
+                i = max(i - 1, 0)
+                continue
+        i += 1
+
+
+def _substitute_in(stmt, var, value):
+    """Replace the single load of `var` in the simple statement `stmt`."""
+    if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+        parts = [stmt.value]
+    elif isinstance(stmt, gast.Return):
+        parts = [stmt.value]
+    elif isinstance(stmt, (gast.If, gast.While)):
+        parts = [stmt.test]
+    else:
+        return False
+    for part in parts:
+        for node in gast.walk(part):
+            for field, child in gast.iter_fields(node):
+                if isinstance(child, gast.Name) and child.id == var and isinstance(child.ctx, gast.Load):
+                    setattr(node, field, clone(value))
+                    return True
+                if isinstance(child, list):
+                    for k, c in enumerate(child):
+                        if isinstance(c, gast.Name) and c.id == var and isinstance(c.ctx, gast.Load):
+                            child[k] = clone(value)
+                            return True
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return)) and isinstance(stmt.value, gast.Name) \
+            and stmt.value.id == var:
+        stmt.value = clone(value)
+        return True
+    return False
+
+
+# ---- copy propagation ---------------------------------------------------
+
+def propagate_copies(stmts, candidates):
+    """After `a = b` (both names, `a` generated), read `b` for `a` until
+    either is reassigned; dead-store elimination then drops the copy."""
+    for k, s in enumerate(stmts):
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                propagate_copies(getattr(s, field), candidates)
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, gast.Name) and s.targets[0].id in candidates):
+            a, b = s.targets[0].id, s.value.id
+            for t in stmts[k + 1:]:
+                _rename_loads(t, a, b)
+                if {a, b} & _all_stores(t):
+                    break
+
+
+def _all_stores(s):
+    from .syntax import names_stored
+    return names_stored([s])
+
+
+def _rename_loads(s, a, b):
+    parts = []
+    if isinstance(s, (gast.Assign, gast.AugAssign)):
+        parts.append(s.value)
+        targets = _targets(s)
+        parts += [t.slice for t in targets if isinstance(t, gast.Subscript)]
+    elif isinstance(s, (gast.If, gast.While)):
+        parts.append(s.test)
+        parts += s.body + s.orelse
+    elif isinstance(s, gast.For):
+        parts.append(s.iter)
+        parts += s.body
+    else:
+        parts.append(s)
+    for part in parts:
+        for n in gast.walk(part):
+            if isinstance(n, gast.Name) and n.id == a and isinstance(n.ctx, gast.Load):
+                n.id = b

@@ -1,0 +1,103 @@
+"""Which variables may, and which must, hold a value before a statement.
+
+A value is saved before it is overwritten only if it may exist (a first
+assignment overwrites nothing); a variable that may not exist yet when it
+is saved (first assigned inside a loop) gets a typed placeholder first."""
+import gast
+
+from .syntax import names_stored
+
+
+def _targets(s):
+    return names_stored([s]) if isinstance(s, gast.Assign) else set()
+
+
+class Definitions:
+    def __init__(self, tree):
+        args = {a.id for a in tree.args.args}
+        self._maybe, self._surely = {}, {}
+        self._walk_maybe(tree.body, set(args))
+        self._walk_surely(tree.body, set(args))
+
+    def maybe_before(self, s):
+        return self._maybe.get(id(s), set())
+
+    def surely_before(self, s):
+        return self._surely.get(id(s), set())
+
+    def _walk_maybe(self, stmts, seen):
+        for s in stmts:
+            if isinstance(s, (gast.For, gast.While)):
+                seen |= names_stored([s])  # the back edge brings the body's names
+            self._maybe[id(s)] = frozenset(seen)
+            if isinstance(s, (gast.For, gast.While)):
+                self._walk_maybe(s.body, seen)
+            elif isinstance(s, gast.If):
+                self._walk_maybe(s.body, seen)
+                self._walk_maybe(s.orelse, seen)
+            seen |= names_stored([s])
+        return seen
+
+    def _walk_surely(self, stmts, defined):
+        defined = set(defined)
+        for s in stmts:
+            self._surely[id(s)] = frozenset(defined)
+            if isinstance(s, gast.If):
+                a = self._walk_surely(s.body, defined)
+                b = self._walk_surely(s.orelse, defined)
+                defined |= a & b
+            elif isinstance(s, gast.For):
+                self._walk_surely(s.body, defined | {s.target.id})
+            elif isinstance(s, gast.While):
+                self._walk_surely(s.body, defined)
+            else:
+                defined |= _targets(s)
+        return defined
+
+
+def loop_locals(tree):
+    """For each loop, the variables that live only inside one iteration:
+    assigned once, by a statement directly in the loop body, and read
+    only after that statement within the body. Their values are recorded
+    right after they are computed and restored at the start of each
+    reverse iteration, which reads as a person would write it."""
+    out = {}
+    for loop in gast.walk(tree):
+        if not isinstance(loop, (gast.For, gast.While)):
+            continue
+        inside = {id(n) for n in gast.walk(gast.Module(body=loop.body, type_ignores=[]))}
+        outside_names = set()
+        for n in gast.walk(tree):
+            if isinstance(n, gast.Name) and id(n) not in inside:
+                outside_names.add(n.id)
+        local = set()
+        stores = {}
+        for s in _walk(loop.body):
+            for v in _targets(s):
+                stores[v] = stores.get(v, 0) + 1
+        seen_loads = set()
+        for s in loop.body:
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                v = s.targets[0].id
+                if (stores.get(v) == 1 and v not in outside_names and v not in seen_loads
+                        and v not in _loads(s.value)):
+                    local.add(v)
+            seen_loads |= _loads_stmt(s)
+        out[id(loop)] = local
+    return out
+
+
+def _walk(stmts):
+    for s in stmts:
+        yield s
+        for field in ("body", "orelse"):
+            yield from _walk(getattr(s, field, []) or [])
+
+
+def _loads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)}
+
+
+def _loads_stmt(s):
+    return _loads(s)

@@ -1,0 +1,225 @@
+"""Rewrite the user's control flow into the small language the reverse pass
+understands: `for` over `range(...)`, `while`, `if`, and a single `return`
+at the end of the function.
+
+* `a += b` becomes `a = a + b`.
+* `for row in X:` becomes `for k in range(X.shape[0]): row = X[k]`.
+* `break`, `continue` and early `return` become guard flags: the rest of the
+  block runs under `if not flag:`. A `for` loop that can be left early is
+  turned into a `while` loop over an explicit counter, so the reverse sweep
+  replays exactly the iterations that ran.
+"""
+import gast
+
+from .errors import UnsupportedSyntaxError
+from .syntax import assign, binop, call, clone, const, name, names_loaded, store
+
+_EXITS = (gast.Break, gast.Continue, gast.Return)
+
+
+def desugar(fn_tree, location, namer):
+    body = [_rewrite_simple(s, location, namer) for s in fn_tree.body]
+    body = _flatten(body)
+    returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+               if isinstance(n, gast.Return)]
+    if not returns:
+        raise UnsupportedSyntaxError("a function without a return statement",
+                                     location, fn_tree, "Return the value to differentiate")
+    for r in returns:
+        if r.value is None:
+            raise UnsupportedSyntaxError("a return without a value", location, r,
+                                         "Return the value to differentiate")
+    simple_return = (len(returns) == 1 and body[-1] is returns[0])
+    lowering = _Lowering(location, namer, simple_return)
+    if simple_return:
+        body = lowering.block(body[:-1], None) + [body[-1]]
+    else:
+        init = [assign(lowering.returned, const(False))]
+        body = init + lowering.block(body, None)
+        body.append(gast.Return(value=name(lowering.result)))
+    fn_tree.body = body
+    return fn_tree
+
+
+def _flatten(stmts):
+    out = []
+    for s in stmts:
+        out.extend(s if isinstance(s, list) else [s])
+    return out
+
+
+def _rewrite_simple(stmt, location, namer):
+    """Augmented assignment and iteration over arrays."""
+    if isinstance(stmt, gast.AugAssign):
+        target_load = clone(stmt.target)
+        for n in gast.walk(target_load):
+            if hasattr(n, "ctx"):
+                n.ctx = gast.Load()
+        new = assign(stmt.target, binop(target_load, stmt.op, stmt.value), src=stmt)
+        return new
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) > 1:
+        raise UnsupportedSyntaxError("chained assignment (a = b = ...)", location, stmt,
+                                     "Assign each name separately")
+    for field in ("body", "orelse"):
+        if hasattr(stmt, field):
+            setattr(stmt, field, _flatten([_rewrite_simple(s, location, namer)
+                                           for s in getattr(stmt, field)]))
+    if isinstance(stmt, gast.For):
+        return _rewrite_for_target(stmt, location, namer)
+    return stmt
+
+
+def _is_range(node):
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and node.func.id == "range" and not node.keywords and 1 <= len(node.args) <= 3)
+
+
+def _rewrite_for_target(stmt, location, namer):
+    if not isinstance(stmt.target, gast.Name):
+        raise UnsupportedSyntaxError("a for loop with a tuple target", location, stmt,
+                                     "Loop over range(...) and index inside the loop")
+    if _is_range(stmt.iter):
+        return stmt
+    if isinstance(stmt.iter, gast.Call):
+        fname = getattr(stmt.iter.func, "id", getattr(stmt.iter.func, "attr", "?"))
+        raise UnsupportedSyntaxError(f"a for loop over {fname}(...)", location, stmt,
+                                     "Loop over range(...) and index inside the loop")
+    # for row in X:  ->  for k in range(X.shape[0]): row = X[k]
+    pre = []
+    seq = stmt.iter
+    if not isinstance(seq, gast.Name):
+        seq_name = namer.fresh("seq")
+        pre.append(assign(seq_name, seq, src=stmt))
+        seq = name(seq_name)
+    k = namer.fresh(stmt.target.id + "_index")
+    length = gast.Subscript(value=gast.Attribute(value=clone(seq), attr="shape", ctx=gast.Load()),
+                            slice=const(0), ctx=gast.Load())
+    element = assign(stmt.target, gast.Subscript(value=clone(seq), slice=name(k),
+                                                 ctx=gast.Load()), src=stmt)
+    stmt.target = store(k)
+    stmt.iter = call("range", length)
+    stmt.body = [element] + stmt.body
+    return pre + [stmt]
+
+
+def _contains(stmts, kinds, into_loops):
+    for s in stmts:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, (gast.For, gast.While)) and not into_loops:
+            # break/continue inside an inner loop belong to that loop
+            if gast.Return in kinds and _contains(s.body, (gast.Return,), True):
+                return True
+            continue
+        for field in ("body", "orelse"):
+            if _contains(getattr(s, field, []) or [], kinds, into_loops):
+                return True
+    return False
+
+
+class _Loop:
+    def __init__(self, break_flag, continue_flag):
+        self.break_flag = break_flag
+        self.continue_flag = continue_flag
+
+
+class _Lowering:
+    def __init__(self, location, namer, simple_return):
+        self.location = location
+        self.namer = namer
+        self.returned = None if simple_return else namer.fresh("returned")
+        self.result = None if simple_return else namer.fresh("result")
+
+    def _not(self, flags):
+        test = name(flags[0]) if len(flags) == 1 else gast.BoolOp(
+            op=gast.Or(), values=[name(f) for f in flags])
+        return gast.UnaryOp(op=gast.Not(), operand=test)
+
+    def block(self, stmts, loop):
+        """Lower `stmts`; flags set by an exit guard every statement after it."""
+        out = []
+        for idx, s in enumerate(stmts):
+            if isinstance(s, gast.Return):
+                out.append(assign(self.result, s.value, src=s))
+                out.append(assign(self.returned, const(True), src=s))
+                return out
+            if isinstance(s, gast.Break):
+                out.append(assign(loop.break_flag, const(True), src=s))
+                return out
+            if isinstance(s, gast.Continue):
+                out.append(assign(loop.continue_flag, const(True), src=s))
+                return out
+            flags = self._flags_set_by(s, loop)
+            out.extend(self.statement(s, loop))
+            if flags:
+                rest = self.block(stmts[idx + 1:], loop)
+                if rest:
+                    out.append(gast.If(test=self._not(flags), body=rest, orelse=[]))
+                return out
+        return out
+
+    def _flags_set_by(self, s, loop):
+        if isinstance(s, (gast.For, gast.While)):
+            return [self.returned] if self.returned and _contains(s.body, (gast.Return,), True) else []
+        if not isinstance(s, gast.If):
+            return []
+        flags = []
+        if loop is not None and _contains([s], (gast.Break,), False):
+            flags.append(loop.break_flag)
+        if loop is not None and _contains([s], (gast.Continue,), False):
+            flags.append(loop.continue_flag)
+        if self.returned and _contains([s], (gast.Return,), True):
+            flags.append(self.returned)
+        return flags
+
+    def statement(self, s, loop):
+        if isinstance(s, gast.If):
+            s.body = self.block(s.body, loop) or [gast.Pass()]
+            s.orelse = self.block(s.orelse, loop)
+            return [s]
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s)
+        return [s]
+
+    def loop(self, s):
+        has_break = _contains(s.body, (gast.Break,), False)
+        has_continue = _contains(s.body, (gast.Continue,), False)
+        has_return = self.returned is not None and _contains(s.body, (gast.Return,), True)
+        brk = self.namer.fresh("stop_loop") if has_break else None
+        cont = self.namer.fresh("skip_rest") if has_continue else None
+        inner = _Loop(brk, cont)
+        body = self.block(s.body, inner)
+        if cont:
+            body = [assign(cont, const(False))] + body
+        exits = [f for f in (brk, self.returned if has_return else None) if f]
+        pre = [assign(brk, const(False), src=s)] if brk else []
+        if not exits:
+            s.body = body or [gast.Pass()]
+            return pre + [s]
+        keep_going = self._not(exits)
+        if isinstance(s, gast.While):
+            s.test = gast.BoolOp(op=gast.And(), values=[keep_going, s.test])
+            s.body = body
+            return pre + [s]
+        return pre + self._for_as_while(s, body, keep_going)
+
+    def _for_as_while(self, s, body, keep_going):
+        """`for i in range(a, b, c)` that may stop early, as a counted while."""
+        i = s.target.id
+        args = s.iter.args
+        start = args[0] if len(args) > 1 else const(0)
+        step = args[2] if len(args) == 3 else const(1)
+        count = self.namer.fresh(i + "_count")
+        k = self.namer.fresh(i + "_iter")
+        pre = [assign(count, call("len", clone(s.iter)), src=s), assign(k, const(0), src=s)]
+        value = name(k)
+        if not (isinstance(step, gast.Constant) and step.value == 1):
+            value = binop(value, gast.Mult(), clone(step))
+        if not (isinstance(start, gast.Constant) and start.value == 0):
+            value = binop(clone(start), gast.Add(), value)
+        head = [assign(i, value, src=s), assign(k, binop(name(k), gast.Add(), const(1)), src=s)]
+        test = gast.BoolOp(op=gast.And(), values=[
+            keep_going, gast.Compare(left=name(k), ops=[gast.Lt()], comparators=[name(count)])])
+        loop = gast.While(test=test, body=head + body, orelse=[])
+        gast.copy_location(loop, s)
+        return pre + [loop]

@@ -1,0 +1,46 @@
+"""Errors a user can cause; each names the function, file and line."""
+
+
+class S2sadError(Exception):
+    """Base class of the errors s2sad raises for problems in user code."""
+
+
+class SourceLocation:
+    """Where a node of the user's function came from."""
+
+    def __init__(self, filename, first_line, func_name):
+        self.filename = filename
+        self.first_line = first_line  # line of the `def` in the file
+        self.func_name = func_name
+
+    def line_of(self, node):
+        lineno = getattr(node, "lineno", None)
+        return None if lineno is None else self.first_line + lineno - 1
+
+    def describe(self, node=None):
+        line = self.line_of(node) if node is not None else self.first_line
+        where = f"{self.filename}:{line}" if line else self.filename
+        return f"{where}, in {self.func_name}"
+
+
+class UnsupportedSyntaxError(S2sadError, SyntaxError):
+    """The function uses a construct s2sad cannot differentiate."""
+
+    def __init__(self, construct, location, node=None, hint=""):
+        self.construct = construct
+        msg = f"{location.describe(node)}: {construct} is not supported in a differentiated function"
+        if hint:
+            msg += f". {hint}"
+        super().__init__(msg)
+
+
+class SourceUnavailableError(S2sadError, TypeError):
+    """The function's source code cannot be found."""
+
+
+def missing_gradient(callee_name, location, node):
+    """TensorFlow's error for an operation without a gradient."""
+    return LookupError(
+        f"No gradient defined for operation '{callee_name}' "
+        f"({location.describe(node)}). Write it as a plain Python function "
+        f"s2sad can read, or call it on values that do not need a gradient.")

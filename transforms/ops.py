@@ -1,0 +1,97 @@
+"""The primitive operations of normalised code and their differentiable
+operands. Python operators map to functions of the `operator` module, so a
+rule for `a * b` is registered, and looked up, like any other function."""
+import inspect
+import operator
+
+import gast
+
+from .errors import missing_gradient
+from .source import is_missing
+
+BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+    gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
+    gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+}
+UNARYOPS = {gast.USub: operator.neg}
+
+
+class Helper:
+    """A plain Python function called by the differentiated one: it is
+    differentiated recursively and gets a `<name>_vjp` of its own."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+
+
+class Primitive:
+    """A resolved call: the registry's rule (or None for a helper) and the
+    callee object."""
+
+    def __init__(self, rule, obj, helper=None):
+        self.rule, self.obj, self.helper = rule, obj, helper
+
+
+def resolve_call(call, fn, registry):
+    """Primitive for a Call node of `fn` (a ParsedFunction). Unknown callees
+    are returned with rule None; `require_rule` decides if that is an error."""
+    obj = fn.resolve(call.func)
+    if obj is None or is_missing(obj):
+        what = _callee_text(call)
+        if obj is None:
+            raise missing_gradient(what + " (a local variable)", fn.location, call)
+        raise NameError(f"{fn.location.describe(call)}: name '{what}' is not defined")
+    rule = registry.lookup(obj)
+    if rule is not None:
+        return Primitive(rule, obj)
+    if inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(("numpy", "math")):
+        return Primitive(None, obj, Helper(obj))
+    return Primitive(None, obj)
+
+
+def _callee_text(call):
+    import ast
+    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(call.func)))
+
+
+def callee_text(call):
+    return _callee_text(call)
+
+
+def differentiable_operands(value, fn, registry):
+    """The atoms of a normalised right-hand side whose gradient flows."""
+    if isinstance(value, (gast.Name, gast.Subscript)):
+        return [value]
+    if isinstance(value, gast.BinOp):
+        rule = registry.lookup(BINOPS[type(value.op)])
+        if rule is None or rule.nondiff:
+            return []
+        return [a for a, ok in zip([value.left, value.right], rule.diff_mask(2)) if ok]
+    if isinstance(value, gast.UnaryOp):
+        return [value.operand] if isinstance(value.op, gast.USub) else []
+    if isinstance(value, gast.Attribute):
+        return [value.value] if value.attr in ("T", "real") else []
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return _flat(value.elts)
+    if isinstance(value, gast.Call):
+        prim = resolve_call(value, fn, registry)
+        if prim.helper is not None:
+            return _flat(value.args)
+        if prim.rule is None:
+            return _flat(value.args)  # unknown: flagged when it is active
+        if prim.rule.nondiff:
+            return []
+        return _flat([a for a, ok in zip(value.args, prim.rule.diff_mask(len(value.args))) if ok])
+    return []
+
+
+def _flat(nodes):
+    out = []
+    for n in nodes:
+        if isinstance(n, (gast.Tuple, gast.List)):
+            out.extend(_flat(n.elts))
+        elif isinstance(n, (gast.Name, gast.Subscript)):
+            out.append(n)
+    return out

@@ -1,0 +1,271 @@
+"""Assemble the generated module for one derivative: the derivative itself,
+a `vjp_<name>` for every helper it differentiates through, and a copy of
+every helper the forward sweep calls."""
+import builtins
+import copy
+import inspect
+import textwrap
+import types
+
+import gast
+
+from . import cleanup, kinds as K
+from .activity import analyse
+from .desugar import desugar
+from .emit import function_source
+from .errors import UnsupportedSyntaxError
+from .names import Namer
+from .normalize import normalize
+from .ops import resolve_call
+from .reverse import ReverseMode
+from .source import parse_function
+from .syntax import assign, call, const, name, names_loaded, names_stored, parse_expr
+
+RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_add", "unreduce")
+
+
+class Specialised:
+    """A user function parsed, desugared, normalised and typed for given
+    argument kinds."""
+
+    def __init__(self, fn, arg_kinds, program):
+        self.parsed = parse_function(fn)
+        tree = copy.deepcopy(self.parsed.tree)
+        self.namer = Namer.for_function(tree, extra=program.module_names)
+        before = set(self.namer.taken)
+        tree = desugar(tree, self.parsed.location, self.namer)
+        local = names_stored(tree.body) | set(self.parsed.arg_names)
+        tree = normalize(tree, self.namer, self.parsed.location, local.__contains__)
+        self.temporaries = self.namer.taken - before
+        self.tree = tree
+        self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
+        self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+        ret = tree.body[-1]
+        self.outputs = list(ret.value.elts) if isinstance(ret.value, gast.Tuple) else [ret.value]
+        self.returns_tuple = isinstance(ret.value, gast.Tuple)
+
+
+class Program:
+    def __init__(self, registry):
+        self.registry = registry
+        self.module_names = set(RUNTIME_NAMES)
+        self.functions = []        # (name, source) in definition order
+        self.helpers = {}          # helper function -> module name of its copy
+        self.helper_vjps = {}      # (function, kinds) -> (name, mask)
+        self.globals = {}          # free name -> object the module must provide
+        self._kind_stack = set()
+        self._return_kinds = {}
+
+    # ---- kinds of calls -----------------------------------------------
+    def call_kind(self, parsed):
+        def kind_of(call_node, arg_kinds, kw_kinds):
+            try:
+                prim = resolve_call(call_node, parsed, self.registry)
+            except (LookupError, NameError):
+                return K.UNKNOWN
+            if prim.rule is not None:
+                return prim.rule.kind(arg_kinds, kw_kinds)
+            if prim.helper is not None:
+                return self.helper_return_kind(prim.helper.fn, arg_kinds)
+            return K.UNKNOWN
+        return kind_of
+
+    def helper_return_kind(self, fn, arg_kinds):
+        key = (fn, tuple(arg_kinds))
+        if key in self._return_kinds:
+            return self._return_kinds[key]
+        if key in self._kind_stack:  # recursion: known after the first pass
+            return K.UNKNOWN
+        self._kind_stack.add(key)
+        try:
+            spec = Specialised(fn, arg_kinds, self)
+            kind = spec.kinds.get("<return>", K.UNKNOWN)
+        finally:
+            self._kind_stack.discard(key)
+        self._return_kinds[key] = kind
+        return kind
+
+    # ---- derivatives ------------------------------------------------------
+    def derivative(self, fn, arg_kinds, wrt, mode, fn_name=None, single=None):
+        """Generate the derivative of `fn` w.r.t. argument positions `wrt`.
+
+        mode "grad": `(args) -> (value, gradients)` seeded with ones;
+        mode "vjp": `(args, seed) -> (value, gradients)`;
+        mode "helper": `(args, seed) -> gradients` for every float argument.
+        Returns the generated function's name."""
+        spec = Specialised(fn, arg_kinds, self)
+        parsed, tree = spec.parsed, spec.tree
+        args = parsed.arg_names
+        for i in wrt:
+            if not arg_kinds[i].differentiable:
+                raise TypeError(
+                    f"{parsed.location.describe()}: argument '{args[i]}' is {arg_kinds[i]}; only "
+                    f"float scalars and float arrays can be differentiated. Pass a float "
+                    f"(e.g. {args[i]}=float(...)) or leave it out of wrt.")
+        wrt_names = [args[i] for i in wrt]
+        output_names = [o.id for o in spec.outputs if isinstance(o, gast.Name)]
+        active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
+        gen_name = fn_name or self._fresh_module_name(
+            {"grad": "grad_", "vjp": "vjp_", "helper": "vjp_"}[mode] + parsed.name)
+        rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self)
+        seed_param = None
+        if mode == "grad":
+            seeds = [self._ones(o, spec.kinds) for o in spec.outputs]
+        else:
+            seed_param = spec.namer.fresh("seed" if spec.returns_tuple else
+                                          "d" + (output_names[0] if output_names else "out"))
+            if spec.returns_tuple:
+                seeds = [parse_expr(f"{seed_param}[{k}]") for k in range(len(spec.outputs))]
+            else:
+                seeds = [name(seed_param)]
+                if output_names:
+                    rev.adjoints[output_names[0]] = seed_param
+                    rev.generated.add(seed_param)
+        fwd, rev_stmts = rev.build(spec.outputs, seeds)
+        if seed_param in rev.subscript_updated:  # never write into the caller's seed
+            rev_stmts.insert(0, assign(seed_param, call(gast.Attribute(
+                value=name(seed_param), attr="copy", ctx=gast.Load()))))
+        grads = []
+        for w in wrt_names:
+            grads.append(name(rev.adjoints[w]) if w in rev.adjoints and w in active
+                         else self._zero(w, spec.kinds))
+        body = self._copy_written_args(tree, args)
+        body += fwd + rev_stmts
+        single = len(grads) == 1 if single is None else single
+        grad_value = grads[0] if single else gast.Tuple(elts=grads, ctx=gast.Load())
+        if mode == "helper":
+            result = grad_value
+        else:
+            value = tree.body[-1].value
+            result = gast.Tuple(elts=[value, grad_value], ctx=gast.Load())
+        body.append(gast.Return(value=result))
+        params = args + ([seed_param] if seed_param else [])
+        fdef = gast.FunctionDef(name=gen_name, args=gast.arguments(
+            args=[name(p, gast.Param()) for p in params], posonlyargs=[], vararg=None,
+            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+            body=body, decorator_list=[], returns=None, type_comment=None)
+        self._clean(fdef, rev, spec, args)
+        self._collect_globals(fdef, parsed)
+        doc = self._docstring(parsed, wrt_names, mode)
+        self.functions.append((gen_name, function_source(fdef, parsed.source_line, doc)))
+        return gen_name
+
+    def helper_vjp(self, helper, arg_kinds, stmt, caller):
+        key = (helper.fn, tuple(arg_kinds))
+        if key not in self.helper_vjps:
+            mask = [k.differentiable for k in arg_kinds]
+            if not any(mask):
+                self.helper_vjps[key] = (None, mask)
+                return self.helper_vjps[key]
+            gen = self._fresh_module_name("vjp_" + helper.name)
+            self.helper_vjps[key] = (gen, mask)  # before recursing: recursive helpers
+            self.derivative(helper.fn, list(arg_kinds), [i for i, m in enumerate(mask) if m],
+                            "helper", fn_name=gen)
+        return self.helper_vjps[key]
+
+    # ---- pieces ---------------------------------------------------------
+    def _fresh_module_name(self, base):
+        n = Namer(self.module_names).fresh(base)
+        self.module_names.add(n)
+        return n
+
+    @staticmethod
+    def _ones(out, kinds):
+        if isinstance(out, gast.Name):
+            k = kinds.get(out.id, K.UNKNOWN)
+            if k.is_array:
+                return call("np.ones_like", name(out.id))
+            if not k.known:
+                return call("ones_like", name(out.id))
+            return const(1.0)
+        return None
+
+    @staticmethod
+    def _zero(var, kinds):
+        k = kinds.get(var, K.UNKNOWN)
+        if k.is_array:
+            return call("np.zeros_like", name(var))
+        return const(0.0) if k.known else call("zeros_like", name(var))
+
+    @staticmethod
+    def _copy_written_args(tree, args):
+        """Arrays the function writes into are copied, so neither the
+        primal writes nor the reverse sweep's restores reach the caller's."""
+        written = set()
+        for n in gast.walk(tree):
+            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) \
+                    and isinstance(n.value, gast.Name):
+                written.add(n.value.id)
+        return [assign(a, call(gast.Attribute(value=name(a), attr="copy", ctx=gast.Load())))
+                for a in args if a in written]
+
+    def _clean(self, fdef, rev, spec, args):
+        body = fdef.body
+        cleanup.ZeroPropagation(rev.subscript_updated).run(body)
+        generated = (spec.temporaries | rev.generated | set(rev.adjoints.values())) - set(args)
+        cleanup.propagate_copies(body, generated)
+        live_out = names_loaded(body[-1])
+        cleanup.DeadStores(lambda v: v not in args).run(body, live_out)
+        fusable = (spec.temporaries | rev.generated) - set(rev.adjoints.values())
+        cleanup.refuse(body, fusable)
+        _array_accumulations_out_of_place(body, rev)
+
+    def _collect_globals(self, fdef, parsed):
+        local = names_stored(fdef.body) | {a.id for a in fdef.args.args}
+        for n in sorted(names_loaded(fdef.body) - local):
+            if n in self.module_names or n in ("np", "math", "range", "len"):
+                continue
+            obj = parsed.namespace.get(n)
+            if n not in parsed.namespace or obj is getattr(builtins, n, object()):
+                continue  # builtins numba knows (min, max, abs, ...)
+            if inspect.isfunction(obj) and self.registry.lookup(obj) is None:
+                self._copy_helper(n, obj)
+                continue
+            if n in self.globals and self.globals[n] is not obj:
+                raise UnsupportedSyntaxError(
+                    f"the name '{n}' meaning different things in different helpers",
+                    parsed.location, None, "Rename one of them")
+            self.globals[n] = obj
+
+    def _copy_helper(self, n, fn):
+        if fn in self.helpers:
+            return
+        self.helpers[fn] = n
+        self.module_names.add(n)
+        parsed = parse_function(fn)
+        src = textwrap.dedent(inspect.getsource(fn))
+        tree = gast.parse(src).body[0]
+        tree.decorator_list = []
+        import ast
+        source = ast.unparse(gast.gast_to_ast(tree)) + "\n"
+        self.functions.insert(0, (n, source))
+        self._collect_globals(tree, parsed)
+
+    @staticmethod
+    def _docstring(parsed, wrt_names, mode):
+        where = parsed.location.describe()
+        wrt = ", ".join(wrt_names)
+        if mode == "grad":
+            return f"Value of {parsed.name} and its gradient w.r.t. {wrt} ({where})."
+        if mode == "vjp":
+            return f"Value of {parsed.name} and the vector-Jacobian product w.r.t. {wrt} ({where})."
+        return f"Vector-Jacobian product of {parsed.name} w.r.t. {wrt} ({where})."
+
+
+def _array_accumulations_out_of_place(stmts, rev):
+    """`dv += e` on a whole array adjoint becomes `dv = dv + e`: adjoints may
+    share buffers after zero propagation, so they are never updated in place
+    (subscript updates go to arrays the function owns)."""
+    for k, s in enumerate(stmts):
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                _array_accumulations_out_of_place(getattr(s, field), rev)
+        if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
+            var = next((v for v, d in rev.adjoints.items() if d == s.target.id), None)
+            kind = rev.kinds.get(var, K.UNKNOWN) if var else K.UNKNOWN
+            if not kind.is_scalar:
+                new = assign(s.target.id, gast.BinOp(left=name(s.target.id), op=gast.Add(),
+                                                     right=s.value))
+                new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
+                gast.copy_location(new, s)
+                stmts[k] = new

@@ -1,0 +1,424 @@
+"""Reverse mode: turn a normalised function into one that runs the forward
+sweep (the primal, recording what will be overwritten) and then the reverse
+sweep (adjoint statements from the gradient templates, in reverse order).
+
+Generated adjoint statements carry two annotations the clean-up pass uses:
+`s2sad_zero` marks `dv = 0` initialisations and `s2sad_cotangent` names the
+adjoint a contribution is linear in (so it can be dropped when that adjoint
+is known to be zero)."""
+import gast
+
+from . import kinds as K
+from .errors import UnsupportedSyntaxError, missing_gradient
+from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
+from .syntax import (assign, base_name, call, clone, const, name, names_loaded, parse_expr,
+                     store, subscript)
+from .tapes import LoopFrame, Tapes, frame_for, placeholder, unparse
+from .templates import inline, template_of
+
+
+class ReverseMode:
+    """Builds the body of the derivative of one normalised function.
+
+    `context` provides `registry` (gradient rules) and `helper_vjp(fn,
+    arg_kinds)` -> (name of the helper's generated vjp, mask of its
+    differentiable arguments)."""
+
+    def __init__(self, fn, tree, kinds, active, namer, context):
+        self.fn, self.tree, self.kinds, self.active = fn, tree, kinds, active
+        self.namer, self.context = namer, context
+        self.registry = context.registry
+        self.adjoints = {}
+        self.generated = set()   # names of adjoints and temporaries made here
+        self.needed = set()      # primal names the reverse sweep reads
+        self.placeholders = {}
+        self.subscript_updated = set()
+
+    # ---- names -------------------------------------------------------
+    def d(self, var):
+        if var not in self.adjoints:
+            self.adjoints[var] = self.namer.fresh("d" + var)
+            self.generated.add(self.adjoints[var])
+        return self.adjoints[var]
+
+    def kind(self, var):
+        return self.kinds.get(var, K.UNKNOWN)
+
+    def zero_of(self, var):
+        k = self.kind(var)
+        if k.tag in ("float", "int", "bool"):
+            return const(0.0)
+        if k.is_array:
+            return call("np.zeros_like", name(var))
+        return call("zeros_like", name(var))  # runtime helper: any kind
+
+    # ---- driver ------------------------------------------------------
+    def build(self, outputs, seeds):
+        """Forward and reverse statements. `outputs` are the returned
+        atoms; `seeds` the matching seed expressions (None: not active)."""
+        from .definitions import Definitions, loop_locals
+        self.defs = Definitions(self.tree)
+        self.loop_locals = loop_locals(self.tree)
+        self.loop_restores = {}
+        body = self.tree.body[:-1]  # the final return is the caller's business
+        # Recording a value can make the reverse sweep read more (a restored
+        # flag brings back the branch that tests it), so repeat until the
+        # set of values the reverse sweep reads is stable. Temporaries get
+        # the same names on every pass.
+        taken = set(self.namer.taken)
+        self.record_enabled = False
+        _, rev = self.block(body, [])
+        self.needed = names_loaded(rev) - self.generated
+        self.record_enabled = True
+        while True:
+            self.namer.taken = taken | set(self.adjoints.values())
+            self.tapes = Tapes(self.namer)
+            self.placeholders, self.loop_restores = {}, {}
+            fwd, rev = self.block(body, [])
+            needed = self.needed | (names_loaded(rev) - self.generated - self.tapes.names)
+            if needed == self.needed:
+                break
+            self.needed = needed
+        seed_stmts, seeded = [], set()
+        for out, seed in zip(outputs, seeds):
+            if seed is None or not isinstance(out, gast.Name) or out.id not in self.active:
+                continue
+            dout = self.d(out.id)
+            if isinstance(seed, gast.Name) and seed.id == dout:
+                pass  # the seed parameter is the output's adjoint
+            elif out.id in seeded:
+                seed_stmts.append(gast.AugAssign(target=store(dout), op=gast.Add(), value=seed))
+            else:
+                seed_stmts.append(assign(dout, seed))
+            seeded.add(out.id)
+        inits = [self.zero_stmt(v) for v in sorted(self.adjoints)
+                 if v not in seeded and v in self.active]
+        setup = [assign(v, placeholder(k)) for v, k in self.placeholders.items()] + self.tapes.setup
+        return setup + fwd, seed_stmts + inits + rev
+
+    def zero_stmt(self, var):
+        s = assign(self.d(var), self.zero_of(var))
+        s.s2sad_zero = True
+        return s
+
+    # ---- blocks and statements ----------------------------------------
+    def block(self, stmts, frames):
+        fwd, rev = [], []
+        for s in stmts:
+            f, r = self.statement(s, frames)
+            if isinstance(s, (gast.For, gast.While)) and self.record_enabled:
+                f = self.tapes.allocations.pop(id(s), []) + f
+            fwd.extend(f)
+            for st in r:  # the emitter comments each group with the user's line
+                if getattr(st, "s2sad_line", None) is None and getattr(s, "lineno", None):
+                    st.s2sad_line = s.lineno
+            rev[:0] = r
+        return fwd, rev
+
+    def statement(self, s, frames):
+        if isinstance(s, gast.Assign):
+            target = s.targets[0]
+            if isinstance(target, gast.Name):
+                return self.assign_name(s, target.id, s.value, frames)
+            if isinstance(target, gast.Subscript):
+                return self.assign_subscript(s, target, frames)
+            return self.assign_tuple(s, target, frames)
+        if isinstance(s, gast.If):
+            bf, br = self.block(s.body, frames)
+            of, orr = self.block(s.orelse, frames)
+            fwd = gast.If(test=s.test, body=bf or [gast.Pass()], orelse=of)
+            rev = gast.If(test=clone(s.test), body=br or [gast.Pass()], orelse=orr)
+            return [gast.copy_location(fwd, s)], ([rev] if br or orr else [])
+        if isinstance(s, gast.For):
+            return self.for_loop(s, frames)
+        if isinstance(s, gast.While):
+            return self.while_loop(s, frames)
+        if isinstance(s, gast.Expr):
+            return [s], []
+        raise AssertionError(f"unexpected statement {type(s).__name__}")
+
+    def for_loop(self, s, frames):
+        bf, br = self.block(s.body, frames + [frame_for(s)])
+        br = self.loop_restores.pop(id(s), []) + br
+        fwd = gast.For(target=s.target, iter=s.iter, body=bf or [gast.Pass()], orelse=[],
+                       type_comment=None)
+        gast.copy_location(fwd, s)
+        if not br:
+            return [fwd], []
+        return [fwd], [self.reversed_for(s, br)]
+
+    def reversed_for(self, s, body):
+        i = s.target.id
+        args = s.iter.args
+        start = unparse(args[0]) if len(args) > 1 else "0"
+        stop = unparse(args[1] if len(args) > 1 else args[0])
+        step = args[2] if len(args) == 3 else const(1)
+        if isinstance(step, gast.Constant) and isinstance(step.value, int) and step.value != 0:
+            st = step.value
+            if st == 1:
+                first = f"{stop} - 1"
+                end = "-1" if start == "0" else f"{start} - 1"
+            elif st > 0:
+                first = f"{start} + ({stop} - {start} - 1) // {st} * {st}"
+                end = f"{start} - 1"
+            else:
+                first = f"{start} + ({stop} - {start} + 1) // {st} * {st}"
+                end = f"{start} + 1"
+            it = parse_expr(f"range({first}, {end}, {-st})")
+            loop = gast.For(target=store(i), iter=it, body=body, orelse=[], type_comment=None)
+            return gast.copy_location(loop, s)
+        k = self.namer.fresh(i + "_iter")
+        self.generated.add(k)
+        it = parse_expr(f"range(len({unparse(s.iter)}) - 1, -1, -1)")
+        head = assign(i, parse_expr(f"{start} + {k} * ({unparse(step)})"))
+        loop = gast.For(target=store(k), iter=it, body=[head] + body, orelse=[], type_comment=None)
+        return gast.copy_location(loop, s)
+
+    def while_loop(self, s, frames):
+        count = getattr(s, "s2sad_counter", None)
+        if count is None:
+            count = s.s2sad_counter = self.namer.fresh("n_iters")
+        init = assign(count, const(0), src=s)
+        bump = assign(count, parse_expr(f"{count} + 1"), src=s)
+        bump.s2sad_nosave = True
+        self.kinds[count] = K.INT
+        # in an enclosing loop the counter is overwritten every iteration
+        save, _, restore = self.record(init.targets[0], init, frames,
+                                       maybe=bool(frames), surely=not frames)
+        fi, ri = save + [init], restore
+        bf, br = self.block(s.body, frames + [LoopFrame(s)])
+        br = self.loop_restores.pop(id(s), []) + br
+        fwd = gast.While(test=s.test, body=[bump] + bf, orelse=[])
+        gast.copy_location(fwd, s)
+        if not br:
+            return [fwd], []
+        rev = gast.For(target=store("_"), iter=call("range", name(count)), body=br,
+                       orelse=[], type_comment=None)
+        return fi + [fwd], [gast.copy_location(rev, s)] + ri
+
+    # ---- recording -------------------------------------------------------
+    def record(self, target, s, frames, maybe=None, surely=None):
+        """(save before `s`, save after `s`, restore) for the value `s`
+        overwrites in `target`, if the reverse sweep needs it."""
+        var = base_name(target)
+        if not self.record_enabled or var not in self.needed or getattr(s, "s2sad_nosave", False):
+            return [], [], []
+        kind = self.atom_kind(gast.Subscript(value=name(var), slice=target.slice,
+                                             ctx=gast.Load())
+                              if isinstance(target, gast.Subscript) else target)
+        if frames and isinstance(target, gast.Name) \
+                and var in self.loop_locals.get(id(frames[-1].loop), ()):
+            # a value of this iteration only: record it once computed, and
+            # restore it when the reverse sweep enters the iteration
+            save, restore = self.tapes.record(target, kind, frames, var)
+            self.loop_restores.setdefault(id(frames[-1].loop), []).extend(restore)
+            return [], save, []
+        if not (maybe if maybe is not None else var in self.defs.maybe_before(s)):
+            return [], [], []
+        if not (surely if surely is not None else var in self.defs.surely_before(s)):
+            if not self.kind(var).known:
+                raise UnsupportedSyntaxError(
+                    f"a variable ('{var}') whose type s2sad cannot infer, first assigned inside a loop or branch",
+                    self.fn.location, s, "Assign it once before the loop")
+            self.placeholders[var] = self.kind(var)
+        save, restore = self.tapes.record(target, kind, frames, var)
+        return save, [], restore
+
+    # ---- assignments ---------------------------------------------------------
+    def assign_name(self, s, z, value, frames):
+        save, after, restore = self.record(s.targets[0], s, frames)
+        fwd = save + [s] + after
+        if z not in self.active:
+            return fwd, restore
+        prelude, pairs = self.contributions(s, z, value)
+        if z in self.operand_names(value):
+            # z = z * b: the old z is an operand, so restore it first; its
+            # adjoint is then *replaced* by the contribution it receives.
+            mine = [p for p in pairs if isinstance(p[0], gast.Name) and p[0].id == z]
+            others = [p for p in pairs if not (isinstance(p[0], gast.Name) and p[0].id == z)]
+            rev = restore + prelude + self.accumulate_all(others, self.d(z))
+            total = None
+            for _, expr in mine:
+                total = expr if total is None else gast.BinOp(left=total, op=gast.Add(), right=expr)
+            if not (isinstance(total, gast.Name) and total.id == self.d(z)):  # not dz = dz
+                rev.append(assign(self.d(z), total if total is not None else self.zero_of(z)))
+            return fwd, rev
+        rev = prelude + self.accumulate_all(pairs, self.d(z))
+        rev.append(self.zero_stmt(z))
+        return fwd, rev + restore
+
+    def assign_subscript(self, s, target, frames):
+        save, after, restore = self.record(target, s, frames)
+        x = base_name(target)
+        rev = []
+        if x in self.active:
+            dslot = subscript(self.d(x), clone(target.slice))
+            value = s.value
+            if self.is_active_atom(value):
+                g = dslot
+                if self.atom_kind(value).is_scalar:
+                    slot = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
+                    if self.atom_kind(slot).is_array:
+                        g = call("np.sum", dslot)
+                rev += self.accumulate_all([(value, g)], self.d(x))
+            zero = clone(dslot)
+            zero.ctx = gast.Store()
+            rev.append(assign(zero, const(0.0)))
+            self.subscript_updated.add(self.d(x))
+        return save + [s] + after, rev + restore
+
+    def assign_tuple(self, s, target, frames):
+        names_ = [e.id for e in target.elts]
+        saves, afters, restores = [], [], []
+        for e in target.elts:
+            sv, af, rs = self.record(e, s, frames)
+            saves += sv
+            afters += af
+            restores += rs
+        if not any(n in self.active for n in names_):
+            return saves + [s] + afters, restores
+        g = gast.Tuple(elts=[name(self.d(n)) if n in self.active else const(0.0) for n in names_],
+                       ctx=gast.Load())
+        prelude, pairs = self.contributions(s, None, s.value, g=g)
+        rev = prelude + self.accumulate_all(pairs, None)
+        rev += [self.zero_stmt(n) for n in names_ if n in self.active]
+        return saves + [s] + afters, rev + restores
+
+    # ---- contributions -----------------------------------------------------
+    def operand_names(self, value):
+        return {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+
+    def atom_kind(self, atom):
+        if isinstance(atom, gast.Constant):
+            return K.of_value(atom.value)
+        if isinstance(atom, gast.Name):
+            return self.kind(atom.id)
+        inf = K.KindInference(lambda *a: K.UNKNOWN)
+        inf.env = self.kinds
+        return inf.expr(atom)
+
+    def is_active_atom(self, atom):
+        return isinstance(atom, (gast.Name, gast.Subscript)) and base_name(atom) in self.active
+
+    def contributions(self, s, z, value, g=None):
+        """(prelude statements, [(operand atom, cotangent expression)]) for
+        `z = value`."""
+        g = g if g is not None else name(self.d(z))
+        ans = name(z) if z else None
+        if isinstance(value, (gast.Name, gast.Subscript)):
+            return [], [(value, g)]
+        if isinstance(value, gast.Attribute):
+            if value.attr == "T":
+                return [], [(value.value, gast.Attribute(value=g, attr="T", ctx=gast.Load()))]
+            if value.attr == "real":
+                return [], [(value.value, g)]
+            return [], []
+        if isinstance(value, gast.BinOp):
+            rule = self.registry.lookup(BINOPS[type(value.op)])
+            return self.apply_rule(rule, g, ans, [value.left, value.right], {}, z)
+        if isinstance(value, gast.UnaryOp):
+            rule = self.registry.lookup(UNARYOPS[type(value.op)])
+            return self.apply_rule(rule, g, ans, [value.operand], {}, z)
+        if isinstance(value, gast.Call):
+            return self.call_contributions(s, g, ans, value, z)
+        if isinstance(value, (gast.Tuple, gast.List)):
+            raise UnsupportedSyntaxError("a tuple or list of values that need a gradient",
+                                         self.fn.location, s,
+                                         "Keep the values in separate variables or an array")
+        return [], []
+
+    def call_contributions(self, s, g, ans, value, z):
+        prim = resolve_call(value, self.fn, self.registry)
+        if prim.helper is not None:
+            return self.helper_contributions(s, g, value, prim.helper)
+        if not any(self.is_active_atom(a) for a in _flat_atoms(value.args)):
+            return [], []
+        if prim.rule is None:
+            raise missing_gradient(callee_text(value), self.fn.location, s)
+        keywords = {k.arg: k.value for k in value.keywords}
+        return self.apply_rule(prim.rule, g, ans, list(value.args), keywords, z)
+
+    def apply_rule(self, rule, g, ans, args, keywords, z):
+        if rule is None or rule.nondiff:
+            return [], []
+        arg_kinds = [self.atom_kind(a) for a in args]
+        prelude, results = inline(template_of(rule.template_for(arg_kinds)), g, ans, args,
+                                  keywords, self.namer)
+        for st in prelude:
+            self.generated.update(n.id for n in gast.walk(st)
+                                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        pairs = []
+        result_kind = self.kind(z) if z else K.UNKNOWN
+        for pos, (arg, expr) in enumerate(zip(args, results)):
+            if expr is None:
+                continue
+            if isinstance(arg, (gast.Tuple, gast.List)):
+                more, seq_pairs = self.sequence_contributions(arg, expr)
+                prelude += more
+                pairs += seq_pairs
+            elif self.is_active_atom(arg):
+                if rule.elementwise:
+                    others = [k for j, k in enumerate(arg_kinds) if j != pos]
+                    expr = self.unbroadcast(expr, arg, arg_kinds[pos], result_kind, others)
+                pairs.append((arg, expr))
+        return (prelude if pairs else []), pairs
+
+    def sequence_contributions(self, seq, expr):
+        """Cotangents of the elements of a list argument (np.stack([a, b]))."""
+        if isinstance(expr, (gast.Tuple, gast.List)) and len(expr.elts) == len(seq.elts):
+            return [], list(zip(seq.elts, expr.elts))
+        tmp = self.namer.fresh("parts")
+        self.generated.add(tmp)
+        parts = [subscript(tmp, const(j)) for j in range(len(seq.elts))]
+        return [assign(tmp, expr)], list(zip(seq.elts, parts))
+
+    def unbroadcast(self, expr, arg, arg_kind, result_kind, other_kinds):
+        """Sum an elementwise cotangent back to the shape of `arg`."""
+        if arg_kind.is_scalar and result_kind.is_scalar:
+            return expr
+        if arg_kind.is_scalar and result_kind.is_array:
+            return call("np.sum", expr)
+        if arg_kind.is_array and result_kind.is_array and all(k.is_scalar for k in other_kinds):
+            return expr
+        return call("unbroadcast", expr, clone(arg))
+
+    def helper_contributions(self, s, g, value, helper):
+        arg_kinds = [self.atom_kind(a) for a in value.args]
+        vjp_name, mask = self.context.helper_vjp(helper, arg_kinds, s, self.fn)
+        diff_args = [a for a, ok in zip(value.args, mask) if ok]
+        if not any(self.is_active_atom(a) for a in diff_args):
+            return [], []
+        results = [self.namer.fresh("d" + (base_name(a) or "arg") + "_" + helper.name)
+                   for a in diff_args]
+        self.generated.update(results)
+        target = store(results[0]) if len(results) == 1 else gast.Tuple(
+            elts=[store(r) for r in results], ctx=gast.Store())
+        bind = assign(target, call(name(vjp_name), *[clone(a) for a in value.args], clone(g)))
+        return [bind], [(a, name(r)) for a, r in zip(diff_args, results)]
+
+    def accumulate_all(self, pairs, cotangent):
+        stmts = []
+        for atom, expr in pairs:
+            if not self.is_active_atom(atom):
+                continue
+            var = base_name(atom)
+            if isinstance(atom, gast.Name):
+                target = store(self.d(var))
+            else:
+                target = gast.Subscript(value=name(self.d(var)), slice=clone(atom.slice),
+                                        ctx=gast.Store())
+                self.subscript_updated.add(self.d(var))
+            st = gast.AugAssign(target=target, op=gast.Add(), value=expr)
+            st.s2sad_cotangent = cotangent
+            stmts.append(st)
+        return stmts
+
+
+def _flat_atoms(args):
+    out = []
+    for a in args:
+        if isinstance(a, (gast.Tuple, gast.List)):
+            out.extend(_flat_atoms(a.elts))
+        else:
+            out.append(a)
+    return out

@@ -1,0 +1,160 @@
+"""Step 1 of the pipeline: find a function's source, parse it with gast and
+build the namespace its free names resolve in."""
+import builtins
+import inspect
+import textwrap
+
+import gast
+
+from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+
+# Statements and expressions the differentiating passes accept. Anything
+# else is reported with its file and line before any pass runs.
+_UNSUPPORTED = {
+    gast.ClassDef: "a class definition",
+    gast.AsyncFunctionDef: "an async function",
+    gast.AsyncFor: "async for", gast.AsyncWith: "async with",
+    gast.Await: "await",
+    gast.Try: "a try statement",
+    gast.Raise: "raise",
+    gast.Global: "a global statement", gast.Nonlocal: "a nonlocal statement",
+    gast.Yield: "yield (a generator)", gast.YieldFrom: "yield from (a generator)",
+    gast.GeneratorExp: "a generator expression",
+    gast.ListComp: "a list comprehension", gast.SetComp: "a set comprehension",
+    gast.DictComp: "a dict comprehension",
+    gast.Lambda: "a lambda", gast.FunctionDef: "a nested function definition",
+    gast.Delete: "del", gast.Import: "import", gast.ImportFrom: "import",
+    gast.With: "a with block", gast.Starred: "star-unpacking",
+    gast.NamedExpr: "the := operator", gast.Match: "a match statement",
+    gast.Set: "a set display", gast.Dict: "a dict display",
+}
+_HINTS = {
+    gast.ListComp: "Write the loop out with a preallocated array",
+    gast.GeneratorExp: "Write the loop out",
+    gast.FunctionDef: "Move the function to module level",
+    gast.Lambda: "Define a module-level function instead",
+    gast.Try: "Check the condition with an if instead",
+    gast.Global: "Pass the value as an argument",
+}
+
+
+class ParsedFunction:
+    """A user function's tree with what is needed to resolve its names."""
+
+    def __init__(self, fn, tree, location, namespace, source=""):
+        self.fn = fn
+        self.source_lines = source.splitlines()
+        self.tree = tree                # gast.FunctionDef, decorators removed
+        self.location = location
+        self.namespace = namespace      # free name -> Python object
+
+    def source_line(self, lineno):
+        """Text of line `lineno` (1 = the def line), without indentation."""
+        if lineno and 0 < lineno <= len(self.source_lines):
+            return self.source_lines[lineno - 1].strip()
+        return None
+
+    @property
+    def name(self):
+        return self.tree.name
+
+    @property
+    def arg_names(self):
+        return [a.id for a in self.tree.args.args]
+
+    def resolve(self, node):
+        """The Python object a name or dotted attribute denotes, or None if
+        it is a local variable or cannot be resolved statically."""
+        if isinstance(node, gast.Name):
+            if node.id in self.local_names:
+                return None
+            return self.namespace.get(node.id, _MISSING)
+        if isinstance(node, gast.Attribute):
+            base = self.resolve(node.value)
+            if base is None or base is _MISSING:
+                return base
+            return getattr(base, node.attr, _MISSING)
+        return None
+
+    @property
+    def local_names(self):
+        if not hasattr(self, "_locals"):
+            from .syntax import names_stored
+            self._locals = names_stored(self.tree.body) | set(self.arg_names)
+        return self._locals
+
+
+class _Missing:
+    def __repr__(self):
+        return "<unresolved>"
+
+
+_MISSING = _Missing()
+
+
+def is_missing(obj):
+    return obj is _MISSING
+
+
+def parse_function(fn):
+    """Parse `fn` into a ParsedFunction, or raise a clear error."""
+    fn = inspect.unwrap(fn)
+    if not inspect.isfunction(fn):
+        raise SourceUnavailableError(
+            f"s2sad can only differentiate Python functions defined with def; "
+            f"got {fn!r}, which has no Python source.")
+    if fn.__name__ == "<lambda>":
+        raise SourceUnavailableError(
+            f"s2sad cannot differentiate a lambda ({_where(fn)}): define it "
+            f"with def at module level.")
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as exc:
+        raise SourceUnavailableError(
+            f"No source code is available for {fn.__qualname__} ({exc}). s2sad "
+            f"reads the function's source: define it in a file, not in an "
+            f"interactive session or with exec.") from None
+    source = textwrap.dedent("".join(lines))
+    module = gast.parse(source)
+    tree = module.body[0]
+    tree.decorator_list = []
+    location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
+    check_supported(tree, location)
+    return ParsedFunction(fn, tree, location, _namespace(fn), source)
+
+
+def _where(fn):
+    code = fn.__code__
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def _namespace(fn):
+    import numpy
+    ns = dict(vars(builtins))
+    ns["np"] = numpy  # method calls x.sum() are rewritten to np.sum(x)
+    ns.update(fn.__globals__)
+    if fn.__closure__:
+        for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                ns[var] = cell.cell_contents
+            except ValueError:  # an empty cell: the variable is not yet bound
+                pass
+    return ns
+
+
+def check_supported(tree, location):
+    args = tree.args
+    if args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None):
+        raise UnsupportedSyntaxError(
+            "*args, **kwargs, keyword-only or positional-only parameters",
+            location, tree, "Use plain positional parameters")
+    for node in gast.walk(tree):
+        if node is tree:
+            continue
+        kind = _UNSUPPORTED.get(type(node))
+        if kind is not None:
+            raise UnsupportedSyntaxError(kind, location, node, _HINTS.get(type(node), ""))
+        if isinstance(node, gast.For) and node.orelse:
+            raise UnsupportedSyntaxError("for ... else", location, node)
+        if isinstance(node, gast.While) and node.orelse:
+            raise UnsupportedSyntaxError("while ... else", location, node)

@@ -1,0 +1,149 @@
+"""Where the forward sweep records values the reverse sweep needs.
+
+The reverse sweep undoes the forward one: before a statement overwrites a
+value that some adjoint reads, the old value is saved, and the reverse of
+that statement restores it. Storage depends on where the statement is:
+
+* outside loops: one variable, `y_old = y`;
+* inside counted `for` loops whose trip counts are known before the
+  outermost loop starts: a preallocated array indexed by the loop counters,
+  `x_tape[i] = x` ... `x = x_tape[i]`;
+* elsewhere (while loops, ranges that change inside the loop, arrays): a
+  list used as a stack, `x_stack.append(x)` ... `x = x_stack.pop()`.
+"""
+import ast
+
+import gast
+
+from .syntax import assign, call, clone, const, name, names_loaded, names_stored, parse_expr
+
+
+def unparse(node):
+    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))
+
+
+class LoopFrame:
+    """A loop enclosing a recorded statement. For counted loops `index` is
+    this loop's position in a preallocated tape and `trip` its length."""
+
+    def __init__(self, loop, index=None, trip=None):
+        self.loop, self.index, self.trip = loop, index, trip
+
+    @property
+    def counted(self):
+        return self.index is not None
+
+
+def frame_for(loop):
+    """LoopFrame of a `for i in range(...)` or `while` statement."""
+    if isinstance(loop, gast.While):
+        return LoopFrame(loop)
+    i = loop.target.id
+    args = loop.iter.args
+    if i in names_stored(loop.body):
+        return LoopFrame(loop)
+    start = args[0] if len(args) > 1 else const(0)
+    stop = args[1] if len(args) > 1 else args[0]
+    step = args[2] if len(args) == 3 else const(1)
+    if not (isinstance(step, gast.Constant) and isinstance(step.value, int) and step.value > 0):
+        return LoopFrame(loop)
+    zero_start = isinstance(start, gast.Constant) and start.value == 0
+    s = step.value
+    if s == 1:
+        index = name(i) if zero_start else parse_expr(f"{i} - ({unparse(start)})")
+        trip = clone(stop) if zero_start else parse_expr(f"{unparse(stop)} - ({unparse(start)})")
+        if not _non_negative(trip):
+            trip = call("max", trip, const(0))
+    else:
+        offset = i if zero_start else f"({i} - ({unparse(start)}))"
+        index = parse_expr(f"{offset} // {s}")
+        trip = call("len", clone(loop.iter))
+    return LoopFrame(loop, index=index, trip=trip)
+
+
+def _non_negative(expr):
+    """Trip counts that cannot be negative: constants, shapes, len()."""
+    if isinstance(expr, gast.Constant):
+        return isinstance(expr.value, int) and expr.value >= 0
+    if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Attribute):
+        return expr.value.attr == "shape"
+    if isinstance(expr, gast.Attribute):
+        return expr.attr in ("size", "ndim")
+    return isinstance(expr, gast.Call) and getattr(expr.func, "id", None) == "len"
+
+
+_DTYPES = {"f": None, "i": "np.int64", "b": "np.bool_", "c": "np.complex128"}
+
+
+def placeholder(kind):
+    """A value of `kind` to give a variable before its first definition, so
+    that saving it on a loop's first iteration is well typed."""
+    if kind.is_array:
+        shape = "0" if kind.ndim == 1 else "(" + ", ".join(["0"] * kind.ndim) + ")"
+        dt = _DTYPES[kind.dtype]
+        return parse_expr(f"np.empty({shape}, dtype={dt})" if dt else f"np.empty({shape})")
+    return const({"float": 0.0, "int": 0, "bool": False, "complex": 0j}[kind.tag])
+
+
+class Tapes:
+    """Creates the storage for recorded values and the code to use it."""
+
+    def __init__(self, namer):
+        self.namer = namer
+        self.setup = []          # list tapes, created at the top of the function
+        self.allocations = {}    # id(outermost loop) -> preallocation statements
+        self.names = set()       # every name this class made
+
+    def _fresh(self, base):
+        n = self.namer.fresh(base)
+        self.names.add(n)
+        return n
+
+    def record(self, target, kind, frames, label):
+        """(forward statements, reverse statements) that save `target` (a
+        Name or Subscript expression, about to be overwritten) and restore
+        it. `label` names the storage."""
+        load = clone(target)
+        for n in gast.walk(load):
+            if hasattr(n, "ctx"):
+                n.ctx = gast.Load()
+        is_array_value = kind.is_array or not kind.known
+        if not frames:
+            saved = self._fresh(label + "_old")
+            value = load
+            if is_array_value and isinstance(target, gast.Subscript):
+                value = call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
+            return [assign(saved, value)], [assign(clone(target), name(saved))]
+        if kind.is_scalar and all(f.counted for f in frames) and self._invariant(frames):
+            return self._preallocated(target, load, kind, frames, label)
+        stack = self._fresh(label + "_stack")
+        self.setup.append(assign(stack, gast.List(elts=[], ctx=gast.Load())))
+        value = load
+        if is_array_value and isinstance(target, gast.Subscript):
+            value = call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
+        push = gast.Expr(value=call(gast.Attribute(value=name(stack), attr="append",
+                                                   ctx=gast.Load()), value))
+        pop = assign(clone(target), call(gast.Attribute(value=name(stack), attr="pop",
+                                                        ctx=gast.Load())))
+        return [push], [pop]
+
+    def _invariant(self, frames):
+        outer = frames[0].loop
+        written = names_stored([outer]) | {f.loop.target.id for f in frames}
+        return all(not (names_loaded(f.trip) & written) for f in frames)
+
+    def _preallocated(self, target, load, kind, frames, label):
+        tape = self._fresh(label + "_tape")
+        trips = [clone(f.trip) for f in frames]
+        shape = trips[0] if len(trips) == 1 else gast.Tuple(elts=trips, ctx=gast.Load())
+        dt = _DTYPES[kind.scalar_dtype]
+        kws = [("dtype", parse_expr(dt))] if dt else []
+        alloc = assign(tape, call("np.empty", shape, keywords=kws))
+        self.allocations.setdefault(id(frames[0].loop), []).append(alloc)
+        index = [clone(f.index) for f in frames]
+        slot = gast.Subscript(value=name(tape),
+                              slice=index[0] if len(index) == 1 else gast.Tuple(elts=index, ctx=gast.Load()),
+                              ctx=gast.Load())
+        store_slot = clone(slot)
+        store_slot.ctx = gast.Store()
+        return [assign(store_slot, load)], [assign(clone(target), slot)]
