@@ -13,3 +13,10 @@ os.environ.setdefault("S2SAD_CACHE_DIR", tempfile.mkdtemp(prefix="s2sad-test-cac
 @pytest.fixture(params=[True, False], ids=["jit", "python"])
 def jit(request):
     return request.param
+
+
+def pytest_configure(config):
+    # a derivative that silently stopped compiling would make every timing
+    # claim wrong: the tests treat the fallback warning as an error unless
+    # they expect it
+    config.addinivalue_line("filterwarnings", "error::s2sad.NumbaFallbackWarning")

@@ -11,7 +11,7 @@ All three work on structured code (if / for / while) with the usual
 fixpoints at loops."""
 import gast
 
-from .syntax import base_name, clone, names_loaded
+from .syntax import base_name, clone, names_loaded, names_stored
 
 _PURE_CALL_ATTRS = {"append"}  # list.append mutates its list: a use, kept
 
@@ -217,12 +217,19 @@ def _refuse_block(stmts, fusable):
             if isinstance(getattr(s, field, None), list):
                 _refuse_block(getattr(s, field), fusable)
         if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                and s.targets[0].id in fusable and i + 1 < len(stmts)):
-            nxt = stmts[i + 1]
-            if _substitute_in(nxt, s.targets[0].id, s.value):
-                del stmts[i]
-                i = max(i - 1, 0)
-                continue
+                and s.targets[0].id in fusable):
+            var, reads = s.targets[0].id, names_loaded(s.value)
+            for j in range(i + 1, len(stmts)):
+                nxt = stmts[j]
+                if var in names_loaded(nxt):
+                    if _substitute_in(nxt, var, s.value):
+                        del stmts[i]
+                        i -= 1
+                    break
+                # the value may move down past simple statements that leave
+                # its operands alone
+                if not isinstance(nxt, gast.Assign) or reads & names_stored([nxt]):
+                    break
         i += 1
 
 

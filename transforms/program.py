@@ -202,10 +202,12 @@ class Program:
     def _clean(self, fdef, rev, spec, args):
         body = fdef.body
         cleanup.ZeroPropagation(rev.subscript_updated).run(body)
+        live_out = names_loaded(body[-1])
+        dead_stores = cleanup.DeadStores(lambda v: v not in args)
+        dead_stores.run(body, live_out)
         generated = (spec.temporaries | rev.generated | set(rev.adjoints.values())) - set(args)
         cleanup.propagate_copies(body, generated)
-        live_out = names_loaded(body[-1])
-        cleanup.DeadStores(lambda v: v not in args).run(body, live_out)
+        dead_stores.run(body, live_out)
         fusable = (spec.temporaries | rev.generated) - set(rev.adjoints.values())
         cleanup.refuse(body, fusable)
         _array_accumulations_out_of_place(body, rev)
