@@ -138,7 +138,9 @@ class DeadStores:
     def statement(self, s, live, rewrite):
         if isinstance(s, (gast.Assign, gast.AugAssign)):
             stored = _stored_names(s)
-            if _is_name_store(s):
+            if getattr(s, "s2sad_user", False):
+                pass  # the user's own statement: kept, even if nothing reads it
+            elif _is_name_store(s):
                 if not stored & live:
                     return None
                 live -= stored

@@ -18,7 +18,8 @@ _EXITS = (gast.Break, gast.Continue, gast.Return)
 
 
 def desugar(fn_tree, location, namer):
-    body = [_rewrite_simple(s, location, namer) for s in fn_tree.body]
+    body = [_rewrite_simple(s, location, namer) for s in fn_tree.body
+            if not _is_docstring(s)]
     body = _flatten(body)
     returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
                if isinstance(n, gast.Return)]
@@ -39,6 +40,11 @@ def desugar(fn_tree, location, namer):
         body.append(gast.Return(value=name(lowering.result)))
     fn_tree.body = body
     return fn_tree
+
+
+def _is_docstring(s):
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant) \
+        and isinstance(s.value.value, str)
 
 
 def _flatten(stmts):

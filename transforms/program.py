@@ -107,7 +107,7 @@ class Program:
         active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
         gen_name = fn_name or self._fresh_module_name(
             {"grad": "grad_", "vjp": "vjp_", "helper": "vjp_"}[mode] + parsed.name)
-        rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self)
+        rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self, spec.temporaries)
         seed_param = None
         if mode == "grad":
             seeds = [self._ones(o, spec.kinds) for o in spec.outputs]

@@ -24,9 +24,10 @@ class ReverseMode:
     arg_kinds)` -> (name of the helper's generated vjp, mask of its
     differentiable arguments)."""
 
-    def __init__(self, fn, tree, kinds, active, namer, context):
+    def __init__(self, fn, tree, kinds, active, namer, context, temporaries=()):
         self.fn, self.tree, self.kinds, self.active = fn, tree, kinds, active
         self.namer, self.context = namer, context
+        self.temporaries = set(temporaries)
         self.registry = context.registry
         self.adjoints = {}
         self.generated = set()   # names of adjoints and temporaries made here
@@ -117,6 +118,8 @@ class ReverseMode:
 
     def statement(self, s, frames):
         if isinstance(s, gast.Assign):
+            if not s.targets[0].__dict__.get("s2sad_temp") and not self._is_temporary(s):
+                s.s2sad_user = True
             target = s.targets[0]
             if isinstance(target, gast.Name):
                 return self.assign_name(s, target.id, s.value, frames)
@@ -136,6 +139,9 @@ class ReverseMode:
         if isinstance(s, gast.Expr):
             return [s], []
         raise AssertionError(f"unexpected statement {type(s).__name__}")
+
+    def _is_temporary(self, s):
+        return all(n in self.temporaries for n in names_stored_names(s.targets[0]))
 
     def for_loop(self, s, frames):
         bf, br = self.block(s.body, frames + [frame_for(s)])
@@ -412,6 +418,12 @@ class ReverseMode:
             st.s2sad_cotangent = cotangent
             stmts.append(st)
         return stmts
+
+
+def names_stored_names(target):
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [base_name(t) for t in target.elts]
+    return [base_name(target)]
 
 
 def _flat_atoms(args):
