@@ -300,3 +300,30 @@ def tuple_output(x, y):
 def test_outputs_are_summed(jit):
     check_grad(array_output, (X,), jit=jit)
     check_grad(tuple_output, (X, 0.3), wrt=(0, 1), jit=jit)
+
+
+# ---- recursion ------------------------------------------------------------------
+
+def det_by_minors(A):
+    n = A.shape[0]
+    if n == 1:
+        return A[0, 0]
+    total = 0.0
+    sign = 1.0
+    for j in range(n):
+        minor = np.empty((n - 1, n - 1))
+        for r in range(1, n):
+            k = 0
+            for c in range(n):
+                if c != j:
+                    minor[r - 1, k] = A[r, c]
+                    k += 1
+        total += sign * A[0, j] * det_by_minors(minor)
+        sign = -sign
+    return total
+
+
+def test_recursive_helper(jit):
+    M = rng.uniform(0.0, 1.0, (4, 4))
+    df = check_grad(det_by_minors, (M,), jit=jit)
+    np.testing.assert_allclose(df(M)[0], np.linalg.det(M) * np.linalg.inv(M).T, rtol=1e-10)

@@ -49,6 +49,9 @@ class Kind:
 
 FLOAT, INT, BOOL, COMPLEX = Kind("float"), Kind("int"), Kind("bool"), Kind("complex")
 NONE, UNKNOWN = Kind("none"), Kind("unknown")
+# The kind of a recursive call while its function is still being typed:
+# it joins away (the other return paths give the kind).
+BOTTOM = Kind("bottom")
 
 
 def array(ndim, dtype="f"):
@@ -92,8 +95,10 @@ def promote(*dtypes):
 
 def join(a, b):
     """Kind of a variable assigned values of kinds a and b."""
-    if a is None:
+    if a is None or a == BOTTOM:
         return b
+    if b == BOTTOM:
+        return a
     if a == b:
         return a
     if a.is_scalar and b.is_scalar:
@@ -107,6 +112,8 @@ def join(a, b):
 
 def broadcast(*kinds, dtype=None):
     """Kind of an elementwise operation on `kinds`."""
+    if BOTTOM in kinds:
+        return BOTTOM
     if any(not k.known or k.tag in ("tuple", "none") for k in kinds):
         return UNKNOWN
     nd = max(k.ndim for k in kinds)
@@ -116,6 +123,8 @@ def broadcast(*kinds, dtype=None):
 
 def float_result(kind):
     """Kind of a float function (sin, exp, ...) applied elementwise."""
+    if kind == BOTTOM:
+        return BOTTOM
     if not kind.known:
         return UNKNOWN
     return array(kind.ndim, "c" if kind.scalar_dtype == "c" else "f")

@@ -74,8 +74,8 @@ class Program:
         key = (fn, tuple(arg_kinds))
         if key in self._return_kinds:
             return self._return_kinds[key]
-        if key in self._kind_stack:  # recursion: known after the first pass
-            return K.UNKNOWN
+        if key in self._kind_stack:  # recursion: the other return paths decide
+            return K.BOTTOM
         self._kind_stack.add(key)
         try:
             spec = Specialised(fn, arg_kinds, self)
@@ -207,10 +207,13 @@ class Program:
         dead_stores.run(body, live_out)
         generated = (spec.temporaries | rev.generated | set(rev.adjoints.values())) - set(args)
         cleanup.propagate_copies(body, generated)
-        dead_stores.run(body, live_out)
+        dead_stores.run(body, names_loaded(body[-1]))
         fusable = (spec.temporaries | rev.generated) - set(rev.adjoints.values())
         cleanup.refuse(body, fusable)
         _array_accumulations_out_of_place(body, rev)
+        scalars = {v for v, k in spec.kinds.items() if k.is_scalar}
+        scalars |= {d for v, d in rev.adjoints.items() if v in scalars}
+        _augment_scalar_updates(body, scalars)
 
     def _collect_globals(self, fdef, parsed):
         local = names_stored(fdef.body) | {a.id for a in fdef.args.args}
@@ -271,3 +274,23 @@ def _array_accumulations_out_of_place(stmts, rev):
                 new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
                 gast.copy_location(new, s)
                 stmts[k] = new
+
+
+_AUGMENTABLE = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+
+
+def _augment_scalar_updates(stmts, scalars):
+    """`s = s + e` reads `s += e` (for scalars only: on arrays `+=` would
+    write in place)."""
+    for k, s in enumerate(stmts):
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                _augment_scalar_updates(getattr(s, field), scalars)
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and s.targets[0].id in scalars and isinstance(s.value, gast.BinOp)
+                and isinstance(s.value.op, _AUGMENTABLE)
+                and isinstance(s.value.left, gast.Name) and s.value.left.id == s.targets[0].id):
+            new = gast.AugAssign(target=s.targets[0], op=s.value.op, value=s.value.right)
+            new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
+            gast.copy_location(new, s)
+            stmts[k] = new

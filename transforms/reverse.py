@@ -14,7 +14,7 @@ from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, parse_expr,
                      store, subscript)
 from .tapes import LoopFrame, Tapes, frame_for, placeholder, unparse
-from .templates import inline, template_of
+from .templates import fold, inline, template_of
 
 
 class ReverseMode:
@@ -170,7 +170,7 @@ class ReverseMode:
             else:
                 first = f"{start} + ({stop} - {start} + 1) // {st} * {st}"
                 end = f"{start} + 1"
-            it = parse_expr(f"range({first}, {end}, {-st})")
+            it = fold(parse_expr(f"range({first}, {end}, {-st})"))
             loop = gast.For(target=store(i), iter=it, body=body, orelse=[], type_comment=None)
             return gast.copy_location(loop, s)
         k = self.namer.fresh(i + "_iter")

@@ -58,7 +58,8 @@ def frame_for(loop):
         offset = i if zero_start else f"({i} - ({unparse(start)}))"
         index = parse_expr(f"{offset} // {s}")
         trip = call("len", clone(loop.iter))
-    return LoopFrame(loop, index=index, trip=trip)
+    from .templates import fold
+    return LoopFrame(loop, index=fold(index), trip=fold(trip))
 
 
 def _non_negative(expr):

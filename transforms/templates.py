@@ -109,6 +109,21 @@ class _Fold(gast.NodeTransformer):
                    gast.Mult: lambda a, b: a * b}
             if type(node.op) in ops:
                 return gast.Constant(value=ops[type(node.op)](lc, rc), kind=None)
+        if isinstance(node.op, (gast.Add, gast.Sub)) and rc is not None and isinstance(rc, int):
+            if rc == 0:
+                return left
+            # (n - 1) - 1 reads n - 2
+            inner = left
+            if isinstance(inner, gast.BinOp) and isinstance(inner.op, (gast.Add, gast.Sub)):
+                ic = _number(inner.right)
+                if isinstance(ic, int):
+                    sign = 1 if isinstance(inner.op, gast.Add) else -1
+                    total = sign * ic + (rc if isinstance(node.op, gast.Add) else -rc)
+                    if total == 0:
+                        return inner.left
+                    op = gast.Add() if total > 0 else gast.Sub()
+                    return gast.BinOp(left=inner.left, op=op,
+                                      right=gast.Constant(value=abs(total), kind=None))
         if isinstance(node.op, gast.Pow) and rc == 1:
             return left
         if isinstance(node.op, gast.Mult) and rc == 1 and isinstance(right.value, float) is False:
@@ -123,3 +138,8 @@ def _number(node):
             and not isinstance(node.value, bool):
         return node.value
     return None
+
+
+def fold(node):
+    """Constant-fold an expression built by the compiler."""
+    return _Fold().visit(node)
