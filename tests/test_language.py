@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+import s2sad
 from gradcheck import check_grad
 
 rng = np.random.default_rng(0)
@@ -185,6 +186,11 @@ def early_return(x, y):
 ])
 def test_loops(f, args, wrt, jit):
     check_grad(f, args, wrt=wrt, jit=jit)
+    # the value is the primal's, although the reverse sweep restores
+    # earlier values of the variables it came from
+    value, _ = s2sad.value_and_grad(f, wrt=wrt, jit=jit)(*args)
+    np.testing.assert_allclose(value, f(*[a.copy() if isinstance(a, np.ndarray) else a
+                                          for a in args]))
 
 
 # ---- subscripts and local arrays ---------------------------------------------

@@ -129,14 +129,19 @@ class Program:
         for w in wrt_names:
             grads.append(name(rev.adjoints[w]) if w in rev.adjoints and w in active
                          else self._zero(w, spec.kinds))
-        body = self._copy_written_args(tree, args)
-        body += fwd + rev_stmts
+        body = self._copy_written_args(tree, args) + fwd
+        value = tree.body[-1].value
+        if names_loaded(value) & names_stored(rev_stmts):
+            # the reverse sweep restores earlier values of these names
+            kept = spec.namer.fresh("value")
+            body.append(assign(kept, value))
+            value = name(kept)
+        body += rev_stmts
         single = len(grads) == 1 if single is None else single
         grad_value = grads[0] if single else gast.Tuple(elts=grads, ctx=gast.Load())
         if mode == "helper":
             result = grad_value
         else:
-            value = tree.body[-1].value
             result = gast.Tuple(elts=[value, grad_value], ctx=gast.Load())
         body.append(gast.Return(value=result))
         params = args + ([seed_param] if seed_param else [])
