@@ -12,44 +12,49 @@ from .transforms import kinds as K
 _JIT_CHOICES = (True, False, "require")
 
 
-def grad(fn=None, wrt=0, *, jit=True):
-    """Gradient of `fn` with respect to the argument(s) `wrt`.
+def grad(fn=None, wrt=0, *, jit=True, stop_gradients=()):
+    """Gradient of `fn` with respect to `wrt`.
 
-    `wrt` is an argument position or name, or a tuple of them (then a tuple
-    of gradients is returned). A non-scalar output is summed first, as in
-    `tf.gradients`. Usable as `@grad` or `@grad(wrt=...)`."""
+    `wrt` is an argument position or name, or the name of a variable
+    assigned once in `fn`, or a tuple of them (then a tuple of gradients is
+    returned). A non-scalar output is summed first, as in `tf.gradients`.
+    `stop_gradients` names variables no gradient flows through (partial
+    derivatives, as in `tf.gradients`). Usable as `@grad` or `@grad(...)`."""
     if fn is None:
-        return lambda f: grad(f, wrt, jit=jit)
-    return Derivative(fn, wrt, jit, "grad", with_value=False)
+        return lambda f: grad(f, wrt, jit=jit, stop_gradients=stop_gradients)
+    return Derivative(fn, wrt, jit, "grad", False, stop_gradients)
 
 
-def value_and_grad(fn=None, wrt=0, *, jit=True):
+def value_and_grad(fn=None, wrt=0, *, jit=True, stop_gradients=()):
     """Like `grad`, but returns `(value, gradient)`."""
     if fn is None:
-        return lambda f: value_and_grad(f, wrt, jit=jit)
-    return Derivative(fn, wrt, jit, "grad", with_value=True)
+        return lambda f: value_and_grad(f, wrt, jit=jit, stop_gradients=stop_gradients)
+    return Derivative(fn, wrt, jit, "grad", True, stop_gradients)
 
 
-def vjp(fn=None, wrt=0, *, jit=True):
+def vjp(fn=None, wrt=0, *, jit=True, stop_gradients=()):
     """Vector-Jacobian product: `vjp(f)(*args, seed)` weights the outputs of
     `f` by `seed` (shape of the output; a tuple for a tuple output), like
     `grad_ys` in `tf.gradients`."""
     if fn is None:
-        return lambda f: vjp(f, wrt, jit=jit)
-    return Derivative(fn, wrt, jit, "vjp", with_value=False)
+        return lambda f: vjp(f, wrt, jit=jit, stop_gradients=stop_gradients)
+    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients)
 
 
 class Derivative:
     """A derivative of a Python function, generated and compiled for the
     kinds of arguments it is called with (float or array, ndim, dtype)."""
 
-    def __init__(self, fn, wrt, jit, mode, with_value):
+    def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=()):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
         functools.update_wrapper(self, fn)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
         self.signature = inspect.signature(fn)
         self.wrt, self.single = _resolve_wrt(fn, self.signature, wrt)
+        if isinstance(stop_gradients, str):
+            stop_gradients = (stop_gradients,)
+        self.stop_gradients = tuple(stop_gradients)
         self._entries = {}
         self._last = None
         self._lock = threading.Lock()
@@ -84,7 +89,7 @@ class Derivative:
         return entry
 
     def _build(self, kinds):
-        gen = generate(self.fn, kinds, self.wrt, self.mode, self.single)
+        gen = generate(self.fn, kinds, self.wrt, self.mode, self.single, self.stop_gradients)
         name = "s2sad_" + cache.module_key(gen.source, gen.key_extra)
         module = backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace)
         label = f"{self.fn.__qualname__} ({self.fn.__code__.co_filename}:{self.fn.__code__.co_firstlineno})"
@@ -99,14 +104,14 @@ class Derivative:
         an indexed argument being an array of that many dimensions)."""
         if self._last is not None:
             return self._last.generated.source
-        return generate(self.fn, _guess_kinds(self.fn), self.wrt, self.mode, self.single).source
+        return generate(self.fn, _guess_kinds(self.fn), self.wrt, self.mode, self.single, self.stop_gradients).source
 
     def source_for(self, *args, **kwargs):
         """The generated derivative module for arguments like these."""
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         kinds = [K.of_value(_as_value(v)) for v in bound.arguments.values()]
-        return generate(self.fn, kinds, self.wrt, self.mode, self.single).source
+        return generate(self.fn, kinds, self.wrt, self.mode, self.single, self.stop_gradients).source
 
 
 def _as_value(v):
@@ -126,10 +131,10 @@ def _resolve_wrt(fn, signature, wrt):
     positions = []
     for w in items:
         if isinstance(w, str):
-            if w not in params:
-                raise ValueError(f"wrt names '{w}', but {fn.__name__} has no argument of that "
-                                 f"name; its arguments are {', '.join(params)}")
-            positions.append(params.index(w))
+            if not w.isidentifier():
+                raise ValueError(f"wrt names '{w}', which is not a Python name")
+            # an argument, or a variable of the function (checked when compiled)
+            positions.append(params.index(w) if w in params else w)
         elif isinstance(w, (int, np.integer)) and not isinstance(w, bool):
             if not -len(params) <= w < len(params):
                 raise ValueError(f"wrt={w} is out of range: {fn.__name__} has {len(params)} "

@@ -28,6 +28,8 @@ def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
     as constants (they are never active)."""
     flows = []  # (targets, operand names) per assignment
     for s in _assignments(tree.body):
+        if getattr(s, "s2sad_constant", False):
+            continue  # stop_gradient, stop_recording, stop_gradients
         operands = {base_name(a) for a in differentiable_operands(s.value, fn, registry)}
         operands.discard(None)
         flows.append((_targets(s.targets[0]), operands))

@@ -183,6 +183,10 @@ class DeadStores:
             if rewrite and not s.body:
                 s.body = [gast.Pass()]
             return s
+        if isinstance(s, gast.Return):  # nothing after it runs
+            live.clear()
+            live |= names_loaded(s)
+            return s
         if _is_push(s):  # stack.append(v): a partial store into the stack
             stack = s.value.func.value.id
             if stack not in live and self.removable(stack):

@@ -17,8 +17,9 @@ from .syntax import assign, binop, call, clone, const, name, names_loaded, store
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 
 
-def desugar(fn_tree, location, namer):
-    body = [_rewrite_simple(s, location, namer) for s in fn_tree.body
+def desugar(fn_tree, location, namer, marker_of=lambda node: None):
+    """`marker_of(expr)` names the s2sad marker an expression denotes."""
+    body = [_rewrite_simple(s, location, namer, marker_of) for s in fn_tree.body
             if not _is_docstring(s)]
     body = _flatten(body)
     returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
@@ -54,8 +55,29 @@ def _flatten(stmts):
     return out
 
 
-def _rewrite_simple(stmt, location, namer):
-    """Augmented assignment and iteration over arrays."""
+def _mark_constant(stmts):
+    for s in stmts:
+        s.s2sad_constant = True
+        for field in ("body", "orelse"):
+            _mark_constant(getattr(s, field, []) or [])
+
+
+def _rewrite_simple(stmt, location, namer, marker_of):
+    """Augmented assignment, iteration over arrays, and the markers."""
+    if isinstance(stmt, gast.With):
+        items = stmt.items
+        if len(items) == 1 and isinstance(items[0].context_expr, gast.Call) \
+                and marker_of(items[0].context_expr.func) == "stop_recording" \
+                and items[0].optional_vars is None:
+            body = _flatten([_rewrite_simple(s, location, namer, marker_of) for s in stmt.body])
+            _mark_constant(body)  # the block's results are constants
+            return body
+        raise UnsupportedSyntaxError("a with block", location, stmt,
+                                     "Only `with s2sad.stop_recording():` is understood")
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+            and marker_of(stmt.value.func) == "reset_recording":
+        stmt.s2sad_reset = True
+        return stmt
     if isinstance(stmt, gast.AugAssign):
         target_load = clone(stmt.target)
         for n in gast.walk(target_load):
@@ -68,7 +90,7 @@ def _rewrite_simple(stmt, location, namer):
                                      "Assign each name separately")
     for field in ("body", "orelse"):
         if hasattr(stmt, field):
-            setattr(stmt, field, _flatten([_rewrite_simple(s, location, namer)
+            setattr(stmt, field, _flatten([_rewrite_simple(s, location, namer, marker_of)
                                            for s in getattr(stmt, field)]))
     if isinstance(stmt, gast.For):
         return _rewrite_for_target(stmt, location, namer)

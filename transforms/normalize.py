@@ -35,8 +35,8 @@ METHODS = {"sum", "mean", "prod", "max", "min", "reshape", "ravel", "copy", "tra
 _VARARGS = {"reshape", "transpose"}
 
 
-def normalize(fn_tree, namer, location, is_local):
-    fn_tree.body = _Normalizer(namer, location, is_local).block(fn_tree.body)
+def normalize(fn_tree, namer, location, is_local, marker_of=lambda node: None):
+    fn_tree.body = _Normalizer(namer, location, is_local, marker_of).block(fn_tree.body)
     return fn_tree
 
 
@@ -47,8 +47,9 @@ def _is_inactive_expr(node):
 
 
 class _Normalizer:
-    def __init__(self, namer, location, is_local):
+    def __init__(self, namer, location, is_local, marker_of):
         self.namer, self.location, self.is_local = namer, location, is_local
+        self.marker_of = marker_of
         self.out = None
 
     def block(self, stmts):
@@ -58,8 +59,13 @@ class _Normalizer:
         result, self.out = self.out, saved
         return result
 
-    def emit(self, stmt, src):
+    def emit(self, stmt, src, constant=False):
         gast.copy_location(stmt, src)
+        for flag in ("s2sad_constant", "s2sad_reset"):
+            if getattr(src, flag, False):
+                setattr(stmt, flag, True)
+        if constant:
+            stmt.s2sad_constant = True
         self.out.append(stmt)
 
     def statement(self, s):
@@ -167,6 +173,12 @@ class _Normalizer:
             if isinstance(node.operand, gast.Constant):
                 return gast.Constant(value=-node.operand.value, kind=None)
             return gast.UnaryOp(op=node.op, operand=self.atom(node.operand, src))
+        if isinstance(node, gast.Call) and self.marker_of(node.func) == "stop_gradient":
+            # y = stop_gradient(x) is the copy y = x, a constant for the derivative
+            value = self.atom(node.args[0], src)
+            tmp = self.namer.fresh(hint + "_stopped" if hint else "stopped")
+            self.emit(assign(tmp, value), src, constant=True)
+            return name(tmp)
         if isinstance(node, gast.Call):
             node = self.method_as_function(node)
             args = [self.argument(a, src) for a in node.args]

@@ -33,9 +33,10 @@ class Specialised:
         tree = copy.deepcopy(self.parsed.tree)
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)
-        tree = desugar(tree, self.parsed.location, self.namer)
+        marker_of = program.marker_resolver(self.parsed)
+        tree = desugar(tree, self.parsed.location, self.namer, marker_of)
         local = names_stored(tree.body) | set(self.parsed.arg_names)
-        tree = normalize(tree, self.namer, self.parsed.location, local.__contains__)
+        tree = normalize(tree, self.namer, self.parsed.location, local.__contains__, marker_of)
         self.temporaries = self.namer.taken - before
         self.tree = tree
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
@@ -46,8 +47,9 @@ class Specialised:
 
 
 class Program:
-    def __init__(self, registry):
+    def __init__(self, registry, markers=None):
         self.registry = registry
+        self.markers = markers or {}  # marker object -> "stop_gradient", ...
         self.module_names = set(RUNTIME_NAMES)
         self.functions = []        # (name, source) in definition order
         self.helpers = {}          # helper function -> module name of its copy
@@ -55,6 +57,15 @@ class Program:
         self.globals = {}          # free name -> object the module must provide
         self._kind_stack = set()
         self._return_kinds = {}
+
+    def marker_resolver(self, parsed):
+        def marker_of(node):
+            obj = parsed.resolve(node)
+            try:
+                return self.markers.get(obj)
+            except TypeError:
+                return None
+        return marker_of
 
     # ---- kinds of calls -----------------------------------------------
     def call_kind(self, parsed):
@@ -86,7 +97,8 @@ class Program:
         return kind
 
     # ---- derivatives ------------------------------------------------------
-    def derivative(self, fn, arg_kinds, wrt, mode, fn_name=None, single=None):
+    def derivative(self, fn, arg_kinds, wrt, mode, fn_name=None, single=None,
+                   stop_gradients=()):
         """Generate the derivative of `fn` w.r.t. argument positions `wrt`.
 
         mode "grad": `(args) -> (value, gradients)` seeded with ones;
@@ -96,18 +108,23 @@ class Program:
         spec = Specialised(fn, arg_kinds, self)
         parsed, tree = spec.parsed, spec.tree
         args = parsed.arg_names
-        for i in wrt:
-            if not arg_kinds[i].differentiable:
+        wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
+        for w in wrt_names:
+            kind = spec.kinds.get(w, K.UNKNOWN)
+            if w in args and not kind.differentiable:
                 raise TypeError(
-                    f"{parsed.location.describe()}: argument '{args[i]}' is {arg_kinds[i]}; only "
+                    f"{parsed.location.describe()}: argument '{w}' is {kind}; only "
                     f"float scalars and float arrays can be differentiated. Pass a float "
-                    f"(e.g. {args[i]}=float(...)) or leave it out of wrt.")
-        wrt_names = [args[i] for i in wrt]
+                    f"(e.g. {w}=float(...)) or leave it out of wrt.")
+        captures = {w: spec.namer.fresh("grad_" + w)
+                    for w in wrt_names if w not in args and _defined_once(tree, w, parsed)}
+        _mark_stopped(tree, set(stop_gradients))
         output_names = [o.id for o in spec.outputs if isinstance(o, gast.Name)]
         active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
         gen_name = fn_name or self._fresh_module_name(
             {"grad": "grad_", "vjp": "vjp_", "helper": "vjp_"}[mode] + parsed.name)
         rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self, spec.temporaries)
+        rev.captures = captures
         seed_param = None
         if mode == "grad":
             seeds = [self._ones(o, spec.kinds) for o in spec.outputs]
@@ -127,8 +144,11 @@ class Program:
                 value=name(seed_param), attr="copy", ctx=gast.Load()))))
         grads = []
         for w in wrt_names:
-            grads.append(name(rev.adjoints[w]) if w in rev.adjoints and w in active
-                         else self._zero(w, spec.kinds))
+            if w in captures:
+                grads.append(name(captures[w]) if w in active else self._zero(w, spec.kinds))
+            else:
+                grads.append(name(rev.adjoints[w]) if w in rev.adjoints and w in active
+                             else self._zero(w, spec.kinds))
         body = self._copy_written_args(tree, args) + fwd
         value = tree.body[-1].value
         if names_loaded(value) & names_stored(rev_stmts):
@@ -144,6 +164,7 @@ class Program:
         else:
             result = gast.Tuple(elts=[value, grad_value], ctx=gast.Load())
         body.append(gast.Return(value=result))
+        _complete_early_returns(body, result)
         params = args + ([seed_param] if seed_param else [])
         fdef = gast.FunctionDef(name=gen_name, args=gast.arguments(
             args=[name(p, gast.Param()) for p in params], posonlyargs=[], vararg=None,
@@ -299,3 +320,48 @@ def _augment_scalar_updates(stmts, scalars):
             new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
             gast.copy_location(new, s)
             stmts[k] = new
+
+
+def _defined_once(tree, var, parsed):
+    """A local named in wrt must be assigned exactly once, outside loops."""
+    from .errors import S2sadError
+    top = [s for s in tree.body if isinstance(s, gast.Assign) and var in names_stored([s])]
+    everywhere = [s for s in _walk(tree.body) if isinstance(s, gast.Assign)
+                  and var in names_stored([s])]
+    if not everywhere:
+        raise ValueError(f"{parsed.location.describe()}: wrt names '{var}', which is neither "
+                         f"an argument nor a variable of {parsed.name}")
+    if len(everywhere) > 1 or len(top) != 1:
+        where = "inside a loop or branch" if len(everywhere) == 1 else "more than once"
+        raise ValueError(f"{parsed.location.describe(everywhere[-1])}: wrt names the variable "
+                         f"'{var}', which is assigned {where}; the derivative w.r.t. a variable "
+                         f"is defined for one value. Assign it once, outside loops.")
+    return True
+
+
+def _walk(stmts):
+    for s in stmts:
+        yield s
+        for field in ("body", "orelse"):
+            yield from _walk(getattr(s, field, []) or [])
+
+
+def _mark_stopped(tree, names):
+    """stop_gradients: assignments to these names are constants for the
+    derivative (no gradient flows through them, as in tf.gradients)."""
+    if not names:
+        return
+    for s in _walk(tree.body):
+        if isinstance(s, gast.Assign) and names & names_stored([s]):
+            s.s2sad_constant = True
+
+
+def _complete_early_returns(stmts, result):
+    """reset_recording() ends the reverse sweep where it stands: its return
+    gives the same results as the final one."""
+    for k, s in enumerate(stmts):
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                _complete_early_returns(getattr(s, field), result)
+        if isinstance(s, gast.Return) and getattr(s, "s2sad_reset", False):
+            stmts[k] = gast.Return(value=copy.deepcopy(result))

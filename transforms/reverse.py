@@ -28,6 +28,7 @@ class ReverseMode:
         self.fn, self.tree, self.kinds, self.active = fn, tree, kinds, active
         self.namer, self.context = namer, context
         self.temporaries = set(temporaries)
+        self.captures = {}  # local variable in wrt -> name of its gradient
         self.registry = context.registry
         self.adjoints = {}
         self.generated = set()   # names of adjoints and temporaries made here
@@ -137,6 +138,12 @@ class ReverseMode:
         if isinstance(s, gast.While):
             return self.while_loop(s, frames)
         if isinstance(s, gast.Expr):
+            if getattr(s, "s2sad_reset", False):
+                # reset_recording(): nothing before this point contributes, so
+                # the reverse sweep is complete when it gets here
+                ret = gast.Return(value=None)
+                ret.s2sad_reset = True
+                return [], [ret]
             return [s], []
         raise AssertionError(f"unexpected statement {type(s).__name__}")
 
@@ -237,6 +244,11 @@ class ReverseMode:
         if z not in self.active:
             return fwd, restore
         prelude, pairs = self.contributions(s, z, value)
+        if z in self.captures:  # wrt names this variable: its adjoint here
+            prelude = [assign(self.captures[z], name(self.d(z)))] + prelude
+            self.generated.add(self.captures[z])
+        if getattr(s, "s2sad_constant", False):
+            prelude, pairs = prelude[:1] if z in self.captures else [], []
         if z in self.operand_names(value):
             # z = z * b: the old z is an operand, so restore it first; its
             # adjoint is then *replaced* by the contribution it receives.
@@ -260,7 +272,7 @@ class ReverseMode:
         if x in self.active:
             dslot = subscript(self.d(x), clone(target.slice))
             value = s.value
-            if self.is_active_atom(value):
+            if self.is_active_atom(value) and not getattr(s, "s2sad_constant", False):
                 g = dslot
                 if self.atom_kind(value).is_scalar:
                     slot = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
@@ -286,6 +298,8 @@ class ReverseMode:
         g = gast.Tuple(elts=[name(self.d(n)) if n in self.active else const(0.0) for n in names_],
                        ctx=gast.Load())
         prelude, pairs = self.contributions(s, None, s.value, g=g)
+        if getattr(s, "s2sad_constant", False):
+            prelude, pairs = [], []
         rev = prelude + self.accumulate_all(pairs, None)
         rev += [self.zero_stmt(n) for n in names_ if n in self.active]
         return saves + [s] + afters, rev + restores

@@ -24,7 +24,7 @@ _UNSUPPORTED = {
     gast.DictComp: "a dict comprehension",
     gast.Lambda: "a lambda", gast.FunctionDef: "a nested function definition",
     gast.Delete: "del", gast.Import: "import", gast.ImportFrom: "import",
-    gast.With: "a with block", gast.Starred: "star-unpacking",
+    gast.Starred: "star-unpacking",
     gast.NamedExpr: "the := operator", gast.Match: "a match statement",
     gast.Set: "a set display", gast.Dict: "a dict display",
 }
@@ -96,8 +96,9 @@ def is_missing(obj):
     return obj is _MISSING
 
 
-def parse_function(fn):
-    """Parse `fn` into a ParsedFunction, or raise a clear error."""
+def parse_function(fn, nested_def_ok=False):
+    """Parse `fn` into a ParsedFunction, or raise a clear error.
+    `nested_def_ok` admits the `backward` of a custom gradient."""
     fn = inspect.unwrap(fn)
     if not inspect.isfunction(fn):
         raise SourceUnavailableError(
@@ -119,7 +120,7 @@ def parse_function(fn):
     tree = module.body[0]
     tree.decorator_list = []
     location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
-    check_supported(tree, location)
+    check_supported(tree, location, nested_def_ok)
     return ParsedFunction(fn, tree, location, _namespace(fn), source)
 
 
@@ -142,7 +143,7 @@ def _namespace(fn):
     return ns
 
 
-def check_supported(tree, location):
+def check_supported(tree, location, nested_def_ok=False):
     args = tree.args
     if args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None):
         raise UnsupportedSyntaxError(
@@ -152,6 +153,8 @@ def check_supported(tree, location):
         if node is tree:
             continue
         kind = _UNSUPPORTED.get(type(node))
+        if nested_def_ok and isinstance(node, gast.FunctionDef):
+            continue
         if kind is not None:
             raise UnsupportedSyntaxError(kind, location, node, _HINTS.get(type(node), ""))
         if isinstance(node, gast.For) and node.orelse:
