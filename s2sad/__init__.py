@@ -8,10 +8,13 @@ gives a function computing df/dx from readable generated source (see
 __version__ = "0.1.0"
 
 from .api import grad, value_and_grad, vjp  # noqa: E402
+from .custom import (custom_gradient, custom_vjp, non_differentiable,  # noqa: E402
+                     register_gradient)
 from .markers import reset_recording, stop_gradient, stop_recording  # noqa: E402
 from .errors import (JitError, NumbaFallbackWarning, S2sadError,  # noqa: E402
                      SourceUnavailableError, UnsupportedSyntaxError)
 
 __all__ = ["grad", "value_and_grad", "vjp", "stop_gradient", "stop_recording",
-           "reset_recording", "JitError", "NumbaFallbackWarning", "S2sadError",
+           "reset_recording", "custom_gradient", "custom_vjp", "register_gradient",
+           "non_differentiable", "JitError", "NumbaFallbackWarning", "S2sadError",
            "SourceUnavailableError", "UnsupportedSyntaxError"]

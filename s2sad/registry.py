@@ -11,8 +11,9 @@ from .transforms import kinds as K
 
 class Rule:
     def __init__(self, template, kind, elementwise=False, nondiff=False, diff_argnums=None,
-                 name=None):
+                 name=None, function=None):
         self.template = template
+        self.function = function  # a user rule called, not inlined (register_gradient)
         self.kind_fn = kind
         self.elementwise = elementwise
         self.nondiff = nondiff

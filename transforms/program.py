@@ -56,7 +56,57 @@ class Program:
         self.helper_vjps = {}      # (function, kinds) -> (name, mask)
         self.globals = {}          # free name -> object the module must provide
         self._kind_stack = set()
+        self._customs = {}
         self._return_kinds = {}
+
+    # ---- custom gradients and user rules -------------------------------
+    def provide(self, obj, parsed=None):
+        """A module-level name for `obj` in the generated module: a copy of a
+        plain Python function, or the object itself."""
+        preferred = getattr(obj, "__name__", "function")
+        if inspect.isfunction(obj):
+            if obj in self.helpers:
+                return self.helpers[obj]
+            n = preferred if preferred not in self.module_names else \
+                self._fresh_module_name(preferred)
+            self._copy_helper(n, obj)
+            return n
+        for n, o in self.globals.items():
+            if o is obj:
+                return n
+        n = self._fresh_module_name(preferred)
+        self.globals[n] = obj
+        return n
+
+    def custom_pair(self, obj, arg_kinds):
+        """(forward name, backward name, kind of the value, whether the
+        backward always returns a tuple) for a custom-gradient callee."""
+        key = (obj, tuple(arg_kinds))
+        if key in self._customs:
+            return self._customs[key]
+        style = getattr(obj, "__s2sad_custom__", None)
+        if style == "vjp":
+            if obj.fwd is None:
+                raise TypeError(f"{obj.__name__} is a custom_vjp without a rule: call "
+                                f"{obj.__name__}.defvjp(fwd, bwd) before differentiating it")
+            fwd, bwd = self.provide(obj.fwd), self.provide(obj.bwd)
+            kind = self.helper_return_kind(obj.fwd, arg_kinds)
+            result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN, True)
+        else:
+            from .custom import split_custom_gradient
+            import ast
+            fwd = self._fresh_module_name(obj.__name__ + "_fwd")
+            bwd = self._fresh_module_name(obj.__name__ + "_bwd")
+            parsed, fwd_tree, bwd_tree = split_custom_gradient(obj.fn, fwd, bwd)
+            for tree in (fwd_tree, bwd_tree):
+                src = ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(tree))) + "\n"
+                self.functions.insert(0, (tree.name, src))
+                self._collect_globals(tree, parsed)
+            kinds = K.KindInference(self.call_kind(parsed)).run(fwd_tree, list(arg_kinds))
+            kind = kinds.get("<return>", K.UNKNOWN)
+            result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN, False)
+        self._customs[key] = result
+        return result
 
     def marker_resolver(self, parsed):
         def marker_of(node):
@@ -78,6 +128,8 @@ class Program:
                 return prim.rule.kind(arg_kinds, kw_kinds)
             if prim.helper is not None:
                 return self.helper_return_kind(prim.helper.fn, arg_kinds)
+            if getattr(prim.obj, "__s2sad_custom__", None):
+                return self.custom_pair(prim.obj, arg_kinds)[2]
             return K.UNKNOWN
         return kind_of
 
@@ -252,6 +304,8 @@ class Program:
             if inspect.isfunction(obj) and self.registry.lookup(obj) is None:
                 self._copy_helper(n, obj)
                 continue
+            if getattr(obj, "__s2sad_custom__", None):
+                continue  # calls to it were replaced by its forward function
             if n in self.globals and self.globals[n] is not obj:
                 raise UnsupportedSyntaxError(
                     f"the name '{n}' meaning different things in different helpers",
@@ -267,6 +321,7 @@ class Program:
         src = textwrap.dedent(inspect.getsource(fn))
         tree = gast.parse(src).body[0]
         tree.decorator_list = []
+        tree.name = n
         import ast
         source = ast.unparse(gast.gast_to_ast(tree)) + "\n"
         self.functions.insert(0, (n, source))

@@ -238,7 +238,50 @@ class ReverseMode:
         return save, [], restore
 
     # ---- assignments ---------------------------------------------------------
+    def custom_call(self, value):
+        """(forward, backward, tuple-cotangents) if `value` calls a custom
+        gradient function."""
+        if not isinstance(value, gast.Call):
+            return None
+        obj = self.fn.resolve(value.func)
+        if not getattr(obj, "__s2sad_custom__", None):
+            return None
+        fwd, bwd, _, tuple_cots = self.context.custom_pair(
+            obj, [self.atom_kind(a) for a in value.args])
+        return fwd, bwd, tuple_cots
+
+    def assign_custom(self, s, z, value, frames, custom):
+        """z = f(args) for a custom gradient f: `z, res = f_fwd(args)` and, in
+        reverse, `f_bwd(res, dz)`. The residuals are pushed once computed and
+        popped where they are used, which pairs up in any control flow."""
+        fwd_name, bwd_name, tuple_cots = custom
+        save, after, restore = self.record(s.targets[0], s, frames)
+        args = [clone(a) for a in value.args]
+        if z not in self.active:
+            first = gast.Subscript(value=call(name(fwd_name), *args), slice=const(0),
+                                   ctx=gast.Load())
+            return save + [assign(z, first, src=s)] + after, restore
+        res = self.namer.fresh(self.fn.resolve(value.func).__name__ + "_residuals")
+        fwd = assign(gast.Tuple(elts=[store(z), store(res)], ctx=gast.Store()),
+                     call(name(fwd_name), *args), src=s)
+        push, pop = [], []
+        if frames and self.record_enabled:
+            push, pop = self.tapes.record(name(res), K.UNKNOWN, frames, res)
+        results = [self.namer.fresh("d" + (base_name(a) or "arg") + "_custom") for a in args]
+        self.generated.update(results)
+        if len(results) == 1 and not tuple_cots:
+            target = store(results[0])
+        else:
+            target = gast.Tuple(elts=[store(r) for r in results], ctx=gast.Store())
+        bind = assign(target, call(name(bwd_name), name(res), name(self.d(z))))
+        pairs = [(a, name(r)) for a, r in zip(value.args, results)]
+        rev = pop + [bind] + self.accumulate_all(pairs, self.d(z)) + [self.zero_stmt(z)]
+        return save + [fwd] + after + push, rev + restore
+
     def assign_name(self, s, z, value, frames):
+        custom = self.custom_call(value)
+        if custom is not None:
+            return self.assign_custom(s, z, value, frames, custom)
         save, after, restore = self.record(s.targets[0], s, frames)
         fwd = save + [s] + after
         if z not in self.active:
@@ -361,6 +404,8 @@ class ReverseMode:
     def apply_rule(self, rule, g, ans, args, keywords, z):
         if rule is None or rule.nondiff:
             return [], []
+        if rule.function is not None:
+            return self.call_user_rule(rule, g, ans, args)
         arg_kinds = [self.atom_kind(a) for a in args]
         prelude, results = inline(template_of(rule.template_for(arg_kinds)), g, ans, args,
                                   keywords, self.namer)
@@ -382,6 +427,17 @@ class ReverseMode:
                     expr = self.unbroadcast(expr, arg, arg_kinds[pos], result_kind, others)
                 pairs.append((arg, expr))
         return (prelude if pairs else []), pairs
+
+    def call_user_rule(self, rule, g, ans, args):
+        """A rule from register_gradient: called, not inlined."""
+        fname = self.context.provide(rule.function)
+        results = [self.namer.fresh("d" + (base_name(a) or "arg") + "_" + rule.name)
+                   for a in args]
+        self.generated.update(results)
+        target = store(results[0]) if len(results) == 1 else gast.Tuple(
+            elts=[store(r) for r in results], ctx=gast.Store())
+        bind = assign(target, call(name(fname), clone(g), clone(ans), *[clone(a) for a in args]))
+        return [bind], [(a, name(r)) for a, r in zip(args, results)]
 
     def sequence_contributions(self, seq, expr):
         """Cotangents of the elements of a list argument (np.stack([a, b]))."""
