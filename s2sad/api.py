@@ -97,6 +97,13 @@ class Derivative:
         entry.generated = gen
         return entry
 
+    def specialisation(self):
+        """The compiled entry of the last call (or, before any call, of
+        the kinds guessed from the source)."""
+        if self._last is None:
+            return self._entry(tuple(_guess_kinds(self.fn)))
+        return self._last
+
     @property
     def source(self):
         """The generated derivative module, for the kinds of the last call
