@@ -42,5 +42,5 @@ def missing_gradient(callee_name, location, node):
     """TensorFlow's error for an operation without a gradient."""
     return LookupError(
         f"No gradient defined for operation '{callee_name}' "
-        f"({location.describe(node)}). Write it as a plain Python function "
-        f"s2sad can read, or call it on values that do not need a gradient.")
+        f"({location.describe(node)}). Give it a rule with s2sad.register_gradient, "
+        f"declare it s2sad.non_differentiable, or wrap its result in s2sad.stop_gradient.")
