@@ -187,3 +187,51 @@ def test_markers_show_in_source():
     src = s2sad.grad(recording_seed, wrt=(0, 1)).source_for(3.0, 4.0)
     assert "# x_sq = x * x" in src and "y_sq" not in src.split("dz = 1.0")[1]
     assert src.rstrip().endswith("return (z, (dx, 0.0))")
+
+
+# ---- every marker inside a helper, a branch and a loop --------------------------
+
+def recording_helper(a, b):
+    p = a * b
+    with stop_recording():
+        q = p * b
+    return p + q
+
+
+def reset_helper(a, b):
+    q = a * b
+    reset_recording()
+    return q + a * a
+
+
+def markers_everywhere(x, y):
+    s = 0.0
+    for i in range(2):
+        if x > 0.0:
+            with stop_recording():
+                s = s + x * y
+        else:
+            s = s + stop_gradient(x * y)
+        s += recording_helper(x, y)
+    return s
+
+
+def test_stop_recording_in_helper_branch_loop(jit):
+    # each helper call contributes (y, x) through p = x y (q is a constant);
+    # for x > 0 the recorded block makes s a constant, so only the last
+    # iteration's helper call counts; for x < 0 both do
+    x, y = 1.5, 2.0
+    dx, dy = s2sad.grad(markers_everywhere, wrt=(0, 1), jit=jit)(x, y)
+    assert (dx, dy) == (pytest.approx(y), pytest.approx(x))
+    dx, dy = s2sad.grad(markers_everywhere, wrt=(0, 1), jit=jit)(-x, y)
+    assert (dx, dy) == (pytest.approx(2 * y), pytest.approx(-2 * x))
+
+
+def uses_reset_helper(x, y):
+    return reset_helper(x, y) * 2.0
+
+
+def test_reset_recording_in_helper(jit):
+    # inside the helper, a * b is a constant: only a * a is differentiated
+    dx, dy = s2sad.grad(uses_reset_helper, wrt=(0, 1), jit=jit)(1.5, 2.0)
+    assert (dx, dy) == (pytest.approx(2 * 2 * 1.5), 0.0)

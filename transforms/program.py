@@ -322,6 +322,7 @@ class Program:
         tree = gast.parse(src).body[0]
         tree.decorator_list = []
         tree.name = n
+        _strip_markers(tree, self.marker_resolver(parsed))
         import ast
         source = ast.unparse(gast.gast_to_ast(tree)) + "\n"
         self.functions.insert(0, (n, source))
@@ -420,3 +421,33 @@ def _complete_early_returns(stmts, result):
                 _complete_early_returns(getattr(s, field), result)
         if isinstance(s, gast.Return) and getattr(s, "s2sad_reset", False):
             stmts[k] = gast.Return(value=copy.deepcopy(result))
+
+
+class _MarkerStripper(gast.NodeTransformer):
+    """The primal copy of a helper runs without markers: they are identities
+    there, and numba would not compile them."""
+
+    def __init__(self, marker_of):
+        self.marker_of = marker_of
+
+    def visit_With(self, node):
+        self.generic_visit(node)
+        ctx = node.items[0].context_expr if len(node.items) == 1 else None
+        if isinstance(ctx, gast.Call) and self.marker_of(ctx.func) == "stop_recording":
+            return node.body
+        return node
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, gast.Call) and self.marker_of(node.value.func) == "reset_recording":
+            return gast.Pass()
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.marker_of(node.func) == "stop_gradient" and len(node.args) == 1:
+            return node.args[0]
+        return node
+
+
+def _strip_markers(tree, marker_of):
+    _MarkerStripper(marker_of).visit(tree)
