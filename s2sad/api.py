@@ -41,6 +41,15 @@ def vjp(fn=None, wrt=0, *, jit=True, stop_gradients=()):
     return Derivative(fn, wrt, jit, "vjp", False, stop_gradients)
 
 
+def jvp(fn=None, wrt=0, *, jit=True):
+    """Forward mode: `jvp(f)(*args, tangent)` returns `(value, jvp)`, the
+    derivative of `f` along `tangent` (a tuple of tangents for a tuple
+    `wrt`), like `jax.jvp`."""
+    if fn is None:
+        return lambda f: jvp(f, wrt, jit=jit)
+    return Derivative(fn, wrt, jit, "jvp", True)
+
+
 class Derivative:
     """A derivative of a Python function, generated and compiled for the
     kinds of arguments it is called with (float or array, ndim, dtype)."""
@@ -63,16 +72,17 @@ class Derivative:
         return f"<s2sad {self.mode} of {self.fn.__qualname__} wrt {self.wrt}>"
 
     def __call__(self, *args, **kwargs):
-        seed = None
-        if self.mode == "vjp":
+        extra = []
+        if self.mode in ("vjp", "jvp"):
+            what = "seed" if self.mode == "vjp" else "tangent"
             if len(args) < 1:
-                raise TypeError("vjp derivative takes the function's arguments and then a seed")
-            *args, seed = args
+                raise TypeError(f"a {self.mode} takes the function's arguments and then a {what}")
+            *args, last = args
+            extra = [last] if self.mode == "vjp" or self.single else list(last)
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         values = [_as_value(v) for v in bound.arguments.values()]
-        if seed is not None:
-            values.append(_as_value(seed))
+        values += [_as_value(v) for v in extra]
         entry = self._entry(tuple(K.of_value(v) for v in values[:len(bound.arguments)]))
         value, grads = entry(*values)
         return (value, grads) if self.with_value else grads
@@ -96,6 +106,10 @@ class Derivative:
         entry = backend.Entry(module, gen.entry, self.jit, label)
         entry.generated = gen
         return entry
+
+    def specialisation_for(self, values):
+        """The compiled entry for these (bound, converted) argument values."""
+        return self._entry(tuple(K.of_value(v) for v in values))
 
     def specialisation(self):
         """The compiled entry of the last call (or, before any call, of

@@ -11,8 +11,16 @@ from .transforms import kinds as K
 
 class Rule:
     def __init__(self, template, kind, elementwise=False, nondiff=False, diff_argnums=None,
-                 name=None, function=None):
+                 name=None, function=None, pointwise=False, linear=None, tangent=None):
         self.template = template
+        # Forward mode. A pointwise rule's cotangents are `g` times partial
+        # derivatives, so its tangent is the same template with the
+        # argument's tangent for `g`; a primitive linear in the arguments at
+        # `linear` is its own tangent map; otherwise `tangent` is a template
+        # taking one tangent per differentiable argument, then ans and args.
+        self.pointwise = pointwise or elementwise
+        self.linear = linear
+        self.tangent = tangent
         self.function = function  # a user rule called, not inlined (register_gradient)
         self.kind_fn = kind
         self.elementwise = elementwise
@@ -71,7 +79,8 @@ def _key(obj):
 REGISTRY = Registry()
 
 
-def adjoint(*functions, kind=None, elementwise=False, diff_argnums=None, when=None):
+def adjoint(*functions, kind=None, elementwise=False, diff_argnums=None, when=None,
+            pointwise=False, linear=None):
     """Register the decorated template as the gradient rule of `functions`.
 
     With `when` (a predicate on the argument kinds) the template is a
@@ -82,8 +91,19 @@ def adjoint(*functions, kind=None, elementwise=False, diff_argnums=None, when=No
                 REGISTRY.lookup(fn).variants.append((when, template))
                 continue
             REGISTRY.register(fn, Rule(template, kind, elementwise=elementwise,
-                                       diff_argnums=diff_argnums,
-                                       name=getattr(fn, "__name__", str(fn))))
+                                       diff_argnums=diff_argnums, pointwise=pointwise,
+                                       linear=linear, name=getattr(fn, "__name__", str(fn))))
+        return template
+    return decorate
+
+
+def tangent(*functions):
+    """Register the decorated function as the forward-mode (tangent)
+    template of `functions`: parameters are the tangents of the
+    differentiable arguments, then `ans` and the arguments."""
+    def decorate(template):
+        for fn in functions:
+            REGISTRY.lookup(fn).tangent = template
         return template
     return decorate
 

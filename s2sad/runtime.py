@@ -14,7 +14,7 @@ from numba.extending import overload
 
 __all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape_like",
            "zeros_like", "ones_like", "digamma", "untranspose", "slice_axis",
-           "index_axis", "concatenate_parts", "stack_parts", "scatter_add", "matmul_grad_left", "matmul_grad_right"]
+           "index_axis", "sum_axis", "extremum_tangent", "concatenate_parts", "stack_parts", "scatter_add", "matmul_grad_left", "matmul_grad_right"]
 
 
 # ---- sum a broadcast cotangent back to an argument's shape --------------
@@ -126,6 +126,39 @@ def _extremum_grad(g, ans, x, axis=None):
         if axis is None:
             return g * mask / np.sum(mask)
         return unreduce(g, x, axis) * mask / unreduce(mask.sum(axis=axis), x, axis)
+    return impl
+
+
+def sum_axis(x, axis=None):
+    """np.sum(x, axis), where axis may be None (numba wants it left out)."""
+    return np.sum(x, axis=axis)
+
+
+@overload(sum_axis)
+def _sum_axis(x, axis=None):
+    if not _is_array(x):
+        return lambda x, axis=None: x
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        return lambda x, axis=None: np.sum(x)
+    return lambda x, axis=None: np.sum(x, axis=axis)
+
+
+def extremum_tangent(t, ans, x, axis=None):
+    """Tangent of max/min: the mean of `t` over the elements that tie."""
+    if np.ndim(x) == 0:
+        return t
+    mask = (x == unreduce(ans, x, axis)).astype(float)
+    return np.sum(t * mask, axis=axis) / np.sum(mask, axis=axis)
+
+
+@overload(extremum_tangent)
+def _extremum_tangent(t, ans, x, axis=None):
+    if not _is_array(x):
+        return lambda t, ans, x, axis=None: t
+
+    def impl(t, ans, x, axis=None):
+        mask = (x == unreduce(ans, x, axis)) * 1.0
+        return sum_axis(t * mask, axis) / sum_axis(mask, axis)
     return impl
 
 

@@ -17,6 +17,12 @@ def _assignments(body):
             yield s
 
 
+def _is_append(s):
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append"
+            and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1)
+
+
 def _targets(target):
     if isinstance(target, (gast.Tuple, gast.List)):
         return [base_name(t) for t in target.elts]
@@ -27,8 +33,10 @@ def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
     """Names that are active. `constants` are names the user asked to treat
     as constants (they are never active)."""
     flows = []  # (targets, operand names) per assignment
-    for s in _assignments(tree.body):
-        if getattr(s, "s2sad_constant", False):
+    for s in walk_stmts(tree.body):
+        if _is_append(s):  # stack.append(v): v flows into the list
+            flows.append(([s.value.func.value.id], {base_name(s.value.args[0])} - {None}))
+        if not isinstance(s, gast.Assign) or getattr(s, "s2sad_constant", False):
             continue  # stop_gradient, stop_recording, stop_gradients
         operands = {base_name(a) for a in differentiable_operands(s.value, fn, registry)}
         operands.discard(None)

@@ -75,6 +75,10 @@ def differentiable_operands(value, fn, registry):
         return [value.value] if value.attr in ("T", "real") else []
     if isinstance(value, (gast.Tuple, gast.List)):
         return _flat(value.elts)
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+            and value.func.attr in ("pop", "copy") and isinstance(value.func.value, gast.Name) \
+            and value.func.value.id in fn.local_names:
+        return [value.func.value]  # v = stack.pop(), a tape of generated code
     if isinstance(value, gast.Call):
         prim = resolve_call(value, fn, registry)
         if prim.helper is not None:

@@ -228,6 +228,45 @@ class Program:
         self.functions.append((gen_name, function_source(fdef, parsed.source_line, doc)))
         return gen_name
 
+    def jvp(self, fn, arg_kinds, wrt, fn_name=None, single=None):
+        """Generate `jvp_<f>(args, tangents) -> (value, tangent)`: forward mode
+        w.r.t. the arguments `wrt` (positions or names)."""
+        from .forward import ForwardMode
+        spec = Specialised(fn, arg_kinds, self)
+        parsed, tree = spec.parsed, spec.tree
+        args = parsed.arg_names
+        wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
+        output_names = [o.id for o in spec.outputs if isinstance(o, gast.Name)]
+        active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
+        fm = ForwardMode(parsed, tree, spec.kinds, active, spec.namer, self)
+        tangent_params = [fm.d(w) for w in wrt_names]
+        body = self._copy_written_args(tree, args) + fm.block(tree.body[:-1])
+        value = tree.body[-1].value
+        outs = [fm.tangent_atom(o) or fm.zero_like(o) for o in spec.outputs]
+        tangent = gast.Tuple(elts=outs, ctx=gast.Load()) if spec.returns_tuple else outs[0]
+        body.append(gast.Return(value=gast.Tuple(elts=[value, tangent], ctx=gast.Load())))
+        gen_name = fn_name or self._fresh_module_name("jvp_" + parsed.name)
+        fdef = gast.FunctionDef(name=gen_name, args=gast.arguments(
+            args=[name(p, gast.Param()) for p in args + tangent_params], posonlyargs=[],
+            vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+            body=body, decorator_list=[], returns=None, type_comment=None)
+        cleanup.DeadStores(lambda v: v not in args).run(fdef.body, names_loaded(fdef.body[-1]))
+        cleanup.refuse(fdef.body, spec.temporaries)
+        self._collect_globals(fdef, parsed)
+        doc = (f"Value of {parsed.name} and its directional derivative (forward mode) "
+               f"along tangents of {', '.join(wrt_names)} ({parsed.location.describe()}).")
+        self.functions.append((gen_name, function_source(fdef, parsed.source_line, doc)))
+        return gen_name
+
+    def helper_jvp(self, helper, arg_kinds):
+        key = ("jvp", helper.fn, tuple(arg_kinds))
+        if key not in self.helper_vjps:
+            mask = [k.differentiable for k in arg_kinds]
+            gen = self._fresh_module_name("jvp_" + helper.name)
+            self.helper_vjps[key] = (gen, mask)
+            self.jvp(helper.fn, list(arg_kinds), [i for i, m in enumerate(mask) if m], gen)
+        return self.helper_vjps[key]
+
     def helper_vjp(self, helper, arg_kinds, stmt, caller):
         key = (helper.fn, tuple(arg_kinds))
         if key not in self.helper_vjps:

@@ -7,7 +7,7 @@ from ..registry import adjoint, broadcast_args, first_arg, int_scalar, nondiffer
 from ..transforms import kinds as K
 
 
-@adjoint(builtins.abs, kind=first_arg)
+@adjoint(builtins.abs, kind=first_arg, pointwise=True)
 def abs(g, ans, x):
     return g * np.sign(x)
 
@@ -22,7 +22,7 @@ def max(g, ans, x, y):
     return g * (x >= y), g * (x < y)
 
 
-@adjoint(builtins.float, kind=lambda args, kws: K.FLOAT)
+@adjoint(builtins.float, kind=lambda args, kws: K.FLOAT, linear=(0,))
 def float(g, ans, x):
     return g
 

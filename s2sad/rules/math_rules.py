@@ -6,7 +6,7 @@ from ..transforms import kinds as K
 
 
 def _scalar(fn):
-    return adjoint(fn, kind=float_scalar)
+    return adjoint(fn, kind=float_scalar, pointwise=True)
 
 
 @_scalar(math.sin)

@@ -3,14 +3,14 @@ Names like `unreduce` are helpers of `s2sad.runtime` (see there)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 
-from ..registry import (adjoint, bool_like_first, broadcast_args, broadcast_float,
+from ..registry import (adjoint, tangent, bool_like_first, broadcast_args, broadcast_float,
                         created_array, first_arg, float_scalar, int_scalar, like_first,
                         nondifferentiable, reduction, same_as_first, shape_ndim)
 from ..transforms import kinds as K
 
 
 def _unary(*fns):
-    return adjoint(*fns, kind=same_as_first)
+    return adjoint(*fns, kind=same_as_first, pointwise=True)
 
 
 def _binary(*fns, kind=broadcast_float):
@@ -139,13 +139,13 @@ def absolute(g, ans, x):
     return g * np.sign(x)
 
 
-@adjoint(np.negative, kind=first_arg)
+@adjoint(np.negative, kind=first_arg, linear=(0,))
 def negative(g, ans, x):
     return -g
 
 
 @adjoint(np.positive, np.copy, np.array, np.asarray, np.ascontiguousarray, kind=like_first,
-         diff_argnums=(0,))
+         diff_argnums=(0,), linear=(0,))
 def identity(g, ans, x):
     return g
 
@@ -215,12 +215,12 @@ def clip(g, ans, x, lo, hi):
 
 # ---- reductions --------------------------------------------------------------
 
-@adjoint(np.sum, kind=reduction, diff_argnums=(0,))
+@adjoint(np.sum, kind=reduction, diff_argnums=(0,), linear=(0,))
 def sum(g, ans, x, axis=None):
     return unreduce(g, x, axis)
 
 
-@adjoint(np.mean, kind=reduction, diff_argnums=(0,))
+@adjoint(np.mean, kind=reduction, diff_argnums=(0,), linear=(0,))
 def mean(g, ans, x, axis=None):
     return unreduce(g, x, axis) / reduced_count(x, axis)
 
@@ -236,7 +236,7 @@ def extremum(g, ans, x, axis=None):
 
 
 @adjoint(np.cumsum, kind=lambda args, kws: K.array(1, args[0].dtype) if len(args) == 1
-         and "axis" not in kws else args[0], diff_argnums=(0,))
+         and "axis" not in kws else args[0], diff_argnums=(0,), linear=(0,))
 def cumsum(g, ans, x, axis=None):
     return reshape_like(np.cumsum(g[::-1])[::-1], x)
 
@@ -255,7 +255,7 @@ def _dot_kind(args, kws):
     return K.matmul(a, b)
 
 
-@adjoint(np.dot, np.matmul, kind=_dot_kind)
+@adjoint(np.dot, np.matmul, kind=_dot_kind, linear=(0, 1))
 def dot(g, ans, x, y):
     return matmul_grad_left(g, x, y), matmul_grad_right(g, x, y)
 
@@ -271,7 +271,8 @@ def dot_1d(g, ans, x, y):
 
 
 @adjoint(np.outer, kind=lambda args, kws: K.array(2, K.promote(args[0].scalar_dtype,
-                                                                args[1].scalar_dtype)))
+                                                                args[1].scalar_dtype)),
+         linear=(0, 1))
 def outer(g, ans, x, y):
     return np.dot(g, y), np.dot(x, g)
 
@@ -294,7 +295,7 @@ def solve(g, ans, a, b):
 
 # ---- shapes ------------------------------------------------------------------
 
-@adjoint(np.transpose, kind=first_arg, diff_argnums=(0,))
+@adjoint(np.transpose, kind=first_arg, diff_argnums=(0,), linear=(0,))
 def transpose(g, ans, x, axes=None):
     return untranspose(g, axes)
 
@@ -305,31 +306,65 @@ def transpose_plain(g, ans, x):
 
 
 @adjoint(np.reshape, kind=lambda args, kws: K.array(shape_ndim(args[1]), args[0].dtype),
-         diff_argnums=(0,))
+         diff_argnums=(0,), linear=(0,))
 def reshape(g, ans, x, shape):
     return reshape_like(g, x)
 
 
-@adjoint(np.ravel, kind=lambda args, kws: K.array(1, args[0].dtype))
+@adjoint(np.ravel, kind=lambda args, kws: K.array(1, args[0].dtype), linear=(0,))
 def ravel(g, ans, x):
     return reshape_like(g, x)
 
 
 @adjoint(np.expand_dims, kind=lambda args, kws: K.array(args[0].ndim + 1, args[0].dtype),
-         diff_argnums=(0,))
+         diff_argnums=(0,), linear=(0,))
 def expand_dims(g, ans, x, axis):
     return reshape_like(g, x)
 
 
-@adjoint(np.concatenate, kind=lambda args, kws: args[0].items[0], diff_argnums=(0,))
+@adjoint(np.concatenate, kind=lambda args, kws: args[0].items[0], diff_argnums=(0,),
+         linear=(0,))
 def concatenate(g, ans, xs, axis=0):
     return concatenate_parts(g, xs, axis)
 
 
 @adjoint(np.stack, kind=lambda args, kws: K.array(args[0].items[0].ndim + 1,
-                                                  args[0].items[0].dtype), diff_argnums=(0,))
+                                                  args[0].items[0].dtype), diff_argnums=(0,),
+         linear=(0,))
 def stack(g, ans, xs, axis=0):
     return stack_parts(g, xs, axis)
+
+
+# ---- tangents (forward mode) of the rules that are neither pointwise nor linear ----
+
+@tangent(np.prod)
+def prod_tangent(t, ans, x, axis=None):
+    return ans * sum_axis(t / x, axis)
+
+
+@tangent(np.max, np.amax, np.min, np.amin)
+def extremum_tangent_rule(t, ans, x, axis=None):
+    return extremum_tangent(t, ans, x, axis)
+
+
+@tangent(np.linalg.norm)
+def norm_tangent(t, ans, x):
+    return np.sum(x * t) / ans
+
+
+@tangent(np.linalg.det)
+def det_tangent(t, ans, a):
+    return ans * np.trace(np.linalg.solve(a, t))
+
+
+@tangent(np.linalg.inv)
+def inv_tangent(t, ans, a):
+    return -(ans @ t @ ans)
+
+
+@tangent(np.linalg.solve)
+def solve_tangent(ta, tb, ans, a, b):
+    return np.linalg.solve(a, tb - ta @ ans)
 
 
 # ---- no gradient ---------------------------------------------------------------

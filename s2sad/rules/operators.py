@@ -34,7 +34,7 @@ def pow(g, ans, x, y):
     return g * y * x ** (y - 1), g * np.log(x) * ans
 
 
-@adjoint(operator.neg, kind=lambda args, kws: args[0])
+@adjoint(operator.neg, kind=lambda args, kws: args[0], linear=(0,))
 def neg(g, ans, x):
     return -g
 
@@ -48,7 +48,7 @@ def _matmul_kind(args, kws):
     return K.matmul(*args)
 
 
-@adjoint(operator.matmul, kind=_matmul_kind)
+@adjoint(operator.matmul, kind=_matmul_kind, linear=(0, 1))
 def matmul(g, ans, x, y):
     return matmul_grad_left(g, x, y), matmul_grad_right(g, x, y)  # noqa: F821 (runtime)
 

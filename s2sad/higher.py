@@ -1,0 +1,147 @@
+"""Jacobians, Hessians and Hessian-vector products, built from the compiled
+vjp (reverse mode) and jvp (forward mode) derivatives.
+
+Shapes follow tf.GradientTape.jacobian: output shape + input shape."""
+import functools
+import inspect
+
+import numpy as np
+
+from .api import Derivative, _as_value, jvp, vjp
+
+
+class _Transform:
+    """Shared plumbing: bind arguments, find the one `wrt` argument."""
+
+    def __init__(self, fn, wrt, jit):
+        functools.update_wrapper(self, fn)
+        self.fn, self.jit = fn, jit
+        self.signature = inspect.signature(fn)
+        params = list(self.signature.parameters)
+        if isinstance(wrt, str):
+            if wrt not in params:
+                raise ValueError(f"wrt names '{wrt}', but {fn.__name__} has no argument of "
+                                 f"that name; its arguments are {', '.join(params)}")
+            wrt = params.index(wrt)
+        if not isinstance(wrt, int) or not -len(params) <= wrt < len(params):
+            raise ValueError(f"wrt must be one argument (position or name) of {fn.__name__}")
+        self.wrt = wrt % len(params)
+
+    def bind(self, args, kwargs):
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = [_as_value(v) for v in bound.arguments.values()]
+        x = values[self.wrt]
+        if not isinstance(x, (float, np.ndarray)):
+            raise TypeError(f"the argument differentiated must be a float or a float array, "
+                            f"not {type(x).__name__}")
+        return values, x
+
+
+class jacobian(_Transform):
+    """`jacobian(f, wrt=0, mode="auto")(*args)`: the Jacobian of the output
+    of `f` w.r.t. one argument, of shape output shape + argument shape.
+    mode "rev" computes one vjp per output element, "fwd" one jvp per input
+    element; "auto" picks the one with fewer passes."""
+
+    def __init__(self, fn, wrt=0, *, mode="auto", jit=True):
+        super().__init__(fn, wrt, jit)
+        if mode not in ("auto", "rev", "fwd"):
+            raise ValueError(f"mode must be 'auto', 'rev' or 'fwd', not {mode!r}")
+        self.mode = mode
+        self._vjp = vjp(fn, wrt=self.wrt, jit=jit)
+        self._jvp = jvp(fn, wrt=self.wrt, jit=jit)
+
+    def __call__(self, *args, **kwargs):
+        values, x = self.bind(args, kwargs)
+        out = np.asarray(self.fn(*values))  # shape of the output
+        mode = self.mode
+        if mode == "auto":
+            mode = "rev" if out.size <= np.size(x) else "fwd"
+        in_shape, out_shape = np.shape(x), out.shape
+        if mode == "rev":
+            rows = np.empty((out.size,) + in_shape)
+            for k in range(out.size):
+                seed = np.zeros(out.size)
+                seed[k] = 1.0
+                seed = seed.reshape(out_shape) if out_shape else 1.0
+                rows[k] = self._vjp(*values, seed)
+            return rows.reshape(out_shape + in_shape)
+        cols = np.empty((np.size(x),) + out_shape)
+        for k in range(np.size(x)):
+            tangent = np.zeros(np.size(x))
+            tangent[k] = 1.0
+            tangent = tangent.reshape(in_shape) if in_shape else 1.0
+            cols[k] = self._jvp(*values, tangent)[1]
+        return np.moveaxis(cols.reshape(in_shape + out_shape),
+                           list(range(len(in_shape))),
+                           list(range(len(out_shape), len(out_shape) + len(in_shape))))
+
+
+class batch_jacobian(_Transform):
+    """`batch_jacobian(f, wrt=0)(x, ...)` for x of shape (batch, ins) and an
+    output of shape (batch, outs): the (batch, outs, ins) per-example
+    Jacobians, one vjp per output column (never the (batch, outs, batch,
+    ins) full Jacobian). Valid only when examples do not interact (no batch
+    normalisation or other batch-coupled operation), as in TensorFlow."""
+
+    def __init__(self, fn, wrt=0, *, jit=True):
+        super().__init__(fn, wrt, jit)
+        self._vjp = vjp(fn, wrt=self.wrt, jit=jit)
+
+    def __call__(self, *args, **kwargs):
+        values, x = self.bind(args, kwargs)
+        out = np.asarray(self.fn(*values))
+        if np.ndim(x) < 1 or out.ndim < 1 or out.shape[0] != np.shape(x)[0]:
+            raise ValueError(f"batch_jacobian needs an argument and an output with the same "
+                             f"first (batch) axis; got {np.shape(x)} and {out.shape}")
+        batch = out.shape[0]
+        outs = out.reshape(batch, -1).shape[1]
+        result = np.empty((batch, outs) + np.shape(x)[1:])
+        for j in range(outs):
+            seed = np.zeros((batch, outs))
+            seed[:, j] = 1.0
+            result[:, j] = self._vjp(*values, seed.reshape(out.shape))
+        return result.reshape(out.shape + np.shape(x)[1:])
+
+
+class hvp(_Transform):
+    """`hvp(f, wrt=0)(*args, v)`: the Hessian of scalar `f` times `v`, by
+    forward mode over the generated reverse-mode gradient (the Hessian is
+    never formed)."""
+
+    def __init__(self, fn, wrt=0, *, jit=True):
+        super().__init__(fn, wrt, jit)
+        self._grad = Derivative(fn, self.wrt, jit, "grad", True)
+        self._jvps = {}
+
+    def __call__(self, *args, **kwargs):
+        *args, v = args
+        values, x = self.bind(args, kwargs)
+        entry = self._grad.specialisation_for(values)
+        generated = entry.module.python.__dict__[entry.fname]
+        key = id(generated)
+        if key not in self._jvps:  # the gradient's own derivative
+            self._jvps[key] = jvp(generated, wrt=self.wrt, jit=self.jit)
+        (_, _), (_, hv) = self._jvps[key](*values, _as_value(v))
+        return hv
+
+
+class hessian(_Transform):
+    """`hessian(f, wrt=0)(*args)`: shape argument shape + argument shape,
+    one Hessian-vector product per element of the argument."""
+
+    def __init__(self, fn, wrt=0, *, jit=True):
+        super().__init__(fn, wrt, jit)
+        self._hvp = hvp(fn, wrt=self.wrt, jit=jit)
+
+    def __call__(self, *args, **kwargs):
+        values, x = self.bind(args, kwargs)
+        shape = np.shape(x)
+        n = int(np.prod(shape)) if shape else 1
+        cols = np.empty((n, n))
+        for k in range(n):
+            v = np.zeros(n)
+            v[k] = 1.0
+            cols[k] = np.ravel(self._hvp(*values, v.reshape(shape) if shape else 1.0))
+        return cols.T.reshape(shape + shape)
