@@ -45,3 +45,33 @@ def check_grad(f, args, wrt=0, jit=True, rtol=1e-5, atol=1e-6):
         np.testing.assert_allclose(g, expected, rtol=rtol, atol=atol,
                                    err_msg=f"gradient w.r.t. argument {p}\n{df.source}")
     return df
+
+
+def check_jvp(f, args, wrt=0, jit=True, rtol=1e-5, atol=1e-6, seed=0):
+    """s2sad's forward-mode derivative of f along a random tangent against
+    a central difference along the same direction."""
+    rng = np.random.default_rng(seed)
+    positions = wrt if isinstance(wrt, tuple) else (wrt,)
+    tangents = [rng.normal(size=np.shape(args[p])) if np.ndim(args[p]) else float(rng.normal())
+                for p in positions]
+    df = s2sad.jvp(f, wrt=wrt, jit=jit)
+    value, got = df(*args, tangents[0] if not isinstance(wrt, tuple) else tuple(tangents))
+
+    def shifted(eps):
+        new = list(args)
+        for p, t in zip(positions, tangents):
+            new[p] = args[p] + eps * t
+        out = f(*[a.copy() if isinstance(a, np.ndarray) else a for a in new])
+        return out
+
+    eps = 1e-6
+    up, down = shifted(eps), shifted(-eps)
+    if isinstance(up, tuple):
+        expected = tuple((np.asarray(u) - np.asarray(d)) / (2 * eps) for u, d in zip(up, down))
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=df.source)
+    else:
+        expected = (np.asarray(up) - np.asarray(down)) / (2 * eps)
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol,
+                                   err_msg=df.source_for(*args))
+    return df

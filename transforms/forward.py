@@ -173,12 +173,12 @@ class ForwardMode:
         return None
 
     def call_tangent(self, value, z):
-        if _is_method(value, "pop"):  # v = stack.pop(): from the tangent list
+        if _is_method(value, "pop", self.fn):  # v = stack.pop(): from the tangent list
             stack = value.func.value.id
             if stack not in self.active:
                 return None
             return call(gast.Attribute(value=name(self.d(stack)), attr="pop", ctx=gast.Load()))
-        if _is_method(value, "copy"):
+        if _is_method(value, "copy", self.fn):
             return self.tangent_atom(value.func.value)
         obj = self.fn.resolve(value.func)
         if getattr(obj, "__s2sad_custom__", None):
@@ -257,9 +257,11 @@ class ForwardMode:
                           f"({self.fn.location.describe(self._stmt)})")
 
 
-def _is_method(value, attr):
+def _is_method(value, attr, fn):
+    """A method call on a local variable (not `np.copy`)."""
     return (isinstance(value.func, gast.Attribute) and value.func.attr == attr
-            and isinstance(value.func.value, gast.Name))
+            and isinstance(value.func.value, gast.Name)
+            and value.func.value.id in fn.local_names)
 
 
 def _rebuild(binop, args):

@@ -240,7 +240,12 @@ class Program:
         active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
         fm = ForwardMode(parsed, tree, spec.kinds, active, spec.namer, self)
         tangent_params = [fm.d(w) for w in wrt_names]
-        body = self._copy_written_args(tree, args) + fm.block(tree.body[:-1])
+        copies = self._copy_written_args(tree, args)
+        written = {c.targets[0].id for c in copies}
+        copies += [assign(fm.d(w), call(gast.Attribute(value=name(fm.d(w)), attr="copy",
+                                                       ctx=gast.Load())))
+                   for w in wrt_names if w in written]  # nor the caller's tangents
+        body = copies + fm.block(tree.body[:-1])
         value = tree.body[-1].value
         outs = [fm.tangent_atom(o) or fm.zero_like(o) for o in spec.outputs]
         tangent = gast.Tuple(elts=outs, ctx=gast.Load()) if spec.returns_tuple else outs[0]
