@@ -1,0 +1,119 @@
+"""Jacobians, batch Jacobians, Hessian-vector products and Hessians, against
+finite differences of first derivatives, and the TensorFlow guide's
+examples."""
+import numpy as np
+import pytest
+
+import s2sad
+
+rng = np.random.default_rng(3)
+
+
+def sigmoid_shift(x, delta):
+    return 1.0 / (1.0 + np.exp(-(x + delta)))
+
+
+def dense(x, W, b):
+    return np.maximum(x @ W + b, 0.0)
+
+
+def two_layer_loss(W1, x, W2):
+    h = np.tanh(x @ W1)
+    out = h @ W2
+    return np.mean(out * out)
+
+
+def rowwise(x, W):
+    y = np.empty((x.shape[0], W.shape[1]))
+    for b in range(x.shape[0]):
+        for j in range(W.shape[1]):
+            s = 0.0
+            for i in range(x.shape[1]):
+                s += np.tanh(x[b, i] * W[i, j])
+            y[b, j] = s * x[b, 0]
+    return y
+
+
+def scalar_loop(x, w):
+    y = 0.0
+    for i in range(x.shape[0]):
+        y += w[i] * np.tanh(x[i]) * x[0]
+    return y
+
+
+def fd_jacobian(f, args, wrt, eps=1e-6):
+    x = np.asarray(args[wrt], dtype=float)
+    out = np.asarray(f(*args))
+    J = np.empty(out.shape + x.shape)
+    for idx in np.ndindex(*x.shape):
+        up, down = list(args), list(args)
+        xp, xm = x.copy(), x.copy()
+        xp[idx] += eps
+        xm[idx] -= eps
+        up[wrt], down[wrt] = xp, xm
+        J[(...,) + idx] = (np.asarray(f(*up)) - np.asarray(f(*down))) / (2 * eps)
+    return J
+
+
+@pytest.mark.parametrize("mode", ["rev", "fwd", "auto"])
+def test_jacobian_of_dense_layer(mode, jit):
+    x, W, b = rng.normal(size=(7, 5)), rng.normal(size=(5, 10)), rng.normal(size=10)
+    J = s2sad.jacobian(dense, wrt=1, mode=mode, jit=jit)(x, W, b)
+    assert J.shape == (7, 10, 5, 10)
+    np.testing.assert_allclose(J, fd_jacobian(dense, (x, W, b), 1), atol=1e-6)
+    # summed over the output axes it is the gradient
+    np.testing.assert_allclose(J.sum(axis=(0, 1)), s2sad.grad(dense, wrt=1, jit=jit)(x, W, b),
+                               atol=1e-3)
+
+
+def test_jacobian_of_sigmoid_wrt_scalar(jit):
+    x = np.linspace(-10.0, 10.0, 201)
+    J = s2sad.jacobian(sigmoid_shift, wrt="delta", jit=jit)(x, 0.0)
+    s = sigmoid_shift(x, 0.0)
+    assert J.shape == (201,)
+    np.testing.assert_allclose(J, s * (1 - s), atol=1e-12)
+
+
+def test_batch_jacobian_is_the_diagonal_of_the_jacobian(jit):
+    x, W = rng.normal(size=(4, 3)), rng.normal(size=(3, 2))
+    bj = s2sad.batch_jacobian(rowwise, jit=jit)(x, W)
+    full = s2sad.jacobian(rowwise, jit=jit)(x, W)  # (4, 2, 4, 3)
+    assert bj.shape == (4, 2, 3)
+    for b in range(4):
+        np.testing.assert_allclose(bj[b], full[b, :, b, :], atol=1e-12)
+    np.testing.assert_allclose(full, fd_jacobian(rowwise, (x, W), 0), atol=1e-6)
+
+
+def test_hessian_of_two_layer_loss_and_newton_step(jit):
+    x, W1, W2 = rng.normal(size=(8, 3)), rng.normal(size=(3, 4)) * 0.5, rng.normal(size=(4, 2))
+    H = s2sad.hessian(two_layer_loss, jit=jit)(W1, x, W2)
+    assert H.shape == (3, 4, 3, 4)
+    flat = H.reshape(12, 12)
+    np.testing.assert_allclose(flat, flat.T, atol=1e-10)  # symmetric to rounding
+    g = s2sad.grad(two_layer_loss, jit=jit)
+    np.testing.assert_allclose(H, fd_jacobian(g, (W1, x, W2), 0), atol=1e-5)
+    # one damped Newton step (damped so that H + damping I is positive
+    # definite: away from a minimum the Hessian is indefinite) reduces the loss
+    damping = max(0.0, -np.linalg.eigvalsh(flat).min()) + 0.1
+    step = np.linalg.solve(flat + damping * np.eye(12), g(W1, x, W2).ravel())
+    W1_new = W1 - step.reshape(W1.shape)
+    assert two_layer_loss(W1_new, x, W2) < two_layer_loss(W1, x, W2)
+
+
+def test_hvp_and_hessian_of_loop_code(jit):
+    x, w = np.linspace(-1.0, 1.0, 4), np.arange(1.0, 5.0)
+    g = s2sad.grad(scalar_loop, jit=jit)
+    H = s2sad.hessian(scalar_loop, jit=jit)(x, w)
+    np.testing.assert_allclose(H, fd_jacobian(g, (x, w), 0), atol=1e-6)
+    v = rng.normal(size=4)
+    np.testing.assert_allclose(s2sad.hvp(scalar_loop, jit=jit)(x, w, v), H @ v, atol=1e-12)
+
+
+def test_jvp_with_tuple_wrt(jit):
+    x, W, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 2)), rng.normal(size=2)
+    tW, tb = rng.normal(size=W.shape), rng.normal(size=b.shape)
+    value, t = s2sad.jvp(dense, wrt=(1, 2), jit=jit)(x, W, b, (tW, tb))
+    eps = 1e-6
+    fd = (dense(x, W + eps * tW, b + eps * tb) - dense(x, W - eps * tW, b - eps * tb)) / (2 * eps)
+    np.testing.assert_allclose(value, dense(x, W, b))
+    np.testing.assert_allclose(t, fd, atol=1e-6)
