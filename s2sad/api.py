@@ -54,12 +54,15 @@ class Derivative:
     """A derivative of a Python function, generated and compiled for the
     kinds of arguments it is called with (float or array, ndim, dtype)."""
 
+    __s2sad_derivative__ = True
+
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=()):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
         functools.update_wrapper(self, fn)
+        del self.__wrapped__  # a derivative is not its function (inspect.unwrap)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
-        self.signature = inspect.signature(fn)
+        self.signature = self.__signature__ = inspect.signature(fn)
         self.wrt, self.single = _resolve_wrt(fn, self.signature, wrt)
         if isinstance(stop_gradients, str):
             stop_gradients = (stop_gradients,)

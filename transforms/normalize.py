@@ -164,6 +164,12 @@ class _Normalizer:
 
     def simple(self, node, src, hint):
         """`node` as the right-hand side of a normalised assignment."""
+        new = self._simple(node, src, hint)
+        if new is not node and hasattr(node, "lineno"):
+            gast.copy_location(new, node)  # errors about it name its line
+        return new
+
+    def _simple(self, node, src, hint):
         if isinstance(node, gast.BinOp):
             return gast.BinOp(left=self.atom(node.left, src), op=node.op,
                               right=self.atom(node.right, src))

@@ -37,6 +37,16 @@ class Primitive:
 def resolve_call(call, fn, registry):
     """Primitive for a Call node of `fn` (a ParsedFunction). Unknown callees
     are returned with rule None; `require_rule` decides if that is an error."""
+    if isinstance(call.func, gast.Call):  # f(a)(b)
+        from .errors import UnsupportedSyntaxError
+        maker = fn.resolve(call.func.func)
+        if getattr(maker, "__module__", "").startswith("s2sad"):
+            raise UnsupportedSyntaxError(
+                "a call to an s2sad derivative inside a function being differentiated",
+                fn.location, call, "Nested reverse mode is not supported yet; compute the "
+                "second-order quantity with s2sad.hessian or s2sad.hvp")
+        raise UnsupportedSyntaxError("calling the result of a call, f(a)(b)", fn.location, call,
+                                     "Call a module-level function by its name")
     obj = fn.resolve(call.func)
     if obj is None or is_missing(obj):
         what = _callee_text(call)

@@ -392,6 +392,12 @@ class ReverseMode:
 
     def call_contributions(self, s, g, ans, value, z):
         prim = resolve_call(value, self.fn, self.registry)
+        if getattr(prim.obj, "__s2sad_derivative__", False) and any(
+                self.is_active_atom(a) for a in _flat_atoms(value.args)):
+            raise UnsupportedSyntaxError(
+                "a call to an s2sad derivative inside a function being differentiated",
+                self.fn.location, s, "Nested reverse mode is not supported yet; compute the "
+                "second-order quantity with s2sad.hessian or s2sad.hvp")
         if prim.helper is not None:
             return self.helper_contributions(s, g, value, prim.helper)
         if not any(self.is_active_atom(a) for a in _flat_atoms(value.args)):

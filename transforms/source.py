@@ -99,6 +99,12 @@ def is_missing(obj):
 def parse_function(fn, nested_def_ok=False):
     """Parse `fn` into a ParsedFunction, or raise a clear error.
     `nested_def_ok` admits the `backward` of a custom gradient."""
+    if getattr(fn, "__s2sad_derivative__", False):
+        raise UnsupportedSyntaxError(
+            "differentiating an s2sad derivative in reverse mode (grad of grad)",
+            SourceLocation(fn.fn.__code__.co_filename, fn.fn.__code__.co_firstlineno,
+                           fn.fn.__name__), None,
+            "Use s2sad.hessian or s2sad.hvp (forward over reverse) for second derivatives")
     fn = inspect.unwrap(fn)
     if not inspect.isfunction(fn):
         raise SourceUnavailableError(

@@ -1,0 +1,887 @@
+"""Random programs in the language s2sad differentiates, as hypothesis
+strategies.
+
+A program is a module-level source text (helpers, then `fuzzed`), the
+argument kinds and values, and the arguments to differentiate. Programs are
+valid by construction:
+
+* every variable has one shape for its whole life, is defined before it is
+  used and is only used in the block that defined it (or a nested one);
+* subscripts are in range (loop bounds are known numbers);
+* loops terminate (every `while` has an iteration cap);
+* values stay in a moderate range (updates inside loops are damped and
+  squashed, `exp`/`log`/`sqrt`/division only see safe arguments);
+* arrays written through subscripts are never aliased (views of them are
+  copied before they get a second name);
+* functions that call `reset_recording` do not rebind or write their
+  arguments (what "computed before" means for an argument is left open).
+
+Kinks (branches and `abs`/`min`/`max`/`np.where`/... on values being
+differentiated) are allowed: `reference` traces them so that finite
+differences are only trusted where no kink is crossed.
+
+`KNOWN_BUGS` names features that trigger a known, still open compiler
+bug (each has an xfail test in tests/test_fuzz_regressions.py); the in-suite
+run avoids them so that it stays green and keeps looking for new bugs.
+"""
+import dataclasses
+
+import numpy as np
+from hypothesis import strategies as st
+
+MAIN = "fuzzed"
+HEADER = ("import math\n\nimport numpy as np\n\nimport s2sad\n"
+          "from s2sad import reset_recording, stop_gradient, stop_recording\n")
+
+# feature name -> regression test documenting the bug (see test_fuzz_regressions.py)
+KNOWN_BUGS = {}
+
+FEATURES = (
+    "kinks",            # abs, min, max, np.maximum, np.where, np.clip, ...
+    "active_if",        # branches on differentiated values
+    "inactive_if",      # branches on loop counters and int arguments
+    "for",              # counted loops
+    "while",            # while loops (counted, float counter, data-dependent, while True)
+    "break", "continue", "return",   # early exits
+    "buffers",          # local arrays written through subscripts
+    "slice_write",      # buf[1:] = ..., B[i] = row, B[:, j] = column
+    "arg_write",        # writes into argument arrays
+    "helpers",          # calls to other generated functions
+    "tuple_helper",     # helpers returning a tuple
+    "stop_gradient", "stop_recording", "reset_recording",
+    "matrix",           # 2-D arrays, @, outer, axis reductions
+    "ifexp",            # conditional expressions
+    "tuple_assign",     # a, b = ..., swaps
+    "iter_array",       # for row in A / for e in v
+    "vector_output", "tuple_output",
+    "mod",              # % on differentiated values
+)
+
+
+@dataclasses.dataclass
+class Program:
+    """A generated program: `source` defines the helpers and `fuzzed`."""
+    source: str
+    arg_names: tuple
+    arg_shapes: tuple     # () float, (n,) / (r, c) arrays, None an int argument
+    arg_ints: tuple       # the int arguments' values (None for floats)
+    wrt: tuple            # positions differentiated
+    value_seed: int
+    features: frozenset = frozenset()
+    jit: bool = False     # also check jit=True (and jit against Python)
+
+    def args(self):
+        """Fresh argument values (the function may write into arrays)."""
+        rng = np.random.default_rng(self.value_seed)
+        out = []
+        for shape, iv in zip(self.arg_shapes, self.arg_ints):
+            if shape is None:
+                out.append(int(iv))
+            elif shape == ():
+                out.append(float(rng.uniform(-1.5, 1.5)))
+            else:
+                out.append(rng.uniform(-1.5, 1.5, shape))
+        return out
+
+    def call_text(self):
+        """The argument values as Python source (for regression tests)."""
+        parts = []
+        for v in self.args():
+            if isinstance(v, np.ndarray):
+                parts.append(f"np.array({np.round(v, 3).tolist()!r})")
+            elif isinstance(v, float):
+                parts.append(repr(round(v, 3)))
+            else:
+                parts.append(repr(v))
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+class _Var:
+    __slots__ = ("name", "shape", "role", "lo", "hi")
+
+    def __init__(self, name, shape, role, lo=0, hi=0):
+        self.name, self.shape, self.role, self.lo, self.hi = name, shape, role, lo, hi
+
+    @property
+    def is_int(self):
+        return self.shape is None
+
+
+class _Fn:
+    """The function being written."""
+
+    def __init__(self, name, params, out, is_main):
+        self.name, self.params, self.out, self.is_main = name, params, out, is_main
+        self.scopes = [{p.name: p for p in params}]
+        self.loops = []               # "for" / "while" of the enclosing loops
+        self.lines = []
+        self.indent = 1
+        self.writable = set()         # arrays written through subscripts
+        self.no_reset = False         # rebinds or writes an argument
+        self.has_reset = False
+        self.in_recording = False     # inside `with stop_recording()`
+
+    def vars(self, pred=lambda v: True):
+        seen = {}
+        for scope in self.scopes:
+            for n, v in scope.items():
+                seen[n] = v
+        return [v for v in seen.values() if pred(v)]
+
+    def emit(self, text):
+        self.lines.append("    " * self.indent + text)
+
+
+class _Gen:
+    def __init__(self, draw, avoid=frozenset()):
+        self.draw = draw
+        self.avoid = frozenset(avoid)
+        self.used = set()
+        self.count = 0
+        self.helpers = []             # (name, param shapes, out shape or tuple)
+        self.fn = None
+
+    # ---- choices ---------------------------------------------------------------
+    def int(self, lo, hi):
+        return self.draw(st.integers(lo, hi))
+
+    def p(self, prob):
+        """True with probability `prob` (shrinks to False)."""
+        return self.draw(st.integers(0, 999)) >= 1000 - int(prob * 1000)
+
+    def pick(self, seq):
+        seq = list(seq)
+        return seq[self.int(0, len(seq) - 1)]
+
+    def weighted(self, options):
+        """options: [(weight, value)], weight 0 = unavailable; the first
+        available option is what it shrinks to."""
+        options = [(w, v) for w, v in options if w > 0]
+        total = sum(w for w, _ in options)
+        r = self.int(0, total - 1)
+        for w, v in options:
+            if r < w:
+                return v
+            r -= w
+        raise AssertionError
+
+    def ok(self, feature):
+        return feature not in self.avoid
+
+    def use(self, feature):
+        self.used.add(feature)
+
+    def fresh(self, prefix):
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def const(self, lo=-1.5, hi=1.5):
+        return repr(round(lo + (hi - lo) * self.int(0, 20) / 20.0, 2))
+
+    # ---- shapes -----------------------------------------------------------------
+    def shape_options(self):
+        shapes = [(), (self.N,)]
+        if self.ok("matrix") and self.use_matrix:
+            shapes.append((self.R, self.C))
+        return shapes
+
+    # ---- integers (indices, loop bounds) ---------------------------------------
+    def index(self, length):
+        """An int expression in [0, length)."""
+        fn = self.fn
+        opts = [(3, repr(self.int(0, length - 1)))]
+        opts.append((1, repr(-self.int(1, length))))
+        for v in fn.vars(lambda v: v.is_int and v.role in ("loop", "counter", "intarg", "len")):
+            lo, hi = v.lo, v.hi
+            if 0 <= lo and hi < length:
+                opts.append((6, v.name))
+                opts.append((1, f"{length - 1} - {v.name}"))
+            if 1 <= lo and hi - 1 < length:
+                opts.append((3, f"{v.name} - 1"))
+            if 0 <= lo and hi + 1 < length:
+                opts.append((3, f"{v.name} + 1"))
+            if lo >= 0 and hi >= length:
+                opts.append((2, f"{v.name} % {length}"))
+        return self.weighted(opts)
+
+    def length_expr(self, n):
+        """An int expression whose value is n (a loop bound)."""
+        opts = [(3, repr(n))]
+        for v in self.fn.vars(lambda v: not v.is_int and v.shape != ()):
+            if v.shape[0] == n:
+                opts.append((2, f"{v.name}.shape[0]"))
+                if len(v.shape) == 1:
+                    opts.append((1, f"len({v.name})"))
+            if len(v.shape) == 2 and v.shape[1] == n:
+                opts.append((1, f"{v.name}.shape[1]"))
+        for v in self.fn.vars(lambda v: v.is_int and v.role in ("intarg", "len")):
+            if v.lo == v.hi == n:
+                opts.append((3, v.name))
+        return self.weighted(opts)
+
+    # ---- expressions --------------------------------------------------------------
+    def expr(self, shape, depth):
+        if depth <= 0 or self.p(0.25):
+            return self.atom(shape)
+        if shape == ():
+            return self.scalar(depth)
+        return self.array(shape, depth)
+
+    def squash(self, shape, depth):
+        """A value in [-1, 1] (or so)."""
+        e = self.expr(shape, depth)
+        m = "math" if shape == () and self.p(0.5) else "np"
+        return self.pick([f"{m}.tanh({e})", f"{m}.sin({e})", f"{m}.cos({e})",
+                          f"({e}) / (1.0 + ({e}) ** 2)"])
+
+    def atom(self, shape):
+        fn = self.fn
+        opts = []
+        same = fn.vars(lambda v: v.shape == shape)
+        for v in same:
+            opts.append((4, v.name))
+        if shape == ():
+            opts.append((2, self.const()))
+            for v in fn.vars(lambda v: not v.is_int and len(v.shape or ()) == 1):
+                opts.append((4, f"{v.name}[{{i{v.shape[0]}}}]"))
+            for v in fn.vars(lambda v: not v.is_int and len(v.shape or ()) == 2):
+                opts.append((2, f"{v.name}[{{i{v.shape[0]}}}, {{i{v.shape[1]}}}]"))
+            for v in fn.vars(lambda v: v.is_int and v.role in ("loop", "counter")):
+                opts.append((1, f"{self.const(0.1, 0.5)} * {v.name}"))
+        elif len(shape) == 1:
+            L = shape[0]
+            for v in fn.vars(lambda v: not v.is_int and len(v.shape or ()) == 1 and v.shape[0] > L):
+                L2 = v.shape[0]
+                a = self.int(0, L2 - L)
+                opts.append((2, f"{v.name}[{a}:{a + L}]"))
+                if (L2 + 1) // 2 == L:
+                    opts.append((1, f"{v.name}[::2]"))
+            for v in fn.vars(lambda v: not v.is_int and len(v.shape or ()) == 2):
+                if v.shape[1] == L:
+                    opts.append((2, f"{v.name}[{{i{v.shape[0]}}}]"))
+                if v.shape[0] == L:
+                    opts.append((2, f"{v.name}[:, {{i{v.shape[1]}}}]"))
+            if not opts or self.p(0.1):
+                opts.append((1, f"np.linspace({self.const()}, {self.const()}, {L})"))
+        else:
+            for v in fn.vars(lambda v: not v.is_int and v.shape == (shape[1], shape[0])):
+                opts.append((1, f"{v.name}.T"))
+            if not opts or self.p(0.1):
+                opts.append((1, f"{self.const(0.2, 1.5)} * np.ones(({shape[0]}, {shape[1]}))"))
+        text = self.weighted(opts)
+        while "{i" in text:   # fill in indices
+            start = text.index("{i")
+            end = text.index("}", start)
+            text = text[:start] + self.index(int(text[start + 2:end])) + text[end + 1:]
+        return text
+
+    def call_helper(self, shape, depth):
+        cands = [h for h in self.helpers if h[2] == shape]
+        if not cands:
+            return None
+        name, params, _ = self.pick(cands)
+        self.use("helpers")
+        return f"{name}({', '.join(self.expr(s, depth - 1) for s in params)})"
+
+    def scalar(self, depth):
+        d = depth - 1
+        E = lambda: self.expr((), d)  # noqa: E731
+        kinks = self.ok("kinks")
+        arrays = [s for s in self.shape_options() if s != ()]
+        m = "math" if self.p(0.6) else "np"
+        k = self.weighted([
+            (12, "binop"), (3, "div"), (10, "unary"), (2, "pow"), (8, "reduce"),
+            (2 if kinks else 0, "kink"), (1 if self.ok("ifexp") else 0, "ifexp"),
+            (3 if self.ok("helpers") and any(h[2] == () for h in self.helpers) else 0, "helper"),
+            (1 if self.ok("stop_gradient") else 0, "stop_gradient"),
+            (1 if self.ok("mod") else 0, "mod"),
+            (1, "subscript_of_expr"),
+        ])
+        if k == "binop":
+            return f"{E()} {self.pick(['+', '-', '*', '*', '+'])} {E()}"
+        if k == "div":
+            return self.pick([f"{E()} / ({self.const(1.0, 2.0)} + {E()} ** 2)",
+                              f"{E()} / (2.0 + {m}.sin({E()}))",
+                              f"{E()} / {self.pick(['2.0', '3.0', '-1.5', '0.5'])}"])
+        if k == "unary":
+            e = E()
+            return self.pick([
+                f"-{e}" if e[0] not in "-" else f"-({e})",
+                f"{m}.sin({e})", f"{m}.cos({e})", f"{m}.tanh({e})", f"{m}.arctan({e})"
+                if m == "np" else f"math.atan({e})",
+                f"{m}.exp({m}.sin({e}))", f"{m}.log(1.0 + ({e}) ** 2)",
+                f"{m}.sqrt(1.0 + ({e}) * ({e}))", f"{m}.log1p(({e}) ** 2)",
+                f"math.erf({e})", f"{m}.sinh({m}.tanh({e}))", f"{m}.cosh({m}.sin({e}))",
+                f"{m}.expm1({m}.tanh({e}))", f"np.square({e})", f"float({e})",
+                f"math.hypot({e}, 1.0 + ({E()}) ** 2)", f"math.atan2({e}, 1.5 + {E()} ** 2)",
+                f"np.cbrt(1.0 + ({e}) ** 2)", f"np.exp2(np.tanh({e}))",
+                f"np.logaddexp({e}, {E()})", f"math.log10(1.5 + math.cos({e}))",
+                f"math.log2(1.5 + math.sin({e}))", f"np.reciprocal(1.5 + np.sin({e}))",
+            ])
+        if k == "pow":
+            e = E()
+            return self.pick([f"({e}) ** 2", f"({e}) ** 3", f"(1.0 + ({e}) ** 2) ** 0.5",
+                              f"(1.5 + math.sin({e})) ** ({E()})", f"2.0 ** math.tanh({e})",
+                              f"math.pow(1.2 + math.cos({e}), 1.5)"])
+        if k == "reduce" and arrays:
+            s = self.pick(arrays)
+            a = self.expr(s, d)
+            opts = [f"np.sum({a})", f"np.mean({a})", f"({a}).sum()",
+                    f"np.prod(1.0 + 0.2 * np.sin({a}))", f"np.linalg.norm(np.cos({a}))"]
+            if len(s) == 1:
+                b = self.expr(s, d)
+                opts += [f"np.dot({a}, {b})", f"({a}) @ ({b})"]
+            if kinks:
+                opts += [f"np.max({a})", f"np.min({a})"]
+            return self.pick(opts)
+        if k == "kink":
+            self.use("kinks")
+            return self.pick([f"abs({E()})", f"min({E()}, {E()})", f"max({E()}, {E()})",
+                              f"np.maximum({E()}, {self.const()})", f"math.fabs({E()})",
+                              f"np.abs({E()})", f"np.clip({E()}, -0.5, 0.7)"])
+        if k == "ifexp":
+            self.use("ifexp")
+            return f"({E()} if {self.cond(d)} else {E()})"
+        if k == "helper":
+            call = self.call_helper((), depth)
+            if call:
+                return call
+        if k == "stop_gradient":
+            self.use("stop_gradient")
+            return self.pick([f"stop_gradient({E()})", f"s2sad.stop_gradient({E()})"])
+        if k == "mod":
+            self.use("mod")
+            return f"({E()}) % {self.pick(['1.7', '0.9', '2.3'])}"
+        if k == "subscript_of_expr" and arrays:
+            s = (self.N,)
+            return f"({self.expr(s, d)})[{self.index(self.N)}]"
+        return f"{E()} * {E()}"
+
+    def array(self, shape, depth):
+        d = depth - 1
+        E = lambda s=shape: self.expr(s, d)  # noqa: E731
+        kinks = self.ok("kinks")
+        opts = [(12, "binop"), (4, "broadcast"), (10, "unary"), (2, "div"),
+                (2 if kinks else 0, "kink"), (1 if self.ok("ifexp") else 0, "ifexp"),
+                (3 if self.ok("helpers") and any(h[2] == shape for h in self.helpers) else 0, "helper"),
+                (1 if self.ok("stop_gradient") else 0, "stop_gradient")]
+        if len(shape) == 1:
+            opts += [(1, "cumsum"), (1, "concat")]
+            if self.ok("matrix") and self.use_matrix:
+                opts += [(3, "matvec"), (2, "axis_sum")]
+        else:
+            opts += [(3, "outer"), (1, "transpose"), (1, "stack")]
+        k = self.weighted(opts)
+        if k == "binop":
+            return f"{E()} {self.pick(['+', '-', '*'])} {E()}"
+        if k == "broadcast":
+            op = self.pick(['+', '-', '*'])
+            if len(shape) == 2 and self.p(0.5):
+                return f"{E((shape[1],))} {op} {E()}" if self.p(0.5) else f"{E()} {op} {E((shape[1],))}"
+            return f"{E(())} {op} {E()}" if self.p(0.5) else f"{E()} {op} {E(())}"
+        if k == "div":
+            e = E()
+            return self.pick([f"{e} / (1.0 + {E()} ** 2)", f"{e} / (2.0 + np.cos({E()}))",
+                              f"{e} / {self.pick(['2.0', '-3.0', '1.5'])}"])
+        if k == "unary":
+            e = E()
+            return self.pick([
+                f"-{e}" if e[0] != "-" else f"-({e})", f"np.sin({e})", f"np.cos({e})",
+                f"np.tanh({e})", f"np.arctan({e})", f"np.exp(np.sin({e}))",
+                f"np.log(1.0 + ({e}) ** 2)", f"np.sqrt(1.0 + ({e}) * ({e}))", f"np.square({e})",
+                f"({e}) ** 2", f"np.log1p(({e}) ** 2)", f"np.power(1.5 + np.sin({e}), 2.0)",
+                f"np.negative({e})", f"({e}) / (1.0 + ({e}) ** 2)", f"np.copy({e})",
+            ])
+        if k == "kink":
+            self.use("kinks")
+            return self.pick([f"np.abs({E()})", f"np.maximum({E()}, {E()})",
+                              f"np.minimum({E()}, {self.const()})",
+                              f"np.clip({E()}, -0.5, 0.8)",
+                              f"np.where({E()} > {self.const()}, {E()}, {E()})"])
+        if k == "ifexp":
+            self.use("ifexp")
+            return f"({E()} if {self.cond(d)} else {E()})"
+        if k == "helper":
+            call = self.call_helper(shape, depth)
+            if call:
+                return call
+        if k == "stop_gradient":
+            self.use("stop_gradient")
+            return f"stop_gradient({E()})"
+        if k == "cumsum":
+            return f"np.cumsum({E()})"
+        if k == "concat" and shape[0] >= 2:
+            a = self.int(1, shape[0] - 1)
+            return f"np.concatenate(({E((a,))}, {E((shape[0] - a,))}))"
+        if k == "matvec":
+            self.use("matrix")
+            L = shape[0]
+            R, C = self.R, self.C
+            opts = []
+            if L == R:
+                opts += [f"{E((R, C))} @ {E((C,))}", f"np.dot({E((R, C))}, {E((C,))})",
+                         f"{E((C,))} @ {E((C, R))}" if False else f"{E((R, C))} @ {E((C,))}"]
+            if L == C:
+                opts += [f"{E((R,))} @ {E((R, C))}", f"{E((R, C))}.T @ {E((R,))}"]
+            if opts:
+                return self.pick(opts)
+        if k == "axis_sum":
+            self.use("matrix")
+            L = shape[0]
+            opts = []
+            if L == self.C:
+                opts += [f"np.sum({E((self.R, self.C))}, axis=0)"]
+            if L == self.R:
+                opts += [f"np.sum({E((self.R, self.C))}, axis=1)",
+                         f"({E((self.R, self.C))}).sum(axis=1)"]
+            if opts:
+                return self.pick(opts)
+        if k == "outer":
+            self.use("matrix")
+            return f"np.outer({E((shape[0],))}, {E((shape[1],))})"
+        if k == "transpose":
+            self.use("matrix")
+            return f"np.transpose({E((shape[1], shape[0]))})"
+        if k == "stack" and shape[0] == 2:
+            self.use("matrix")
+            return f"np.stack(({E((shape[1],))}, {E((shape[1],))}))"
+        return f"{E()} * {E()}"
+
+    def cond(self, depth):
+        """A condition: on differentiated values (a kink) or on integers."""
+        ints = self.fn.vars(lambda v: v.is_int)
+        opts = [(3 if self.ok("active_if") else 0, "active"),
+                (3 if ints and self.ok("inactive_if") else 0, "inactive")]
+        if not any(w for w, _ in opts):
+            return "True"
+        k = self.weighted(opts)
+        if k == "active":
+            self.use("active_if")
+            c = f"{self.expr((), min(depth, 2))} {self.pick(['>', '<', '>=', '<='])} {self.const(-1.0, 1.0)}"
+            if self.p(0.2):
+                c2 = f"{self.expr((), 1)} > {self.const(-1.0, 1.0)}"
+                c = self.pick([f"{c} and {c2}", f"{c} or {c2}", f"not {c2}"])
+            return c
+        self.use("inactive_if")
+        v = self.pick(ints)
+        return self.pick([f"{v.name} % 2 == 0", f"{v.name} > {self.int(v.lo, max(v.lo, v.hi - 1))}",
+                          f"{v.name} == {self.int(v.lo, v.hi)}", f"{v.name} < {self.int(v.lo + 1, v.hi + 1)}",
+                          f"{v.name} != {self.int(v.lo, v.hi)}"])
+
+    # ---- statements ------------------------------------------------------------
+    def block(self, budget, depth, scope=True):
+        """Statements into the current function; returns True if the block
+        ended with an exit (return/break/continue), after which nothing more
+        may follow."""
+        fn = self.fn
+        if scope:
+            fn.scopes.append({})
+        n = self.int(1, max(1, budget))
+        ended = False
+        for _ in range(n):
+            if self.statement(budget // 2 + 1, depth):
+                ended = True
+                break
+        if scope:
+            fn.scopes.pop()
+        return ended
+
+    def new_var(self, shape, role="local"):
+        prefix = {0: "s", 1: "v", 2: "m"}[len(shape)] if role != "buffer" else "b"
+        v = _Var(self.fresh(prefix), shape, role)
+        self.fn.scopes[-1][v.name] = v
+        return v
+
+    def rhs(self, shape, depth):
+        """An expression to bind to a name: a copy if it would be a view of
+        an array that is written through subscripts."""
+        e = self.expr(shape, depth)
+        if shape != ():
+            base = e.split("[")[0].split(".")[0]
+            simple = e.replace(" ", "").replace(":", "").replace(",", "")
+            if base in self.fn.writable and all(ch.isalnum() or ch in "_[]-+%." for ch in simple):
+                e = f"np.copy({e})"
+        return e
+
+    def statement(self, budget, depth):
+        fn = self.fn
+        in_loop = bool(fn.loops)
+        scalars = fn.vars(lambda v: v.shape == () and v.role in ("local",))
+        updatable = fn.vars(lambda v: not v.is_int and v.role == "local")
+        buffers = fn.vars(lambda v: v.role == "buffer" or (v.role == "arg" and v.name in fn.writable))
+        can_exit = not fn.in_recording
+        opts = [
+            (10, "assign"),
+            (8 if updatable else 0, "update"),
+            (3 if self.ok("buffers") else 0, "buffer"),
+            (10 if buffers else 0, "write"),
+            (6 if depth < 3 and (self.ok("active_if") or self.ok("inactive_if")) else 0, "if"),
+            (6 if depth < 3 and self.ok("for") else 0, "for"),
+            (2 if depth < 3 and self.ok("while") else 0, "while"),
+            (2 if depth < 3 and self.ok("iter_array") else 0, "iter"),
+            (2 if self.ok("tuple_assign") and len(scalars) >= 2 else 0, "swap"),
+            (2 if self.ok("tuple_assign") else 0, "tuple"),
+            (2 if self.ok("tuple_helper") and any(isinstance(h[2], tuple) and h[2] and isinstance(h[2][0], tuple)
+                                                  for h in self.helpers) else 0, "tuple_call"),
+            (1 if self.ok("stop_recording") and not fn.in_recording else 0, "recording"),
+            (1 if self.ok("reset_recording") and not fn.no_reset else 0, "reset"),
+            (3 if in_loop and can_exit and (self.ok("break") or self.ok("continue")) else 0, "loop_exit"),
+            (2 if can_exit and self.ok("return") and (in_loop or depth > 0) else 0, "return"),
+        ]
+        k = self.weighted(opts)
+        return getattr(self, "st_" + k)(budget, depth)
+
+    def st_assign(self, budget, depth):
+        shape = self.pick(self.shape_options())
+        e = self.rhs(shape, 3 if shape == () else 2)
+        v = self.new_var(shape)
+        self.fn.emit(f"{v.name} = {e}")
+
+    def st_update(self, budget, depth):
+        fn = self.fn
+        v = self.pick(fn.vars(lambda v: not v.is_int and v.role == "local"))
+        sh = v.shape
+        if not fn.loops and self.p(0.5):
+            fn.emit(f"{v.name} = {self.rhs(sh, 2)}")
+            return
+        sq = self.squash(sh, 2)
+        form = self.int(0, 6)
+        if form == 0:
+            fn.emit(f"{v.name} = {sq}")
+        elif form == 1:
+            fn.emit(f"{v.name} = {self.const(0.3, 0.9)} * {v.name} + {sq}")
+        elif form == 2:
+            fn.emit(f"{v.name} += {sq}")
+        elif form == 3:
+            fn.emit(f"{v.name} -= {self.const(0.1, 1.0)} * {sq}")
+        elif form == 4:
+            fn.emit(f"{v.name} *= 0.8 + 0.2 * {sq}")
+        elif form == 5:
+            fn.emit(f"{v.name} = np.tanh({v.name} * {self.expr(sh, 1)})")
+        else:
+            fn.emit(f"{v.name} /= 1.5 + {sq}")
+
+    def st_buffer(self, budget, depth):
+        fn = self.fn
+        self.use("buffers")
+        shapes = [(self.N,)] + ([(self.R, self.C)] if self.ok("matrix") and self.use_matrix else [])
+        sh = self.pick(shapes)
+        same = fn.vars(lambda v: not v.is_int and v.shape == sh)
+        size = repr(sh[0]) if len(sh) == 1 else f"({sh[0]}, {sh[1]})"
+        opts = [f"np.zeros({size})", f"np.ones({size})"]
+        if len(sh) == 1:
+            opts.append(f"np.zeros({self.length_expr(sh[0])})")
+        if same:
+            src = self.pick(same).name
+            opts += [f"np.zeros_like({src})", f"{src}.copy()", f"np.copy({src})"]
+        init = self.pick(opts + ["EMPTY"])
+        v = self.new_var(sh, role="buffer")
+        fn.writable.add(v.name)
+        if init == "EMPTY":
+            fn.emit(f"{v.name} = np.empty({size})")
+            fn.emit(f"{v.name}[:] = {self.expr(sh, 1)}")
+        else:
+            fn.emit(f"{v.name} = {init}")
+
+    def st_write(self, budget, depth):
+        fn = self.fn
+        buffers = fn.vars(lambda v: v.role == "buffer" or (v.role == "arg" and v.name in fn.writable))
+        b = self.pick(buffers)
+        if b.role == "arg":
+            self.use("arg_write")
+        sh = b.shape
+        if len(sh) == 1:
+            target = f"{b.name}[{self.index(sh[0])}]"
+        else:
+            target = f"{b.name}[{self.index(sh[0])}, {self.index(sh[1])}]"
+        if self.ok("slice_write") and self.p(0.25):
+            self.use("slice_write")
+            if len(sh) == 1:
+                L = sh[0]
+                a = self.int(0, L - 1)
+                c = self.int(a + 1, L)
+                forms = [(f"{b.name}[{a}:{c}]", (c - a,)), (f"{b.name}[:]", (L,)),
+                         (f"{b.name}[::2]", ((L + 1) // 2,))]
+                target, tshape = self.pick(forms)
+            else:
+                target, tshape = self.pick([(f"{b.name}[{self.index(sh[0])}]", (sh[1],)),
+                                            (f"{b.name}[:, {self.index(sh[1])}]", (sh[0],))])
+            val = self.squash(tshape, 1) if fn.loops else self.expr(tshape, 2)
+            fn.emit(f"{target} = {val}")
+            return
+        form = self.int(0, 4) if fn.loops else self.int(0, 1)
+        if form <= 1:
+            fn.emit(f"{target} = {self.expr((), 2)}" if not fn.loops else f"{target} = {self.squash((), 2)}")
+        elif form == 2:
+            fn.emit(f"{target} += {self.squash((), 2)}")
+        elif form == 3:
+            fn.emit(f"{target} = {self.const(0.3, 0.9)} * {target} + {self.squash((), 2)}")
+        else:
+            fn.emit(f"{target} *= 0.8 + 0.2 * {self.squash((), 1)}")
+
+    def st_if(self, budget, depth):
+        fn = self.fn
+        fn.emit(f"if {self.cond(2)}:")
+        fn.indent += 1
+        self.block(budget, depth + 1)
+        fn.indent -= 1
+        k = self.int(0, 3)
+        while k == 3 and self.p(0.5):
+            fn.emit(f"elif {self.cond(2)}:")
+            fn.indent += 1
+            self.block(budget, depth + 1)
+            fn.indent -= 1
+        if k >= 2:
+            fn.emit("else:")
+            fn.indent += 1
+            self.block(budget, depth + 1)
+            fn.indent -= 1
+
+    def _loop_body(self, kind, loopvar, budget, depth, pre=()):
+        fn = self.fn
+        fn.loops.append(kind)
+        fn.scopes.append({})
+        if loopvar is not None:
+            fn.scopes[-1][loopvar.name] = loopvar
+        fn.indent += 1
+        for line in pre:
+            fn.emit(line)
+        self.block(budget, depth + 1, scope=False)
+        fn.indent -= 1
+        fn.scopes.pop()
+        fn.loops.pop()
+
+    def st_for(self, budget, depth):
+        self.use("for")
+        n = self.pick([self.N, self.N, 2, 3] + ([self.R, self.C] if self.use_matrix else [])
+                      + ([self.K] if self.K else []))
+        i = self.fresh("i")
+        form = self.int(0, 5)
+        L = self.length_expr(n)
+        if form <= 2:
+            head, lo, hi = f"range({L})", 0, n - 1
+        elif form == 3:
+            head, lo, hi = f"range(1, {L})", 1, n - 1
+        elif form == 4:
+            head, lo, hi = f"range({L} - 1, -1, -1)", 0, n - 1
+        else:
+            head, lo, hi = f"range(0, {L}, 2)", 0, n - 1
+        if hi < lo:
+            head, lo, hi = f"range({n})", 0, n - 1
+        self.fn.emit(f"for {i} in {head}:")
+        self._loop_body("for", _Var(i, None, "loop", lo, hi), budget, depth)
+
+    def st_iter(self, budget, depth):
+        fn = self.fn
+        seqs = fn.vars(lambda v: not v.is_int and v.shape != () and v.name not in fn.writable)
+        if not seqs:
+            return self.st_for(budget, depth)
+        self.use("iter_array")
+        s = self.pick(seqs)
+        e = _Var(self.fresh("row" if len(s.shape) == 2 else "e"), s.shape[1:], "loopelem")
+        fn.emit(f"for {e.name} in {s.name}:")
+        self._loop_body("for", e, budget, depth)
+
+    def st_while(self, budget, depth):
+        fn = self.fn
+        self.use("while")
+        form = self.int(0, 3)
+        cap = self.int(2, 5)
+        if form == 1:
+            t = self.fresh("t")
+            step = self.pick(["0.3", "0.25", "0.4"])
+            fn.emit(f"{t} = 0.0")
+            fn.emit(f"while {t} < 1.0:")
+            self._loop_body("while", None, budget, depth, pre=[f"{t} += {step}"])
+            return
+        it = self.fresh("it")
+        fn.emit(f"{it} = 0")
+        counter = _Var(it, None, "counter", 1, cap)
+        if form == 0:
+            fn.emit(f"while {it} < {cap}:")
+            self._loop_body("while", counter, budget, depth, pre=[f"{it} += 1"])
+        elif form == 2:
+            c = self.cond(2) if self.ok("active_if") else f"{it} < {cap}"
+            fn.emit(f"while {c} and {it} < {cap}:")
+            self._loop_body("while", counter, budget, depth, pre=[f"{it} += 1"])
+        else:
+            fn.emit("while True:")
+            self._loop_body("while", counter, budget, depth,
+                            pre=[f"if {it} >= {cap}:", "    break", f"{it} += 1"])
+
+    def st_swap(self, budget, depth):
+        self.use("tuple_assign")
+        a, b = self.draw(st.permutations(self.fn.vars(lambda v: v.shape == () and v.role == "local")))[:2]
+        self.fn.emit(f"{a.name}, {b.name} = {b.name}, {a.name}")
+
+    def st_tuple(self, budget, depth):
+        self.use("tuple_assign")
+        sh1, sh2 = self.pick(self.shape_options()), self.pick(self.shape_options())
+        e1, e2 = self.rhs(sh1, 2), self.rhs(sh2, 2)
+        v1, v2 = self.new_var(sh1), self.new_var(sh2)
+        self.fn.emit(f"{v1.name}, {v2.name} = {e1}, {e2}")
+
+    def st_tuple_call(self, budget, depth):
+        self.use("tuple_helper")
+        cands = [h for h in self.helpers if isinstance(h[2], tuple) and h[2] and isinstance(h[2][0], tuple)]
+        name, params, outs = self.pick(cands)
+        call = f"{name}({', '.join(self.expr(s, 1) for s in params)})"
+        vs = [self.new_var(s) for s in outs]
+        self.fn.emit(f"{', '.join(v.name for v in vs)} = {call}")
+
+    def st_recording(self, budget, depth):
+        fn = self.fn
+        self.use("stop_recording")
+        fn.emit(self.pick(["with stop_recording():", "with s2sad.stop_recording():"]))
+        fn.indent += 1
+        fn.in_recording = True
+        # no new scope: names bound in the block are used after it (as constants)
+        self.block(max(1, budget // 2), depth + 1, scope=False)
+        fn.in_recording = False
+        fn.indent -= 1
+
+    def st_reset(self, budget, depth):
+        self.use("reset_recording")
+        self.fn.has_reset = True
+        self.fn.emit(self.pick(["reset_recording()", "s2sad.reset_recording()"]))
+
+    def st_loop_exit(self, budget, depth):
+        fn = self.fn
+        kinds = [k for k in ("break", "continue") if self.ok(k)]
+        k = self.pick(kinds)
+        self.use(k)
+        fn.emit(f"if {self.cond(2)}:")
+        fn.indent += 1
+        if self.p(0.4):
+            self.block(1, depth + 1)
+        fn.emit(k)
+        fn.indent -= 1
+        if self.p(0.3):
+            fn.emit("else:")
+            fn.indent += 1
+            self.block(budget, depth + 1)
+            fn.indent -= 1
+
+    def st_return(self, budget, depth):
+        fn = self.fn
+        self.use("return")
+        fn.emit(f"if {self.cond(2)}:")
+        fn.indent += 1
+        fn.emit(self.return_stmt())
+        fn.indent -= 1
+
+    def return_stmt(self):
+        out = self.fn.out
+        if isinstance(out, tuple) and out and isinstance(out[0], tuple):
+            return "return " + ", ".join(self.expr(s, 3) for s in out)
+        return f"return {self.expr(out, 3)}"
+
+    # ---- functions -----------------------------------------------------------------
+    def function(self, name, params, out, budget, is_main):
+        self.fn = fn = _Fn(name, params, out, is_main)
+        for p in params:
+            if p.role == "arg" and p.name in getattr(self, "writable_args", ()):
+                fn.writable.add(p.name)
+        if fn.writable:
+            fn.no_reset = True
+        self.block(budget, 0, scope=False)
+        fn.emit(self.return_stmt())
+        lines = [f"def {name}({', '.join(p.name for p in params)}):"] + fn.lines
+        self.fn = None
+        return "\n".join(lines)
+
+
+@st.composite
+def programs(draw, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False):
+    """A random Program. `avoid`: features (see FEATURES) not to generate."""
+    g = _Gen(draw, avoid)
+    g.N = draw(st.integers(3, 5))
+    g.use_matrix = g.ok("matrix") and g.p(0.35)
+    g.R, g.C = draw(st.sampled_from([(2, 3), (3, 2), (2, 4), (3, 4)]))
+    g.K = draw(st.sampled_from([0, 2, 3, 4]))
+    # arguments
+    names, shapes, ints = [], [], []
+    for nm, sh in (("x", (g.N,)), ("a", ()), ("y", (g.N,)), ("c", ())):
+        if not names or g.p(0.5):
+            names.append(nm)
+            shapes.append(sh)
+            ints.append(None)
+    if g.use_matrix:
+        names.append("A")
+        shapes.append((g.R, g.C))
+        ints.append(None)
+    if g.K:
+        names.append("k")
+        shapes.append(None)
+        ints.append(g.K)
+    order = draw(st.permutations(range(len(names))))
+    names = [names[i] for i in order]
+    shapes = [shapes[i] for i in order]
+    ints = [ints[i] for i in order]
+    g.writable_args = set()
+    if g.ok("arg_write") and g.p(0.15):
+        arrs = [n for n, s in zip(names, shapes) if s not in (None, ())]
+        if arrs:
+            g.writable_args.add(g.pick(arrs))
+    # helpers
+    sources = []
+    n_helpers = draw(st.integers(0, max_helpers)) if g.ok("helpers") else 0
+    for h in range(n_helpers):
+        nparams = draw(st.integers(1, 3))
+        pshapes = [g.pick([(), (), (g.N,)]) for _ in range(nparams)]
+        params = [_Var(f"p{j}", s, "param") for j, s in enumerate(pshapes)]
+        if g.ok("tuple_helper") and g.p(0.15):
+            out = ((), g.pick([(), (g.N,)]))
+        else:
+            out = g.pick([(), (), (g.N,)])
+        name = f"helper_{h}"
+        g_avoid_reset = g.avoid
+        sources.append(g.function(name, params, out, max(1, max_statements // 2), False))
+        g.avoid = g_avoid_reset
+        g.helpers.append((name, pshapes, out))
+    # main
+    params = []
+    for nm, sh, iv in zip(names, shapes, ints):
+        if sh is None:
+            params.append(_Var(nm, None, "intarg", iv, iv))
+        else:
+            params.append(_Var(nm, sh, "arg"))
+    out = ()
+    if g.ok("vector_output") and g.p(0.1):
+        g.use("vector_output")
+        out = (g.N,)
+    elif g.ok("tuple_output") and g.p(0.08):
+        g.use("tuple_output")
+        out = ((), (g.N,))
+    main = g.function(MAIN, params, out, max_statements, True)
+    sources.append(main)
+    floats = [i for i, s in enumerate(shapes) if s is not None]
+    wrt = tuple(floats)
+    if len(floats) > 1 and g.p(0.2):
+        wrt = tuple(sorted(draw(st.lists(st.sampled_from(floats), min_size=1, max_size=len(floats),
+                                          unique=True))))
+    seed = draw(st.integers(0, 2 ** 31 - 1))
+    return Program(source="\n\n\n".join(sources) + "\n", arg_names=tuple(names),
+                   arg_shapes=tuple(shapes), arg_ints=tuple(ints), wrt=wrt, value_seed=seed,
+                   features=frozenset(g.used), jit=jit)
+
+
+def collect(n, seed=0, avoid=frozenset(), **kwargs):
+    """`n` distinct programs from the strategy, reproducibly for a seed."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+
+    out, seen = [], set()
+
+    @hseed(seed)
+    @settings(max_examples=n, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), derandomize=False)
+    @given(programs(avoid=avoid, **kwargs))
+    def gather(prog):
+        key = (prog.source, prog.arg_shapes, prog.wrt)
+        if key not in seen:
+            seen.add(key)
+            out.append(prog)
+
+    gather()
+    return out
