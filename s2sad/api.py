@@ -101,14 +101,42 @@ class Derivative:
         self._last = entry
         return entry
 
+    def _target(self, kinds):
+        """The function to differentiate: for grad(grad(f)), the generated
+        gradient of f for these argument kinds."""
+        if getattr(self.fn, "__s2sad_derivative__", False):
+            return self.fn.gradient_function(kinds)
+        return self.fn
+
+    def _generate(self, kinds):
+        return generate(self._target(kinds), kinds, self.wrt, self.mode, self.single,
+                        self.stop_gradients)
+
     def _build(self, kinds):
-        gen = generate(self.fn, kinds, self.wrt, self.mode, self.single, self.stop_gradients)
+        gen = self._generate(kinds)
         name = "s2sad_" + cache.module_key(gen.source, gen.key_extra)
         module = backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace)
-        label = f"{self.fn.__qualname__} ({self.fn.__code__.co_filename}:{self.fn.__code__.co_firstlineno})"
+        code = _innermost(self.fn).__code__
+        label = f"{self.fn.__qualname__} ({code.co_filename}:{code.co_firstlineno})"
         entry = backend.Entry(module, gen.entry, self.jit, label)
         entry.generated = gen
         return entry
+
+    def gradient_function(self, arg_kinds):
+        """The generated function computing what this derivative returns, as
+        plain Python with source: what s2sad differentiates for grad(grad(f))
+        or for a grad(...) call inside a differentiated function."""
+        if self.mode != "grad" or self.with_value:
+            raise TypeError("only a grad (not value_and_grad, vjp or jvp) can be differentiated "
+                            "again in reverse mode")
+        key = ("gradient",) + tuple(arg_kinds)
+        if key not in self._entries:
+            gen = generate(self.fn, arg_kinds, self.wrt, "gradient", self.single,
+                           self.stop_gradients)
+            name = "s2sad_" + cache.module_key(gen.source, gen.key_extra)
+            module = backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace)
+            self._entries[key] = module.python.__dict__[gen.entry]
+        return self._entries[key]
 
     def specialisation_for(self, values):
         """The compiled entry for these (bound, converted) argument values."""
@@ -118,7 +146,7 @@ class Derivative:
         """The compiled entry of the last call (or, before any call, of
         the kinds guessed from the source)."""
         if self._last is None:
-            return self._entry(tuple(_guess_kinds(self.fn)))
+            return self._entry(tuple(_guess_kinds(_innermost(self.fn))))
         return self._last
 
     @property
@@ -128,14 +156,20 @@ class Derivative:
         an indexed argument being an array of that many dimensions)."""
         if self._last is not None:
             return self._last.generated.source
-        return generate(self.fn, _guess_kinds(self.fn), self.wrt, self.mode, self.single, self.stop_gradients).source
+        return self._generate(_guess_kinds(_innermost(self.fn))).source
 
     def source_for(self, *args, **kwargs):
         """The generated derivative module for arguments like these."""
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         kinds = [K.of_value(_as_value(v)) for v in bound.arguments.values()]
-        return generate(self.fn, kinds, self.wrt, self.mode, self.single, self.stop_gradients).source
+        return self._generate(kinds).source
+
+
+def _innermost(fn):
+    while getattr(fn, "__s2sad_derivative__", False):
+        fn = fn.fn
+    return fn
 
 
 def _as_value(v):

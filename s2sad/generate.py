@@ -77,6 +77,6 @@ def _describe(fn, wrt, mode):
     names = list(inspect.signature(fn).parameters)
     wrt_text = ", ".join(names[w] if isinstance(w, int) else w for w in wrt)
     what = {"grad": "Value and gradient", "vjp": "Value and vector-Jacobian product",
-            "jvp": "Value and Jacobian-vector product"}[mode]
+            "jvp": "Value and Jacobian-vector product", "gradient": "Gradient"}[mode]
     code = fn.__code__
     return f"{what} of {fn.__name__} ({code.co_filename}:{code.co_firstlineno}) w.r.t. {wrt_text}."

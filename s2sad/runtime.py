@@ -14,7 +14,7 @@ from numba.extending import overload
 
 __all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape_like",
            "zeros_like", "ones_like", "digamma", "untranspose", "slice_axis",
-           "index_axis", "sum_axis", "extremum_tangent", "concatenate_parts", "stack_parts", "scatter_add", "matmul_grad_left", "matmul_grad_right"]
+           "index_axis", "sum_axis", "broadcast_like", "extremum_tangent", "concatenate_parts", "stack_parts", "scatter_add", "matmul_grad_left", "matmul_grad_right"]
 
 
 # ---- sum a broadcast cotangent back to an argument's shape --------------
@@ -127,6 +127,22 @@ def _extremum_grad(g, ans, x, axis=None):
             return g * mask / np.sum(mask)
         return unreduce(g, x, axis) * mask / unreduce(mask.sum(axis=axis), x, axis)
     return impl
+
+
+def broadcast_like(h, g):
+    """`h` broadcast to the shape of `g` (the adjoint of unbroadcast)."""
+    if np.ndim(g) == 0:
+        return float(np.sum(h))
+    return np.broadcast_to(h, np.shape(g)).copy()
+
+
+@overload(broadcast_like)
+def _broadcast_like(h, g):
+    if not _is_array(g):
+        return (lambda h, g: np.sum(h)) if _is_array(h) else (lambda h, g: h)
+    if not _is_array(h):
+        return lambda h, g: np.full(g.shape, h)
+    return lambda h, g: np.broadcast_to(h, g.shape).copy()
 
 
 def sum_axis(x, axis=None):

@@ -162,19 +162,3 @@ def test_user_errors_pass_through_unchanged():
     with pytest.raises(IndexError):
         s2sad.grad(raises_itself, jit=False)(2.0)
 
-
-def inner_loss(x, w):
-    return np.sum((x * w) ** 2)
-
-
-def penalty(x, w):
-    g = s2sad.grad(inner_loss, wrt=0)(x, w)
-    return np.sum(g * g)
-
-
-def test_nested_reverse_mode_is_refused_clearly():
-    x, w = np.ones(3), np.ones(3)
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="grad of grad"):
-        s2sad.grad(s2sad.grad(inner_loss))(x, w)
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="a call to an s2sad derivative"):
-        s2sad.grad(penalty, wrt=1, jit=False)(x, w)

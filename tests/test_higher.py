@@ -117,3 +117,35 @@ def test_jvp_with_tuple_wrt(jit):
     fd = (dense(x, W + eps * tW, b + eps * tb) - dense(x, W - eps * tW, b - eps * tb)) / (2 * eps)
     np.testing.assert_allclose(value, dense(x, W, b))
     np.testing.assert_allclose(t, fd, atol=1e-6)
+
+
+def sin_cubic(x):
+    return np.sin(x) * x * x
+
+
+def loss_of_inputs(x, W):
+    h = np.tanh(x @ W)
+    return np.sum(h * h)
+
+
+def input_gradient_penalty(x, W):
+    g = s2sad.grad(loss_of_inputs, wrt=0)(x, W)
+    return np.sum(g ** 2)
+
+
+def test_grad_of_grad(jit):
+    x = 0.7
+    expected = -np.sin(x) * x * x + 4 * x * np.cos(x) + 2 * np.sin(x)
+    assert s2sad.grad(s2sad.grad(sin_cubic), jit=jit)(x) == pytest.approx(expected)
+    xs, w = np.linspace(-1.0, 1.0, 4), np.arange(1.0, 5.0)
+    H = s2sad.hessian(scalar_loop, jit=jit)(xs, w)
+    # grad of a vector-valued gradient: the gradient of its sum
+    np.testing.assert_allclose(s2sad.grad(s2sad.grad(scalar_loop), jit=jit)(xs, w),
+                               H.sum(axis=0), atol=1e-10)
+
+
+def test_gradient_inside_a_differentiated_function(jit):
+    """Input-gradient regularisation, as in the TensorFlow guide."""
+    x, W = rng.normal(size=(4, 3)), rng.normal(size=(3, 2))
+    got = s2sad.grad(input_gradient_penalty, wrt=1, jit=jit)(x, W)
+    np.testing.assert_allclose(got, fd_jacobian(input_gradient_penalty, (x, W), 1), atol=1e-6)

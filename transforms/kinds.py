@@ -31,7 +31,7 @@ class Kind:
     @property
     def differentiable(self):
         """Can carry a gradient: float scalars and float arrays (or unknown)."""
-        if self.tag == "tuple":
+        if self.tag in ("tuple", "list"):
             return any(k.differentiable for k in self.items)
         return self.tag in ("float", "unknown", "complex") or (self.is_array and self.dtype in "fc")
 
@@ -64,6 +64,11 @@ def scalar(dtype):
 
 def tuple_of(items):
     return Kind("tuple", items=tuple(items))
+
+
+def list_of(item):
+    """A list used as a stack (the tapes of generated code)."""
+    return Kind("list", items=(item,))
 
 
 def of_value(value):
@@ -105,6 +110,8 @@ def join(a, b):
         return scalar(promote(a.scalar_dtype, b.scalar_dtype))
     if a.is_array and b.is_array and a.ndim == b.ndim:
         return array(a.ndim, promote(a.dtype, b.dtype))
+    if a.tag == "list" and b.tag == "list":
+        return list_of(join(a.items[0], b.items[0]))
     if a.tag == "tuple" and b.tag == "tuple" and len(a.items) == len(b.items):
         return tuple_of(join(x, y) for x, y in zip(a.items, b.items))
     return UNKNOWN
@@ -160,6 +167,8 @@ class KindInference:
                 self.block(s.orelse)
             elif isinstance(s, gast.Return):
                 self.env["<return>"] = self.expr(s.value)
+            elif isinstance(s, gast.Expr) and _is_append(s.value):
+                self.bind(s.value.func.value.id, list_of(self.expr(s.value.args[0])))
 
     def bind(self, var, kind):
         self.env[var] = join(self.env.get(var), kind)
@@ -204,8 +213,13 @@ class KindInference:
             return self.subscript(self.expr(node.value), node.slice)
         if isinstance(node, gast.Attribute):
             return self.attribute(self.expr(node.value), node.attr)
+        if isinstance(node, gast.List) and not node.elts:
+            return list_of(BOTTOM)
         if isinstance(node, (gast.Tuple, gast.List)):
             return tuple_of(self.expr(e) for e in node.elts)
+        if isinstance(node, gast.Call) and _is_method_of(node, "pop") and \
+                self.env.get(node.func.value.id, UNKNOWN).tag == "list":
+            return self.env[node.func.value.id].items[0]
         if isinstance(node, gast.Call):
             args = [self.expr(a) for a in node.args]
             kws = {k.arg: self.expr(k.value) for k in node.keywords}
@@ -258,3 +272,12 @@ def matmul(a, b):
         return UNKNOWN
     nd = {(1, 1): 0, (2, 1): 1, (1, 2): 1, (2, 2): 2}.get((a.ndim, b.ndim))
     return UNKNOWN if nd is None else array(nd, promote(a.dtype, b.dtype))
+
+
+def _is_method_of(call, attr):
+    return (isinstance(call.func, gast.Attribute) and call.func.attr == attr
+            and isinstance(call.func.value, gast.Name))
+
+
+def _is_append(node):
+    return isinstance(node, gast.Call) and _is_method_of(node, "append") and len(node.args) == 1

@@ -22,8 +22,14 @@ class Helper:
     differentiated recursively and gets a `<name>_vjp` of its own."""
 
     def __init__(self, fn):
-        self.fn = fn
+        self.fn = fn  # a function, or an s2sad derivative (see `function_for`)
         self.name = fn.__name__
+
+    def function_for(self, arg_kinds):
+        """The Python function to differentiate for these argument kinds."""
+        if getattr(self.fn, "__s2sad_derivative__", False):
+            return self.fn.gradient_function(arg_kinds)
+        return self.fn
 
 
 class Primitive:
@@ -37,17 +43,14 @@ class Primitive:
 def resolve_call(call, fn, registry):
     """Primitive for a Call node of `fn` (a ParsedFunction). Unknown callees
     are returned with rule None; `require_rule` decides if that is an error."""
-    if isinstance(call.func, gast.Call):  # f(a)(b)
-        from .errors import UnsupportedSyntaxError
-        maker = fn.resolve(call.func.func)
-        if getattr(maker, "__module__", "").startswith("s2sad"):
-            raise UnsupportedSyntaxError(
-                "a call to an s2sad derivative inside a function being differentiated",
-                fn.location, call, "Nested reverse mode is not supported yet; compute the "
-                "second-order quantity with s2sad.hessian or s2sad.hvp")
-        raise UnsupportedSyntaxError("calling the result of a call, f(a)(b)", fn.location, call,
-                                     "Call a module-level function by its name")
     obj = fn.resolve(call.func)
+    if isinstance(call.func, gast.Call) and (obj is None or is_missing(obj)):  # f(a)(b)
+        from .errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError("calling the result of a call, f(a)(b)", fn.location, call,
+                                     "Call a module-level function, or s2sad.grad(f, ...) "
+                                     "with module-level arguments")
+    if getattr(obj, "__s2sad_derivative__", False):
+        return Primitive(None, obj, Helper(obj))
     if obj is None or is_missing(obj):
         what = _callee_text(call)
         if obj is None:

@@ -41,6 +41,7 @@ class Specialised:
         self.tree = tree
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
         self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+        program.name_derivative_calls(tree, self.parsed, self.kinds)
         ret = tree.body[-1]
         self.outputs = list(ret.value.elts) if isinstance(ret.value, gast.Tuple) else [ret.value]
         self.returns_tuple = isinstance(ret.value, gast.Tuple)
@@ -108,6 +109,23 @@ class Program:
         self._customs[key] = result
         return result
 
+    def name_derivative_calls(self, tree, parsed, kinds):
+        """`g = s2sad.grad(loss)(x, W)` calls the generated gradient of loss
+        for these argument kinds, under a module-level name."""
+        from .syntax import walk_stmts
+        inference = K.KindInference(lambda *a: K.UNKNOWN)
+        inference.env = kinds
+        for s in walk_stmts(tree.body):
+            value = getattr(s, "value", None)
+            if not isinstance(value, gast.Call):
+                continue
+            obj = parsed.resolve(value.func)
+            if getattr(obj, "__s2sad_derivative__", False):
+                fn = obj.gradient_function([inference.expr(a) for a in value.args])
+                n = self.provide(fn)
+                parsed.namespace[n] = fn
+                value.func = name(n)
+
     def marker_resolver(self, parsed):
         def marker_of(node):
             obj = parsed.resolve(node)
@@ -127,7 +145,7 @@ class Program:
             if prim.rule is not None:
                 return prim.rule.kind(arg_kinds, kw_kinds)
             if prim.helper is not None:
-                return self.helper_return_kind(prim.helper.fn, arg_kinds)
+                return self.helper_return_kind(prim.helper.function_for(arg_kinds), arg_kinds)
             if getattr(prim.obj, "__s2sad_custom__", None):
                 return self.custom_pair(prim.obj, arg_kinds)[2]
             return K.UNKNOWN
@@ -155,7 +173,9 @@ class Program:
 
         mode "grad": `(args) -> (value, gradients)` seeded with ones;
         mode "vjp": `(args, seed) -> (value, gradients)`;
-        mode "helper": `(args, seed) -> gradients` for every float argument.
+        mode "helper": `(args, seed) -> gradients` for every float argument;
+        mode "gradient": `(args) -> gradients` (what `grad` returns, as a
+        function that can itself be differentiated).
         Returns the generated function's name."""
         spec = Specialised(fn, arg_kinds, self)
         parsed, tree = spec.parsed, spec.tree
@@ -174,11 +194,12 @@ class Program:
         output_names = [o.id for o in spec.outputs if isinstance(o, gast.Name)]
         active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
         gen_name = fn_name or self._fresh_module_name(
-            {"grad": "grad_", "vjp": "vjp_", "helper": "vjp_"}[mode] + parsed.name)
+            {"grad": "grad_", "gradient": "grad_", "vjp": "vjp_", "helper": "vjp_"}[mode]
+            + parsed.name)
         rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self, spec.temporaries)
         rev.captures = captures
         seed_param = None
-        if mode == "grad":
+        if mode in ("grad", "gradient"):
             seeds = [self._ones(o, spec.kinds) for o in spec.outputs]
         else:
             seed_param = spec.namer.fresh("seed" if spec.returns_tuple else
@@ -211,7 +232,7 @@ class Program:
         body += rev_stmts
         single = len(grads) == 1 if single is None else single
         grad_value = grads[0] if single else gast.Tuple(elts=grads, ctx=gast.Load())
-        if mode == "helper":
+        if mode in ("helper", "gradient"):
             result = grad_value
         else:
             result = gast.Tuple(elts=[value, grad_value], ctx=gast.Load())
@@ -264,16 +285,18 @@ class Program:
         return gen_name
 
     def helper_jvp(self, helper, arg_kinds):
-        key = ("jvp", helper.fn, tuple(arg_kinds))
+        fn = helper.function_for(arg_kinds)
+        key = ("jvp", fn, tuple(arg_kinds))
         if key not in self.helper_vjps:
             mask = [k.differentiable for k in arg_kinds]
             gen = self._fresh_module_name("jvp_" + helper.name)
             self.helper_vjps[key] = (gen, mask)
-            self.jvp(helper.fn, list(arg_kinds), [i for i, m in enumerate(mask) if m], gen)
+            self.jvp(fn, list(arg_kinds), [i for i, m in enumerate(mask) if m], gen)
         return self.helper_vjps[key]
 
     def helper_vjp(self, helper, arg_kinds, stmt, caller):
-        key = (helper.fn, tuple(arg_kinds))
+        fn = helper.function_for(arg_kinds)
+        key = (fn, tuple(arg_kinds))
         if key not in self.helper_vjps:
             mask = [k.differentiable for k in arg_kinds]
             if not any(mask):
@@ -281,7 +304,7 @@ class Program:
                 return self.helper_vjps[key]
             gen = self._fresh_module_name("vjp_" + helper.name)
             self.helper_vjps[key] = (gen, mask)  # before recursing: recursive helpers
-            self.derivative(helper.fn, list(arg_kinds), [i for i, m in enumerate(mask) if m],
+            self.derivative(fn, list(arg_kinds), [i for i, m in enumerate(mask) if m],
                             "helper", fn_name=gen)
         return self.helper_vjps[key]
 
@@ -378,6 +401,8 @@ class Program:
         wrt = ", ".join(wrt_names)
         if mode == "grad":
             return f"Value of {parsed.name} and its gradient w.r.t. {wrt} ({where})."
+        if mode == "gradient":
+            return f"Gradient of {parsed.name} w.r.t. {wrt} ({where})."
         if mode == "vjp":
             return f"Value of {parsed.name} and the vector-Jacobian product w.r.t. {wrt} ({where})."
         return f"Vector-Jacobian product of {parsed.name} w.r.t. {wrt} ({where})."

@@ -48,6 +48,8 @@ class ReverseMode:
 
     def zero_of(self, var):
         k = self.kind(var)
+        if k.tag == "list":  # a tape of differentiated code: a list of adjoints
+            return gast.List(elts=[], ctx=gast.Load())
         if k.tag in ("float", "int", "bool"):
             return const(0.0)
         if k.is_array:
@@ -144,7 +146,7 @@ class ReverseMode:
                 ret = gast.Return(value=None)
                 ret.s2sad_reset = True
                 return [], [ret]
-            return [s], []
+            return [s], self.list_append(s)
         raise AssertionError(f"unexpected statement {type(s).__name__}")
 
     def _is_temporary(self, s):
@@ -238,6 +240,26 @@ class ReverseMode:
         return save, [], restore
 
     # ---- assignments ---------------------------------------------------------
+    def list_append(self, s):
+        """stack.append(v) in differentiated code (a tape): in reverse, v's
+        adjoint comes back from the list of adjoints."""
+        c = s.value
+        if not (isinstance(c, gast.Call) and isinstance(c.func, gast.Attribute)
+                and c.func.attr == "append" and isinstance(c.func.value, gast.Name)):
+            return []
+        stack, v = c.func.value.id, c.args[0]
+        if stack not in self.active or not self.is_active_atom(v):
+            return []
+        pop = call(gast.Attribute(value=name(self.d(stack)), attr="pop", ctx=gast.Load()))
+        return self.accumulate_all([(v, pop)], None)
+
+    def list_pop(self, s, z, value):
+        """v = stack.pop(): v's adjoint goes onto the list of adjoints."""
+        stack = value.func.value.id
+        push = call(gast.Attribute(value=name(self.d(stack)), attr="append", ctx=gast.Load()),
+                    name(self.d(z)))
+        return [gast.Expr(value=push)]
+
     def custom_call(self, value):
         """(forward, backward, tuple-cotangents) if `value` calls a custom
         gradient function."""
@@ -286,6 +308,8 @@ class ReverseMode:
         fwd = save + [s] + after
         if z not in self.active:
             return fwd, restore
+        if _is_pop(value, self.fn) and value.func.value.id in self.active:
+            return fwd, self.list_pop(s, z, value) + [self.zero_stmt(z)] + restore
         prelude, pairs = self.contributions(s, z, value)
         if z in self.captures:  # wrt names this variable: its adjoint here
             prelude = [assign(self.captures[z], name(self.d(z)))] + prelude
@@ -412,6 +436,9 @@ class ReverseMode:
             return [], []
         if rule.function is not None:
             return self.call_user_rule(rule, g, ans, args)
+        if rule.template is None:
+            raise LookupError(f"No gradient defined for operation '{rule.name}' (in "
+                              f"{self.fn.location.describe()}): it has a forward-mode rule only")
         arg_kinds = [self.atom_kind(a) for a in args]
         prelude, results = inline(template_of(rule.template_for(arg_kinds)), g, ans, args,
                                   keywords, self.namer)
@@ -494,6 +521,12 @@ class ReverseMode:
             st.s2sad_cotangent = cotangent
             stmts.append(st)
         return stmts
+
+
+def _is_pop(value, fn):
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and value.func.attr == "pop" and isinstance(value.func.value, gast.Name)
+            and value.func.value.id in fn.local_names)
 
 
 def names_stored_names(target):

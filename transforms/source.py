@@ -47,6 +47,7 @@ class ParsedFunction:
         self.tree = tree                # gast.FunctionDef, decorators removed
         self.location = location
         self.namespace = namespace      # free name -> Python object
+        self._transforms = {}
 
     def source_line(self, lineno):
         """Text of line `lineno` (1 = the def line), without indentation."""
@@ -64,7 +65,11 @@ class ParsedFunction:
 
     def resolve(self, node):
         """The Python object a name or dotted attribute denotes, or None if
-        it is a local variable or cannot be resolved statically."""
+        it is a local variable or cannot be resolved statically. A call of
+        an s2sad transform on module-level objects (`s2sad.grad(f, wrt=0)`)
+        is evaluated: its result is a constant of the function."""
+        if isinstance(node, gast.Call):
+            return self._evaluate_transform(node)
         if isinstance(node, gast.Name):
             if node.id in self.local_names:
                 return None
@@ -75,6 +80,28 @@ class ParsedFunction:
                 return base
             return getattr(base, node.attr, _MISSING)
         return None
+
+    def _evaluate_transform(self, node):
+        maker = self.resolve(node.func)
+        if not getattr(maker, "__module__", "").startswith("s2sad"):
+            return None
+        key = id(node)
+        if key not in self._transforms:
+            args = [self._constant(a) for a in node.args]
+            kws = {k.arg: self._constant(k.value) for k in node.keywords}
+            if any(a is _MISSING for a in args) or any(v is _MISSING for v in kws.values()):
+                return None
+            self._transforms[key] = maker(*args, **kws)
+        return self._transforms[key]
+
+    def _constant(self, node):
+        if isinstance(node, gast.Constant):
+            return node.value
+        if isinstance(node, gast.Tuple):
+            items = [self._constant(e) for e in node.elts]
+            return _MISSING if any(i is _MISSING for i in items) else tuple(items)
+        obj = self.resolve(node) if isinstance(node, (gast.Name, gast.Attribute)) else None
+        return _MISSING if obj is None else obj
 
     @property
     def local_names(self):
@@ -99,12 +126,6 @@ def is_missing(obj):
 def parse_function(fn, nested_def_ok=False):
     """Parse `fn` into a ParsedFunction, or raise a clear error.
     `nested_def_ok` admits the `backward` of a custom gradient."""
-    if getattr(fn, "__s2sad_derivative__", False):
-        raise UnsupportedSyntaxError(
-            "differentiating an s2sad derivative in reverse mode (grad of grad)",
-            SourceLocation(fn.fn.__code__.co_filename, fn.fn.__code__.co_firstlineno,
-                           fn.fn.__name__), None,
-            "Use s2sad.hessian or s2sad.hvp (forward over reverse) for second derivatives")
     fn = inspect.unwrap(fn)
     if not inspect.isfunction(fn):
         raise SourceUnavailableError(

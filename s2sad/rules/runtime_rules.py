@@ -1,16 +1,23 @@
 """The runtime helpers generated code calls, as primitives: so generated
 derivatives can be differentiated again (forward over reverse)."""
+# flake8: noqa: F821  (runtime helpers are globals of the generated module)
+import numpy as np
+
 from .. import runtime as rt
 from ..registry import REGISTRY, Rule, first_arg, nondifferentiable
 from ..transforms import kinds as K
 
 
-def _no_adjoint(g, ans, *args):
-    raise NotImplementedError  # never inlined: the compiler checks `template`
-
-
 def _linear(fn, kind, positions=(0,)):
     REGISTRY.register(fn, Rule(None, kind, linear=positions, name=fn.__name__))
+
+
+def _adjoint_of(fn):
+    """Give a registered runtime helper its adjoint template."""
+    def decorate(template):
+        REGISTRY.lookup(fn).template = template
+        return template
+    return decorate
 
 
 def _arg(k):
@@ -33,3 +40,50 @@ _linear(rt.matmul_grad_left, _arg(1), positions=(0, 2))
 _linear(rt.matmul_grad_right, _arg(2), positions=(0, 1))
 nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
 nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
+
+
+# ---- adjoints, so generated derivatives can be differentiated in reverse ----
+
+@_adjoint_of(rt.unbroadcast)
+def unbroadcast_vjp(h, ans, g, x):
+    return broadcast_like(h, g), None
+
+
+@_adjoint_of(rt.unreduce)
+def unreduce_vjp(h, ans, g, x, axis=None):
+    return sum_axis(h, axis), None, None
+
+
+@_adjoint_of(rt.sum_axis)
+def sum_axis_vjp(h, ans, x, axis=None):
+    return unreduce(h, x, axis), None
+
+
+@_adjoint_of(rt.extremum_grad)
+def extremum_grad_vjp(h, ans, g, a, x, axis=None):
+    return extremum_tangent(h, a, x, axis), None, None, None
+
+
+@_adjoint_of(rt.extremum_tangent)
+def extremum_tangent_vjp(h, ans, t, a, x, axis=None):
+    return extremum_grad(h, a, x, axis), None, None, None
+
+
+@_adjoint_of(rt.reshape_like)
+def reshape_like_vjp(h, ans, g, x):
+    return reshape_like(h, g), None
+
+
+@_adjoint_of(rt.untranspose)
+def untranspose_vjp(h, ans, g, axes):
+    return np.transpose(h, axes), None
+
+
+@_adjoint_of(rt.matmul_grad_left)
+def matmul_grad_left_vjp(h, ans, g, x, y):
+    return h @ y, None, matmul_grad_right(g, h, y)
+
+
+@_adjoint_of(rt.matmul_grad_right)
+def matmul_grad_right_vjp(h, ans, g, x, y):
+    return x @ h, matmul_grad_left(g, x, h), None

@@ -1,0 +1,414 @@
+"""Check generated programs: s2sad's gradient (jit off, and on for some)
+against finite differences of the instrumented twin, jit against Python,
+the value against the primal, and the caller's arrays untouched.
+
+Programs are written to real module files (s2sad reads source with
+`inspect`), a batch per module. `run_programs` spreads batches over worker
+processes and kills a worker whose program runs too long (a derivative that
+never terminates is a finding too).
+"""
+import importlib
+import itertools
+import multiprocessing
+import os
+import re
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+
+import numpy as np
+
+from .generator import HEADER, MAIN
+from .reference import Recorder, reference_source
+
+H = 1e-6            # finite-difference step
+BIG = 1e6           # values or gradients beyond this are not compared with finite differences
+
+_counter = itertools.count()
+
+
+def rename(source, prefix):
+    """Give a program's functions names of their own inside a batch module."""
+    return re.sub(r"\b(helper_\d+|fuzzed)\b", lambda m: prefix + m.group(1), source)
+
+
+class Loaded:
+    def __init__(self, prog, f, fr, recorder):
+        self.prog, self.f, self.fr, self.R = prog, f, fr, recorder
+
+
+def load(programs, workdir=None):
+    """Write `programs` into a plain and a reference module and import them."""
+    workdir = workdir or tempfile.mkdtemp(prefix="s2sad-fuzz-")
+    if workdir not in sys.path:
+        sys.path.insert(0, workdir)
+    tag = f"fuzzbatch_{os.getpid()}_{next(_counter)}"
+    plain, ref = [HEADER], [HEADER]
+    for i, p in enumerate(programs):
+        src = rename(p.source, f"p{i}_")
+        plain.append(src)
+        ref.append(reference_source(src))
+    for name, parts in ((tag, plain), (tag + "_ref", ref)):
+        with open(os.path.join(workdir, name + ".py"), "w") as fh:
+            fh.write("\n\n".join(parts))
+    importlib.invalidate_caches()
+    mod = importlib.import_module(tag)
+    refmod = importlib.import_module(tag + "_ref")
+    refmod._R = recorder = Recorder()
+    return [Loaded(p, getattr(mod, f"p{i}_{MAIN}"), getattr(refmod, f"p{i}_{MAIN}"), recorder)
+            for i, p in enumerate(programs)]
+
+
+# ---- values -------------------------------------------------------------------------
+
+def _copy_args(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def total(out):
+    if isinstance(out, tuple):
+        return sum(float(np.sum(o)) for o in out)
+    return float(np.sum(out))
+
+
+def _flat(out):
+    if isinstance(out, tuple):
+        return np.concatenate([np.ravel(np.asarray(o, dtype=float)) for o in out])
+    return np.ravel(np.asarray(out, dtype=float))
+
+
+def _finite_small(out):
+    v = _flat(out)
+    return bool(np.all(np.isfinite(v)) and np.all(np.abs(v) < BIG))
+
+
+class Timeout(BaseException):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout("timed out")
+
+
+def finite_differences(L, args, pos, h=H, order=2):
+    """d total(f) / d args[pos] by central differences of the reference,
+    replaying the recorded marker values; None if a perturbed run leaves
+    the recorded path (a kink within h) or fails."""
+    x = args[pos]
+    steps = [(1.0, 1.0), (-1.0, -1.0)] if order == 2 else \
+        [(1.0, 8.0), (-1.0, -8.0), (2.0, -1.0), (-2.0, 1.0)]
+    denom = 2 * h if order == 2 else 12 * h
+
+    def value(xv):
+        new = _copy_args(args)
+        new[pos] = xv
+        L.R.replay()
+        try:
+            out = total(L.fr(*new))
+        except Exception:
+            return None
+        finally:
+            ok = L.R.finish()
+            L.R.mode = "off"
+        return out if ok else None
+
+    def deriv(perturb):
+        acc = 0.0
+        for k, w in steps:
+            v = value(perturb(k * h))
+            if v is None:
+                return None
+            acc += w * v
+        return acc / denom
+
+    if np.ndim(x) == 0:
+        return deriv(lambda d: x + d)
+    g = np.zeros(np.shape(x))
+    for idx in np.ndindex(*np.shape(x)):
+        def perturb(d, idx=idx):
+            xv = x.copy()
+            xv[idx] += d
+            return xv
+        gi = deriv(perturb)
+        if gi is None:
+            return None
+        g[idx] = gi
+    return g
+
+
+def _close(a, b, rtol, atol):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)))
+
+
+def _where(exc):
+    """Whether an exception came from running generated code or from
+    generating it."""
+    for fr in traceback.extract_tb(exc.__traceback__):
+        if fr.filename.startswith("<s2sad") or "s2sad_" in os.path.basename(fr.filename):
+            return "runtime"
+    return "compile"
+
+
+def _describe(exc):
+    text = f"{type(exc).__name__}: {exc}"
+    return text.strip()
+
+
+# ---- one program ------------------------------------------------------------------
+
+def check(L, jit=None):
+    """A result dict: status ok / fail / skip / invalid, with a category and
+    a message for failures."""
+    import s2sad
+    from s2sad.errors import NumbaFallbackWarning
+
+    prog = L.prog
+    jit = prog.jit if jit is None else jit
+    res = dict(status="ok", category="", message="", fd="ok", jit=jit)
+    args = prog.args()
+
+    # the primal, and the reference's unperturbed run (which records)
+    try:
+        v0 = L.f(*_copy_args(args))
+    except Timeout:
+        raise
+    except Exception as exc:
+        return dict(res, status="invalid", category="primal raised", message=_describe(exc))
+    if not _finite_small(v0):
+        return dict(res, status="skip", category="primal out of range")
+    L.R.record()
+    try:
+        vr = L.fr(*_copy_args(args))
+    except Exception as exc:
+        return dict(res, status="invalid", category="reference raised", message=_describe(exc))
+    finally:
+        L.R.mode = "off"
+    if not _close(_flat(vr), _flat(v0), 1e-12, 1e-12):
+        return dict(res, status="invalid", category="reference differs from primal")
+
+    # finite differences
+    fds = {}
+    for p in prog.wrt:
+        g = finite_differences(L, args, p)
+        if g is None:
+            res["fd"] = "kink"
+            break
+        if not _finite_small(g):
+            res["fd"] = "out of range"
+            break
+        fds[p] = g
+
+    # s2sad
+    grads = {}
+    for mode in ([False, True] if jit else [False]):
+        label = "jit" if mode else "python"
+        a = _copy_args(args)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", NumbaFallbackWarning)
+                value, gs = s2sad.value_and_grad(L.f, wrt=prog.wrt, jit=mode)(*a)
+        except Timeout:
+            raise
+        except NumbaFallbackWarning as exc:
+            return dict(res, status="fail", category=f"numba fallback", message=_describe(exc))
+        except Exception as exc:
+            where = _where(exc)
+            return dict(res, status="fail", category=f"{where} error ({label})",
+                        message=_describe(exc), traceback=traceback.format_exc(limit=-6))
+        for before, after in zip(args, a):
+            if isinstance(before, np.ndarray) and not np.array_equal(before, after):
+                return dict(res, status="fail", category=f"argument modified ({label})")
+        if not (isinstance(gs, tuple) and len(gs) == len(prog.wrt)):
+            return dict(res, status="fail", category=f"gradient structure ({label})",
+                        message=repr(gs))
+        scale = max([1.0] + [float(np.max(np.abs(_flat(v0))))])
+        if not _close(_flat(value), _flat(v0), 1e-9, 1e-12 * scale):
+            return dict(res, status="fail", category=f"wrong value ({label})",
+                        message=f"value {value!r}, primal {v0!r}")
+        for p, g in zip(prog.wrt, gs):
+            if np.shape(g) != np.shape(args[p]):
+                return dict(res, status="fail", category=f"gradient shape ({label})",
+                            message=f"d/d{prog.arg_names[p]}: {np.shape(g)} for {np.shape(args[p])}")
+        grads[mode] = gs
+        if res["fd"] != "ok":
+            continue
+        gscale = max([1.0] + [float(np.max(np.abs(np.ravel(fds[p])))) for p in prog.wrt])
+        for p, g in zip(prog.wrt, gs):
+            if _close(g, fds[p], 1e-5, 1e-6 * gscale):
+                continue
+            # confirm with a more accurate stencil before reporting
+            g4 = finite_differences(L, args, p, h=1e-4, order=4)
+            if g4 is None or _close(g, g4, 1e-5, 1e-6 * gscale):
+                continue
+            return dict(res, status="fail", category=f"wrong gradient ({label})",
+                        message=f"d/d{prog.arg_names[p]}: s2sad {np.round(g, 8).tolist()}, "
+                                f"finite differences {np.round(fds[p], 8).tolist()}")
+    if jit and False in grads and True in grads:
+        gscale = max([1.0] + [float(np.max(np.abs(np.ravel(g)))) for g in grads[False]])
+        for p, gp, gj in zip(prog.wrt, grads[False], grads[True]):
+            if not _close(gj, gp, 1e-7, 1e-9 * gscale):
+                return dict(res, status="fail", category="jit differs from python",
+                            message=f"d/d{prog.arg_names[p]}: jit {np.round(gj, 10).tolist()}, "
+                                    f"python {np.round(gp, 10).tolist()}")
+    return res
+
+
+def check_all(loaded, timeout=60.0, report=None):
+    """Check loaded programs in this process (a per-program alarm stops a
+    hang in Python code; numba code cannot be interrupted)."""
+    out = []
+    old = signal.signal(signal.SIGALRM, _alarm) if hasattr(signal, "SIGALRM") else None
+    try:
+        for i, L in enumerate(loaded):
+            if report:
+                report(("start", i))
+            t = time.time()
+            if old is not None:
+                signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                r = check(L)
+            except Timeout:
+                r = dict(status="fail", category="timeout", message=f"no result in {timeout:.0f} s",
+                         fd="", jit=L.prog.jit)
+            except Exception as exc:  # a bug of the checker: report it, keep going
+                r = dict(status="invalid", category="checker raised",
+                         message=traceback.format_exc(limit=-4), fd="", jit=L.prog.jit)
+            finally:
+                if old is not None:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+            r["time"] = time.time() - t
+            out.append(r)
+            if report:
+                report(("result", i, r))
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGALRM, old)
+    return out
+
+
+# ---- worker processes -------------------------------------------------------------
+
+def _worker(conn, workdir):
+    warnings.simplefilter("ignore")  # s2sad's fallback warnings are caught per call
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            return
+        batch = msg
+        try:
+            loaded = load(batch, workdir)
+        except Exception:
+            for i in range(len(batch)):
+                conn.send(("result", i, dict(status="invalid", category="module does not load",
+                                             message=traceback.format_exc(limit=-3), fd="",
+                                             jit=batch[i].jit, time=0.0)))
+            conn.send(("done",))
+            continue
+        check_all(loaded, timeout=conn_timeout(), report=conn.send)
+        conn.send(("done",))
+
+
+def conn_timeout():
+    return float(os.environ.get("S2SAD_FUZZ_TIMEOUT", "60"))
+
+
+def run_programs(programs, workers=2, batch_size=25, timeout=60.0, progress=None,
+                 recycle=400):
+    """Check every program in worker processes; returns one result per
+    program (in order). A worker stuck on a program for `timeout` seconds
+    (numba code ignores signals) is killed and the program is a failure."""
+    ctx = multiprocessing.get_context("spawn")
+    os.environ["S2SAD_FUZZ_TIMEOUT"] = str(timeout)
+    workdir = tempfile.mkdtemp(prefix="s2sad-fuzz-")
+    results = [None] * len(programs)
+    pending = [list(range(i, min(i + batch_size, len(programs))))
+               for i in range(0, len(programs), batch_size)]
+    slots = []
+
+    def spawn():
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(target=_worker, args=(child, workdir), daemon=True)
+        proc.start()
+        child.close()
+        return dict(proc=proc, conn=parent, batch=None, current=None, started=0.0, done=0)
+
+    def give(slot):
+        if slot["done"] >= recycle:
+            _stop(slot)
+            slot.update(spawn())
+        if pending:
+            slot["batch"] = pending.pop(0)
+            slot["current"], slot["started"] = None, time.time()
+            slot["conn"].send([programs[i] for i in slot["batch"]])
+        else:
+            slot["batch"] = None
+
+    for _ in range(max(1, min(workers, len(pending)))):
+        slots.append(spawn())
+    for s in slots:
+        give(s)
+    from multiprocessing.connection import wait
+    while any(s["batch"] is not None for s in slots):
+        busy = [s for s in slots if s["batch"] is not None]
+        ready = wait([s["conn"] for s in busy], timeout=1.0)
+        for s in busy:
+            if s["conn"] in ready:
+                try:
+                    msg = s["conn"].recv()
+                except EOFError:
+                    msg = ("died",)
+                if msg[0] == "start":
+                    s["current"], s["started"] = msg[1], time.time()
+                elif msg[0] == "result":
+                    gi = s["batch"][msg[1]]
+                    results[gi] = msg[2]
+                    s["done"] += 1
+                    if progress:
+                        progress(gi, msg[2])
+                elif msg[0] == "done":
+                    give(s)
+                elif msg[0] == "died":
+                    _crashed(s, results, programs, pending, progress, "worker died")
+                    s.update(spawn())
+                    give(s)
+            elif time.time() - s["started"] > timeout + 30:
+                _crashed(s, results, programs, pending, progress, f"no result in {timeout:.0f} s")
+                s.update(spawn())
+                give(s)
+    for s in slots:
+        _stop(s)
+    return results
+
+
+def _crashed(slot, results, programs, pending, progress, why):
+    """The worker hung or died on its current program: record it, requeue the rest."""
+    batch = slot["batch"]
+    idx = slot["current"] if slot["current"] is not None else 0
+    gi = batch[idx]
+    results[gi] = dict(status="fail", category="timeout" if "no result" in why else "crash",
+                       message=why, fd="", jit=programs[gi].jit, time=0.0)
+    if progress:
+        progress(gi, results[gi])
+    rest = [i for i in batch[idx + 1:] if results[i] is None]
+    if rest:
+        pending.insert(0, rest)
+    try:
+        slot["proc"].kill()
+    except Exception:
+        pass
+    slot["proc"].join(5)
+
+
+def _stop(slot):
+    try:
+        slot["conn"].send(None)
+    except Exception:
+        pass
+    slot["proc"].join(5)
+    if slot["proc"].is_alive():
+        slot["proc"].kill()
+        slot["proc"].join(5)
