@@ -418,7 +418,9 @@ def _array_accumulations_out_of_place(stmts, rev):
                 _array_accumulations_out_of_place(getattr(s, field), rev)
         if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
             var = next((v for v, d in rev.adjoints.items() if d == s.target.id), None)
-            kind = rev.kinds.get(var, K.UNKNOWN) if var else K.UNKNOWN
+            if var is None:
+                continue  # not an adjoint (e.g. a tape cursor)
+            kind = rev.kinds.get(var, K.UNKNOWN)
             if not kind.is_scalar:
                 new = assign(s.target.id, gast.BinOp(left=name(s.target.id), op=gast.Add(),
                                                      right=s.value))

@@ -221,6 +221,9 @@ class ReverseMode:
         kind = self.atom_kind(gast.Subscript(value=name(var), slice=target.slice,
                                              ctx=gast.Load())
                               if isinstance(target, gast.Subscript) else target)
+        inverse = _integer_step_inverse(s, var, kind)
+        if inverse is not None:  # n = n + 1 is undone by n = n - 1: nothing to record
+            return [], [], [inverse]
         if frames and isinstance(target, gast.Name) \
                 and var in self.loop_locals.get(id(frames[-1].loop), ()):
             # a value of this iteration only: record it once computed, and
@@ -521,6 +524,20 @@ class ReverseMode:
             st.s2sad_cotangent = cotangent
             stmts.append(st)
         return stmts
+
+
+def _integer_step_inverse(s, var, kind):
+    """`var = var +/- c` with an integer var and constant c, exactly
+    invertible: the statement that undoes it."""
+    value = getattr(s, "value", None)
+    if not (kind.tag == "int" and isinstance(s, gast.Assign)
+            and isinstance(s.targets[0], gast.Name) and isinstance(value, gast.BinOp)
+            and isinstance(value.op, (gast.Add, gast.Sub))
+            and isinstance(value.left, gast.Name) and value.left.id == var
+            and isinstance(value.right, gast.Constant) and isinstance(value.right.value, int)):
+        return None
+    op = gast.Sub() if isinstance(value.op, gast.Add) else gast.Add()
+    return gast.AugAssign(target=store(var), op=op, value=const(value.right.value))
 
 
 def _is_pop(value, fn):
