@@ -80,10 +80,13 @@ class ForwardMode:
                 x = base_name(target)
                 if x not in self.active:
                     return [s]
-                t = None if getattr(s, "s2sad_constant", False) else self.tangent_atom(s.value)
+                t = None if getattr(s, "s2sad_constant", False) else self.tangent(s.value, None)
                 slot = gast.Subscript(value=name(self.d(x)), slice=clone(target.slice),
                                       ctx=gast.Store())
-                return [s, assign(slot, t if t is not None else const(0.0), src=s)]
+                tstmt = assign(slot, t if t is not None else const(0.0), src=s)
+                if x in names_loaded(s.value):  # x[i] += v: the tangent reads the old x
+                    return [tstmt, s]
+                return [s, tstmt]
             return self.assign_tuple(s, target)
         if isinstance(s, gast.If):
             return [gast.copy_location(gast.If(test=s.test, body=self.block(s.body) or [gast.Pass()],

@@ -131,6 +131,12 @@ class _Normalizer:
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value, src) if not isinstance(target.value, gast.Name) else target.value
             target = gast.Subscript(value=base, slice=target.slice, ctx=gast.Store())
+            if _is_increment(target, value):
+                # x[i] += e keeps its form: its adjoint passes dx[i] through
+                step = gast.BinOp(left=value.left, op=value.op,
+                                  right=self.atom(value.right, src, hint=base.id))
+                self.emit(assign(target, step), src)
+                return
             self.emit(assign(target, self.atom(value, src, hint=base.id)), src)
         elif isinstance(target, (gast.Tuple, gast.List)):
             if not all(isinstance(e, gast.Name) for e in target.elts):
@@ -246,6 +252,17 @@ class _Normalizer:
         tmp = self.namer.fresh(_hint(node) if hint is None or isinstance(value, gast.Call) else hint)
         self.emit(assign(tmp, value), src)
         return name(tmp)
+
+
+def _is_increment(target, value):
+    """`x[i] = x[i] + e` or `- e`, as `x[i] += e` desugars."""
+    import ast
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
+            and isinstance(value.left, gast.Subscript)):
+        return False
+    dump = lambda n: ast.dump(gast.gast_to_ast(gast.Subscript(  # noqa: E731
+        value=n.value, slice=n.slice, ctx=gast.Load())))
+    return dump(target) == dump(value.left)
 
 
 def _is_value_expr(node):

@@ -432,6 +432,17 @@ def _array_accumulations_out_of_place(stmts, rev):
 _AUGMENTABLE = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
+def _same_place(target, expr):
+    """`s` and `s`, or `x[i]` and `x[i]` (an element: `+=` on it is the same)."""
+    import ast
+    if isinstance(target, gast.Name):
+        return isinstance(expr, gast.Name) and expr.id == target.id
+    if isinstance(target, gast.Subscript) and isinstance(expr, gast.Subscript):
+        load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load())
+        return ast.dump(gast.gast_to_ast(load)) == ast.dump(gast.gast_to_ast(expr))
+    return False
+
+
 def _augment_scalar_updates(stmts, scalars):
     """`s = s + e` reads `s += e` (for scalars only: on arrays `+=` would
     write in place)."""
@@ -439,10 +450,9 @@ def _augment_scalar_updates(stmts, scalars):
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list):
                 _augment_scalar_updates(getattr(s, field), scalars)
-        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                and s.targets[0].id in scalars and isinstance(s.value, gast.BinOp)
-                and isinstance(s.value.op, _AUGMENTABLE)
-                and isinstance(s.value.left, gast.Name) and s.value.left.id == s.targets[0].id):
+        if (isinstance(s, gast.Assign) and isinstance(s.value, gast.BinOp)
+                and isinstance(s.value.op, _AUGMENTABLE) and _same_place(s.targets[0], s.value.left)
+                and (not isinstance(s.targets[0], gast.Name) or s.targets[0].id in scalars)):
             new = gast.AugAssign(target=s.targets[0], op=s.value.op, value=s.value.right)
             new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
             gast.copy_location(new, s)

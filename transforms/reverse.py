@@ -339,7 +339,16 @@ class ReverseMode:
         save, after, restore = self.record(target, s, frames)
         x = base_name(target)
         rev = []
-        if x in self.active:
+        if x in self.active and _is_increment(s):
+            # x[i] += v: dx[i] is unchanged, and v receives it
+            v, g = s.value.right, subscript(self.d(x), clone(target.slice))
+            if isinstance(s.value.op, gast.Sub):
+                g = gast.UnaryOp(op=gast.USub(), operand=g)
+            if self.is_active_atom(v) and not getattr(s, "s2sad_constant", False):
+                if self.atom_kind(v).is_scalar and self.atom_kind(s.value.left).is_array:
+                    g = call("np.sum", g)
+                rev += self.accumulate_all([(v, g)], self.d(x))
+        elif x in self.active:
             dslot = subscript(self.d(x), clone(target.slice))
             value = s.value
             if self.is_active_atom(value) and not getattr(s, "s2sad_constant", False):
@@ -524,6 +533,12 @@ class ReverseMode:
             st.s2sad_cotangent = cotangent
             stmts.append(st)
         return stmts
+
+
+def _is_increment(s):
+    """x[i] = x[i] + v (normalisation keeps `x[i] += v` in this form)."""
+    return isinstance(s.value, gast.BinOp) and isinstance(s.value.op, (gast.Add, gast.Sub)) \
+        and isinstance(s.value.left, gast.Subscript)
 
 
 def _integer_step_inverse(s, var, kind):
