@@ -9,7 +9,7 @@ from . import backend, cache
 from .generate import generate
 from .transforms import kinds as K
 
-_JIT_CHOICES = (True, False, "require")
+_JIT_CHOICES = (True, False, "require", "auto")
 
 
 def grad(fn=None, wrt=0, *, jit=True, stop_gradients=()):
@@ -118,7 +118,10 @@ class Derivative:
         module = backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace)
         code = _innermost(self.fn).__code__
         label = f"{self.fn.__qualname__} ({code.co_filename}:{code.co_firstlineno})"
-        entry = backend.Entry(module, gen.entry, self.jit, label)
+        jit = self.jit
+        if jit == "auto":  # numba for loops; numpy's vectorised loops otherwise
+            jit = _has_loops(gen.source)
+        entry = backend.Entry(module, gen.entry, jit, label)
         entry.generated = gen
         return entry
 
@@ -164,6 +167,11 @@ class Derivative:
         bound.apply_defaults()
         kinds = [K.of_value(_as_value(v)) for v in bound.arguments.values()]
         return self._generate(kinds).source
+
+
+def _has_loops(source):
+    import ast
+    return any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(ast.parse(source)))
 
 
 def _innermost(fn):

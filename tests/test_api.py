@@ -169,3 +169,17 @@ def scalar_math(x):
 def test_math_scalars(jit):
     x = 0.3
     assert s2sad.grad(scalar_math, jit=jit)(x) == pytest.approx(math.cos(x) * math.exp(math.sin(x)))
+
+
+def whole_array(x):
+    return np.sum(np.tanh(x) * x)
+
+
+def test_jit_auto_compiles_loops_only():
+    x = np.linspace(0.0, 1.0, 5)
+    df = s2sad.grad(whole_array, jit="auto")
+    np.testing.assert_allclose(df(x), np.tanh(x) + x * (1 - np.tanh(x) ** 2))
+    assert not hasattr(df._last._call, "py_func")  # numpy, not a numba dispatcher
+    dloop = s2sad.grad(f, jit="auto")
+    dloop(X, W)
+    assert hasattr(dloop._last._call, "py_func")

@@ -1,0 +1,105 @@
+"""The long fuzzing run.
+
+    python -m tests.fuzz.run --programs 10000 [--seed N] [--jit-fraction 0.1]
+        [--workers 2] [--out fuzz-failures.txt] [--shrink 3] [--all-features]
+
+Generates the programs (reproducibly from the seed), checks them in worker
+processes, and writes every failure (program, arguments, error) to --out,
+grouped by kind, with a summary on stdout. --shrink N reduces the first N
+programs of each kind of failure and writes the reduced ones too. Known bugs
+(generator.KNOWN_BUGS) are avoided unless --all-features is given.
+"""
+import argparse
+import collections
+import os
+import sys
+import tempfile
+import time
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--programs", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jit-fraction", type=float, default=0.1)
+    ap.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)))
+    ap.add_argument("--batch", type=int, default=25)
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
+    ap.add_argument("--out", default="fuzz-failures.txt")
+    ap.add_argument("--shrink", type=int, default=0, metavar="N",
+                    help="reduce the first N failing programs of each kind")
+    ap.add_argument("--all-features", action="store_true",
+                    help="also generate the features of known bugs (generator.KNOWN_BUGS)")
+    ap.add_argument("--max-statements", type=int, default=8)
+    args = ap.parse_args(argv)
+
+    os.environ.setdefault("S2SAD_CACHE_DIR", tempfile.mkdtemp(prefix="s2sad-fuzz-cache-"))
+    from .check import run_programs
+    from .generator import KNOWN_BUGS, collect
+    from .shrink import shrink, signature
+
+    avoid = frozenset() if args.all_features else frozenset(KNOWN_BUGS)
+    t0 = time.time()
+    progs = collect(args.programs, seed=args.seed, avoid=avoid, jit_fraction=args.jit_fraction,
+                    max_statements=args.max_statements)
+    print(f"generated {len(progs)} programs in {time.time() - t0:.1f} s "
+          f"(seed {args.seed}, {sum(p.jit for p in progs)} also with jit"
+          f"{', avoiding ' + ', '.join(sorted(avoid)) if avoid else ''})", flush=True)
+
+    t1 = time.time()
+    counts = collections.Counter()
+    last = [t1]
+
+    def progress(i, r):
+        counts[r["status"]] += 1
+        done = sum(counts.values())
+        if time.time() - last[0] > 30 or done == len(progs):
+            last[0] = time.time()
+            print(f"  {done}/{len(progs)} checked in {time.time() - t1:.0f} s: "
+                  + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), flush=True)
+
+    results = run_programs(progs, workers=args.workers, batch_size=args.batch,
+                           timeout=args.timeout, progress=progress)
+    elapsed = time.time() - t1
+
+    groups = collections.defaultdict(list)
+    for p, r in zip(progs, results):
+        if r["status"] in ("fail", "invalid"):
+            groups[(r["status"],) + signature(r)].append((p, r))
+    with open(args.out, "w") as fh:
+        fh.write(f"# s2sad fuzz run: {len(progs)} programs, seed {args.seed}, "
+                 f"jit fraction {args.jit_fraction}\n")
+        for key, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            fh.write("\n" + "#" * 78 + f"\n# {len(items)} x {' | '.join(key)}\n" + "#" * 78 + "\n")
+            for n, (p, r) in enumerate(items):
+                fh.write(_entry(p, r))
+                if n < args.shrink:
+                    small = shrink(p, r)
+                    fh.write("# --- reduced to:\n" + _entry(small, r, header=False))
+                    fh.flush()
+    stats = collections.Counter(r["status"] for r in results)
+    fd = collections.Counter(r.get("fd") for r in results if r["status"] == "ok")
+    jit_ok = sum(1 for p, r in zip(progs, results) if p.jit and r["status"] == "ok")
+    print(f"\nchecked {len(progs)} programs in {elapsed:.0f} s: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(stats.items())))
+    print(f"  passing programs: {fd.get('ok', 0)} compared with finite differences, "
+          f"{sum(fd.values()) - fd.get('ok', 0)} only jit/value checks (a kink within h); "
+          f"{jit_ok} passed with jit as well")
+    for key, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {len(items):5d} x {' | '.join(key)}")
+    print(f"failures written to {args.out}")
+    return 1 if any(k[0] == "fail" for k in groups) else 0
+
+
+def _entry(p, r, header=True):
+    lines = []
+    if header:
+        lines.append(f"\n# {r['category']}: {r.get('message', '')[:2000]}")
+    lines.append(f"# args {p.arg_names} = {p.call_text()}, wrt {p.wrt}, jit {p.jit}, "
+                 f"features {sorted(p.features)}")
+    lines.append(p.source)
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
