@@ -5,7 +5,7 @@ assignment overwrites nothing); a variable that may not exist yet when it
 is saved (first assigned inside a loop) gets a typed placeholder first."""
 import gast
 
-from .syntax import names_stored
+from .syntax import names_stored, walk_stmts
 
 
 def _targets(s):
@@ -72,7 +72,7 @@ def loop_locals(tree):
                 outside_names.add(n.id)
         local = set()
         stores = {}
-        for s in _walk(loop.body):
+        for s in walk_stmts(loop.body):
             for v in _targets(s):
                 stores[v] = stores.get(v, 0) + 1
         seen_loads = set()
@@ -85,13 +85,6 @@ def loop_locals(tree):
             seen_loads |= _loads_stmt(s)
         out[id(loop)] = local
     return out
-
-
-def _walk(stmts):
-    for s in stmts:
-        yield s
-        for field in ("body", "orelse"):
-            yield from _walk(getattr(s, field, []) or [])
 
 
 def _loads(node):

@@ -40,11 +40,7 @@ class ForwardMode:
         return const(0.0) if k.known else call("zeros_like", clone(atom))
 
     def atom_kind(self, atom):
-        if isinstance(atom, gast.Constant):
-            return K.of_value(atom.value)
-        inf = K.KindInference(lambda *a: K.UNKNOWN)
-        inf.env = self.kinds
-        return inf.expr(atom)
+        return K.of_atom(atom, self.kinds)
 
     def is_active(self, atom):
         return isinstance(atom, (gast.Name, gast.Subscript)) and base_name(atom) in self.active

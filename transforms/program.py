@@ -19,7 +19,8 @@ from .normalize import normalize
 from .ops import resolve_call
 from .reverse import ReverseMode
 from .source import parse_function
-from .syntax import assign, call, const, name, names_loaded, names_stored, parse_expr
+from .syntax import (assign, call, const, name, names_loaded, names_stored, parse_expr,
+                     walk_stmts)
 
 RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_add", "unreduce")
 
@@ -112,7 +113,6 @@ class Program:
     def name_derivative_calls(self, tree, parsed, kinds):
         """`g = s2sad.grad(loss)(x, W)` calls the generated gradient of loss
         for these argument kinds, under a module-level name."""
-        from .syntax import walk_stmts
         inference = K.KindInference(lambda *a: K.UNKNOWN)
         inference.env = kinds
         for s in walk_stmts(tree.body):
@@ -463,7 +463,7 @@ def _defined_once(tree, var, parsed):
     """A local named in wrt must be assigned exactly once, outside loops."""
     from .errors import S2sadError
     top = [s for s in tree.body if isinstance(s, gast.Assign) and var in names_stored([s])]
-    everywhere = [s for s in _walk(tree.body) if isinstance(s, gast.Assign)
+    everywhere = [s for s in walk_stmts(tree.body) if isinstance(s, gast.Assign)
                   and var in names_stored([s])]
     if not everywhere:
         raise ValueError(f"{parsed.location.describe()}: wrt names '{var}', which is neither "
@@ -476,19 +476,12 @@ def _defined_once(tree, var, parsed):
     return True
 
 
-def _walk(stmts):
-    for s in stmts:
-        yield s
-        for field in ("body", "orelse"):
-            yield from _walk(getattr(s, field, []) or [])
-
-
 def _mark_stopped(tree, names):
     """stop_gradients: assignments to these names are constants for the
     derivative (no gradient flows through them, as in tf.gradients)."""
     if not names:
         return
-    for s in _walk(tree.body):
+    for s in walk_stmts(tree.body):
         if isinstance(s, gast.Assign) and names & names_stored([s]):
             s.s2sad_constant = True
 

@@ -388,13 +388,7 @@ class ReverseMode:
         return {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
 
     def atom_kind(self, atom):
-        if isinstance(atom, gast.Constant):
-            return K.of_value(atom.value)
-        if isinstance(atom, gast.Name):
-            return self.kind(atom.id)
-        inf = K.KindInference(lambda *a: K.UNKNOWN)
-        inf.env = self.kinds
-        return inf.expr(atom)
+        return K.of_atom(atom, self.kinds)
 
     def is_active_atom(self, atom):
         return isinstance(atom, (gast.Name, gast.Subscript)) and base_name(atom) in self.active
