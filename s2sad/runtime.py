@@ -121,10 +121,25 @@ def _extremum_grad(g, ans, x, axis=None):
     if not _is_array(x):
         return lambda g, ans, x, axis=None: g
 
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        def whole(g, ans, x, axis=None):
+            # two passes: count the ties, then share g among them
+            flat = x.ravel()
+            ties = 0
+            for k in range(flat.size):
+                if flat[k] == ans:
+                    ties += 1
+            out = np.zeros(x.shape)
+            flat_out = out.ravel()
+            share = g / ties
+            for k in range(flat.size):
+                if flat[k] == ans:
+                    flat_out[k] = share
+            return out
+        return whole
+
     def impl(g, ans, x, axis=None):
         mask = (x == unreduce(ans, x, axis)) * 1.0
-        if axis is None:
-            return g * mask / np.sum(mask)
         return unreduce(g, x, axis) * mask / unreduce(mask.sum(axis=axis), x, axis)
     return impl
 

@@ -492,6 +492,8 @@ class ReverseMode:
         if arg_kind.is_scalar and result_kind.is_scalar:
             return expr
         if arg_kind.is_scalar and result_kind.is_array:
+            if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
+                return gast.UnaryOp(op=gast.USub(), operand=call("np.sum", expr.operand))
             return call("np.sum", expr)
         if arg_kind.is_array and result_kind.is_array and all(k.is_scalar for k in other_kinds):
             return expr
