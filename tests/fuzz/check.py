@@ -7,11 +7,14 @@ Programs are written to real module files (s2sad reads source with
 processes and kills a worker whose program runs too long (a derivative that
 never terminates is a finding too).
 """
+import ast
+import atexit
 import importlib
 import itertools
 import multiprocessing
 import os
 import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -36,13 +39,98 @@ def rename(source, prefix):
 
 
 class Loaded:
-    def __init__(self, prog, f, fr, recorder):
+    def __init__(self, prog, f, fr, recorder, mutations):
         self.prog, self.f, self.fr, self.R = prog, f, fr, recorder
+        self.mutations = mutations   # (file, function, line) -> names written in place there
+
+
+def _mutations(path, source):
+    """Lines that write an array in place: `a[...] = ...`, `a op= ...`."""
+    out = {}
+    for fdef in ast.parse(source).body:
+        if not isinstance(fdef, ast.FunctionDef):
+            continue
+        for node in ast.walk(fdef):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, ast.AugAssign) else []
+            for t in targets:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                    name = t.value.id
+                elif isinstance(node, ast.AugAssign) and isinstance(t, ast.Name):
+                    name = t.id
+                else:
+                    continue
+                out.setdefault((path, fdef.name, node.lineno), set()).add(name)
+    return out
+
+
+def _kind(v):
+    if isinstance(v, np.ndarray):
+        return f"array{v.ndim}"
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if isinstance(v, (int, np.integer)):
+        return "int"
+    if isinstance(v, (float, np.floating)):
+        return "float"
+    return type(v).__name__
+
+
+def outside_language(L, args):
+    """Run the primal under a tracer and report what the language excludes
+    (a program the generator or the shrinker should not have written):
+    an array written in place while another name shares its memory (s2sad
+    does not track writes through a second name, by design), or a variable
+    whose kind (float, int, array of some ndim) changes."""
+    found = []
+    files = {k[0] for k in L.mutations}
+    kinds = {}
+
+    def tracer(frame, event, arg):
+        code = frame.f_code
+        if code.co_filename not in files:
+            return None
+        if event == "line" and not found:
+            loc = frame.f_locals
+            for n, v in loc.items():
+                k = kinds.setdefault((code.co_name, n), _kind(v))
+                if k != _kind(v):
+                    found.append(f"line {frame.f_lineno}: {n} changes from {k} to {_kind(v)}")
+            for n in L.mutations.get((code.co_filename, code.co_name, frame.f_lineno), ()):
+                a = loc.get(n)
+                if not isinstance(a, np.ndarray):
+                    continue
+                for other, b in loc.items():
+                    if other != n and isinstance(b, np.ndarray) and np.may_share_memory(a, b):
+                        found.append(f"line {frame.f_lineno}: {n} is written while {other} "
+                                     f"shares its memory")
+        return tracer
+
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        L.f(*_copy_args(args))
+    except Exception:
+        pass
+    finally:
+        sys.settrace(old)
+    return found
+
+
+_workdir = []
+
+
+def _default_workdir():
+    """One directory for this process's modules, removed at exit."""
+    if not _workdir:
+        _workdir.append(tempfile.mkdtemp(prefix="s2sad-fuzz-"))
+        atexit.register(shutil.rmtree, _workdir[0], True)
+    return _workdir[0]
 
 
 def load(programs, workdir=None):
     """Write `programs` into a plain and a reference module and import them."""
-    workdir = workdir or tempfile.mkdtemp(prefix="s2sad-fuzz-")
+    workdir = workdir or _default_workdir()
     if workdir not in sys.path:
         sys.path.insert(0, workdir)
     tag = f"fuzzbatch_{os.getpid()}_{next(_counter)}"
@@ -54,12 +142,14 @@ def load(programs, workdir=None):
     for name, parts in ((tag, plain), (tag + "_ref", ref)):
         with open(os.path.join(workdir, name + ".py"), "w") as fh:
             fh.write("\n\n".join(parts))
+    path = os.path.join(workdir, tag + ".py")
+    mutations = _mutations(path, "\n\n".join(plain))
     importlib.invalidate_caches()
     mod = importlib.import_module(tag)
     refmod = importlib.import_module(tag + "_ref")
     refmod._R = recorder = Recorder()
-    return [Loaded(p, getattr(mod, f"p{i}_{MAIN}"), getattr(refmod, f"p{i}_{MAIN}"), recorder)
-            for i, p in enumerate(programs)]
+    return [Loaded(p, getattr(mod, f"p{i}_{MAIN}"), getattr(refmod, f"p{i}_{MAIN}"), recorder,
+                   mutations) for i, p in enumerate(programs)]
 
 
 # ---- values -------------------------------------------------------------------------
@@ -180,6 +270,9 @@ def check(L, jit=None):
         return dict(res, status="invalid", category="primal raised", message=_describe(exc))
     if not _finite_small(v0):
         return dict(res, status="skip", category="primal out of range")
+    bad = outside_language(L, args)
+    if bad:
+        return dict(res, status="invalid", category="outside the language", message=bad[0])
     L.R.record()
     try:
         vr = L.fr(*_copy_args(args))
@@ -240,9 +333,15 @@ def check(L, jit=None):
         for p, g in zip(prog.wrt, gs):
             if _close(g, fds[p], 1e-5, 1e-6 * gscale):
                 continue
-            # confirm with a more accurate stencil before reporting
+            # before reporting: other steps, and whether finite differences
+            # are stable at all here (steep higher derivatives spoil them)
+            g7 = finite_differences(L, args, p, h=1e-7)
             g4 = finite_differences(L, args, p, h=1e-4, order=4)
-            if g4 is None or _close(g, g4, 1e-5, 1e-6 * gscale):
+            if g7 is None or g4 is None or _close(g, g7, 1e-5, 1e-6 * gscale) \
+                    or _close(g, g4, 1e-5, 1e-6 * gscale):
+                continue
+            if not _close(g7, fds[p], 1e-5, 1e-6 * gscale):
+                res["fd"] = "unstable"
                 continue
             return dict(res, status="fail", category=f"wrong gradient ({label})",
                         message=f"d/d{prog.arg_names[p]}: s2sad {np.round(g, 8).tolist()}, "
@@ -381,6 +480,7 @@ def run_programs(programs, workers=2, batch_size=25, timeout=60.0, progress=None
                 give(s)
     for s in slots:
         _stop(s)
+    shutil.rmtree(workdir, ignore_errors=True)
     return results
 
 

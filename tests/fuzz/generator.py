@@ -2,31 +2,50 @@
 strategies.
 
 A program is a module-level source text (helpers, then `fuzzed`), the
-argument kinds and values, and the arguments to differentiate. Programs are
-valid by construction:
+argument kinds and values, and the arguments to differentiate: straight-line
+scalar and broadcasting array code, if/elif/else on differentiated values
+and on integers, counted loops, `for row in A`, while loops (counted, with a
+float counter, data-dependent, `while True`), break/continue/early return,
+subscript reads and writes into local buffers and arguments, helpers
+(returning values or tuples), conditional expressions, and the markers.
 
-* every variable has one shape for its whole life, is defined before it is
-  used and is only used in the block that defined it (or a nested one);
+`programs()` is the hypothesis strategy (every choice drawn from hypothesis,
+so failures shrink); `program(seed)` and `collect(n, seed)` drive the same
+generator with random.Random, which is faster and never repeats a program.
+
+Programs are valid by construction:
+
+* every variable has one kind (float, int, array of a shape) for its whole
+  life, is defined before it is used and only used in the block that
+  defined it (or a nested one);
 * subscripts are in range (loop bounds are known numbers);
 * loops terminate (every `while` has an iteration cap);
-* values stay in a moderate range (updates inside loops are damped and
-  squashed, `exp`/`log`/`sqrt`/division only see safe arguments);
-* arrays written through subscripts are never aliased (views of them are
-  copied before they get a second name);
-* functions that call `reset_recording` do not rebind or write their
-  arguments (what "computed before" means for an argument is left open).
+* values stay moderate (updates inside loops are damped and squashed;
+  `exp`, `log`, `sqrt`, `**` and division only see safe arguments);
+* no array is written in place (`b[i] = ...`, `v += ...`) while another name
+  may share its memory: s2sad does not track writes through a second name;
+* functions calling `reset_recording` do not write their arguments (whether
+  an argument written before the reset is "computed before" is left open);
+* what numba itself cannot compile is left out: `np.clip` of a scalar,
+  rebinding a 2-D variable (a transpose is F-ordered and numba cannot then
+  compute with a variable that is sometimes C-ordered).
 
-Kinks (branches and `abs`/`min`/`max`/`np.where`/... on values being
-differentiated) are allowed: `reference` traces them so that finite
-differences are only trusted where no kink is crossed.
+Kinks (branches, `abs`/`min`/`max`/`np.where`/`%`... on differentiated
+values) are allowed: `reference` traces them so that finite differences are
+only trusted where no kink is crossed.
 
-`KNOWN_BUGS` names features that trigger a known, still open compiler
-bug (each has an xfail test in tests/test_fuzz_regressions.py); the in-suite
-run avoids them so that it stays green and keeps looking for new bugs.
+`KNOWN_BUGS` names features that trigger a known, open compiler bug (each
+with an xfail test in tests/test_fuzz_regressions.py). Avoiding one either
+changes what is generated (no array bound in a branch, no early return of a
+tuple, ...) or rewrites a spelling (`t = s` becomes `t = 1.0 * s`); the
+in-suite run and the long run avoid them, so that they stay green and keep
+looking for new bugs (`--all-features` does not).
 """
 import ast
 import dataclasses
+import math
 import random
+import re
 
 import numpy as np
 from hypothesis import strategies as st
@@ -36,7 +55,23 @@ HEADER = ("import math\n\nimport numpy as np\n\nimport s2sad\n"
           "from s2sad import reset_recording, stop_gradient, stop_recording\n")
 
 # feature name -> regression test documenting the bug (see test_fuzz_regressions.py)
-KNOWN_BUGS = {}
+KNOWN_BUGS = {
+    "branch_local_array": "test_array_bound_in_untaken_branch",
+    "tuple_early_return": "test_early_return_of_a_tuple",
+    "slice_write": "test_slice_write_adjoint_is_a_view",
+    "neg_const_pow": "test_negative_constant_base_of_power",
+    "stop_gradient_attr": "test_stop_gradient_attribute_on_a_constant",
+    "copy_after_loop": "test_copy_after_loop",
+    "tuple_output_subscript": "test_tuple_output_element_is_a_subscript",
+    "array_output_restored": "test_array_output_restored_by_reverse_sweep",
+    "element_self_copy": "test_element_copied_onto_itself",
+    "chained_subscript": "test_chained_subscript_adjoint",
+    "constant_condition": "test_tape_only_appended_in_constant_branch",
+    "tuple_helper_array": "test_unused_array_output_of_a_helper",
+    "reset_in_helper": "test_reset_in_loop_of_tuple_helper",
+    "recording_subscript_write": "test_subscript_write_in_stop_recording",
+    "self_subscript_rebind": "test_array_rebound_from_its_own_elements",
+}
 
 FEATURES = (
     "kinks",            # abs, min, max, np.maximum, np.where, np.clip, ...
@@ -57,6 +92,21 @@ FEATURES = (
     "iter_array",       # for row in A / for e in v
     "vector_output", "tuple_output",
     "mod",              # % on differentiated values
+    # finer features, named after the bugs they trigger (see KNOWN_BUGS)
+    "branch_local_array",   # an array bound where the code may not run (a branch, after an exit)
+    "tuple_early_return",   # an early return in a function returning a tuple
+    "neg_const_pow",        # (-1.5) ** 2
+    "stop_gradient_attr",   # s2sad.stop_gradient(...) rather than stop_gradient(...)
+    "copy_after_loop",      # t = s, w = np.copy(v), a, b = b, a (plain copies)
+    "tuple_output_subscript",   # return x[i], v
+    "array_output_restored",    # return b, b written through subscripts
+    "element_self_copy",    # b[i] = b[j] (i == j at run time)
+    "chained_subscript",    # A[:, j][i]
+    "constant_condition",   # if 0.5 > 1.0: (numba prunes the branch)
+    "tuple_helper_array",   # a helper returning (scalar, array)
+    "reset_in_helper",      # reset_recording() in a helper (its locals become constants)
+    "recording_subscript_write",    # b[i] = ... inside `with stop_recording():`
+    "self_subscript_rebind",    # v = v[3] * x (an array rebound from its own elements)
 )
 
 
@@ -153,6 +203,10 @@ class _Fn:
         self.has_reset = False
         self.in_recording = False     # inside `with stop_recording()`
         self.frozen = set()           # sequences of enclosing `for e in seq` loops
+        self.cond_depth = 0           # inside a branch (or a loop that may not run)
+        self.loop_guard = []          # per enclosing loop: after a conditional break/continue
+        self.after_return = False     # after a conditional return
+        self.seen_loop = False        # a loop was written
 
     def vars(self, pred=lambda v: True):
         seen = {}
@@ -172,7 +226,7 @@ class _HypothesisChoices:
         self.draw = draw
 
     def int(self, lo, hi):
-        return self.choices.int(lo, hi)
+        return self.draw(st.integers(lo, hi))
 
     def perm(self, seq):
         return list(self.draw(st.permutations(list(seq))))
@@ -240,6 +294,35 @@ class _Gen:
         return repr(round(lo + (hi - lo) * self.int(0, 20) / 20.0, 2))
 
     # ---- shapes -----------------------------------------------------------------
+    def conditional(self):
+        """Whether statements here may not run (a branch, the rest of a loop
+        body after a conditional break, ...): desugaring puts them in a branch."""
+        fn = self.fn
+        return fn.cond_depth > 0 or fn.after_return or any(fn.loop_guard)
+
+    def arrays_ok(self):
+        """Whether a new array variable may be bound here."""
+        if not self.conditional():
+            return True
+        if self.ok("branch_local_array"):
+            self.use("branch_local_array")
+            return True
+        return False
+
+    def tuples_ok(self):
+        """Tuple assignments are normalised into copies (t = a; a = b; b = t):
+        with copy_after_loop avoided, only before the function's first loop."""
+        if not (self.fn.loops or self.fn.seen_loop):
+            return True
+        if self.ok("copy_after_loop"):
+            self.use("copy_after_loop")
+            return True
+        return False
+
+    def new_shapes(self):
+        """Shapes for a new variable here."""
+        return self.shape_options() if self.arrays_ok() else [()]
+
     def shape_options(self):
         shapes = [(), (self.N,)]
         if self.ok("matrix") and self.use_matrix:
@@ -336,6 +419,14 @@ class _Gen:
             text = text[:start] + self.index(int(text[start + 2:end])) + text[end + 1:]
         return text
 
+    def atom_var(self, shape):
+        """A variable of this shape (or an element of an argument)."""
+        vs = self.fn.vars(lambda v: v.shape == shape)
+        if vs:
+            return self.pick(vs).name
+        arr = self.fn.vars(lambda v: not v.is_int and v.shape is not None and len(v.shape) == 1)
+        return f"{self.pick(arr).name}[0]" if arr else "1.0"
+
     def owned(self, e, shape):
         """`e`, copied if it is a view of an array written through subscripts
         (binding it to a second name would alias the array)."""
@@ -352,6 +443,14 @@ class _Gen:
         name, params, _ = self.pick(cands)
         self.use("helpers")
         return f"{name}({', '.join(self.owned(self.expr(s, depth - 1), s) for s in params)})"
+
+    def branch(self, make):
+        """An expression evaluated only on one side of a condition."""
+        self.fn.cond_depth += 1
+        try:
+            return make()
+        finally:
+            self.fn.cond_depth -= 1
 
     def binop(self, a, op, b):
         return f"{par(a)} {op} {par(b)}"
@@ -409,12 +508,13 @@ class _Gen:
             return self.pick(opts)
         if k == "kink":
             self.use("kinks")
+            # (numba has no np.clip for scalars: that is outside the language)
             return self.pick([f"abs({E()})", f"min({E()}, {E()})", f"max({E()}, {E()})",
                               f"np.maximum({E()}, {self.const()})", f"math.fabs({E()})",
-                              f"np.abs({E()})", f"np.clip({E()}, -0.5, 0.7)"])
+                              f"np.abs({E()})", f"np.minimum({E()}, {self.const()})"])
         if k == "ifexp":
             self.use("ifexp")
-            return f"({E()} if {self.cond(d)} else {E()})"
+            return f"({self.branch(E)} if {self.cond(d)} else {self.branch(E)})"
         if k == "helper":
             call = self.call_helper((), depth)
             if call:
@@ -425,7 +525,7 @@ class _Gen:
         if k == "mod":
             self.use("mod")
             return f"{P()} % {self.pick(['1.7', '0.9', '2.3'])}"
-        if k == "subscript_of_expr" and arrays:
+        if k == "subscript_of_expr" and arrays and self.arrays_ok():   # (a temporary array)
             return f"{par(self.expr((self.N,), d))}[{self.index(self.N)}]"
         return self.binop(E(), "*", E())
 
@@ -472,7 +572,8 @@ class _Gen:
                               f"np.where({P()} > {self.const()}, {E()}, {E()})"])
         if k == "ifexp":
             self.use("ifexp")
-            return f"({self.owned(E(), shape)} if {self.cond(d)} else {self.owned(E(), shape)})"
+            return (f"({self.owned(self.branch(E), shape)} if {self.cond(d)} "
+                    f"else {self.owned(self.branch(E), shape)})")
         if k == "helper":
             call = self.call_helper(shape, depth)
             if call:
@@ -528,9 +629,21 @@ class _Gen:
         k = self.weighted(opts)
         if k == "active":
             self.use("active_if")
-            c = f"{self.expr((), min(depth, 2))} {self.pick(['>', '<', '>=', '<='])} {self.const(-1.0, 1.0)}"
+            e = self.expr((), min(depth, 2))
+            if not _has_variable(e):
+                if self.ok("constant_condition"):
+                    self.use("constant_condition")
+                else:
+                    e = self.binop(e, "+", self.atom_var(()))
+            c = f"{e} {self.pick(['>', '<', '>=', '<='])} {self.const(-1.0, 1.0)}"
             if self.p(0.2):
-                c2 = f"{self.expr((), 1)} > {self.const(-1.0, 1.0)}"
+                e2 = self.expr((), 1)
+                if not _has_variable(e2):
+                    if self.ok("constant_condition"):
+                        self.use("constant_condition")
+                    else:
+                        e2 = self.binop(e2, "+", self.atom_var(()))
+                c2 = f"{e2} > {self.const(-1.0, 1.0)}"
                 c = self.pick([f"{c} and {c2}", f"{c} or {c2}", f"not {c2}"])
             return c
         self.use("inactive_if")
@@ -565,13 +678,25 @@ class _Gen:
         return v
 
     def rhs(self, shape, depth):
-        """(expression, is a view) to bind to a name."""
+        """(expression, is a view) to bind to a name. The arrays it may be a
+        view of are marked too: neither may be written in place any more."""
         e = self.owned(self.expr(shape, depth), shape)
-        return e, shape != () and is_view(e)
+        view = shape != () and is_view(e)
+        if view:
+            self.mark_views(e)
+        return e, view
+
+    def mark_views(self, e):
+        names = {n.id for n in ast.walk(ast.parse(e, mode="eval")) if isinstance(n, ast.Name)}
+        for v in self.fn.vars(lambda v: v.name in names and not v.is_int):
+            v.view = True
 
     def updatable(self):
         fn = self.fn
-        return fn.vars(lambda v: not v.is_int and v.role == "local" and v.name not in fn.frozen)
+        # (2-D variables are not rebound: a transpose is F-ordered, and numba
+        # cannot then compute with the variable, in the primal too)
+        return fn.vars(lambda v: not v.is_int and v.role == "local" and v.name not in fn.frozen
+                       and len(v.shape) < 2)
 
     def statement(self, budget, depth):
         fn = self.fn
@@ -583,28 +708,38 @@ class _Gen:
             (10, "assign"),
             (8 if self.updatable() else 0, "update"),
             (3 if self.ok("buffers") else 0, "buffer"),
-            (10 if buffers else 0, "write"),
+            (10 if buffers and (not fn.in_recording or self.ok("recording_subscript_write")) else 0,
+             "write"),
             (6 if depth < 3 and (self.ok("active_if") or self.ok("inactive_if")) else 0, "if"),
             (6 if depth < 3 and self.ok("for") else 0, "for"),
             (2 if depth < 3 and self.ok("while") else 0, "while"),
             (2 if depth < 3 and self.ok("iter_array") else 0, "iter"),
-            (2 if self.ok("tuple_assign") and len(scalars) >= 2 else 0, "swap"),
-            (2 if self.ok("tuple_assign") else 0, "tuple"),
-            (2 if self.ok("tuple_helper") and any(_is_tuple(h[2]) for h in self.helpers) else 0,
-             "tuple_call"),
+            (2 if self.ok("tuple_assign") and len(scalars) >= 2 and self.tuples_ok() else 0, "swap"),
+            (2 if self.ok("tuple_assign") and self.tuples_ok() else 0, "tuple"),
+            (2 if self.ok("tuple_helper") and any(_is_tuple(h[2]) for h in self.helpers)
+             and self.tuples_ok() else 0, "tuple_call"),
             (1, "intvar"),
             (1 if self.ok("stop_recording") and not fn.in_recording else 0, "recording"),
-            (1 if self.ok("reset_recording") and not fn.no_reset else 0, "reset"),
+            (1 if self.ok("reset_recording") and not fn.no_reset
+             and (fn.name == MAIN or self.ok("reset_in_helper")) else 0, "reset"),
             (3 if in_loop and can_exit and (self.ok("break") or self.ok("continue")) else 0,
              "loop_exit"),
-            (2 if can_exit and self.ok("return") else 0, "return"),
+            (2 if can_exit and self.ok("return") and (not _is_tuple(fn.out) or self.ok("tuple_early_return"))
+             else 0, "return"),
         ]
         k = self.weighted(opts)
         return getattr(self, "st_" + k)(budget, depth)
 
     def st_assign(self, budget, depth):
-        shape = self.pick(self.shape_options())
+        shape = self.pick(self.new_shapes())
         e, view = self.rhs(shape, 3 if shape == () else 2)
+        if shape == () and not _has_variable(e):
+            # numba propagates the constant into conditions on the variable
+            # and prunes branches (see constant_condition)
+            if self.ok("constant_condition"):
+                self.use("constant_condition")
+            else:
+                e = self.binop(e, "+", self.atom_var(()))
         v = self.new_var(shape, view=view)
         self.fn.emit(f"{v.name} = {e}")
 
@@ -621,9 +756,25 @@ class _Gen:
     def st_update(self, budget, depth):
         fn = self.fn
         v = self.pick(self.updatable())
+        for _ in range(8):
+            mark = len(fn.lines)
+            self._update(v)
+            if v.shape == () or not _reads_own_subscript(fn.lines[-1], v.name):
+                return
+            if self.ok("self_subscript_rebind"):
+                self.use("self_subscript_rebind")
+                return
+            del fn.lines[mark:]
+        fn.emit(f"{v.name} = np.tanh({v.name} * 0.5)")
+
+    def _update(self, v):
+        fn = self.fn
         sh = v.shape
         if not fn.loops and self.p(0.4):
-            e, v.view = self.rhs(sh, 2)
+            e, view = self.rhs(sh, 2)
+            v.view = v.view or view     # (once maybe a view, always: it may be in a branch)
+            if sh == () and not _has_variable(e) and not self.ok("constant_condition"):
+                e = self.binop(e, "+", self.atom_var(()))
             fn.emit(f"{v.name} = {e}")
             return
         sq = self.squash(sh, 2)
@@ -647,11 +798,11 @@ class _Gen:
         else:
             fn.emit(f"{v.name} /= 1.5 + {par(sq)}" if aug else
                     f"{v.name} = {v.name} / (1.5 + {par(sq)})")
-        if form in (0, 1, 5) or (not aug and form in (2, 3, 4, 6)):
-            v.view = False
 
     def st_buffer(self, budget, depth):
         fn = self.fn
+        if not self.arrays_ok():
+            return self.st_assign(budget, depth)
         self.use("buffers")
         shapes = [(self.N,)] + ([(self.R, self.C)] if self.ok("matrix") and self.use_matrix else [])
         sh = self.pick(shapes)
@@ -675,6 +826,8 @@ class _Gen:
 
     def st_write(self, budget, depth):
         fn = self.fn
+        if fn.in_recording:
+            self.use("recording_subscript_write")
         b = self.pick(fn.vars(lambda v: v.name in fn.writable))
         if b.role == "arg":
             self.use("arg_write")
@@ -709,8 +862,11 @@ class _Gen:
             fn.emit(f"{target} *= 0.8 + 0.2 * {par(self.squash((), 1))}")
 
     def sub_block(self, budget, depth):
+        """A branch's body."""
         self.fn.indent += 1
+        self.fn.cond_depth += 1
         self.block(budget, depth + 1)
+        self.fn.cond_depth -= 1
         self.fn.indent -= 1
 
     def st_if(self, budget, depth):
@@ -725,9 +881,12 @@ class _Gen:
             fn.emit("else:")
             self.sub_block(budget, depth)
 
-    def _loop_body(self, kind, loopvar, budget, depth, pre=()):
+    def _loop_body(self, kind, loopvar, budget, depth, pre=(), may_skip=False):
         fn = self.fn
+        fn.seen_loop = True
         fn.loops.append(kind)
+        fn.loop_guard.append(False)
+        fn.cond_depth += may_skip
         fn.scopes.append({})
         if loopvar is not None:
             fn.scopes[-1][loopvar.name] = loopvar
@@ -738,6 +897,8 @@ class _Gen:
         fn.indent -= 1
         fn.scopes.pop()
         fn.loops.pop()
+        fn.loop_guard.pop()
+        fn.cond_depth -= may_skip
 
     def st_for(self, budget, depth):
         self.use("for")
@@ -759,7 +920,8 @@ class _Gen:
 
     def st_iter(self, budget, depth):
         fn = self.fn
-        seqs = fn.vars(lambda v: not v.is_int and v.shape != () and v.name not in fn.writable)
+        seqs = fn.vars(lambda v: not v.is_int and v.shape != () and v.name not in fn.writable
+                       and (len(v.shape) == 1 or self.arrays_ok()))
         if not seqs:
             return self.st_for(budget, depth)
         self.use("iter_array")
@@ -772,6 +934,7 @@ class _Gen:
         self._loop_body("for", e, budget, depth)
         if not was_frozen:
             fn.frozen.discard(s.name)
+        s.view = True   # the last row stays bound to a view of it
 
     def st_while(self, budget, depth):
         fn = self.fn
@@ -794,7 +957,7 @@ class _Gen:
         elif form == 2:
             c = self.cond(2) if self.ok("active_if") else f"{it} < {cap}"
             fn.emit(f"while {par(c)} and {it} < {cap}:")
-            self._loop_body("while", counter, budget, depth, pre=[f"{it} += 1"])
+            self._loop_body("while", counter, budget, depth, pre=[f"{it} += 1"], may_skip=True)
         else:
             fn.emit("while True:")
             self._loop_body("while", counter, budget, depth,
@@ -809,7 +972,7 @@ class _Gen:
 
     def st_tuple(self, budget, depth):
         self.use("tuple_assign")
-        sh1, sh2 = self.pick(self.shape_options()), self.pick(self.shape_options())
+        sh1, sh2 = self.pick(self.new_shapes()), self.pick(self.new_shapes())
         (e1, w1), (e2, w2) = self.rhs(sh1, 2), self.rhs(sh2, 2)
         v1, v2 = self.new_var(sh1, view=w1), self.new_var(sh2, view=w2)
         self.fn.emit(f"{v1.name}, {v2.name} = {e1}, {e2}")
@@ -818,8 +981,11 @@ class _Gen:
         self.use("tuple_helper")
         cands = [h for h in self.helpers if _is_tuple(h[2])]
         name, params, outs = self.pick(cands)
+        if any(o != () for o in outs) and not self.arrays_ok():
+            return self.st_assign(budget, depth)
         call = f"{name}({', '.join(self.owned(self.expr(s, 1), s) for s in params)})"
         vs = [self.new_var(s, view=s != ()) for s in outs]
+        self.mark_views(call)
         self.fn.emit(f"{', '.join(v.name for v in vs)} = {call}")
 
     def st_recording(self, budget, depth):
@@ -835,6 +1001,8 @@ class _Gen:
 
     def st_reset(self, budget, depth):
         self.use("reset_recording")
+        if self.fn.name != MAIN:
+            self.use("reset_in_helper")
         self.fn.has_reset = True
         self.fn.emit(self.pick(["reset_recording()", "s2sad.reset_recording()"]))
 
@@ -844,21 +1012,29 @@ class _Gen:
         self.use(k)
         fn.emit(f"if {self.cond(2)}:")
         fn.indent += 1
+        fn.cond_depth += 1
         if self.p(0.4):
             self.block(1, depth + 1)
+        fn.cond_depth -= 1
         fn.emit(k)
         fn.indent -= 1
         if self.p(0.3):
             fn.emit("else:")
             self.sub_block(budget, depth)
+        fn.loop_guard[-1] = True
 
     def st_return(self, budget, depth):
         fn = self.fn
         self.use("return")
+        if _is_tuple(fn.out):
+            self.use("tuple_early_return")
         fn.emit(f"if {self.cond(2)}:")
         fn.indent += 1
+        fn.cond_depth += 1
         fn.emit(self.return_stmt())
+        fn.cond_depth -= 1
         fn.indent -= 1
+        fn.after_return = True
 
     def return_stmt(self):
         out = self.fn.out
@@ -876,6 +1052,164 @@ class _Gen:
         lines = [f"def {name}({', '.join(p.name for p in params)}):"] + fn.lines
         self.fn = None
         return "\n".join(lines)
+
+
+def _scaled(e):
+    """`1.0 * e`: the same value, in fresh memory, and not a plain copy."""
+    return ast.BinOp(left=ast.Constant(1.0), op=ast.Mult(), right=e)
+
+
+_INT_NAME = re.compile(r"(i|it|n)\d+$|k$")     # the generator's int variables
+
+
+def _constant_value(e):
+    """The value of an expression without variables (after folding), or None."""
+    if any(isinstance(n, ast.Name) and n.id not in ("np", "math", "stop_gradient", "s2sad")
+           for n in ast.walk(e)):
+        return None
+    try:
+        v = eval(compile(ast.Expression(ast.fix_missing_locations(e)), "<const>", "eval"),
+                 {"np": np, "math": math, "stop_gradient": lambda v: v,
+                  "s2sad": type("s2sad", (), {"stop_gradient": staticmethod(lambda v: v)})})
+    except Exception:
+        return None
+    return float(v) if np.ndim(v) == 0 else None
+
+
+def _is_copy(e):
+    """A plain copy: a name, `np.copy(...)`, `a.copy()`."""
+    if isinstance(e, ast.Name):
+        return True
+    if isinstance(e, ast.Call):
+        f = ast.unparse(e.func)
+        return f == "np.copy" or (f.endswith(".copy") and not e.args)
+    return False
+
+
+def _uncopied(e):
+    if isinstance(e, ast.Name):
+        return _scaled(e)
+    if isinstance(e.func, ast.Attribute) and e.func.attr == "copy" and not e.args:
+        return _scaled(e.func.value)
+    return _scaled(e.args[0])
+
+
+class _Spellings(ast.NodeTransformer):
+    """Features that are spellings of otherwise generated code: each one
+    either kept (and recorded as used) or rewritten away when avoided."""
+
+    def __init__(self, g):
+        self.g = g
+        self.written = set()   # arrays written through subscripts in this function
+
+    def feature(self, name):
+        if self.g.ok(name):
+            self.g.use(name)
+            return True
+        return False
+
+    def visit_FunctionDef(self, node):
+        self.written = {t.value.id for n in ast.walk(node) if isinstance(n, (ast.Assign, ast.AugAssign))
+                        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)}
+        self.generic_visit(node)
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Pow):
+            base = _constant_value(node.left)
+            if base is not None and base < 0 and not self.feature("neg_const_pow"):
+                node.left = ast.Constant(-base)
+        if isinstance(node.op, (ast.Add, ast.Sub, ast.Mod)):
+            # `s + c` gives s the adjoint of the sum as is: a copy
+            for side in (("left", "right") if not isinstance(node.op, ast.Mod) else ("left",)):
+                v = getattr(node, side)
+                if isinstance(v, ast.Name) and not _INT_NAME.match(v.id) \
+                        and not self.feature("copy_after_loop"):
+                    setattr(node, side, _scaled(getattr(node, side)))
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = ast.unparse(node.func)
+        if f == "s2sad.stop_gradient" and not self.feature("stop_gradient_attr"):
+            node.func = ast.Name(id="stop_gradient", ctx=ast.Load())
+        if f.startswith("helper_") or f == "float":
+            # the argument's adjoint is the vjp's result (or the seed) as is: a copy
+            for i, a in enumerate(node.args):
+                if isinstance(a, ast.Name) and not _INT_NAME.match(a.id) \
+                        and not self.feature("copy_after_loop"):
+                    node.args[i] = _scaled(a)
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        for side in ("body", "orelse"):
+            v = getattr(node, side)
+            if isinstance(v, ast.Name) and not _INT_NAME.match(v.id) \
+                    and not self.feature("copy_after_loop"):
+                setattr(node, side, _scaled(v))
+        return node
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Subscript) and isinstance(node.ctx, ast.Load) \
+                and not self.feature("chained_subscript"):
+            node.value = _scaled(node.value)
+        return node
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        t = node.targets[0]
+        values = node.value.elts if isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+            else [node.value]
+        new = []
+        for v in values:
+            if _is_copy(v) and not self.feature("copy_after_loop"):
+                v = _uncopied(v)
+            new.append(v)
+        if isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple):
+            node.value.elts = new
+        else:
+            node.value = new[0]
+        if isinstance(t, ast.Subscript) and isinstance(node.value, ast.Subscript) \
+                and isinstance(t.value, ast.Name) and isinstance(node.value.value, ast.Name) \
+                and t.value.id == node.value.value.id and not self.feature("element_self_copy"):
+            node.value = _scaled(node.value)
+        return node
+
+    def visit_Return(self, node):
+        self.generic_visit(node)
+        elts = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+        for i, e in enumerate(elts):
+            if isinstance(node.value, ast.Tuple) and isinstance(e, ast.Subscript) \
+                    and not self.feature("tuple_output_subscript"):
+                elts[i] = _scaled(e)
+            elif isinstance(e, ast.Name) and e.id in self.written \
+                    and not self.feature("array_output_restored"):
+                elts[i] = _scaled(e)
+        if not isinstance(node.value, ast.Tuple):
+            node.value = elts[0]
+        return node
+
+
+def _postprocess(g, tree):
+    tree = ast.fix_missing_locations(_Spellings(g).visit(tree))
+    return ast.unparse(tree).replace("\ndef ", "\n\n\ndef ") + "\n"
+
+
+def _has_variable(e):
+    return any(isinstance(n, ast.Name) and n.id not in ("np", "math", "s2sad")
+               for n in ast.walk(ast.parse(e, mode="eval")))
+
+
+def _reads_own_subscript(line, name):
+    """Whether an assignment to `name` reads `name[...]` (v = v[3] * x)."""
+    node = ast.parse(line.strip()).body[0]
+    value = node.value
+    return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name
+               for n in ast.walk(value))
 
 
 def _is_tuple(out):
@@ -911,7 +1245,9 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
         pshapes = [g.pick([(), (), (g.N,)]) for _ in range(g.int(1, 3))]
         params = [_Var(f"p{j}", s, "param") for j, s in enumerate(pshapes)]
         if g.ok("tuple_helper") and g.p(0.15):
-            out = ((), g.pick([(), (g.N,)]))
+            out = ((), g.pick([(), (g.N,)] if g.ok("tuple_helper_array") else [()]))
+            if out[1]:
+                g.use("tuple_helper_array")
         else:
             out = g.pick([(), (), (g.N,)])
         name = f"helper_{h}"
@@ -933,7 +1269,7 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
     if len(floats) > 1 and g.p(0.2):
         wrt = tuple(sorted(choices.perm(floats)[:g.int(1, len(floats))]))
     seed = g.int(0, 2 ** 31 - 1)
-    source = ast.unparse(ast.parse("\n\n\n".join(sources))).replace("\ndef ", "\n\n\ndef ") + "\n"
+    source = _postprocess(g, ast.parse("\n\n\n".join(sources)))
     return Program(source=source, arg_names=tuple(a[0] for a in args),
                    arg_shapes=tuple(a[1] for a in args), arg_ints=tuple(a[2] for a in args),
                    wrt=wrt, value_seed=seed, features=frozenset(g.used), jit=jit)
@@ -970,3 +1306,13 @@ def collect(n, seed=0, avoid=frozenset(), jit_fraction=0.0, **kwargs):
             seen.add(key)
             out.append(prog)
     return out
+
+
+def from_dict(d):
+    """A Program from its dataclasses.asdict form (the run's .jsonl file)."""
+    d = dict(d)
+    d["arg_shapes"] = tuple(None if s is None else tuple(s) for s in d["arg_shapes"])
+    for k in ("arg_names", "arg_ints", "wrt"):
+        d[k] = tuple(d[k])
+    d["features"] = frozenset(d.get("features", ()))
+    return Program(**d)

@@ -2,12 +2,15 @@
 
     python -m tests.fuzz.run --programs 10000 [--seed N] [--jit-fraction 0.1]
         [--workers 2] [--out fuzz-failures.txt] [--shrink 3] [--all-features]
+    python -m tests.fuzz.run --recheck fuzz-failures.txt.jsonl [--shrink 1]
 
 Generates the programs (reproducibly from the seed), checks them in worker
 processes, and writes every failure (program, arguments, error) to --out,
 grouped by kind, with a summary on stdout. --shrink N reduces the first N
 programs of each kind of failure and writes the reduced ones too. Known bugs
-(generator.KNOWN_BUGS) are avoided unless --all-features is given.
+(generator.KNOWN_BUGS) are avoided unless --all-features is given. The
+failures are also written as JSON lines (<out>.jsonl); --recheck checks those
+programs again (after a compiler fix) and, with --shrink, reduces them.
 """
 import argparse
 import collections
@@ -31,9 +34,12 @@ def main(argv=None):
     ap.add_argument("--all-features", action="store_true",
                     help="also generate the features of known bugs (generator.KNOWN_BUGS)")
     ap.add_argument("--max-statements", type=int, default=8)
+    ap.add_argument("--recheck", metavar="JSONL", help="check the programs of an earlier run again")
     args = ap.parse_args(argv)
 
     os.environ.setdefault("S2SAD_CACHE_DIR", tempfile.mkdtemp(prefix="s2sad-fuzz-cache-"))
+    if args.recheck:
+        return recheck(args.recheck, args.shrink)
     from .check import run_programs
     from .generator import KNOWN_BUGS, collect
     from .shrink import shrink, signature
@@ -66,6 +72,14 @@ def main(argv=None):
     for p, r in zip(progs, results):
         if r["status"] in ("fail", "invalid"):
             groups[(r["status"],) + signature(r)].append((p, r))
+    import dataclasses
+    import json
+    with open(args.out + ".jsonl", "w") as fh:
+        for p, r in zip(progs, results):
+            if r["status"] in ("fail", "invalid"):
+                d = dataclasses.asdict(p)
+                d["features"] = sorted(d["features"])
+                fh.write(json.dumps(dict(program=d, result=r)) + "\n")
     with open(args.out, "w") as fh:
         fh.write(f"# s2sad fuzz run: {len(progs)} programs, seed {args.seed}, "
                  f"jit fraction {args.jit_fraction}\n")
@@ -73,7 +87,7 @@ def main(argv=None):
             fh.write("\n" + "#" * 78 + f"\n# {len(items)} x {' | '.join(key)}\n" + "#" * 78 + "\n")
             for n, (p, r) in enumerate(items):
                 fh.write(_entry(p, r))
-                if n < args.shrink:
+                if n < args.shrink and key[0] == "fail":
                     small = shrink(p, r)
                     fh.write("# --- reduced to:\n" + _entry(small, r, header=False))
                     fh.flush()
@@ -87,8 +101,33 @@ def main(argv=None):
           f"{jit_ok} passed with jit as well")
     for key, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         print(f"  {len(items):5d} x {' | '.join(key)}")
-    print(f"failures written to {args.out}")
+    print(f"failures written to {args.out} (and as JSON lines to {args.out}.jsonl)")
     return 1 if any(k[0] == "fail" for k in groups) else 0
+
+
+def recheck(path, shrink_each):
+    """Check the programs of a .jsonl failure file again, in this process."""
+    import json
+    import warnings
+
+    from .check import check_all, load
+    from .generator import from_dict
+    from .shrink import shrink
+
+    failed = 0
+    with open(path) as fh:
+        entries = [json.loads(line) for line in fh if line.strip()]
+    for i, e in enumerate(entries):
+        prog = from_dict(e["program"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = check_all(load([prog]))[0]
+        failed += r["status"] == "fail"
+        print(f"[{i}] {r['status']} {r['category']} (was: {e['result']['category']}) "
+              f"{r.get('message', '')[:300]}", flush=True)
+        if r["status"] == "fail" and shrink_each:
+            print("# --- reduced to:\n" + _entry(shrink(prog, r), r, header=False), flush=True)
+    return 1 if failed else 0
 
 
 def _entry(p, r, header=True):

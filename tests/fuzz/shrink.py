@@ -50,10 +50,11 @@ def _stmt_lists(node, path=()):
 
 
 def _protected(stmt):
-    """Statements that keep loops finite."""
+    """Statements that keep loops finite or arrays initialised."""
     text = ast.unparse(stmt)
     return bool(re.match(r"(it\d+|t\d+) \+= ", text)) or \
-        bool(re.match(r"if it\d+ >= \d+:\s*break", text))
+        bool(re.match(r"if it\d+ >= \d+:\s*break", text)) or \
+        bool(re.match(r"\w+\[:\] = ", text))     # fills an np.empty
 
 
 def _exprs(node, path=(), parent_ok=True):
@@ -95,10 +96,10 @@ def _children(node):
         out += [node.body, node.orelse]
     elif isinstance(node, ast.BoolOp):
         out += node.values
-    if not isinstance(node, (ast.Constant, ast.Name)) and not isinstance(node, ast.Compare):
+    if not isinstance(node, (ast.Constant, ast.Name, ast.Compare, ast.BoolOp)):
         out += [ast.Constant(0.5)]
-    if isinstance(node, ast.Compare):
-        out += [ast.Constant(True), ast.Constant(False)]
+    # (conditions are not made constant: numba prunes constant branches,
+    # which is a bug of its own; unwrapping an if keeps one side instead)
     return out
 
 
@@ -121,7 +122,9 @@ class Shrinker:
                 loaded = load([prog])
         except Exception:
             return False
-        r = check_all(loaded, timeout=self.timeout)[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = check_all(loaded, timeout=self.timeout)[0]
         return r["status"] == "fail" and signature(r) == self.target
 
     def _with(self, tree, **changes):

@@ -1,0 +1,329 @@
+"""Bugs found by the fuzzer (tests/fuzz), each reduced to a small program.
+
+Each test is marked xfail(strict=True) with a one-line diagnosis until the
+compiler is fixed: a fix makes it pass, strict makes that an error, and the
+marker (and the feature's entry in tests/fuzz/generator.py's KNOWN_BUGS,
+which keeps the in-suite fuzz run away from the bug) should then go."""
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import check_grad
+from s2sad import stop_gradient
+
+X = np.array([0.3, -0.7, 1.1, 0.45])
+Y = np.array([0.5, 0.2, -0.9, 1.3])
+
+
+def check_value(f, args, jit):
+    """value_and_grad's value is the primal's."""
+    copy = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    value, _ = s2sad.value_and_grad(f, jit=jit)(*args)
+    np.testing.assert_allclose(value, f(*copy))
+
+
+# ---- branch_local_array ------------------------------------------------------
+
+def array_in_untaken_branch(x, c):
+    s = 0.0
+    if c > 0.0:
+        v = x * c
+        s = v[1]
+    return s + x[0]
+
+
+def temporary_after_early_return(x, c):
+    if c > 0.0:
+        return c
+    return (x * c)[1]
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: the adjoint of an array bound in a branch is "
+                   "initialised (dv = np.zeros_like(v)) at the top of the reverse sweep, where v "
+                   "is unbound if the branch did not run (UnboundLocalError; numba reads garbage)")
+def test_array_bound_in_untaken_branch():
+    check_grad(array_in_untaken_branch, (X, -0.5), wrt=0, jit=False)
+    # the same for a temporary array (x * c) after a return that was taken
+    check_grad(temporary_after_early_return, (X, 0.5), wrt=0, jit=False)
+
+
+# ---- tuple_early_return ----------------------------------------------------------
+
+def tuple_early_return(x, c):
+    if c > 0.0:
+        return c, x * 2.0
+    return c * c, x
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: an early return of a tuple is lowered to "
+                   "`result = (a, b)`, which the reverse pass rejects (UnsupportedSyntaxError "
+                   "'a tuple or list of values that need a gradient')")
+def test_early_return_of_a_tuple(jit):
+    check_grad(tuple_early_return, (X, 0.5), wrt=(0, 1), jit=jit)
+
+
+# ---- slice_write ---------------------------------------------------------------------
+
+def slice_write_reads_itself(x):
+    y = x.copy()
+    y[:] = y ** 2
+    return y[1]
+
+
+def slice_write_reads_other_slice(x):
+    b = np.zeros(4)
+    b[:] = x
+    b[1:2] = b[3:4] - x[0]
+    return np.sum(b * x)
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: the reverse of a slice write takes the slice's "
+                   "adjoint as a view (db2 = db[a:b]) and then zeroes db[a:b], so every "
+                   "contribution read from db2 is zero")
+def test_slice_write_adjoint_is_a_view(jit):
+    check_grad(slice_write_reads_itself, (X,), jit=jit)
+    check_grad(slice_write_reads_other_slice, (X,), jit=jit)
+
+
+# ---- neg_const_pow -----------------------------------------------------------------------
+
+def negative_constant_power(x):
+    return (-1.5) ** 2 * x
+
+
+def stopped_negative_constant_power(x):
+    return stop_gradient(-0.6) ** 2 * x
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: a negative constant base of ** is emitted without "
+                   "parentheses: (-1.5) ** 2 becomes -1.5 ** 2 = -2.25 (also after "
+                   "stop_gradient(-0.6) is folded)")
+def test_negative_constant_base_of_power(jit):
+    check_grad(negative_constant_power, (0.7,), jit=jit)
+    check_value(negative_constant_power, (0.7,), jit)
+    check_grad(stopped_negative_constant_power, (0.7,), jit=jit)
+
+
+# ---- stop_gradient_attr ------------------------------------------------------------------
+
+def stop_gradient_attribute_on_constant(x):
+    y = 0.0
+    if s2sad.stop_gradient(0.5) > 0.1:
+        y = x * x
+    return y + x
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: s2sad.stop_gradient(...) on a value that needs no "
+                   "gradient (an if test) is left in the derivative as a call to the s2sad "
+                   "module, which numba cannot compile (NumbaFallbackWarning)")
+def test_stop_gradient_attribute_on_a_constant():
+    check_grad(stop_gradient_attribute_on_constant, (0.7,), jit=True)
+
+
+# ---- copy_after_loop -------------------------------------------------------------------------
+
+def copy_after_loop(x):
+    s = x
+    for i in range(3):
+        s = math.sin(s)
+    t = s
+    return t
+
+
+def plus_constant_after_loop(x):
+    s = x
+    for i in range(3):
+        s = math.sin(s)
+    return s + 0.5
+
+
+def overwritten_in_loop(x):
+    for i in range(2):
+        s = math.cos(x)
+        t = 1.0 * s
+    return 0.5 + t
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: copy propagation (cleanup.propagate_copies) renames "
+                   "reads of ds to dt inside a following reverse loop before seeing that the "
+                   "loop reassigns ds: after ds = dt every iteration reads the seed")
+def test_copy_after_loop(jit):
+    check_grad(copy_after_loop, (0.7,), jit=jit)
+    check_grad(plus_constant_after_loop, (0.7,), jit=jit)
+    check_grad(overwritten_in_loop, (0.7,), jit=jit)
+
+
+# ---- tuple_output_subscript -----------------------------------------------------------------
+
+def subscript_in_tuple_output(x, c):
+    return x[1], c
+
+
+def subscript_and_array_in_tuple_output(x, c):
+    v = x * c
+    return v[1], v
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: a tuple output element that is a subscript (x[1]) "
+                   "gets no gradient")
+def test_tuple_output_element_is_a_subscript(jit):
+    check_grad(subscript_in_tuple_output, (X, 0.5), wrt=(0, 1), jit=jit)
+    check_grad(subscript_and_array_in_tuple_output, (X, 0.5), wrt=(0, 1), jit=jit)
+
+
+# ---- array_output_restored ------------------------------------------------------------------
+
+def returns_written_buffer(y):
+    b = np.ones(3)
+    b[0] = b[0] * y[-1]
+    return b
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: value_and_grad binds the value as value = b (the "
+                   "same array) and the reverse sweep then restores b[0] in place, so the "
+                   "returned value is the array before the write")
+def test_array_output_restored_by_reverse_sweep(jit):
+    check_grad(returns_written_buffer, (Y,), jit=jit)
+    check_value(returns_written_buffer, (Y,), jit)
+
+
+# ---- element_self_copy ------------------------------------------------------------------------
+
+def copy_element_onto_itself(x, k):
+    b = x * x
+    b[k] = b[1]
+    return np.sum(np.sin(b))
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: the reverse of b[i] = b[j] adds db[i] to db[j] and "
+                   "then zeroes db[i]; when i == j at run time the gradient is lost")
+def test_element_copied_onto_itself(jit):
+    check_grad(copy_element_onto_itself, (X, 1), jit=jit)
+
+
+# ---- chained_subscript ------------------------------------------------------------------------
+
+def chained_subscript(x, c):
+    b = np.ones((3, 2))
+    b[:, 0] = x[0:3]
+    for i in range(3):
+        b[2, 1] = b[2, 1] * b[:, 1][2] * c
+    return np.sum(b)
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: the adjoint of a chained subscript b[:, 1][2] is "
+                   "added to db[2] (the whole row) instead of db[2, 1]")
+def test_chained_subscript_adjoint(jit):
+    check_grad(chained_subscript, (X, 0.7), wrt=(0, 1), jit=jit)
+
+
+# ---- constant_condition ------------------------------------------------------------------------
+
+def constant_branch_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        if 0.5 > 1.0:
+            s = np.tanh(s + x[i])
+            break
+        s = s + x[i]
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: a tape list whose only append is in a branch numba "
+                   "prunes as dead (a constant test) cannot be typed: 'Cannot infer the type of "
+                   "variable s_stack' (NumbaFallbackWarning)")
+def test_tape_only_appended_in_constant_branch():
+    check_grad(constant_branch_in_loop, (X,), jit=True)
+
+
+# ---- tuple_helper_array ------------------------------------------------------------------------
+
+def pair(p):
+    return p[0] * 2.0, p
+
+
+def uses_first_of_pair(x):
+    s, v = pair(np.tanh(x))
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: an unused array output of a helper returning a "
+                   "tuple is seeded with 0.0, and the helper's vjp indexes it (dp[0] += ...): "
+                   "TypeError, or a numba typing error")
+def test_unused_array_output_of_a_helper(jit):
+    check_grad(uses_first_of_pair, (X,), jit=jit)
+
+
+# ---- reset_in_helper ------------------------------------------------------------------------
+
+def pair_with_reset(p):
+    b = np.ones(3)
+    for i in range(1):
+        s2sad.reset_recording()
+        b[0] += p
+    return 0.5 - b, p + 0.0
+
+
+def uses_pair_with_reset(c):
+    s, t = pair_with_reset(c + 0.5)
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: in the vjp of a helper returning a tuple, "
+                   "reset_recording() inside a loop becomes `return (0.0, seed[1])` in the "
+                   "reverse loop: the first output's gradient (through b[0] += p, after the "
+                   "reset) is dropped")
+def test_reset_in_loop_of_tuple_helper(jit):
+    check_grad(uses_pair_with_reset, (0.7,), jit=jit)
+
+
+# ---- recording_subscript_write ------------------------------------------------------------------
+
+def increment_in_stop_recording(x, c):
+    b = x * c
+    with s2sad.stop_recording():
+        b[0] += 1.0
+    return np.sum(b)
+
+
+def scalar_increment_in_stop_recording(x, c):
+    s = x[0] * c
+    with s2sad.stop_recording():
+        s += 1.0
+    return s + x[1] * c
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: a subscript write that reads active values inside "
+                   "`with stop_recording():` (b[0] += 1.0) has no reverse statement at all, so "
+                   "db[0] flows on to the value before the block instead of stopping there")
+def test_subscript_write_in_stop_recording(jit):
+    # the block's results are constants: a scalar updated there is (the
+    # second check passes), an element written there is not
+    ds = s2sad.grad(scalar_increment_in_stop_recording, wrt=1, jit=jit)(X, 0.7)
+    assert ds == pytest.approx(X[1])
+    db = s2sad.grad(increment_in_stop_recording, wrt=1, jit=jit)(X, 0.7)
+    assert db == pytest.approx(np.sum(X[1:]))
+
+
+# ---- self_subscript_rebind ----------------------------------------------------------------------
+
+def rebind_from_own_element(x, c):
+    v = x * c
+    v = v[3] * x
+    return np.sum(v * x)
+
+
+def rebind_from_own_slice(x, c):
+    v = x * c
+    v = v[1:3] * x[0:2]
+    return np.sum(v)
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz: rebinding an array from a subscript of itself "
+                   "(v = v[3] * x, v = v[1:3] * y) loses the new v's adjoint: the reverse restores "
+                   "v = v_old and starts again from dv = np.zeros_like(v)")
+def test_array_rebound_from_its_own_elements(jit):
+    check_grad(rebind_from_own_element, (X, 0.7), wrt=(0, 1), jit=jit)
+    check_grad(rebind_from_own_slice, (X, 0.7), wrt=(0, 1), jit=jit)
