@@ -6,6 +6,7 @@ import platform
 import subprocess
 
 from ._common import fmt_time
+from ._memory import fmt_bytes
 
 PEER_COLUMNS = [("jax", "JAX jit"), ("jax_loop", "JAX fori_loop"), ("torch", "PyTorch"),
                 ("autograd", "autograd"), ("tangent", "tangent-ad")]
@@ -83,6 +84,51 @@ def _ratio(res, key):
 
 
 def markdown(results, meta):
+    """All tables: timings, compile latency and checks (if timed), then memory."""
+    timed = {n: r for n, r in results.items() if "times" in r}
+    lines = _timing_tables(timed, meta) if timed else []
+    if any("memory" in r for r in results.values()):
+        lines += ([""] if lines else []) + _memory_table(results, meta.get("memory", {}))
+    return "\n".join(lines)
+
+
+def _mem_cell(e, key="peak_bytes"):
+    if e is None:
+        return "—"
+    if key not in e:
+        return e.get("status", "error")
+    return fmt_bytes(e[key]) if key == "peak_bytes" else "%d" % e[key]
+
+
+def _memory_table(results, mmeta):
+    cal = mmeta.get("calibration", {})
+    sizes = {r["memory"]["size"] for r in results.values() if "size" in r.get("memory", {})}
+    lines = ["Memory: peak bytes allocated during one call after warm-up (tracemalloc; numba's "
+             "NRT allocates through the Python allocator; includes the returned arrays), and "
+             "NRT allocations per call. Calibration: a 100 MB array read as %s bytes (%s); "
+             "%s, %s inputs." % (format(cal.get("peak_bytes", 0), ","),
+                                 "ok" if cal.get("ok") else "FAILED", mmeta.get("date", "?")[:10],
+                                 "/".join(sorted(sizes)) or "?"), ""]
+    head = ["", "s2sad jit peak", "hand peak", "s2sad / hand", "numba primal peak",
+            "s2sad allocs / call", "hand allocs / call"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for name, r in results.items():
+        m = r.get("memory")
+        if m is None:
+            continue
+        if "error" in m:
+            lines.append("| %s | error |%s" % (name, " |" * (len(head) - 2)))
+            continue
+        ratio = m.get("ratio_s2sad_hand")
+        row = [name, _mem_cell(m.get("s2sad_jit")), _mem_cell(m.get("hand")),
+               "%.3g" % ratio if ratio is not None else "—", _mem_cell(m.get("primal")),
+               _mem_cell(m.get("s2sad_jit"), "nrt_allocs"), _mem_cell(m.get("hand"), "nrt_allocs")]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def _timing_tables(results, meta):
     lines = ["Gradient times: median of repeats after warm-up; (ratio to the numba primal); "
              "✗ = gradient check failed. %s, %s; %s." % (
                  meta["machine"]["cpu_model"],
@@ -142,4 +188,4 @@ def markdown(results, meta):
                 row.append(" / ".join("%.0e" % e[s] if e.get(s) is not None else "—"
                                       for s in ("small", "full")))
         lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
+    return lines

@@ -9,10 +9,13 @@ call; each result is checked against hand_grad again) of the numba primal,
 s2sad jit=True / jit=False, the hand numba gradient and the installed peers
 (JAX, PyTorch, HIPS autograd, tangent-ad); (3) first-call latency in fresh
 subprocesses: numba compile of primal + hand_grad, s2sad cold (empty
-S2SAD_CACHE_DIR) and warm (same cache dir, new process). Errors from s2sad
-or a peer are recorded per workload, never fatal. Writes JSON (default
-benchmarks/results/latest.json) plus a markdown copy of the printed tables.
---quick times the small inputs with tiny budgets: a smoke test, not data.
+S2SAD_CACHE_DIR) and warm (same cache dir, new process); (4) memory: peak
+bytes and NRT allocations of one call of s2sad jit, hand and primal
+(_memory.py). Errors from s2sad or a peer are recorded per workload, never
+fatal. Writes JSON (default benchmarks/results/latest.json) plus a markdown
+copy of the printed tables. --quick times the small inputs with tiny
+budgets: a smoke test, not data. --memory-only runs just (4) and merges it
+into an existing --out file, leaving the timing results as they were.
 """
 import argparse
 import json
@@ -44,6 +47,11 @@ def parse_args(argv=None):
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds of timed repeats per method (default 1.0, quick 0.05)")
     ap.add_argument("--no-compile", action="store_true", help="skip the compile-latency probes")
+    ap.add_argument("--no-memory", action="store_true", help="skip the memory measurement")
+    ap.add_argument("--memory-only", action="store_true",
+                    help="only measure memory; merge into --out without touching its timings")
+    ap.add_argument("--memory-rss", action="store_true",
+                    help="also cross-check peak memory as peak RSS in fresh subprocesses")
     ap.add_argument("--no-pin", action="store_true", help="do not pin to one core")
     ap.add_argument("--cpu", type=int, default=None, help="core to pin to (default: last allowed)")
     return ap.parse_args(argv)
@@ -240,7 +248,85 @@ def run_workload(name, opts, tmp):
             res["ratios"]["%s/%s" % (a, b)] = times[a]["median_s"] / times[b]["median_s"]
     if not opts.no_compile:
         res["compile"] = compile_latency(name, size, tmp)
+    if not opts.no_memory:
+        fns = {"primal": jp, "hand": cands["hand"][0]}
+        if "s2sad_jit" in cands:
+            fns["s2sad_jit"] = cands["s2sad_jit"][0]
+        res["memory"] = memory(mod, size, opts, fns)
     return res
+
+
+def memory(mod, size, opts, fns=None):
+    from benchmarks._memory import fmt_bytes, measure_workload
+    m = measure_workload(mod, size, fns, rss=opts.memory_rss)
+    for v in ("s2sad_jit", "hand", "primal"):
+        e = m[v]
+        if "peak_bytes" in e:
+            print("  memory %-9s peak %9s  %d NRT allocations" % (
+                v, fmt_bytes(e["peak_bytes"]), e["nrt_allocs"]))
+        else:
+            print("  memory %-9s %s" % (v, e.get("error", "")[:200]))
+    sys.stdout.flush()
+    return m
+
+
+def memory_meta(opts):
+    from benchmarks._memory import calibrate
+    from benchmarks import _report
+    cal = calibrate()
+    print("memory calibration: 100 MB array measured as %d bytes, %d NRT allocation(s): %s"
+          % (cal["peak_bytes"], cal["nrt_allocs"], "ok" if cal["ok"] else "FAILED"))
+    return {"method": "tracemalloc peak (NRT uses the CPython allocator) + NRT allocation "
+                      "stats, one call after warm-up", "rss_cross_check": opts.memory_rss,
+            "calibration": cal, "date": _report.now(), "git": _report.git_commit(REPO),
+            "quick": opts.quick}
+
+
+def memory_only(names, opts, cpu):
+    """Measure memory only and merge it into opts.out (timings untouched)."""
+    from benchmarks import _report
+    from benchmarks.workloads import load
+    try:
+        with open(opts.out) as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        data = {"meta": {"date": _report.now(), "machine": _report.machine_info(cpu),
+                         "git": _report.git_commit(REPO), "argv": sys.argv[1:]},
+                "workloads": {}}
+    t0 = time.perf_counter()
+    data["meta"]["memory"] = memory_meta(opts)
+    data["meta"]["memory"]["pinned_cpu"] = cpu
+    size = "small" if opts.quick else "full"
+    for name in names:
+        mod = load(name)
+        print("== %s: %s" % (name, mod.DESCRIPTION))
+        sys.stdout.flush()
+        try:
+            m = memory(mod, size, opts)
+        except Exception as exc:
+            print(short_tb())
+            m = {"error": "%s: %s" % (type(exc).__name__, exc), "traceback": short_tb()}
+        data["workloads"].setdefault(name, {"description": mod.DESCRIPTION})["memory"] = m
+    data["meta"]["memory"]["wall_s"] = time.perf_counter() - t0
+    s2sad = sys.modules.get("s2sad")
+    data["meta"]["memory"]["versions"] = _report.versions(s2sad)
+    write_results(data, opts.out, show=False)
+    print("\n" + _report.markdown({n: {"memory": data["workloads"][n]["memory"]} for n in names},
+                                  data["meta"]))
+    print("\nmerged memory results into %s (%.0f s)" % (opts.out, data["meta"]["memory"]["wall_s"]))
+    return 0
+
+
+def write_results(data, out, show=True):
+    from benchmarks import _report
+    md = _report.markdown(data["workloads"], data["meta"])
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(data, f, indent=1, default=str)
+    with open(os.path.splitext(out)[0] + ".md", "w") as f:
+        f.write(md + "\n")
+    if show:
+        print("\n" + md)
 
 
 def probe(mode, name, size, env):
@@ -285,11 +371,18 @@ def main(argv=None):
     tmp = tempfile.mkdtemp(prefix="s2sad-bench-")
     # the in-process s2sad gets its own empty cache: its grad() is cold too
     os.environ["S2SAD_CACHE_DIR"] = os.path.join(tmp, "s2sad-cache-main")
+    if opts.memory_only:
+        try:
+            return memory_only(names, opts, cpu)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     meta = {"date": _report.now(), "machine": _report.machine_info(cpu),
             "git": _report.git_commit(REPO),
             "quick": opts.quick, "budget_s": opts.budget, "argv": sys.argv[1:]}
     results = {}
     t_start = time.perf_counter()
+    if not opts.no_memory:
+        meta["memory"] = memory_meta(opts)
     try:
         for name in names:
             print("== %s: %s" % (name, load(name).DESCRIPTION))
@@ -306,13 +399,7 @@ def main(argv=None):
     s2sad = sys.modules.get("s2sad")
     meta["s2sad_file"] = getattr(s2sad, "__file__", None)
     meta["versions"] = _report.versions(s2sad)
-    md = _report.markdown(results, meta)
-    os.makedirs(os.path.dirname(os.path.abspath(opts.out)), exist_ok=True)
-    with open(opts.out, "w") as f:
-        json.dump({"meta": meta, "workloads": results}, f, indent=1, default=str)
-    with open(os.path.splitext(opts.out)[0] + ".md", "w") as f:
-        f.write(md + "\n")
-    print("\n" + md)
+    write_results({"meta": meta, "workloads": results}, opts.out)
     print("\nwrote %s (%.0f s)" % (opts.out, meta["wall_s"]))
     return 0
 
