@@ -122,7 +122,8 @@ def _memory_table(results, mmeta):
             continue
         ratio = m.get("ratio_s2sad_hand")
         row = [name, _mem_cell(m.get("s2sad_jit")), _mem_cell(m.get("hand")),
-               "%.3g" % ratio if ratio is not None else "—", _mem_cell(m.get("primal")),
+               ("%.2f" if ratio < 100 else "%.0f") % ratio if ratio is not None else "—",
+               _mem_cell(m.get("primal")),
                _mem_cell(m.get("s2sad_jit"), "nrt_allocs"), _mem_cell(m.get("hand"), "nrt_allocs")]
         lines.append("| " + " | ".join(row) + " |")
     return lines
