@@ -1,0 +1,1 @@
+"""s2sad's GradBench tool: `run.py` speaks the protocol, one module per eval."""
