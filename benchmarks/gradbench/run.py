@@ -90,7 +90,6 @@ class Tool:
                 min_runs, min_seconds = 1, 0.0
             result, timings = repeat(fn.compute, args, min_runs, min_seconds)
             output = fn.output(result)
-            json.dumps(output, allow_nan=False)  # NaN or inf: a failed evaluate, not a bad line
         except Exception:
             return {"success": False, "error": traceback.format_exc()}
         return {"success": True, "output": output,
@@ -113,8 +112,11 @@ def log(text):
 
 
 def main(argv):
-    out = sys.stdout
-    sys.stdout = sys.stderr  # stdout carries protocol lines only: stray prints go to stderr
+    # stdout carries protocol lines only: anything else written to it, from
+    # Python or from C (numba, LLVM), goes to stderr instead
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
     if sys.path and os.path.abspath(sys.path[0] or ".") == HERE:
         del sys.path[0]  # the script's directory: its module names are not top-level modules
     load_package()
@@ -126,9 +128,9 @@ def main(argv):
         response = {"id": msg["id"], **tool.handle(msg)}
         try:
             text = json.dumps(response, allow_nan=False)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError):  # NaN or inf: a failed evaluate, not a broken session
             text = json.dumps({"id": msg["id"], "success": False,
-                               "error": "response not JSON-serialisable:\n"
+                               "error": "the output is not valid JSON (NaN or infinity?):\n"
                                         + traceback.format_exc()})
         out.write(text + "\n")
         out.flush()
