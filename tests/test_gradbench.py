@@ -5,7 +5,8 @@ against central finite differences of the plain Python objectives, with the
 eval's rule |a − b| / max(1, |a| + |b|) ≤ 1e-4.
 
 Two sessions keep this fast: one compiles with numba (the evals whose
-compile is cheap), one runs s2sad's derivatives as Python (--python)."""
+compile is cheap), one runs s2sad's derivatives as Python (--python).
+S2SAD_GRADBENCH_JIT=1 compiles the second one too (a minute or two more)."""
 import importlib
 import importlib.util
 import json
@@ -287,13 +288,18 @@ def jit_session():
     return s.run()
 
 
+ALL_JIT = os.environ.get("S2SAD_GRADBENCH_JIT", "") not in ("", "0")
+
+
 @pytest.fixture(scope="module")
 def python_session(tmp_path_factory):
     """s2sad's derivatives as Python (--python), from another directory."""
     s = Session()
     add_evals(s, {"ode": ode_cases, "gmm": gmm_cases, "lstm": lstm_cases, "ht": ht_cases,
                   "particle": particle_cases, "saddle": saddle_cases})
-    return s.run(["--python"], cwd=str(tmp_path_factory.mktemp("elsewhere")))
+    s.run([] if ALL_JIT else ["--python"], cwd=str(tmp_path_factory.mktemp("elsewhere")))
+    assert "NumbaFallbackWarning" not in s.stderr, s.stderr[-3000:]
+    return s
 
 
 # --------------------------------------------------------------- protocol
