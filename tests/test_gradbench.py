@@ -65,7 +65,8 @@ def rng(seed):
 # ---------------------------------------------------------------- sessions
 
 class Session:
-    """Messages to send, each under a label; run() answers them by label."""
+    """Messages to send, each under a label: start() sends them all to a new
+    tool process, wait() collects the answers, by label."""
 
     def __init__(self):
         self.messages, self.labels = [], []
@@ -79,13 +80,25 @@ class Session:
                  description="test")
         self.add(None, "analysis", of=len(self.messages) - 1, valid=True)
 
-    def run(self, args=(), cwd=REPO):
-        text = "".join(json.dumps(m) + "\n" for m in self.messages)
-        proc = subprocess.run([sys.executable, RUN, *args], input=text, capture_output=True,
-                              text=True, cwd=cwd, timeout=300)
-        self.stderr, self.returncode = proc.stderr, proc.returncode
-        lines = proc.stdout.splitlines()
-        assert len(lines) == len(self.messages), proc.stderr[-3000:]
+    def start(self, args, cwd, tmp):
+        """Start the tool on all the messages at once; wait() collects its
+        answers. Files, not pipes: two sessions run side by side."""
+        tmp.joinpath("in").write_text("".join(json.dumps(m) + "\n" for m in self.messages))
+        self.files = [open(tmp / name, mode) for name, mode in
+                      (("in", "r"), ("out", "w+"), ("err", "w+"))]
+        self.proc = subprocess.Popen([sys.executable, RUN, *args], stdin=self.files[0],
+                                     stdout=self.files[1], stderr=self.files[2], cwd=cwd)
+        return self
+
+    def wait(self):
+        self.returncode = self.proc.wait(timeout=300)
+        for f in self.files:
+            f.seek(0)
+        out, self.stderr = self.files[1].read(), self.files[2].read()
+        for f in self.files:
+            f.close()
+        lines = out.splitlines()
+        assert len(lines) == len(self.messages), self.stderr[-3000:]
         responses = [json.loads(line) for line in lines]
         assert [r["id"] for r in responses] == [m["id"] for m in self.messages]
         self.responses = {lab: r for lab, r in zip(self.labels, responses) if lab}
@@ -274,30 +287,47 @@ def saddle_cases():
     return [(f"saddle {v}", v, {"start": [1.0, 1.0], **RUNS}) for v in ("rr", "ff", "fr", "rf")]
 
 
-@pytest.fixture(scope="module")
-def jit_session():
-    """numba-compiled, from the repository root as GradBench's docs say."""
-    s = Session()
-    add_evals(s, {"hello": hello_cases, "lse": lse_cases, "llsq": llsq_cases,
-                  "kmeans": kmeans_cases, "det": det_cases, "ba": ba_cases})
-    s.add("define nope", "define", module="nope")
-    s.evaluate("undefined module", "ode", "primal", {"x": [1.0], "s": 1, **RUNS})
-    s.evaluate("unknown function", "lse", "nope", {"x": [1.0], **RUNS})
-    s.evaluate("three runs", "lse", "primal", {"x": LSE_X, "min_runs": 3, "min_seconds": 0})
-    s.evaluate("timed runs", "lse", "primal", {"x": LSE_X, "min_runs": 1, "min_seconds": 0.02})
-    return s.run()
-
-
 ALL_JIT = os.environ.get("S2SAD_GRADBENCH_JIT", "") not in ("", "0")
 
 
 @pytest.fixture(scope="module")
-def python_session(tmp_path_factory):
-    """s2sad's derivatives as Python (--python), from another directory."""
-    s = Session()
-    add_evals(s, {"ode": ode_cases, "gmm": gmm_cases, "lstm": lstm_cases, "ht": ht_cases,
-                  "particle": particle_cases, "saddle": saddle_cases})
-    s.run([] if ALL_JIT else ["--python"], cwd=str(tmp_path_factory.mktemp("elsewhere")))
+def sessions(tmp_path_factory):
+    """Both sessions, started side by side. The first is numba-compiled and
+    runs from the repository root (as GradBench's docs say); the second runs
+    s2sad's derivatives as Python (--python), from another directory."""
+    compiled = Session()
+    add_evals(compiled, {"hello": hello_cases, "lse": lse_cases, "llsq": llsq_cases,
+                         "kmeans": kmeans_cases, "det": det_cases, "ba": ba_cases})
+    compiled.add("define nope", "define", module="nope")
+    compiled.evaluate("undefined module", "ode", "primal", {"x": [1.0], "s": 1, **RUNS})
+    compiled.evaluate("unknown function", "lse", "nope", {"x": [1.0], **RUNS})
+    compiled.evaluate("three runs", "lse", "primal", {"x": LSE_X, "min_runs": 3,
+                                                      "min_seconds": 0})
+    compiled.evaluate("timed runs", "lse", "primal", {"x": LSE_X, "min_runs": 1,
+                                                      "min_seconds": 0.02})
+    python = Session()
+    add_evals(python, {"ode": ode_cases, "gmm": gmm_cases, "lstm": lstm_cases, "ht": ht_cases,
+                       "particle": particle_cases, "saddle": saddle_cases})
+    compiled.start([], REPO, tmp_path_factory.mktemp("compiled"))
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    python.start([] if ALL_JIT else ["--python"], str(elsewhere), elsewhere)
+    yield compiled, python
+    for session in (compiled, python):
+        if session.proc.poll() is None:  # a test failed before it was done
+            session.proc.kill()
+            session.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def jit_session(sessions):
+    s = sessions[0].wait()
+    assert "NumbaFallbackWarning" not in s.stderr, s.stderr[-3000:]
+    return s
+
+
+@pytest.fixture(scope="module")
+def python_session(sessions):
+    s = sessions[1].wait()
     assert "NumbaFallbackWarning" not in s.stderr, s.stderr[-3000:]
     return s
 
@@ -321,8 +351,6 @@ def test_protocol(jit_session):
     assert "no function 'nope'" in s["unknown function"]["error"]
     assert len(s["three runs"]["timings"]) == 3
     assert sum(t["nanoseconds"] for t in s["timed runs"]["timings"]) >= 0.02e9
-    # numba compiled every derivative: no silent fall back to Python
-    assert "NumbaFallbackWarning" not in s.stderr, s.stderr[-3000:]
 
 
 def test_non_finite_output_is_a_failed_evaluate(jit_session):
