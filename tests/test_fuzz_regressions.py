@@ -17,10 +17,10 @@ X = np.array([0.3, -0.7, 1.1, 0.45])
 Y = np.array([0.5, 0.2, -0.9, 1.3])
 
 
-def check_value(f, args, jit):
+def check_value(f, args, jit, wrt=0):
     """value_and_grad's value is the primal's."""
     copy = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    value, _ = s2sad.value_and_grad(f, jit=jit)(*args)
+    value, _ = s2sad.value_and_grad(f, wrt=wrt, jit=jit)(*args)
     np.testing.assert_allclose(value, f(*copy))
 
 
@@ -40,9 +40,6 @@ def temporary_after_early_return(x, c):
     return (x * c)[1]
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: the adjoint of an array bound in a branch is "
-                   "initialised (dv = np.zeros_like(v)) at the top of the reverse sweep, where v "
-                   "is unbound if the branch did not run (UnboundLocalError; numba reads garbage)")
 def test_array_bound_in_untaken_branch():
     check_grad(array_in_untaken_branch, (X, -0.5), wrt=0, jit=False)
     # the same for a temporary array (x * c) after a return that was taken
@@ -57,9 +54,6 @@ def tuple_early_return(x, c):
     return c * c, x
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: an early return of a tuple is lowered to "
-                   "`result = (a, b)`, which the reverse pass rejects (UnsupportedSyntaxError "
-                   "'a tuple or list of values that need a gradient')")
 def test_early_return_of_a_tuple(jit):
     check_grad(tuple_early_return, (X, 0.5), wrt=(0, 1), jit=jit)
 
@@ -79,9 +73,6 @@ def slice_write_reads_other_slice(x):
     return np.sum(b * x)
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: the reverse of a slice write takes the slice's "
-                   "adjoint as a view (db2 = db[a:b]) and then zeroes db[a:b], so every "
-                   "contribution read from db2 is zero")
 def test_slice_write_adjoint_is_a_view(jit):
     check_grad(slice_write_reads_itself, (X,), jit=jit)
     check_grad(slice_write_reads_other_slice, (X,), jit=jit)
@@ -97,9 +88,6 @@ def stopped_negative_constant_power(x):
     return stop_gradient(-0.6) ** 2 * x
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: a negative constant base of ** is emitted without "
-                   "parentheses: (-1.5) ** 2 becomes -1.5 ** 2 = -2.25 (also after "
-                   "stop_gradient(-0.6) is folded)")
 def test_negative_constant_base_of_power(jit):
     check_grad(negative_constant_power, (0.7,), jit=jit)
     check_value(negative_constant_power, (0.7,), jit)
@@ -115,9 +103,6 @@ def stop_gradient_attribute_on_constant(x):
     return y + x
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: s2sad.stop_gradient(...) on a value that needs no "
-                   "gradient (an if test) is left in the derivative as a call to the s2sad "
-                   "module, which numba cannot compile (NumbaFallbackWarning)")
 def test_stop_gradient_attribute_on_a_constant():
     check_grad(stop_gradient_attribute_on_constant, (0.7,), jit=True)
 
@@ -146,9 +131,6 @@ def overwritten_in_loop(x):
     return 0.5 + t
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: copy propagation (cleanup.propagate_copies) renames "
-                   "reads of ds to dt inside a following reverse loop before seeing that the "
-                   "loop reassigns ds: after ds = dt every iteration reads the seed")
 def test_copy_after_loop(jit):
     check_grad(copy_after_loop, (0.7,), jit=jit)
     check_grad(plus_constant_after_loop, (0.7,), jit=jit)
@@ -166,8 +148,6 @@ def subscript_and_array_in_tuple_output(x, c):
     return v[1], v
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: a tuple output element that is a subscript (x[1]) "
-                   "gets no gradient")
 def test_tuple_output_element_is_a_subscript(jit):
     check_grad(subscript_in_tuple_output, (X, 0.5), wrt=(0, 1), jit=jit)
     check_grad(subscript_and_array_in_tuple_output, (X, 0.5), wrt=(0, 1), jit=jit)
@@ -181,9 +161,6 @@ def returns_written_buffer(y):
     return b
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: value_and_grad binds the value as value = b (the "
-                   "same array) and the reverse sweep then restores b[0] in place, so the "
-                   "returned value is the array before the write")
 def test_array_output_restored_by_reverse_sweep(jit):
     check_grad(returns_written_buffer, (Y,), jit=jit)
     check_value(returns_written_buffer, (Y,), jit)
@@ -197,8 +174,6 @@ def copy_element_onto_itself(x, k):
     return np.sum(np.sin(b))
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: the reverse of b[i] = b[j] adds db[i] to db[j] and "
-                   "then zeroes db[i]; when i == j at run time the gradient is lost")
 def test_element_copied_onto_itself(jit):
     check_grad(copy_element_onto_itself, (X, 1), jit=jit)
 
@@ -213,8 +188,6 @@ def chained_subscript(x, c):
     return np.sum(b)
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: the adjoint of a chained subscript b[:, 1][2] is "
-                   "added to db[2] (the whole row) instead of db[2, 1]")
 def test_chained_subscript_adjoint(jit):
     check_grad(chained_subscript, (X, 0.7), wrt=(0, 1), jit=jit)
 
@@ -231,9 +204,6 @@ def constant_branch_in_loop(x):
     return s
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: a tape list whose only append is in a branch numba "
-                   "prunes as dead (a constant test) cannot be typed: 'Cannot infer the type of "
-                   "variable s_stack' (NumbaFallbackWarning)")
 def test_tape_only_appended_in_constant_branch():
     check_grad(constant_branch_in_loop, (X,), jit=True)
 
@@ -249,9 +219,6 @@ def uses_first_of_pair(x):
     return s
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: an unused array output of a helper returning a "
-                   "tuple is seeded with 0.0, and the helper's vjp indexes it (dp[0] += ...): "
-                   "TypeError, or a numba typing error")
 def test_unused_array_output_of_a_helper(jit):
     check_grad(uses_first_of_pair, (X,), jit=jit)
 
@@ -271,10 +238,6 @@ def uses_pair_with_reset(c):
     return s
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: in the vjp of a helper returning a tuple, "
-                   "reset_recording() inside a loop becomes `return (0.0, seed[1])` in the "
-                   "reverse loop: the first output's gradient (through b[0] += p, after the "
-                   "reset) is dropped")
 def test_reset_in_loop_of_tuple_helper(jit):
     check_grad(uses_pair_with_reset, (0.7,), jit=jit)
 
@@ -295,9 +258,6 @@ def scalar_increment_in_stop_recording(x, c):
     return s + x[1] * c
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: a subscript write that reads active values inside "
-                   "`with stop_recording():` (b[0] += 1.0) has no reverse statement at all, so "
-                   "db[0] flows on to the value before the block instead of stopping there")
 def test_subscript_write_in_stop_recording(jit):
     # the block's results are constants: a scalar updated there is (the
     # second check passes), an element written there is not
@@ -321,9 +281,59 @@ def rebind_from_own_slice(x, c):
     return np.sum(v)
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz: rebinding an array from a subscript of itself "
-                   "(v = v[3] * x, v = v[1:3] * y) loses the new v's adjoint: the reverse restores "
-                   "v = v_old and starts again from dv = np.zeros_like(v)")
 def test_array_rebound_from_its_own_elements(jit):
     check_grad(rebind_from_own_element, (X, 0.7), wrt=(0, 1), jit=jit)
     check_grad(rebind_from_own_slice, (X, 0.7), wrt=(0, 1), jit=jit)
+
+
+# ---- output aliasing through an early return ----------------------------------------------
+
+def written_argument_returned_early(k, x):
+    x[k - 1] = 0.69
+    if k == 0:
+        return np.sin(x)
+    return x
+
+
+def buffer_written_twice_returned_early(x):
+    b = np.zeros_like(x)
+    if x[0] >= 0.9:
+        return x
+    b[2] = np.prod(np.sin(x))
+    b[2] = np.linalg.norm(np.cos(b))
+    return b
+
+
+def copy_written_after_early_return(x):
+    b = x.copy()
+    if x[2] < 0.5:
+        return np.cos(b)
+    i = 0
+    b[i] = 0.48
+    return b
+
+
+def test_returned_array_not_restored_through_result_variable(jit):
+    # an early return makes the output `result = b`: the reverse sweep's
+    # in-place restores of b must not reach the returned value
+    check_value(written_argument_returned_early, (3, X[:3].copy()), jit, wrt=1)
+    check_grad(written_argument_returned_early, (3, X[:3].copy()), wrt=1, jit=jit)
+    check_value(buffer_written_twice_returned_early, (X,), jit)
+    check_grad(buffer_written_twice_returned_early, (X,), jit=jit)
+    Z = np.array([1.378, 1.066, 1.427])
+    check_value(copy_written_after_early_return, (Z,), jit)
+    check_grad(copy_written_after_early_return, (Z,), jit=jit)
+
+
+# ---- folded_branch_leaves_empty_loop -----------------------------------------------------------
+
+def loop_of_a_dead_branch(x, k):
+    s = x[0] * x[1]
+    for i in range(k - 1, -1, -1):
+        if 1.05 <= 0.5:
+            break
+    return s
+
+
+def test_loop_whose_body_is_a_dead_branch(jit):
+    check_grad(loop_of_a_dead_branch, (X, 3), jit=jit)

@@ -39,17 +39,35 @@ class ZeroPropagation:
         self.owned = owned  # adjoints updated through subscripts: never alias
 
     def run(self, stmts):
+        self.depth = -1
         self.block(stmts, set(), rewrite=True)
 
     def block(self, stmts, zero, rewrite):
         out = []
-        for s in stmts:
+        self.depth += 1
+        for k, s in enumerate(stmts):
+            self.rest = stmts[k + 1:]
             keep = self.statement(s, zero, rewrite)
             if keep is not None:
                 out.append(keep)
+        self.depth -= 1
         if rewrite:
             stmts[:] = out
         return zero
+
+    def updated_in_place(self, var):
+        """Whether `var` may be written through a subscript before it is
+        next rebound (looking ahead in the current block; a nested block's
+        end is a may)."""
+        for s in self.rest:
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                    and s.targets[0].id == var and var not in names_loaded(s.value):
+                return False
+            if var in {base_name(t) for t in _subscript_stores(s)}:
+                return True
+            if var in names_stored([s]) and not isinstance(s, gast.Assign):
+                return True  # dv += e on an array, or a store inside a block
+        return self.depth > 0
 
     def statement(self, s, zero, rewrite):
         if isinstance(s, gast.Assign):
@@ -72,7 +90,16 @@ class ZeroPropagation:
                     return s
                 if not rewrite:
                     return s
-                new = gast.Assign(targets=[t], value=s.value, type_comment=None)
+                value = s.value
+                if (getattr(s, "s2sad_view", False) or (
+                        isinstance(value, gast.Name) and value.id in self.owned)) \
+                        and self.updated_in_place(base_name(value)):
+                    # an array of another adjoint that is later updated in
+                    # place: dv = e would alias it
+                    value = gast.Call(func=gast.Attribute(value=gast.Name(
+                        id="np", ctx=gast.Load(), annotation=None, type_comment=None),
+                        attr="copy", ctx=gast.Load()), args=[value], keywords=[])
+                new = gast.Assign(targets=[t], value=value, type_comment=None)
                 gast.copy_location(new, s)
                 new.__dict__.update({k: v for k, v in s.__dict__.items() if k.startswith("s2sad_")})
                 return new
@@ -101,6 +128,10 @@ class ZeroPropagation:
                 s.body = [gast.Pass()]
             return s
         return s
+
+
+def _subscript_stores(s):
+    return [n for n in gast.walk(s) if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store)]
 
 
 # ---- dead-store elimination ------------------------------------------
@@ -280,9 +311,17 @@ def propagate_copies(stmts, candidates):
                 and isinstance(s.value, gast.Name) and s.targets[0].id in candidates):
             a, b = s.targets[0].id, s.value.id
             for t in stmts[k + 1:]:
-                _rename_loads(t, a, b)
-                if {a, b} & _all_stores(t):
-                    break
+                reassigned = {a, b} & _all_stores(t)
+                if not reassigned:
+                    _rename_loads(t, a, b)
+                    continue
+                # a simple statement reads before it stores; a compound one
+                # may read after its own store (a loop's next iteration)
+                if isinstance(t, gast.If):
+                    _rename_loads(t.test, a, b)
+                elif not isinstance(t, (gast.For, gast.While)):
+                    _rename_loads(t, a, b)
+                break
 
 
 def _all_stores(s):

@@ -9,6 +9,8 @@ at the end of the function.
   turned into a `while` loop over an explicit counter, so the reverse sweep
   replays exactly the iterations that ran.
 """
+import ast
+
 import gast
 
 from .errors import UnsupportedSyntaxError
@@ -19,8 +21,8 @@ _EXITS = (gast.Break, gast.Continue, gast.Return)
 
 def desugar(fn_tree, location, namer, marker_of=lambda node: None):
     """`marker_of(expr)` names the s2sad marker an expression denotes."""
-    body = [_rewrite_simple(s, location, namer, marker_of) for s in fn_tree.body
-            if not _is_docstring(s)]
+    body = _fold_constant_tests([s for s in fn_tree.body if not _is_docstring(s)])
+    body = [_rewrite_simple(s, location, namer, marker_of) for s in body]
     body = _flatten(body)
     returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
                if isinstance(n, gast.Return)]
@@ -32,13 +34,17 @@ def desugar(fn_tree, location, namer, marker_of=lambda node: None):
             raise UnsupportedSyntaxError("a return without a value", location, r,
                                          "Return the value to differentiate")
     simple_return = (len(returns) == 1 and body[-1] is returns[0])
-    lowering = _Lowering(location, namer, simple_return)
+    # returns of tuples of one length keep one variable per element, so that
+    # each output has its own adjoint
+    arities = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else None for r in returns}
+    arity = arities.pop() if len(arities) == 1 else None
+    lowering = _Lowering(location, namer, simple_return, arity)
     if simple_return:
         body = lowering.block(body[:-1], None) + [body[-1]]
     else:
         init = [assign(lowering.returned, const(False))]
         body = init + lowering.block(body, None)
-        body.append(gast.Return(value=name(lowering.result)))
+        body.append(gast.Return(value=lowering.result_expr(gast.Load())))
     fn_tree.body = body
     return fn_tree
 
@@ -152,11 +158,18 @@ class _Loop:
 
 
 class _Lowering:
-    def __init__(self, location, namer, simple_return):
+    def __init__(self, location, namer, simple_return, arity=None):
         self.location = location
         self.namer = namer
         self.returned = None if simple_return else namer.fresh("returned")
-        self.result = None if simple_return else namer.fresh("result")
+        self.result = None if simple_return else (
+            namer.fresh("result") if arity is None else [namer.fresh("result") for _ in range(arity)])
+
+    def result_expr(self, ctx):
+        if isinstance(self.result, list):
+            return gast.Tuple(elts=[gast.Name(id=r, ctx=ctx, annotation=None, type_comment=None)
+                                    for r in self.result], ctx=ctx)
+        return gast.Name(id=self.result, ctx=ctx, annotation=None, type_comment=None)
 
     def _not(self, flags):
         test = name(flags[0]) if len(flags) == 1 else gast.BoolOp(
@@ -168,7 +181,7 @@ class _Lowering:
         out = []
         for idx, s in enumerate(stmts):
             if isinstance(s, gast.Return):
-                out.append(assign(self.result, s.value, src=s))
+                out.append(assign(self.result_expr(gast.Store()), s.value, src=s))
                 out.append(assign(self.returned, const(True), src=s))
                 return out
             if isinstance(s, gast.Break):
@@ -251,3 +264,33 @@ class _Lowering:
         loop = gast.While(test=test, body=head + body, orelse=[])
         gast.copy_location(loop, s)
         return pre + [loop]
+
+
+def _fold_constant_tests(stmts):
+    """`if 0.5 > 1.0:` keeps only the branch that runs: a dead branch's exits
+    would otherwise shape the loop around it, and numba prunes dead
+    branches, leaving a tape appended only there without a type."""
+    out = []
+    for s in stmts:
+        truth = _constant_truth(s.test) if isinstance(s, gast.If) else None
+        if truth is not None:
+            out += _fold_constant_tests(s.body if truth else s.orelse)
+            continue
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                setattr(s, field, _fold_constant_tests(getattr(s, field)))
+        out.append(s)
+    return out
+
+
+def _constant_truth(test):
+    """The truth of a test made of constants only (None if it reads anything)."""
+    if any(isinstance(n, (gast.Name, gast.Call, gast.Attribute, gast.Subscript))
+           for n in gast.walk(test)):
+        return None
+    expr = ast.Expression(body=gast.gast_to_ast(test))
+    try:
+        return bool(eval(compile(ast.fix_missing_locations(expr), "<test>", "eval"), {}))
+    except Exception:  # noqa: BLE001 - anything unusual is left to run time
+        return None
+

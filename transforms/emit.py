@@ -1,18 +1,32 @@
 """Unparse generated functions to source, with the user's original line as
 a comment above each group of adjoint statements."""
 import ast
+import math
 
 import gast
 
 _INDENT = "    "
 
 
-def expr_source(node):
-    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))
+class _SignedConstants(ast.NodeTransformer):
+    """Folding leaves negative numbers as constants, which ast.unparse prints
+    bare: (-1.5) ** 2 would read back as -(1.5 ** 2). A unary minus gets
+    the parentheses precedence calls for."""
+
+    def visit_Constant(self, node):
+        value = node.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.copysign(1.0, value) < 0:
+            return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
+        return node
 
 
-def stmt_source(node):
-    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))
+def _unparse(node):
+    tree = _SignedConstants().visit(gast.gast_to_ast(node))
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+expr_source = stmt_source = _unparse
 
 
 def function_source(fn_def, source_line=None, docstring=None):

@@ -59,6 +59,21 @@ class _Normalizer:
         result, self.out = self.out, saved
         return result
 
+    def condition(self, test):
+        """A branch or loop test is never differentiated, so stop_gradient
+        markers in it are plain identities: drop them (the derivative
+        module does not import the markers)."""
+        marker_of = self.marker_of
+
+        class Strip(gast.NodeTransformer):
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                if marker_of(node.func) == "stop_gradient" and len(node.args) == 1:
+                    return node.args[0]
+                return node
+
+        return Strip().visit(test)
+
     def emit(self, stmt, src, constant=False):
         gast.copy_location(stmt, src)
         for flag in ("s2sad_constant", "s2sad_reset"):
@@ -72,7 +87,7 @@ class _Normalizer:
         if isinstance(s, gast.Assign):
             self.assignment(s.targets[0], s.value, s)
         elif isinstance(s, gast.If):
-            test = s.test
+            test = self.condition(s.test)
             if names_loaded(test) & names_stored(s.body + s.orelse):
                 cond = self.namer.fresh("cond")
                 self.emit(assign(cond, test), s)
@@ -94,18 +109,15 @@ class _Normalizer:
             s.body = body or [gast.Pass()]
             self.out.append(s)
         elif isinstance(s, gast.While):
+            s.test = self.condition(s.test)
             s.body = self.block(s.body) or [gast.Pass()]
             self.out.append(s)
         elif isinstance(s, gast.Return):
             value = s.value
             if isinstance(value, gast.Tuple):
-                value = gast.Tuple(elts=[self.atom(e, s) for e in value.elts], ctx=gast.Load())
+                value = gast.Tuple(elts=[self.output(e, s) for e in value.elts], ctx=gast.Load())
             else:
-                value = self.atom(value, s, hint="result")
-                if not isinstance(value, gast.Name):
-                    tmp = self.namer.fresh("result")
-                    self.emit(assign(tmp, value), s)
-                    value = name(tmp)
+                value = self.output(value, s, constant_ok=False)
             self.emit(gast.Return(value=value), s)
         elif isinstance(s, gast.Pass):
             pass
@@ -114,16 +126,29 @@ class _Normalizer:
         else:  # desugar and source.check_supported leave nothing else
             raise AssertionError(f"unexpected statement {type(s).__name__}")
 
+    def output(self, expr, src, constant_ok=True):
+        """A returned value as a name (each output has its own adjoint) or,
+        in a tuple, a constant."""
+        value = self.atom(expr, src, hint="result")
+        if isinstance(value, gast.Name) or (constant_ok and isinstance(value, gast.Constant)):
+            return value
+        tmp = self.namer.fresh("result")
+        self.emit(assign(tmp, value), src)
+        return name(tmp)
+
     def assignment(self, target, value, src):
         if isinstance(target, gast.Name):
             if isinstance(value, gast.IfExp):
                 self.conditional(target.id, value, src)
                 return
             value = self.simple(value, src, target.id)
-            if isinstance(value, gast.Call) or (isinstance(value, gast.BinOp)
-                                                and isinstance(value.op, gast.Pow)):
+            reads_element = any(isinstance(n, gast.Subscript) and n.value.__dict__.get("id") == target.id
+                                for n in gast.walk(value))
+            if reads_element or isinstance(value, gast.Call) or (
+                    isinstance(value, gast.BinOp) and isinstance(value.op, gast.Pow)):
                 if target.id in names_loaded(value):
-                    # x = f(x): the reverse sweep needs old and new x at once
+                    # x = f(x), x = x[i] * y: the reverse sweep needs old and
+                    # new x (or their adjoints) at once
                     tmp = self.namer.fresh(_hint(value))
                     self.emit(assign(tmp, value), src)
                     value = name(tmp)
@@ -166,7 +191,7 @@ class _Normalizer:
         is evaluated (and differentiated)."""
         body = self.block([assign(target, node.body, src=src)])
         orelse = self.block([assign(target, node.orelse, src=src)])
-        self.emit(gast.If(test=node.test, body=body, orelse=orelse), src)
+        self.emit(gast.If(test=self.condition(node.test), body=body, orelse=orelse), src)
 
     def simple(self, node, src, hint):
         """`node` as the right-hand side of a normalised assignment."""
@@ -282,3 +307,4 @@ def _hint(node):
     if isinstance(node, gast.Attribute):
         return node.attr
     return "t"
+

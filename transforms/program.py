@@ -19,7 +19,7 @@ from .normalize import normalize
 from .ops import resolve_call
 from .reverse import ReverseMode
 from .source import parse_function
-from .syntax import (assign, call, const, name, names_loaded, names_stored, parse_expr,
+from .syntax import (assign, base_name, call, const, name, names_loaded, names_stored, parse_expr,
                      walk_stmts)
 
 RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_add", "unreduce")
@@ -224,10 +224,12 @@ class Program:
                              else self._zero(w, spec.kinds))
         body = self._copy_written_args(tree, args) + fwd
         value = tree.body[-1].value
-        if names_loaded(value) & names_stored(rev_stmts):
-            # the reverse sweep restores earlier values of these names
+        written = _with_aliases(_written_in_place(rev_stmts), fwd)
+        if names_loaded(value) & (names_stored(rev_stmts) | written):
+            # the reverse sweep restores earlier values of these names, and
+            # of elements of these arrays: keep the value (a copy of such arrays)
             kept = spec.namer.fresh("value")
-            body.append(assign(kept, value))
+            body.append(assign(kept, _copying(value, written)))
             value = name(kept)
         body += rev_stmts
         single = len(grads) == 1 if single is None else single
@@ -525,3 +527,38 @@ class _MarkerStripper(gast.NodeTransformer):
 
 def _strip_markers(tree, marker_of):
     _MarkerStripper(marker_of).visit(tree)
+
+
+def _written_in_place(stmts):
+    """Names of arrays an element or slice of which the statements assign."""
+    out = set()
+    for node in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+            base = base_name(node)
+            if base is not None:
+                out.add(base)
+    return out
+
+
+def _with_aliases(arrays, stmts):
+    """`arrays` and every name bound to one of them by plain copies `a = b`
+    (such names share one array object)."""
+    pairs = [(s.targets[0].id, s.value.id) for s in walk_stmts(stmts)
+             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+             and isinstance(s.value, gast.Name)]
+    out = set(arrays)
+    while True:
+        more = {a for a, b in pairs if b in out} | {b for a, b in pairs if a in out}
+        if more <= out:
+            return out
+        out |= more
+
+
+def _copying(value, written):
+    """`value` (a name or a tuple of atoms) with each name in `written` copied."""
+    if isinstance(value, gast.Tuple):
+        return gast.Tuple(elts=[_copying(e, written) for e in value.elts], ctx=gast.Load())
+    if isinstance(value, gast.Name) and value.id in written:
+        return call("np.copy", name(value.id))
+    return value
+

@@ -92,11 +92,21 @@ class ReverseMode:
                 pass  # the seed parameter is the output's adjoint
             elif out.id in seeded:
                 seed_stmts.append(gast.AugAssign(target=store(dout), op=gast.Add(), value=seed))
+            elif dout in self.subscript_updated:  # never write into the caller's seed
+                seed_stmts.append(assign(dout, call("np.copy", seed)))
             else:
                 seed_stmts.append(assign(dout, seed))
             seeded.add(out.id)
         inits = [self.zero_stmt(v) for v in sorted(self.adjoints)
                  if v not in seeded and v in self.active]
+        # An array's adjoint starts as zeros shaped like its final value; one
+        # bound only in a branch or loop that may not run needs a value of
+        # its type beforehand (its adjoint is then never read).
+        at_end = self.defs.surely_before(self.tree.body[-1])
+        for v in sorted(self.adjoints):
+            if v in self.active and v not in seeded and v not in at_end \
+                    and self.kind(v).is_array:
+                self.placeholders.setdefault(v, self.kind(v))
         setup = [assign(v, placeholder(k)) for v, k in self.placeholders.items()] + self.tapes.setup
         return setup + fwd, seed_stmts + inits + rev
 
@@ -147,6 +157,8 @@ class ReverseMode:
                 ret.s2sad_reset = True
                 return [], [ret]
             return [s], self.list_append(s)
+        if isinstance(s, gast.Pass):  # the body of a loop whose only statement was folded away
+            return [], []
         raise AssertionError(f"unexpected statement {type(s).__name__}")
 
     def _is_temporary(self, s):
@@ -300,8 +312,8 @@ class ReverseMode:
             target = gast.Tuple(elts=[store(r) for r in results], ctx=gast.Store())
         bind = assign(target, call(name(bwd_name), name(res), name(self.d(z))))
         pairs = [(a, name(r)) for a, r in zip(value.args, results)]
-        rev = pop + [bind] + self.accumulate_all(pairs, self.d(z)) + [self.zero_stmt(z)]
-        return save + [fwd] + after + push, rev + restore
+        rev = pop + [bind] + self.accumulate_all(pairs, self.d(z)) + restore + [self.zero_stmt(z)]
+        return save + [fwd] + after + push, rev
 
     def assign_name(self, s, z, value, frames):
         custom = self.custom_call(value)
@@ -312,7 +324,7 @@ class ReverseMode:
         if z not in self.active:
             return fwd, restore
         if _is_pop(value, self.fn) and value.func.value.id in self.active:
-            return fwd, self.list_pop(s, z, value) + [self.zero_stmt(z)] + restore
+            return fwd, self.list_pop(s, z, value) + restore + [self.zero_stmt(z)]
         prelude, pairs = self.contributions(s, z, value)
         if z in self.captures:  # wrt names this variable: its adjoint here
             prelude = [assign(self.captures[z], name(self.d(z)))] + prelude
@@ -331,15 +343,20 @@ class ReverseMode:
             if not (isinstance(total, gast.Name) and total.id == self.d(z)):  # not dz = dz
                 rev.append(assign(self.d(z), total if total is not None else self.zero_of(z)))
             return fwd, rev
-        rev = prelude + self.accumulate_all(pairs, self.d(z))
-        rev.append(self.zero_stmt(z))
-        return fwd, rev + restore
+        # the adjoint restarts at zero shaped like the value z held before
+        rev = prelude + self.accumulate_all(pairs, self.d(z)) + restore
+        return fwd, rev + [self.zero_stmt(z)]
 
     def assign_subscript(self, s, target, frames):
         save, after, restore = self.record(target, s, frames)
         x = base_name(target)
         rev = []
-        if x in self.active and _is_increment(s):
+        if x in self.active and _is_increment(s) and getattr(s, "s2sad_constant", False):
+            # x[i] += v inside stop_recording(): x[i] is a constant from here
+            zero = subscript(self.d(x), clone(target.slice), ctx=gast.Store())
+            rev.append(assign(zero, const(0.0)))
+            self.subscript_updated.add(self.d(x))
+        elif x in self.active and _is_increment(s):
             # x[i] += v: dx[i] is unchanged, and v receives it
             v, g = s.value.right, subscript(self.d(x), clone(target.slice))
             if isinstance(s.value.op, gast.Sub):
@@ -353,14 +370,27 @@ class ReverseMode:
             value = s.value
             if self.is_active_atom(value) and not getattr(s, "s2sad_constant", False):
                 g = dslot
-                if self.atom_kind(value).is_scalar:
-                    slot = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
-                    if self.atom_kind(slot).is_array:
-                        g = call("np.sum", dslot)
-                rev += self.accumulate_all([(value, g)], self.d(x))
-            zero = clone(dslot)
-            zero.ctx = gast.Store()
-            rev.append(assign(zero, const(0.0)))
+                slot = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
+                view = self.atom_kind(slot).is_array
+                if view and self.atom_kind(value).is_scalar:
+                    g, view = call("np.sum", dslot), False
+                zero = clone(dslot)
+                zero.ctx = gast.Store()
+                if base_name(value) == x:
+                    # x[i] = x[j] may have i == j: take dx[i] before zeroing it
+                    held = self.namer.fresh(self.d(x) + "_slot")
+                    rev += [assign(held, call("np.copy", g) if view else g),
+                            assign(zero, const(0.0))]
+                    rev += self.accumulate_all([(value, name(held))], self.d(x))
+                else:
+                    contributions = self.accumulate_all([(value, g)], self.d(x))
+                    for st in contributions:  # dx[a:b] is zeroed next: never alias it
+                        st.s2sad_view = view
+                    rev += contributions + [assign(zero, const(0.0))]
+            else:
+                zero = clone(dslot)
+                zero.ctx = gast.Store()
+                rev.append(assign(zero, const(0.0)))
             self.subscript_updated.add(self.d(x))
         return save + [s] + after, rev + restore
 
@@ -374,14 +404,14 @@ class ReverseMode:
             restores += rs
         if not any(n in self.active for n in names_):
             return saves + [s] + afters, restores
-        g = gast.Tuple(elts=[name(self.d(n)) if n in self.active else const(0.0) for n in names_],
+        g = gast.Tuple(elts=[name(self.d(n)) if n in self.active else self.zero_of(n) for n in names_],
                        ctx=gast.Load())
         prelude, pairs = self.contributions(s, None, s.value, g=g)
         if getattr(s, "s2sad_constant", False):
             prelude, pairs = [], []
         rev = prelude + self.accumulate_all(pairs, None)
-        rev += [self.zero_stmt(n) for n in names_ if n in self.active]
-        return saves + [s] + afters, rev + restores
+        rev += restores + [self.zero_stmt(n) for n in names_ if n in self.active]
+        return saves + [s] + afters, rev
 
     # ---- contributions -----------------------------------------------------
     def operand_names(self, value):
@@ -522,8 +552,7 @@ class ReverseMode:
             if isinstance(atom, gast.Name):
                 target = store(self.d(var))
             else:
-                target = gast.Subscript(value=name(self.d(var)), slice=clone(atom.slice),
-                                        ctx=gast.Store())
+                target = _with_base(atom, self.d(var))  # x[i][j]: dx[i][j], a view's element
                 self.subscript_updated.add(self.d(var))
             st = gast.AugAssign(target=target, op=gast.Add(), value=expr)
             st.s2sad_cotangent = cotangent
@@ -571,3 +600,12 @@ def _flat_atoms(args):
         else:
             out.append(a)
     return out
+
+
+def _with_base(sub, base):
+    """The subscript chain `sub` (x[a][b]...) applied to the name `base`, to store."""
+    inner = name(base) if isinstance(sub.value, gast.Name) else _with_base(sub.value, base)
+    if isinstance(inner, gast.Subscript):
+        inner.ctx = gast.Load()
+    return gast.Subscript(value=inner, slice=clone(sub.slice), ctx=gast.Store())
+

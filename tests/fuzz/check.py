@@ -371,8 +371,10 @@ def check_all(loaded, timeout=60.0, report=None):
             try:
                 r = check(L)
             except Timeout:
+                # interrupted inside numba's compiler, this process's numba is
+                # no longer sound ("no compiled object yet" later): stop here
                 r = dict(status="fail", category="timeout", message=f"no result in {timeout:.0f} s",
-                         fd="", jit=L.prog.jit)
+                         fd="", jit=L.prog.jit, poisoned=True)
             except Exception as exc:  # a bug of the checker: report it, keep going
                 r = dict(status="invalid", category="checker raised",
                          message=traceback.format_exc(limit=-4), fd="", jit=L.prog.jit)
@@ -383,6 +385,8 @@ def check_all(loaded, timeout=60.0, report=None):
             out.append(r)
             if report:
                 report(("result", i, r))
+            if r.get("poisoned"):
+                break
     finally:
         if old is not None:
             signal.signal(signal.SIGALRM, old)
@@ -407,7 +411,10 @@ def _worker(conn, workdir):
                                              jit=batch[i].jit, time=0.0)))
             conn.send(("done",))
             continue
-        check_all(loaded, timeout=conn_timeout(), report=conn.send)
+        results = check_all(loaded, timeout=conn_timeout(), report=conn.send)
+        if results and results[-1].get("poisoned"):
+            conn.send(("restart",))  # the rest of the batch goes to a fresh process
+            return
         conn.send(("done",))
 
 
@@ -469,6 +476,13 @@ def run_programs(programs, workers=2, batch_size=25, timeout=60.0, progress=None
                     if progress:
                         progress(gi, msg[2])
                 elif msg[0] == "done":
+                    give(s)
+                elif msg[0] == "restart":
+                    rest = [i for i in s["batch"] if results[i] is None]
+                    if rest:
+                        pending.insert(0, rest)
+                    s["proc"].join(5)
+                    s.update(spawn())
                     give(s)
                 elif msg[0] == "died":
                     _crashed(s, results, programs, pending, progress, "worker died")

@@ -56,21 +56,6 @@ HEADER = ("import math\n\nimport numpy as np\n\nimport s2sad\n"
 
 # feature name -> regression test documenting the bug (see test_fuzz_regressions.py)
 KNOWN_BUGS = {
-    "branch_local_array": "test_array_bound_in_untaken_branch",
-    "tuple_early_return": "test_early_return_of_a_tuple",
-    "slice_write": "test_slice_write_adjoint_is_a_view",
-    "neg_const_pow": "test_negative_constant_base_of_power",
-    "stop_gradient_attr": "test_stop_gradient_attribute_on_a_constant",
-    "copy_after_loop": "test_copy_after_loop",
-    "tuple_output_subscript": "test_tuple_output_element_is_a_subscript",
-    "array_output_restored": "test_array_output_restored_by_reverse_sweep",
-    "element_self_copy": "test_element_copied_onto_itself",
-    "chained_subscript": "test_chained_subscript_adjoint",
-    "constant_condition": "test_tape_only_appended_in_constant_branch",
-    "tuple_helper_array": "test_unused_array_output_of_a_helper",
-    "reset_in_helper": "test_reset_in_loop_of_tuple_helper",
-    "recording_subscript_write": "test_subscript_write_in_stop_recording",
-    "self_subscript_rebind": "test_array_rebound_from_its_own_elements",
 }
 
 FEATURES = (
