@@ -1,7 +1,9 @@
 """Differential fuzzing of s2sad.
 
 * `generator`: random functions in the language s2sad differentiates, as
-  hypothesis strategies (`programs()`), or from a seed (`program`, `collect`);
+  hypothesis strategies (`programs()`), or from a seed (`program`, `collect`),
+  built from `expressions` and `statements` (on the pieces in `model`), with
+  `spellings` steering clear of known bugs;
 * `reference`: the instrumented twin of a program that finite differences
   can trust (branch and kink outcomes are traced, marker values replayed);
 * `check`: s2sad's gradient (jit off, and on for some programs) against

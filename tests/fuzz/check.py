@@ -307,7 +307,7 @@ def check(L, jit=None):
         except Timeout:
             raise
         except NumbaFallbackWarning as exc:
-            return dict(res, status="fail", category=f"numba fallback", message=_describe(exc))
+            return dict(res, status="fail", category="numba fallback", message=_describe(exc))
         except Exception as exc:
             where = _where(exc)
             return dict(res, status="fail", category=f"{where} error ({label})",
@@ -375,7 +375,7 @@ def check_all(loaded, timeout=60.0, report=None):
                 # no longer sound ("no compiled object yet" later): stop here
                 r = dict(status="fail", category="timeout", message=f"no result in {timeout:.0f} s",
                          fd="", jit=L.prog.jit, poisoned=True)
-            except Exception as exc:  # a bug of the checker: report it, keep going
+            except Exception:  # a bug of the checker: report it, keep going
                 r = dict(status="invalid", category="checker raised",
                          message=traceback.format_exc(limit=-4), fd="", jit=L.prog.jit)
             finally:

@@ -14,7 +14,7 @@ import re
 import warnings
 
 from .check import check_all, load
-from .generator import MAIN, is_view
+from .model import MAIN, is_view
 
 
 def signature(result):
