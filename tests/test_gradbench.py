@@ -297,7 +297,7 @@ def sessions(tmp_path_factory):
     s2sad's derivatives as Python (--python), from another directory."""
     compiled = Session()
     add_evals(compiled, {"hello": hello_cases, "lse": lse_cases, "llsq": llsq_cases,
-                         "kmeans": kmeans_cases, "det": det_cases, "ba": ba_cases})
+                         "kmeans": kmeans_cases, "det": det_cases})
     compiled.add("define nope", "define", module="nope")
     compiled.evaluate("undefined module", "ode", "primal", {"x": [1.0], "s": 1, **RUNS})
     compiled.evaluate("unknown function", "lse", "nope", {"x": [1.0], **RUNS})
@@ -307,7 +307,7 @@ def sessions(tmp_path_factory):
                                                       "min_seconds": 0.02})
     python = Session()
     add_evals(python, {"ode": ode_cases, "gmm": gmm_cases, "lstm": lstm_cases, "ht": ht_cases,
-                       "particle": particle_cases, "saddle": saddle_cases})
+                       "ba": ba_cases, "particle": particle_cases, "saddle": saddle_cases})
     compiled.start([], REPO, tmp_path_factory.mktemp("compiled"))
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     python.start([] if ALL_JIT else ["--python"], str(elsewhere), elsewhere)
@@ -402,12 +402,12 @@ def test_det(jit_session):
     close(jit_session.output("det 1x1"), [1.0])
 
 
-def test_ba_example(jit_session):
-    assert jit_session.output("ba objective") == {
+def test_ba_example(python_session):
+    assert python_session.output("ba objective") == {
         "reproj_error": {"elements": pytest.approx([-130.85237737929364, 0.8803813401857753]),
                          "repeated": 16},
         "w_err": {"element": pytest.approx(0.35999999999999993), "repeated": 16}}
-    J = jit_session.output("ba jacobian")
+    J = python_session.output("ba jacobian")
     assert J["rows"] == list(range(0, 436, 15)) + [496]
     cams = list(range(11)) + [22, 23, 24, 31]
     assert J["cols"] == cams + cams + [46]
@@ -419,7 +419,7 @@ def test_ba_example(jit_session):
 
 @pytest.mark.parametrize("label, inp", [("ba jacobian", BA_EXAMPLE),
                                         ("ba r=0", BA_ZERO_ROTATION)])
-def test_ba_finite_differences(jit_session, label, inp):
+def test_ba_finite_differences(python_session, label, inp):
     ba = evals("ba")
     cams, points, w, feats, cam_of, point_of = ba.inputs(inp)
     params = ba.gather(cams, points, w, cam_of, point_of)
@@ -430,7 +430,7 @@ def test_ba_finite_differences(jit_session, label, inp):
         return ba.reprojection(p, feats)[0]
 
     J = fd(residuals0, params[0], h=1e-7)
-    vals = jit_session.output(label)["vals"]
+    vals = python_session.output(label)["vals"]
     close(vals[:15], J[0])
     close(vals[15:30], J[1])
     close(vals[30], -2 * inp["w"])
