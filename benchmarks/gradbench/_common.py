@@ -16,6 +16,15 @@ class Function:
         self.output = output or to_json
 
 
+def unavailable(what, exc):
+    """A Function that fails every evaluate with the reason it could not be
+    built (the eval goes on with its other functions)."""
+    def fail(*args):
+        raise RuntimeError(f"s2sad cannot differentiate {what}: "
+                           f"{type(exc).__name__}: {exc}") from exc
+    return Function(fail, lambda inp: ())
+
+
 def primal(fn, jit):
     """`fn` compiled with numba (jit true) or `fn` itself. numba cannot call
     plain Python functions, so the helpers `fn` calls from its own module are

@@ -5,13 +5,16 @@ first letter the outer mode (d/dw), second the inner (∇ₓ p); r reverse,
 f forward.
 
 s2sad cannot take a function as an argument, so the Euler loop is written
-twice, once per inner mode (`naive_euler_r`, `naive_euler_f`)."""
+twice, once per inner mode (`naive_euler_r`, `naive_euler_f`). The solver
+evaluates naive_euler itself as Python (calling the compiled inner
+derivative): numba cannot call an s2sad derivative object, so there is no
+compiled primal; the derivatives are compiled whole."""
 import math
 
 import numpy as np
 import s2sad
 
-from ._common import Function
+from ._common import Function, unavailable
 from ._solver import argmin
 
 
@@ -100,16 +103,10 @@ def define(jit):
             derivative(0.0)  # compile now, the inner derivative that fn calls too
             fn(0.0)
         except Exception as exc:
-            functions[name] = Function(_failing(name, exc), lambda inp: ())
+            functions[name] = unavailable(f"the {name} variant", exc)
             continue
         functions[name] = Function(
             lambda w, fn=fn, derivative=derivative: argmin(fn, derivative, w),
             lambda inp: (float(inp["w"]),))
     return functions
 
-
-def _failing(name, exc):
-    def fail(*args):
-        raise RuntimeError(f"s2sad cannot differentiate the {name} variant: "
-                           f"{type(exc).__name__}: {exc}") from exc
-    return fail

@@ -6,13 +6,14 @@ f forward.
 
 The inner solver is the solver of GRADBENCH.md §7 (`_solver.argmin`) written
 out as differentiable code, once per inner mode: s2sad cannot take the
-objective or its gradient as arguments."""
+objective or its gradient as arguments. As in particle, the outer solver
+evaluates r1cost itself as Python; its derivatives are compiled whole."""
 import math
 
 import numpy as np
 import s2sad
 
-from ._common import Function, vector
+from ._common import Function, unavailable, vector
 from ._solver import argmax, argmin
 
 
@@ -136,12 +137,6 @@ def define(jit):
         try:
             functions[name] = Function(variant(name, jit), lambda inp: (vector(inp["start"]),))
         except Exception as exc:
-            functions[name] = Function(_failing(name, exc), lambda inp: ())
+            functions[name] = unavailable(f"the {name} variant", exc)
     return functions
 
-
-def _failing(name, exc):
-    def fail(*args):
-        raise RuntimeError(f"s2sad cannot differentiate the {name} variant: "
-                           f"{type(exc).__name__}: {exc}") from exc
-    return fail
