@@ -13,10 +13,10 @@ from .custom import (custom_gradient, custom_vjp, non_differentiable,  # noqa: E
 from .export import export  # noqa: E402
 from .higher import batch_jacobian, hessian, hvp, jacobian  # noqa: E402
 from .markers import reset_recording, stop_gradient, stop_recording  # noqa: E402
-from .errors import (JitError, NumbaFallbackWarning, S2sadError,  # noqa: E402
+from .errors import (CacheWarning, JitError, NumbaFallbackWarning, S2sadError,  # noqa: E402
                      SourceUnavailableError, UnsupportedSyntaxError)
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "stop_recording",
            "reset_recording", "custom_gradient", "custom_vjp", "register_gradient",
-           "non_differentiable", "export", "jacobian", "batch_jacobian", "hessian", "hvp", "JitError", "NumbaFallbackWarning", "S2sadError",
+           "non_differentiable", "export", "jacobian", "batch_jacobian", "hessian", "hvp", "JitError", "NumbaFallbackWarning", "CacheWarning", "S2sadError",
            "SourceUnavailableError", "UnsupportedSyntaxError"]

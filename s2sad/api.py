@@ -5,49 +5,59 @@ import threading
 
 import numpy as np
 
-from . import backend, cache
+from . import backend, cache, guards
 from .generate import generate
 from .transforms import kinds as K
 
 _JIT_CHOICES = (True, False, "require", "auto")
 
+# Called as hook(derivative, kinds) before a derivative is generated for
+# argument kinds it has not seen (tests count generations).
+GENERATE_HOOKS = []
 
-def grad(fn=None, wrt=0, *, jit=True, stop_gradients=()):
+
+def grad(fn=None, wrt=0, *, jit=True, stop_gradients=(), boundscheck=True):
     """Gradient of `fn` with respect to `wrt`.
 
     `wrt` is an argument position or name, or the name of a variable
     assigned once in `fn`, or a tuple of them (then a tuple of gradients is
     returned). A non-scalar output is summed first, as in `tf.gradients`.
     `stop_gradients` names variables no gradient flows through (partial
-    derivatives, as in `tf.gradients`). Usable as `@grad` or `@grad(...)`."""
+    derivatives, as in `tf.gradients`). `boundscheck=False` lets compiled
+    code index without checking bounds (faster; an index out of range then
+    reads or writes memory that is not the array's). Usable as `@grad` or
+    `@grad(...)`."""
     if fn is None:
-        return lambda f: grad(f, wrt, jit=jit, stop_gradients=stop_gradients)
-    return Derivative(fn, wrt, jit, "grad", False, stop_gradients)
+        return lambda f: grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
+                              boundscheck=boundscheck)
+    return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck)
 
 
-def value_and_grad(fn=None, wrt=0, *, jit=True, stop_gradients=()):
+def value_and_grad(fn=None, wrt=0, *, jit=True, stop_gradients=(), boundscheck=True):
     """Like `grad`, but returns `(value, gradient)`."""
     if fn is None:
-        return lambda f: value_and_grad(f, wrt, jit=jit, stop_gradients=stop_gradients)
-    return Derivative(fn, wrt, jit, "grad", True, stop_gradients)
+        return lambda f: value_and_grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
+                                        boundscheck=boundscheck)
+    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck)
 
 
-def vjp(fn=None, wrt=0, *, jit=True, stop_gradients=()):
+def vjp(fn=None, wrt=0, *, jit=True, stop_gradients=(), boundscheck=True):
     """Vector-Jacobian product: `vjp(f)(*args, seed)` weights the outputs of
     `f` by `seed` (shape of the output; a tuple for a tuple output), like
     `grad_ys` in `tf.gradients`."""
     if fn is None:
-        return lambda f: vjp(f, wrt, jit=jit, stop_gradients=stop_gradients)
-    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients)
+        return lambda f: vjp(f, wrt, jit=jit, stop_gradients=stop_gradients,
+                             boundscheck=boundscheck)
+    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck)
 
 
-def jvp(fn=None, wrt=0, *, jit=True):
+def jvp(fn=None, wrt=0, *, jit=True, boundscheck=True):
     """Forward mode: `jvp(f)(*args, tangent)` returns `(value, jvp)`, the
     derivative of `f` along `tangent` (a tuple of tangents for a tuple
     `wrt`), like `jax.jvp`."""
     if fn is None:
-        return lambda f: jvp(f, wrt, jit=jit)
-    return Derivative(fn, wrt, jit, "jvp", True)
+        return lambda f: jvp(f, wrt, jit=jit, boundscheck=boundscheck)
+    return Derivative(fn, wrt, jit, "jvp", True, boundscheck=boundscheck)
 
 
 class Derivative:
@@ -56,20 +66,26 @@ class Derivative:
 
     __s2sad_derivative__ = True
 
-    def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=()):
+    def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
         functools.update_wrapper(self, fn)
         del self.__wrapped__  # a derivative is not its function (inspect.unwrap)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
+        self.boundscheck = bool(boundscheck)
         self.signature = self.__signature__ = inspect.signature(fn)
         self.wrt, self.single = _resolve_wrt(fn, self.signature, wrt)
         if isinstance(stop_gradients, str):
             stop_gradients = (stop_gradients,)
         self.stop_gradients = tuple(stop_gradients)
         self._entries = {}
+        self._deps = None  # what the entries were generated from (guards.snapshot)
         self._last = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        code = getattr(_innermost(fn), "__code__", None)
+        name = getattr(fn, "__qualname__", repr(fn))
+        self.label = f"{name} ({code.co_filename}:{code.co_firstlineno})" if code else name
+        self._where = f"{mode} of {self.label}"  # what error messages name
 
     def __repr__(self):
         return f"<s2sad {self.mode} of {self.fn.__qualname__} wrt {self.wrt}>"
@@ -81,25 +97,51 @@ class Derivative:
             if len(args) < 1:
                 raise TypeError(f"a {self.mode} takes the function's arguments and then a {what}")
             *args, last = args
+            if self.mode == "jvp" and not self.single:
+                if not isinstance(last, (tuple, list)) or len(last) != len(self.wrt):
+                    raise ValueError(f"{self._where}: wrt has {len(self.wrt)} arguments, so "
+                                     f"the tangent must be a tuple of {len(self.wrt)} tangents")
             extra = [last] if self.mode == "vjp" or self.single else list(last)
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
+        names = list(bound.arguments)
         values = [_as_value(v) for v in bound.arguments.values()]
-        values += [_as_value(v) for v in extra]
-        entry = self._entry(tuple(K.of_value(v) for v in values[:len(bound.arguments)]))
-        value, grads = entry(*values)
+        guards.check_arguments(self._where, names, values, self.wrt)
+        extra = [_as_value(v) for v in extra]
+        entry = self._entry(tuple(K.of_value(v) for v in values))
+        if self.mode == "vjp":
+            guards.check_seed(self._where, entry.generated.output_kind, extra[0])
+        elif self.mode == "jvp":
+            guards.check_tangents(self._where, names, values, self.wrt, extra)
+        try:
+            value, grads = entry(*values, *extra)
+        except Exception as exc:
+            if self.mode == "vjp" and self.fn is _innermost(self.fn):
+                # a seed shorter than the output: say so
+                guards.seed_after_failure(self._where, self.fn, values, extra[0], exc)
+            raise
+        if self.mode == "vjp":
+            guards.check_seed_shape(self._where, value, extra[0])
         return (value, grads) if self.with_value else grads
 
     def _entry(self, kinds):
-        entry = self._entries.get(kinds)
-        if entry is None:
-            with self._lock:  # threads asking for the same kinds compile once
-                entry = self._entries.get(kinds)
-                if entry is None:
-                    entry = self._build(kinds)
-                    self._entries[kinds] = entry
-        self._last = entry
-        return entry
+        with self._lock:  # threads asking for the same kinds generate and compile once
+            self._check_fresh()
+            entry = self._entries.get(kinds)
+            if entry is None:
+                entry = self._entries[kinds] = self._build(kinds)
+            self._last = entry
+            return entry
+
+    def _check_fresh(self):
+        """A helper (or a constant, or a gradient rule) redefined since the
+        derivative was generated: generate it again, as calling the
+        function itself would run the new helper."""
+        if self._deps is not None and not guards.fresh(self._deps):
+            self._entries.clear()
+            self._deps = None
+        if self._deps is None:
+            self._deps = guards.snapshot(self.fn)
 
     def _target(self, kinds):
         """The function to differentiate: for grad(grad(f)), the generated
@@ -108,20 +150,27 @@ class Derivative:
             return self.fn.gradient_function(kinds)
         return self.fn
 
-    def _generate(self, kinds):
-        return generate(self._target(kinds), kinds, self.wrt, self.mode, self.single,
+    def _generate(self, kinds, mode=None):
+        return generate(self._target(kinds), kinds, self.wrt, mode or self.mode, self.single,
                         self.stop_gradients)
 
+    def _module(self, gen):
+        extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,
+                                                          self.boundscheck)
+        name = "s2sad_" + cache.module_key(gen.source, extra)
+        return backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace,
+                                          self.boundscheck)
+
     def _build(self, kinds):
+        for hook in list(GENERATE_HOOKS):
+            hook(self, kinds)
         gen = self._generate(kinds)
-        name = "s2sad_" + cache.module_key(gen.source, gen.key_extra)
-        module = backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace)
-        code = _innermost(self.fn).__code__
-        label = f"{self.fn.__qualname__} ({code.co_filename}:{code.co_firstlineno})"
+        module = self._module(gen)
         jit = self.jit
         if jit == "auto":  # numba for loops; numpy's vectorised loops otherwise
             jit = _has_loops(gen.source)
-        entry = backend.Entry(module, gen.entry, jit, label)
+        hint = "A vjp's seed must have the shape of the output." if self.mode == "vjp" else ""
+        entry = backend.Entry(module, gen.entry, jit, self.label, hint)
         entry.generated = gen
         return entry
 
@@ -133,13 +182,13 @@ class Derivative:
             raise TypeError("only a grad (not value_and_grad, vjp or jvp) can be differentiated "
                             "again in reverse mode")
         key = ("gradient",) + tuple(arg_kinds)
-        if key not in self._entries:
-            gen = generate(self.fn, arg_kinds, self.wrt, "gradient", self.single,
-                           self.stop_gradients)
-            name = "s2sad_" + cache.module_key(gen.source, gen.key_extra)
-            module = backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace)
-            self._entries[key] = module.python.__dict__[gen.entry]
-        return self._entries[key]
+        with self._lock:
+            self._check_fresh()
+            if key not in self._entries:
+                gen = generate(self.fn, arg_kinds, self.wrt, "gradient", self.single,
+                               self.stop_gradients)
+                self._entries[key] = self._module(gen).python.__dict__[gen.entry]
+            return self._entries[key]
 
     def specialisation_for(self, values):
         """The compiled entry for these (bound, converted) argument values."""
@@ -183,6 +232,12 @@ def _innermost(fn):
 def _as_value(v):
     if isinstance(v, (list, tuple)) and v and all(isinstance(e, (int, float)) for e in v):
         return np.asarray(v, dtype=float)
+    if isinstance(v, list) and v and all(isinstance(e, (list, tuple)) for e in v):
+        try:  # a nested list of numbers: an array
+            a = np.asarray(v)
+        except ValueError:  # ragged: reported by guards.check_arguments
+            return v
+        return a.astype(float) if a.dtype.kind in "biuf" else v
     if isinstance(v, np.ndarray) and v.ndim == 0:
         return v.item()
     return v

@@ -1,21 +1,46 @@
 """Turn generated source into callables: a module in the cache directory,
 imported and registered in `sys.modules` (numba's cache needs both), its
 functions compiled with `numba.njit(cache=True)`; or the same source run as
-plain Python."""
+plain Python.
+
+Thread safety: one lock per module name guards its import and the creation
+of its numba dispatchers, and one lock per Entry guards its compilation, so
+threads asking for the same derivative compile it once (numba serialises
+its own compilations with a global lock)."""
 import importlib.util
 import linecache
 import sys
+import threading
+import time
 import types
 import warnings
 
 import numba
 
-from . import cache
-from .errors import CacheWarning, JitError, NumbaFallbackWarning
+from . import cache, diagnose, ieee, recursion
+from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
 
 # error_model="numpy": 1/0 gives inf and 0/0 nan, as numpy does, instead of
 # raising; a derivative at a singularity is inf or nan, not an exception.
+# boundscheck: an index past the end raises IndexError instead of reading
+# or writing memory that is not the array's (see README, "Bad input").
 _NJIT_OPTIONS = dict(cache=True, error_model="numpy")
+
+# Called as hook(module_name, function_name) whenever s2sad asks numba to
+# compile (or load from its cache) a derivative: tests count compilations.
+COMPILE_HOOKS = []
+
+_modules_lock = threading.Lock()
+
+
+def options_key(source, functions, boundscheck):
+    """The part of the cache key that depends on compiler options (numba's
+    own cache does not tell code compiled with different flags apart) and,
+    for recursive code, on the recursion limit compiled into it."""
+    key = f"boundscheck={bool(boundscheck)}"
+    if recursion.recursive_functions(source, functions):
+        key += f";recursionlimit={sys.getrecursionlimit()}"
+    return key
 
 
 class CompiledModule:
@@ -25,56 +50,96 @@ class CompiledModule:
     _loaded = {}
 
     @classmethod
-    def get(cls, name, source, functions, namespace):
-        module = cls._loaded.get(name)
-        if module is None:
-            module = cls._loaded[name] = cls(name, source, functions, namespace)
-        return module
+    def get(cls, name, source, functions, namespace, boundscheck=True):
+        with _modules_lock:
+            module = cls._loaded.get(name)
+            if module is None or not _same_objects(module.namespace, namespace):
+                # a new module, or the same source naming objects that were
+                # redefined since (a kernel re-created with the same code)
+                module = cls._loaded[name] = cls(name, source, functions, namespace, boundscheck)
+            return module
 
-    def __init__(self, name, source, functions, namespace):
+    def __init__(self, name, source, functions, namespace, boundscheck=True):
         self.name, self.source, self.functions = name, source, functions
         self.namespace = namespace  # globals the source names but cannot import
+        self.boundscheck = boundscheck
+        # what numba compiles: the source with a depth limit on recursion
+        self.numba_source = recursion.guard(source, functions, sys.getrecursionlimit())
+        # numba (0.68) crashes the interpreter when it loads from its cache a
+        # recursive function compiled for two signatures (f(x, 3) calling
+        # f(x, n - 1): a literal and an int64), so recursive code is not cached
+        self.recursive = self.numba_source is not source
         self.python = self._exec_fresh()
+        self._ieee = None
         self._jit = None
+        self._jit_memory = None
+        self._lock = threading.RLock()
 
-    def _exec_fresh(self):
-        module = types.ModuleType(self.name)
-        filename = f"<s2sad {self.name}>"
-        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
+    def _exec_fresh(self, source=None, name=None):
+        source, name = source or self.source, name or self.name
+        module = types.ModuleType(name)
+        filename = f"<s2sad {name}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         module.__dict__.update(self.namespace)
-        exec(compile(self.source, filename, "exec"), module.__dict__)
+        exec(compile(source, filename, "exec"), module.__dict__)
         return module
 
-    def jitted(self):
-        """The module with every function replaced by its numba dispatcher."""
-        if self._jit is None:
-            module = self._import_from_cache()
-            options = dict(_NJIT_OPTIONS)
-            if module is None:  # in memory: numba cannot cache it
-                module = self._exec_fresh()
-                options["cache"] = False
-            for fname in self.functions:
-                fn = module.__dict__[fname]
-                module.__dict__[fname] = numba.njit(**options)(fn)
-            self._jit = module
-        return self._jit
+    def python_ieee(self):
+        """The module as Python with IEEE floating point (see ieee.py): what
+        jit=False and the fallback run. `self.python` stays the plain one,
+        which s2sad reads to differentiate a derivative again."""
+        with self._lock:
+            if self._ieee is None:
+                self._ieee = ieee.ieee_module(self._exec_fresh())
+            return self._ieee
+
+    def jitted(self, in_memory=False):
+        """The module with every function replaced by its numba dispatcher;
+        `in_memory` compiles without numba's on-disk cache."""
+        with self._lock:
+            if in_memory:
+                if self._jit_memory is None:
+                    module = self._exec_fresh(self.numba_source, self.name + "_memory")
+                    # numba resolves recursive calls through sys.modules ("unresolved
+                    # symbol" otherwise)
+                    sys.modules[module.__name__] = module
+                    self._jit_memory = self._dispatchers(module, cache=False)
+                return self._jit_memory
+            if self._jit is None and self.recursive:
+                self._jit = self.jitted(in_memory=True)
+            if self._jit is None:
+                module = self._import_from_cache()
+                if module is None:  # the cache directory cannot be written
+                    self._jit = self.jitted(in_memory=True)
+                else:
+                    try:
+                        self._jit = self._dispatchers(module, cache=True)
+                    except RuntimeError as exc:  # numba finds no writable cache location
+                        _warn_cache(f"numba cannot cache there ({exc})", stacklevel=7)
+                        self._jit = self.jitted(in_memory=True)
+            return self._jit
+
+    def _dispatchers(self, module, cache):
+        options = dict(_NJIT_OPTIONS, cache=cache, boundscheck=self.boundscheck)
+        for fname in self.functions:
+            module.__dict__[fname] = numba.njit(**options)(module.__dict__[fname])
+        return module
 
     def _import_from_cache(self):
         existing = sys.modules.get(self.name)
-        if existing is not None and getattr(existing, "__s2sad_source__", None) == self.source:
+        if existing is not None and getattr(existing, "__s2sad_source__", None) == self.numba_source \
+                and _same_objects({k: existing.__dict__.get(k) for k in self.namespace},
+                                  self.namespace):
             return existing
         try:
-            path = cache.write_module(self.name, self.source)
+            path = cache.write_module(self.name, self.numba_source)
         except OSError as exc:
-            warnings.warn(CacheWarning(
-                f"cannot write to the s2sad cache directory {cache.cache_dir()!r} ({exc}); "
-                f"compiling in memory (set S2SAD_CACHE_DIR to a writable directory to "
-                f"reuse compiled code across processes)"), stacklevel=4)
+            _warn_cache(f"cannot write to it ({exc})", stacklevel=8)
             return None
         spec = importlib.util.spec_from_file_location(self.name, path)
         module = importlib.util.module_from_spec(spec)
         module.__dict__.update(self.namespace)
-        module.__s2sad_source__ = self.source
+        module.__s2sad_source__ = self.numba_source
         sys.modules[self.name] = module  # numba's cache re-imports it by name
         try:
             spec.loader.exec_module(module)
@@ -84,28 +149,64 @@ class CompiledModule:
         return module
 
 
+def _same_objects(a, b):
+    return a.keys() == b.keys() and all(a[k] is b[k] for k in a)
+
+
+def _warn_cache(reason, stacklevel):
+    warnings.warn(CacheWarning(
+        f"s2sad cache directory {cache.cache_dir()!r}: {reason}; compiling in memory "
+        f"(set S2SAD_CACHE_DIR to a writable directory to reuse compiled code across "
+        f"processes)"), stacklevel=stacklevel)
+
+
 class Entry:
     """Calls one generated function with numba, falling back to Python
-    (with a warning) when numba refuses it, unless jit="require"."""
+    (with a warning) when numba refuses it, unless jit="require". An error
+    raised while it runs is re-raised with the derivative it came from and,
+    when it can be found, the line (see diagnose.py)."""
 
-    def __init__(self, module, fname, jit, label):
+    def __init__(self, module, fname, jit, label, hint=""):
         self.module, self.fname, self.jit, self.label = module, fname, jit, label
+        self.hint = hint  # added to error messages (e.g. about a vjp's seed)
         self._call = None
+        self._lock = threading.Lock()
 
     def __call__(self, *args):
-        if self._call is None:
-            self._call = self._prepare(args)
-        return self._call(*args)
+        call = self._call
+        if call is None:
+            with self._lock:
+                if self._call is None:
+                    self._call = self._prepare(args)
+                call = self._call
+        start = time.perf_counter()
+        try:
+            return call(*args)
+        except S2sadError:
+            raise
+        except Exception as exc:
+            elapsed = time.perf_counter() - start
+            explained = diagnose.explain(exc, self, args, compiled=hasattr(call, "py_func"),
+                                         elapsed=elapsed)
+            if explained is exc:
+                raise
+            raise explained from exc
+
+    def _python_call(self, *args):
+        return ieee.call(getattr(self.module.python_ieee(), self.fname), args)
 
     def _prepare(self, args):
-        python = getattr(self.module.python, self.fname)
         if not self.jit:
-            return python
+            return self._python_call
         try:
-            dispatcher = getattr(self.module.jitted(), self.fname)
-            dispatcher.compile(tuple(numba.typeof(a) for a in args))
-            return dispatcher
+            return self._compile(args, in_memory=False)
         except Exception as exc:  # numba raises many kinds, internal ones too
+            if _caused_by_io(exc):  # numba could not save to its cache: disk full
+                _warn_cache(f"numba cannot save its cache ({_first_line(exc)})", stacklevel=5)
+                try:
+                    return self._compile(args, in_memory=True)
+                except Exception as again:
+                    exc = again
             reason = _first_line(exc)
             if self.jit == "require":
                 raise JitError(f"numba cannot compile the derivative of {self.label}: {reason}. "
@@ -113,8 +214,28 @@ class Entry:
                                f"instead.") from exc
             warnings.warn(NumbaFallbackWarning(
                 f"numba cannot compile the derivative of {self.label} ({reason}); running it "
-                f"as plain Python. Pass jit=\"require\" to make this an error."), stacklevel=3)
-            return python
+                f"as plain Python. Pass jit=\"require\" to make this an error."), stacklevel=4)
+            return self._python_call
+
+    def _compile(self, args, in_memory):
+        with self.module._lock:  # entries of other Derivatives share the module
+            dispatcher = getattr(self.module.jitted(in_memory), self.fname)
+            signature = tuple(numba.typeof(a) for a in args)
+            if signature not in dispatcher.overloads:
+                for hook in list(COMPILE_HOOKS):
+                    hook(self.module.name, self.fname)
+                dispatcher.compile(signature)
+            return dispatcher
+
+
+def _caused_by_io(exc):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, OSError):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _first_line(exc):

@@ -15,12 +15,13 @@ from .transforms.program import Program
 
 
 class Generated:
-    def __init__(self, source, functions, entry, namespace, key_extra):
+    def __init__(self, source, functions, entry, namespace, key_extra, output_kind=None):
         self.source = source
         self.functions = functions    # names of every function in the module
         self.entry = entry            # the derivative's name
         self.namespace = namespace    # objects the module needs but cannot import
         self.key_extra = key_extra    # their description, for the cache key
+        self.output_kind = output_kind  # kind of fn's output (vjp: what the seed weights)
 
 
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=()):
@@ -61,7 +62,8 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=()):
         lines += ["", "# provided by the caller's module: " + ", ".join(sorted(namespace))]
     source = "\n".join(lines) + "\n\n\n" + "\n\n".join(src for _, src in program.functions)
     functions = [name for name, _ in program.functions]
-    return Generated(source, functions, entry, namespace, ";".join(described))
+    output_kind = program.helper_return_kind(fn, list(arg_kinds)) if mode == "vjp" else None
+    return Generated(source, functions, entry, namespace, ";".join(described), output_kind)
 
 
 def _identity(obj):
@@ -70,7 +72,23 @@ def _identity(obj):
         return "array:" + hashlib.sha256(obj.tobytes()).hexdigest()[:16]
     mod = getattr(obj, "__module__", None)
     qual = getattr(obj, "__qualname__", None) or type(obj).__qualname__
-    return f"{mod}.{qual}" if mod else repr(obj)[:80]
+    name = f"{mod}.{qual}" if mod else repr(obj)[:80]
+    # a numba kernel's machine code is linked into the derivative's, which
+    # numba's cache would reuse after the kernel is edited: key on its code
+    code = _code_text(getattr(obj, "py_func", obj))
+    if code:
+        import hashlib
+        name += ":" + hashlib.sha256(code.encode()).hexdigest()[:12]
+    return name
+
+
+def _code_text(fn):
+    if not inspect.isfunction(fn):
+        return ""
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        return repr((fn.__code__.co_code, fn.__code__.co_consts))
 
 
 def _describe(fn, wrt, mode):

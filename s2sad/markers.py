@@ -1,5 +1,8 @@
 """Markers a differentiated function can use. Outside a differentiated
-function they do nothing: `stop_gradient(x)` is `x`."""
+function they do nothing: `stop_gradient(x)` is `x`, also in a function
+the user compiles with numba (`with stop_recording():` is Python only, as
+numba compiles no context managers)."""
+from numba.extending import overload
 
 
 def stop_gradient(x):
@@ -21,6 +24,16 @@ class stop_recording:
 def reset_recording():
     """Everything computed before this statement is a constant for
     differentiation (tf.GradientTape.reset)."""
+
+
+@overload(stop_gradient)
+def _stop_gradient_numba(x):
+    return lambda x: x
+
+
+@overload(reset_recording)
+def _reset_recording_numba():
+    return lambda: None
 
 
 MARKERS = {stop_gradient: "stop_gradient", stop_recording: "stop_recording",

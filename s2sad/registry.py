@@ -57,9 +57,11 @@ class Rule:
 class Registry:
     def __init__(self):
         self._rules = {}
+        self.version = 0  # derivatives generated before a registration are regenerated
 
     def register(self, obj, rule):
         self._rules[_key(obj)] = rule
+        self.version += 1
 
     def lookup(self, obj):
         try:

@@ -372,7 +372,7 @@ def digamma(x):
 
 
 def _digamma_scalar(x):
-    if x <= 0.0 and math.floor(x) == x:
+    if x <= 0.0 and (math.isinf(x) or math.floor(x) == x):  # poles (floor(-inf) raises)
         return math.nan
     result = 0.0
     if x < 0.0:  # reflection: digamma(x) = digamma(1 - x) - pi / tan(pi x)

@@ -1,0 +1,200 @@
+"""Checks made at every call of a derivative, before any generated code
+runs: the arguments can be differentiated, a vjp's seed and a jvp's
+tangents have the right shape, and the functions the derivative was
+generated from are still the ones their names denote."""
+import builtins
+import inspect
+import types
+
+import numpy as np
+
+from .registry import REGISTRY
+
+_MISSING = object()
+_CODE = object()
+_LIBRARIES = ("numpy", "math", "numba", "s2sad", "scipy", "builtins")
+
+
+# ---- arguments ---------------------------------------------------------------
+
+def _what(v):
+    if v is None:
+        return "None"
+    if isinstance(v, np.ndarray):
+        return f"an array of dtype {v.dtype}"
+    return type(v).__name__
+
+
+def check_arguments(where, names, values, wrt):
+    """TypeError for an argument s2sad cannot work with. `where` names the
+    function and its file and line; `wrt` are argument positions."""
+    for k, (n, v) in enumerate(zip(names, values)):
+        if isinstance(v, np.ndarray) and v.dtype.kind not in "biufc":
+            raise TypeError(f"{where}: argument '{n}' is {_what(v)}; s2sad works on numeric "
+                            f"arrays. Convert it, e.g. np.asarray({n}, dtype=float).")
+        if isinstance(v, list):
+            raise TypeError(f"{where}: argument '{n}' is a list that is not a rectangular "
+                            f"array of numbers. Pass a numpy array.")
+        if k not in wrt or _differentiable(v):
+            continue
+        if isinstance(v, (complex, np.complexfloating)) or \
+                (isinstance(v, np.ndarray) and v.dtype.kind == "c"):
+            raise TypeError(f"{where}: argument '{n}' is complex; s2sad differentiates real "
+                            f"functions. Pass the real and imaginary parts as two float "
+                            f"arguments.")
+        raise TypeError(f"{where}: argument '{n}' is {_what(v)}; only float scalars and float "
+                        f"arrays can be differentiated. Pass a float (e.g. {n}=float(...)) "
+                        f"or leave it out of wrt.")
+
+
+def _differentiable(v):
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind == "f"
+    if isinstance(v, tuple):
+        return any(_differentiable(e) for e in v)
+    return isinstance(v, (float, np.floating))
+
+
+# ---- seeds and tangents ------------------------------------------------------
+
+def check_seed(where, out_kind, seed):
+    """ValueError unless `seed` can weight an output of kind `out_kind`
+    (shapes are compared after the call, by `check_seed_shape`)."""
+    if out_kind is None or not out_kind.known:
+        return
+    if out_kind.tag == "tuple":
+        n = len(out_kind.items)
+        if isinstance(seed, (tuple, list)) and len(seed) == n:
+            for item_kind, item in zip(out_kind.items, seed):
+                check_seed(where, item_kind, item)
+            return
+        if isinstance(seed, np.ndarray) and seed.shape == (n,) and \
+                all(k.is_scalar for k in out_kind.items):
+            return
+        raise ValueError(f"{where}: the function returns a tuple of {n} values, so the seed "
+                         f"must be a tuple of {n} seeds (one per output), not {_what(seed)}"
+                         f"{_shape_text(seed)}.")
+    ndim = out_kind.ndim if out_kind.is_array else 0
+    if out_kind.is_scalar or out_kind.is_array:
+        if not isinstance(seed, (int, float, np.number, np.ndarray)) or np.ndim(seed) != ndim:
+            expected = "a float" if ndim == 0 else f"a {ndim}-d array"
+            raise ValueError(f"{where}: the output is {expected}, so the seed must be "
+                             f"{expected} of the output's shape, not {_what(seed)}"
+                             f"{_shape_text(seed)}.")
+
+
+def check_seed_shape(where, value, seed):
+    """ValueError if a seed's shape differs from its output's: numpy would
+    have broadcast it and given a wrong gradient."""
+    if isinstance(value, tuple) and isinstance(seed, (tuple, list, np.ndarray)) \
+            and len(seed) == len(value):
+        for v, s in zip(value, seed):
+            check_seed_shape(where, v, s)
+        return
+    if np.shape(value) != np.shape(seed):
+        raise ValueError(f"{where}: the seed has shape {np.shape(seed)}, but the output has "
+                         f"shape {np.shape(value)}; pass a seed of the output's shape.")
+
+
+def seed_after_failure(where, fn, values, seed, exc):
+    """The vjp failed: if the seed's shape is not the output's (which the
+    function itself, run as Python, gives), that is the error to report."""
+    try:
+        with np.errstate(all="ignore"):
+            value = fn(*values)
+    except Exception:
+        return
+    try:
+        check_seed_shape(where, value, seed)
+    except ValueError as mismatch:
+        raise mismatch from exc
+
+
+def check_tangents(where, names, values, wrt, tangents):
+    for w, t in zip(wrt, tangents):
+        if not isinstance(w, int):
+            continue
+        if not isinstance(t, (int, float, np.number, np.ndarray)) or \
+                np.shape(t) != np.shape(values[w]):
+            raise ValueError(f"{where}: the tangent of '{names[w]}' must have its shape "
+                             f"{np.shape(values[w])}, not {_what(t)}{_shape_text(t)}.")
+
+
+def _shape_text(v):
+    return f" of shape {np.shape(v)}" if isinstance(v, np.ndarray) else ""
+
+
+# ---- are the functions still the ones the names denote? ---------------------
+
+def snapshot(fn, limit=300):
+    """(mapping, key, object) for every global, module attribute and closure
+    cell that `fn` and the functions it reaches read, and the version of the
+    gradient registry. A derivative generated now stays valid while
+    `fresh(snapshot)` holds."""
+    deps = [(REGISTRY.__dict__, "version", REGISTRY.version)]
+    seen, todo = set(), [fn]
+    while todo and len(seen) < limit:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if getattr(obj, "__s2sad_derivative__", False) or getattr(obj, "__s2sad_custom__", None):
+            todo += [getattr(obj, a) for a in ("fn", "fwd", "bwd") if getattr(obj, a, None)]
+            continue
+        if not inspect.isfunction(obj) or _is_library(obj):
+            continue
+        deps.append((obj, _CODE, obj.__code__))  # code replaced in place
+        g = obj.__globals__
+        names = _code_names(obj.__code__)
+        for name in names:
+            target = g.get(name, _MISSING)
+            if target is _MISSING and not hasattr(builtins, name):
+                continue
+            deps.append((g, name, target))
+            if isinstance(target, types.ModuleType):
+                if not _is_library_name(target.__name__):
+                    for attr in names & target.__dict__.keys():
+                        deps.append((target.__dict__, attr, target.__dict__[attr]))
+                        todo.append(target.__dict__[attr])
+            elif target is not _MISSING:
+                todo.append(target)
+        for cell in obj.__closure__ or ():
+            try:
+                contents = cell.cell_contents
+            except ValueError:
+                continue
+            deps.append((cell, None, contents))
+            todo.append(contents)
+    return tuple(deps)
+
+
+def fresh(deps):
+    for mapping, key, obj in deps:
+        if key is None:
+            try:
+                if mapping.cell_contents is not obj:
+                    return False
+            except ValueError:
+                return False
+        elif key is _CODE:
+            if mapping.__code__ is not obj:
+                return False
+        elif mapping.get(key, _MISSING) is not obj:
+            return False
+    return True
+
+
+def _is_library(fn):
+    return _is_library_name(getattr(fn, "__module__", None) or "")
+
+
+def _is_library_name(name):
+    return any(name == lib or name.startswith(lib + ".") for lib in _LIBRARIES)
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):  # the backward of a custom_gradient
+            names |= _code_names(const)
+    return names
