@@ -154,7 +154,14 @@ class DeadStores:
         self.removable = removable  # predicate on a variable name
 
     def run(self, stmts, live_out):
+        self._loads = {}  # nested loops revisit statements many times: walk each once
         self.block(stmts, set(live_out), rewrite=True)
+
+    def loads(self, node, uses=False):
+        key = (id(node), uses)
+        if key not in self._loads:
+            self._loads[key] = (node, _uses(node) if uses else names_loaded(node))
+        return self._loads[key][1]
 
     def block(self, stmts, live, rewrite):
         out = []
@@ -177,12 +184,12 @@ class DeadStores:
                 live -= stored
             elif not stored & live and all(self.removable(v) for v in stored):
                 return None
-            live |= _uses(s)
+            live |= self.loads(s, uses=True)
             return s
         if isinstance(s, gast.If):
             lb = self.block(s.body, set(live), rewrite)
             lo = self.block(s.orelse, set(live), rewrite)
-            live |= lb | lo | names_loaded(s.test)
+            live |= lb | lo | self.loads(s.test)
             if rewrite and not s.body and not s.orelse:
                 return None
             if rewrite and not s.body:
@@ -192,7 +199,7 @@ class DeadStores:
             head = set(live)
             while True:
                 body_in = self.block(s.body, set(head), rewrite=False)
-                new_head = live | (body_in - {s.target.id}) | names_loaded(s.iter)
+                new_head = live | (body_in - {s.target.id}) | self.loads(s.iter)
                 if new_head == head:
                     break
                 head = new_head
@@ -202,7 +209,7 @@ class DeadStores:
                 return None
             return s
         if isinstance(s, gast.While):
-            head = set(live) | names_loaded(s.test)
+            head = set(live) | self.loads(s.test)
             while True:
                 body_in = self.block(s.body, set(head), rewrite=False)
                 new_head = head | body_in
@@ -322,6 +329,20 @@ def propagate_copies(stmts, candidates):
                 elif not isinstance(t, (gast.For, gast.While)):
                     _rename_loads(t, a, b)
                 break
+
+
+def drop_self_assignments(stmts):
+    """`a = a`, which copy propagation can leave behind."""
+    stmts[:] = [s for s in stmts if not (
+        isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+        and isinstance(s.value, gast.Name) and s.targets[0].id == s.value.id)]
+    for s in stmts:
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block:
+                drop_self_assignments(block)
+                if not block and field == "body":
+                    block.append(gast.Pass())
 
 
 def _all_stores(s):

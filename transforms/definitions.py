@@ -62,14 +62,12 @@ def loop_locals(tree):
     right after they are computed and restored at the start of each
     reverse iteration, which reads as a person would write it."""
     out = {}
+    everywhere = _name_counts(tree)
     for loop in gast.walk(tree):
         if not isinstance(loop, (gast.For, gast.While)):
             continue
-        inside = {id(n) for n in gast.walk(gast.Module(body=loop.body, type_ignores=[]))}
-        outside_names = set()
-        for n in gast.walk(tree):
-            if isinstance(n, gast.Name) and id(n) not in inside:
-                outside_names.add(n.id)
+        inside = _name_counts(gast.Module(body=loop.body, type_ignores=[]))
+        outside_names = {v for v, n in everywhere.items() if n > inside.get(v, 0)}
         local = set()
         stores = {}
         for s in walk_stmts(loop.body):
@@ -94,3 +92,12 @@ def _loads(node):
 
 def _loads_stmt(s):
     return _loads(s)
+
+
+def _name_counts(node):
+    counts = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+

@@ -13,6 +13,7 @@ from .errors import UnsupportedSyntaxError, missing_gradient
 from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, parse_expr,
                      store, subscript)
+from .recompute import LoopValues
 from .tapes import LoopFrame, Tapes, frame_for, placeholder, unparse
 from .templates import fold, inline, template_of
 
@@ -63,7 +64,8 @@ class ReverseMode:
         from .definitions import Definitions, loop_locals
         self.defs = Definitions(self.tree)
         self.loop_locals = loop_locals(self.tree)
-        self.loop_restores = {}
+        self.loop_restores, self.loop_hoisted = {}, {}
+        self.loop_values = LoopValues(self.loop_locals, self.kinds, self.fn.resolve)
         body = self.tree.body[:-1]  # the final return is the caller's business
         # Recording a value can make the reverse sweep read more (a restored
         # flag brings back the branch that tests it), so repeat until the
@@ -77,7 +79,7 @@ class ReverseMode:
         while True:
             self.namer.taken = taken | set(self.adjoints.values())
             self.tapes = Tapes(self.namer)
-            self.placeholders, self.loop_restores = {}, {}
+            self.placeholders, self.loop_restores, self.loop_hoisted = {}, {}, {}
             fwd, rev = self.block(body, [])
             needed = self.needed | (names_loaded(rev) - self.generated - self.tapes.names)
             if needed == self.needed:
@@ -166,7 +168,7 @@ class ReverseMode:
 
     def for_loop(self, s, frames):
         bf, br = self.block(s.body, frames + [frame_for(s)])
-        br = self.loop_restores.pop(id(s), []) + br
+        br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
         fwd = gast.For(target=s.target, iter=s.iter, body=bf or [gast.Pass()], orelse=[],
                        type_comment=None)
         gast.copy_location(fwd, s)
@@ -214,7 +216,7 @@ class ReverseMode:
                                        maybe=bool(frames), surely=not frames)
         fi, ri = save + [init], restore
         bf, br = self.block(s.body, frames + [LoopFrame(s)])
-        br = self.loop_restores.pop(id(s), []) + br
+        br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
         fwd = gast.While(test=s.test, body=[bump] + bf, orelse=[])
         gast.copy_location(fwd, s)
         if not br:
@@ -233,15 +235,28 @@ class ReverseMode:
         kind = self.atom_kind(gast.Subscript(value=name(var), slice=target.slice,
                                              ctx=gast.Load())
                               if isinstance(target, gast.Subscript) else target)
+        hoist = frames and isinstance(target, gast.Name) \
+            and self.loop_values.hoistable(s, var, frames[-1].loop)
+        save, after, restore = self._record(target, s, frames, var, kind, maybe, surely)
+        if hoist and restore:  # restored on entering the reverse iteration
+            self.loop_hoisted.setdefault(id(frames[-1].loop), []).extend(restore)
+            return save, after, []
+        return save, after, restore
+
+    def _record(self, target, s, frames, var, kind, maybe, surely):
         inverse = _integer_step_inverse(s, var, kind)
         if inverse is not None:  # n = n + 1 is undone by n = n - 1: nothing to record
             return [], [], [inverse]
-        if frames and isinstance(target, gast.Name) \
-                and var in self.loop_locals.get(id(frames[-1].loop), ()):
-            # a value of this iteration only: record it once computed, and
-            # restore it when the reverse sweep enters the iteration
+        loop = frames[-1].loop if frames else None
+        if loop is not None and isinstance(target, gast.Name) \
+                and var in self.loop_locals.get(id(loop), ()):
+            # a value of this iteration only: recompute it, or record it once
+            # computed, when the reverse sweep enters the iteration
+            if self.loop_values.recomputable(s, var, loop):
+                self.loop_restores.setdefault(id(loop), []).append(clone(s))
+                return [], [], []
             save, restore = self.tapes.record(target, kind, frames, var)
-            self.loop_restores.setdefault(id(frames[-1].loop), []).extend(restore)
+            self.loop_restores.setdefault(id(loop), []).extend(restore)
             return [], save, []
         if not (maybe if maybe is not None else var in self.defs.maybe_before(s)):
             return [], [], []
