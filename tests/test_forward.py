@@ -1,5 +1,6 @@
 """Forward mode (jvp) on every construct and rule, against central
 differences along a random direction."""
+import numpy as np
 import pytest
 
 import test_language as lang
@@ -54,3 +55,17 @@ def test_rule_jvp(case, jit, functions):
 
 
 functions = rules.functions  # the module of one-line rule functions
+
+
+def product_and_square(x, y, j):
+    return x[j] * y[j], y[j] * y[j]
+
+
+def second_of_helper_pair(x, y):
+    a, b = product_and_square(x, y, 0)
+    return b + a
+
+
+def test_tuple_from_a_helper(jit):
+    # the helper's jvp binds both values and both tangents
+    check_jvp(second_of_helper_pair, (np.array([1.0, 2.0]), np.array([3.0, 4.0])), wrt=(0, 1), jit=jit)

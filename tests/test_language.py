@@ -333,3 +333,22 @@ def test_recursive_helper(jit):
     M = rng.uniform(0.0, 1.0, (4, 4))
     df = check_grad(det_by_minors, (M,), jit=jit)
     np.testing.assert_allclose(df(M)[0], np.linalg.det(M) * np.linalg.inv(M).T, rtol=1e-10)
+
+
+# ---- arrays of integers ---------------------------------------------------------------
+
+def index_buffer(x):
+    idx = np.zeros(2, dtype=np.int64)
+    idx[0] = 1
+    s = 0.0
+    for i in range(2):
+        j = idx[i]
+        s += x[j] * x[j]
+        j = j + 1
+        s += x[j] * x[j]
+    return s
+
+
+def test_local_integer_array_indexes(jit):
+    # np.zeros(..., dtype=np.int64) holds integers: its elements index x
+    check_grad(index_buffer, (np.array([1.0, 2.0, 3.0]),), jit=jit)

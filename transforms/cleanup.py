@@ -24,8 +24,14 @@ def _is_name_store(s):
 def _targets(s):
     if isinstance(s, gast.AugAssign):
         return [s.target]
-    t = s.targets[0]
-    return list(t.elts) if isinstance(t, (gast.Tuple, gast.List)) else [t]
+    return _flat(s.targets[0])
+
+
+def _flat(target):
+    """The names and subscripts a (nested) tuple target stores."""
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [t for e in target.elts for t in _flat(e)]
+    return [target]
 
 
 def _stored_names(s):

@@ -219,7 +219,9 @@ class _Normalizer:
         if isinstance(node, gast.Call):
             node = self.method_as_function(node)
             args = [self.argument(a, src) for a in node.args]
-            kws = [gast.keyword(arg=k.arg, value=self.argument(k.value, src)) for k in node.keywords]
+            # dtype=np.int64 stays spelled out: the kind of the result depends on it
+            kws = [gast.keyword(arg=k.arg, value=k.value if k.arg == "dtype" and _is_dotted(k.value)
+                                else self.argument(k.value, src)) for k in node.keywords]
             return gast.Call(func=node.func, args=args, keywords=kws)
         if isinstance(node, gast.Attribute):
             base = node.value
@@ -307,4 +309,11 @@ def _hint(node):
     if isinstance(node, gast.Attribute):
         return node.attr
     return "t"
+
+
+def _is_dotted(node):
+    """A name or a dotted name (np.int64)."""
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name)
 

@@ -8,6 +8,7 @@ import textwrap
 import types
 
 import gast
+import numpy as np
 
 from . import cleanup, kinds as K
 from .activity import analyse
@@ -143,7 +144,7 @@ class Program:
             except (LookupError, NameError):
                 return K.UNKNOWN
             if prim.rule is not None:
-                return prim.rule.kind(arg_kinds, kw_kinds)
+                return _with_dtype(prim.rule.kind(arg_kinds, kw_kinds), call_node, parsed)
             if prim.helper is not None:
                 return self.helper_return_kind(prim.helper.function_for(arg_kinds), arg_kinds)
             if getattr(prim.obj, "__s2sad_custom__", None):
@@ -562,4 +563,18 @@ def _copying(value, written):
     if isinstance(value, gast.Name) and value.id in written:
         return call("np.copy", name(value.id))
     return value
+
+
+def _with_dtype(kind, call_node, parsed):
+    """The kind of a call with an explicit `dtype=` (np.zeros(n, dtype=np.int64)):
+    integer and bool arrays are not differentiated, and index other arrays."""
+    spec = [k.value for k in call_node.keywords if k.arg == "dtype"]
+    if not spec or not kind.is_array:
+        return kind
+    try:
+        obj = parsed.resolve(spec[0])
+        code = np.dtype(obj).kind if obj is not None else None
+    except Exception:  # noqa: BLE001 - not a static dtype: leave the rule's kind
+        return kind
+    return K.array(kind.ndim, code) if code and code in "fibc" else kind
 
