@@ -161,39 +161,38 @@ def with_list_of_active_values(x):
 
 
 SYNTAX = [
-    (with_try, "a try statement", True),
-    (with_comprehension, "a list comprehension", True),
-    (with_generator, "yield", False),
-    (with_global, "a global statement", True),
-    (with_class, "a class definition", False),
-    (with_nested_function, "a nested function definition", True),
-    (with_with, "a with block", True),
-    (with_lambda, "a lambda", True),
-    (with_starred, "star-unpacking", False),
-    (with_del, "del", False),
-    (without_return, "a function without a return statement", True),
-    (with_raise, "raise", False),
-    (with_walrus, "the := operator", False),
-    (with_set_comprehension, "a set comprehension", False),
-    (with_dict_comprehension, "a dict comprehension", False),
-    (with_generator_expression, "a generator expression", True),
-    (with_import, "import", False),
-    (with_yield_from, "yield from", False),
-    (with_match, "a match statement", False),
-    (with_set_display, "a set display", False),
-    (with_dict_display, "a dict display", False),
-    (with_varargs, "*args", True),
-    (with_keyword_only, "keyword-only", True),
-    (with_for_else, "for ... else", False),
-    (with_while_else, "while ... else", False),
-    (with_bare_return, "a return without a value", True),
-    (with_chained_assignment, "chained assignment", True),
-    (with_list_of_active_values, "a tuple or list of values that need a gradient", True),
+    (with_try, "a try statement"),
+    (with_comprehension, "a list comprehension"),
+    (with_generator, "yield"),
+    (with_global, "a global statement"),
+    (with_class, "a class definition"),
+    (with_nested_function, "a nested function definition"),
+    (with_with, "a with block"),
+    (with_lambda, "a lambda"),
+    (with_starred, "star-unpacking"),
+    (with_del, "del"),
+    (without_return, "a function without a return statement"),
+    (with_raise, "raise"),
+    (with_walrus, "the := operator"),
+    (with_set_comprehension, "a set comprehension"),
+    (with_dict_comprehension, "a dict comprehension"),
+    (with_generator_expression, "a generator expression"),
+    (with_import, "import"),
+    (with_yield_from, "yield from"),
+    (with_match, "a match statement"),
+    (with_set_display, "a set display"),
+    (with_dict_display, "a dict display"),
+    (with_varargs, "*args"),
+    (with_keyword_only, "keyword-only"),
+    (with_for_else, "for ... else"),
+    (with_while_else, "while ... else"),
+    (with_bare_return, "a return without a value"),
+    (with_chained_assignment, "chained assignment"),
+    (with_list_of_active_values, "a tuple or list of values that need a gradient"),
 ]
 
 
-@pytest.mark.parametrize("fn,construct", [(f, c) for f, c, _ in SYNTAX],
-                         ids=[f.__name__ for f, _, _ in SYNTAX])
+@pytest.mark.parametrize("fn,construct", SYNTAX, ids=[f.__name__ for f, _ in SYNTAX])
 def test_unsupported_syntax_names_file_line_and_construct(fn, construct, jit):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
         s2sad.grad(fn, jit=jit)(1.0)
@@ -205,13 +204,9 @@ def test_unsupported_syntax_names_file_line_and_construct(fn, construct, jit):
     assert line <= reported <= line + 4  # the line of the construct itself
 
 
-# The error says what to do for every construct. The hints live in
-# transforms/source.py (_HINTS) and transforms/desugar.py, owned by the
-# compiler; the constructs without one are expected failures until then.
-@pytest.mark.parametrize("fn", [
-    f if hinted else pytest.param(f, marks=pytest.mark.xfail(
-        strict=True, reason="no hint yet in transforms/source.py _HINTS"))
-    for f, _, hinted in SYNTAX], ids=[f.__name__ for f, _, _ in SYNTAX])
+# The error says what to do for every construct (transforms/source.py _HINTS
+# and the passes that reject what parses but cannot be differentiated).
+@pytest.mark.parametrize("fn", [f for f, _ in SYNTAX], ids=[f.__name__ for f, _ in SYNTAX])
 def test_unsupported_syntax_says_what_to_do(fn):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
         s2sad.grad(fn, jit=False)(1.0)
@@ -233,24 +228,17 @@ def with_bit_operator(x):
     return x * n
 
 
-# Constructs the compiler does not reject yet: an internal AssertionError,
-# a wrong gradient (of a coroutine function) and a KeyError.
-@pytest.mark.xfail(strict=True, reason="transforms: assert raises AssertionError('unexpected "
-                                       "statement Assert') instead of an error of ours")
+# assert and async def are rejected; bitwise operators on integers work.
 def test_assert_statement():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="assert"):
         s2sad.grad(with_assert, jit=False)(1.0)
 
 
-@pytest.mark.xfail(strict=True, reason="transforms/source.py check_supported skips the root "
-                                       "node, so an async def is differentiated as a def")
 def test_async_function():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="async"):
         s2sad.grad(async_function, jit=False)(1.0)
 
 
-@pytest.mark.xfail(strict=True, reason="transforms: bitwise operators on integers raise "
-                                       "KeyError(BitXor)")
 def test_bitwise_operator_on_integers():
     assert s2sad.grad(with_bit_operator, jit=False)(1.0) == 2.0
 

@@ -16,7 +16,7 @@ _UNSUPPORTED = {
     gast.AsyncFor: "async for", gast.AsyncWith: "async with",
     gast.Await: "await",
     gast.Try: "a try statement",
-    gast.Raise: "raise",
+    gast.Raise: "raise", gast.Assert: "assert",
     gast.Global: "a global statement", gast.Nonlocal: "a nonlocal statement",
     gast.Yield: "yield (a generator)", gast.YieldFrom: "yield from (a generator)",
     gast.GeneratorExp: "a generator expression",
@@ -30,12 +30,30 @@ _UNSUPPORTED = {
 }
 _HINTS = {
     gast.ListComp: "Write the loop out with a preallocated array",
+    gast.SetComp: "Write the loop out with a preallocated array",
+    gast.DictComp: "Write the loop out with a preallocated array",
     gast.GeneratorExp: "Write the loop out",
     gast.FunctionDef: "Move the function to module level",
     gast.Lambda: "Define a module-level function instead",
+    gast.ClassDef: "Define the class at module level and pass its data as arrays",
+    gast.AsyncFunctionDef: "Differentiate a plain def",
+    gast.AsyncFor: "Use a plain for loop", gast.AsyncWith: "Use plain code",
+    gast.Await: "Compute the value before calling the differentiated function",
     gast.Try: "Check the condition with an if instead",
+    gast.Raise: "Check the inputs before calling the differentiated function",
+    gast.Assert: "Check the inputs before calling the differentiated function",
     gast.Global: "Pass the value as an argument",
+    gast.Nonlocal: "Pass the value as an argument and return the new one",
+    gast.Yield: "Return an array of the values instead",
+    gast.YieldFrom: "Return an array of the values instead",
+    gast.Delete: "Leave the variable; it is freed when the function returns",
+    gast.Import: "Import at module level", gast.ImportFrom: "Import at module level",
+    gast.Starred: "Index the elements (a[0], a[1]) instead",
+    gast.NamedExpr: "Assign the value in its own statement first",
+    gast.Match: "Use if / elif",
+    gast.Set: "Use an array or a tuple", gast.Dict: "Use arrays or separate variables",
 }
+_ELSE_HINT = "Keep a flag set before the break and test it after the loop"
 
 
 class ParsedFunction:
@@ -176,6 +194,9 @@ def check_supported(tree, location, nested_def_ok=False):
         raise UnsupportedSyntaxError(
             "*args, **kwargs, keyword-only or positional-only parameters",
             location, tree, "Use plain positional parameters")
+    if isinstance(tree, gast.AsyncFunctionDef):
+        raise UnsupportedSyntaxError("an async function", location, tree,
+                                     _HINTS[gast.AsyncFunctionDef])
     for node in gast.walk(tree):
         if node is tree:
             continue
@@ -185,6 +206,6 @@ def check_supported(tree, location, nested_def_ok=False):
         if kind is not None:
             raise UnsupportedSyntaxError(kind, location, node, _HINTS.get(type(node), ""))
         if isinstance(node, gast.For) and node.orelse:
-            raise UnsupportedSyntaxError("for ... else", location, node)
+            raise UnsupportedSyntaxError("for ... else", location, node, _ELSE_HINT)
         if isinstance(node, gast.While) and node.orelse:
-            raise UnsupportedSyntaxError("while ... else", location, node)
+            raise UnsupportedSyntaxError("while ... else", location, node, _ELSE_HINT)

@@ -59,3 +59,6 @@ def matmul_2d(g, ans, x, y):
 
 
 nondifferentiable(operator.floordiv, kind=broadcast_args)
+# bitwise operators: integers and booleans only, never differentiated
+nondifferentiable(operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift,
+                  kind=broadcast_args)
