@@ -352,3 +352,16 @@ def index_buffer(x):
 def test_local_integer_array_indexes(jit):
     # np.zeros(..., dtype=np.int64) holds integers: its elements index x
     check_grad(index_buffer, (np.array([1.0, 2.0, 3.0]),), jit=jit)
+
+
+def gather_squares(x, idx):
+    s = 0.0
+    for i in range(idx.shape[0]):
+        s += x[idx[i]] ** 2
+    return s
+
+
+def test_unsigned_index_array(jit):
+    # an unsigned array is an array of integers (indices), not of floats
+    idx = np.array([2, 0, 2], dtype=np.uint32)
+    check_grad(gather_squares, (np.array([1.0, 2.0, 3.0]), idx), jit=jit)

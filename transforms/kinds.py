@@ -82,8 +82,9 @@ def of_value(value):
     if isinstance(value, (complex, np.complexfloating)):
         return COMPLEX
     if isinstance(value, np.ndarray):
-        return array(value.ndim, value.dtype.kind if value.dtype.kind in "fibc" else "f") \
-            if value.ndim else scalar(value.dtype.kind if value.dtype.kind in "fibc" else "f")
+        code = {"u": "i"}.get(value.dtype.kind, value.dtype.kind)  # unsigned: an integer
+        code = code if code in "fibc" else "f"
+        return array(value.ndim, code) if value.ndim else scalar(code)
     if isinstance(value, tuple):
         return tuple_of(of_value(v) for v in value)
     if value is None:
