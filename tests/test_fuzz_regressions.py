@@ -337,3 +337,78 @@ def loop_of_a_dead_branch(x, k):
 
 def test_loop_whose_body_is_a_dead_branch(jit):
     check_grad(loop_of_a_dead_branch, (X, 3), jit=jit)
+
+
+# ---- from the 10,000-program run -------------------------------------------------------------
+
+def loop_that_never_runs(x):
+    it = 0
+    while -0.15 < -0.6 and it < 4:   # a constant operand decides the test
+        it += 1
+        if it == 1:
+            return np.min(x * x)
+    return 0.5 + x[0]
+
+
+def branch_decided_by_a_constant(y, k, x):
+    if -0.15 <= 0.1 or x[k] > 0.4:
+        v, s = (x, 0.5)
+    else:
+        v = x * y
+    return np.maximum(v[k - 1], 1.35) + np.sum(y * y)
+
+
+def constant_conditional_expression(k, c, y, x):
+    v = np.concatenate((x[0:2], x[2:3]))
+    y[k % 3] *= c
+    for i in range(1):
+        w = (np.copy(y) if 0.3 >= 0.5 else v) * x
+        v = w + y
+        y[0] += v[k % 3]
+    return -y[k % 3]
+
+
+def row_of_a_written_argument(k, x, A):
+    A[k % 2, k] = np.mean(A)
+    A[k - 1, k] = x[k + 1]
+    return (0.5, A[k % 2])
+
+
+def conditional_rebinding_its_test(x, y, k):
+    s = np.exp(np.sin(x[3]))
+    s = (y[2] if 0.5 < 0.9 else 0.5) if s >= 0.4 else 0.5
+    v = y + s
+    return np.maximum(v[k - 1], 0.45) + x[0]
+
+
+def conditional_in_stop_recording(y, x, k):
+    with s2sad.stop_recording():
+        v = y if k == 0 else np.minimum(y, 1.35)
+    return x @ v + np.sum(y)
+
+
+def test_constant_tests_are_folded(jit):
+    # numba prunes branches with constant tests, leaving tapes appended only
+    # there untyped: s2sad folds them first (and `and`/`or` a constant decides)
+    check_grad(loop_that_never_runs, (X,), jit=jit)
+    check_grad(branch_decided_by_a_constant, (X, 3, Y), wrt=0, jit=jit)
+    y, x = np.array([0.161, 1.356, -0.029]), np.array([-0.359, -0.509, 1.03])
+    dc = s2sad.grad(constant_conditional_expression, wrt=1, jit=jit)(4, -1.315, y, x)
+    assert dc == pytest.approx(-y[1])   # -y[1] * c
+
+
+def test_returned_row_of_a_written_argument(jit):
+    A = np.array([[-0.361, 0.462, 0.737, 0.342], [-0.611, 0.047, 1.209, -0.112]])
+    value, _ = s2sad.value_and_grad(row_of_a_written_argument, wrt=1, jit=jit)(2, X.copy(), A.copy())
+    expected = row_of_a_written_argument(2, X.copy(), A.copy())
+    assert value[0] == expected[0]
+    np.testing.assert_allclose(value[1], expected[1])   # not restored by the reverse sweep
+
+
+def test_conditional_expression_rebinding_its_test(jit):
+    check_grad(conditional_rebinding_its_test, (X, Y, 2), wrt=(0, 1), jit=jit)
+
+
+def test_conditional_expression_in_stop_recording(jit):
+    g = s2sad.grad(conditional_in_stop_recording, jit=jit)(Y, X, 2)
+    np.testing.assert_allclose(g, np.ones(4))   # v is a constant: only np.sum(y)

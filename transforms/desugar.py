@@ -272,9 +272,13 @@ def _fold_constant_tests(stmts):
     branches, leaving a tape appended only there without a type."""
     out = []
     for s in stmts:
-        truth = _constant_truth(s.test) if isinstance(s, gast.If) else None
-        if truth is not None:
+        _FoldConditionals().visit(s)
+        truth = _constant_truth(s.test) if isinstance(s, (gast.If, gast.While)) else None
+        if truth is not None and isinstance(s, gast.If):
             out += _fold_constant_tests(s.body if truth else s.orelse)
+            continue
+        if truth is False:  # a while loop that never runs
+            out += _fold_constant_tests(s.orelse)
             continue
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list):
@@ -283,8 +287,29 @@ def _fold_constant_tests(stmts):
     return out
 
 
+class _FoldConditionals(gast.NodeTransformer):
+    """`a if 0.3 >= 0.5 else b` is `b`."""
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        truth = _constant_truth(node.test)
+        if truth is None:
+            return node
+        return node.body if truth else node.orelse
+
+
 def _constant_truth(test):
-    """The truth of a test made of constants only (None if it reads anything)."""
+    """The truth of a test made of constants only (None if it reads
+    anything), or of `and`/`or` decided by a constant operand ahead of any
+    that reads something (`0.5 > 1.0 and x > 0` is False)."""
+    if isinstance(test, gast.BoolOp):
+        for value in test.values:
+            truth = _constant_truth(value)
+            if truth is None:
+                return None
+            if truth == isinstance(test.op, gast.Or):  # decides the whole test
+                return truth
+        return not isinstance(test.op, gast.Or)
     if any(isinstance(n, (gast.Name, gast.Call, gast.Attribute, gast.Subscript))
            for n in gast.walk(test)):
         return None

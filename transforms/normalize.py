@@ -189,9 +189,14 @@ class _Normalizer:
     def conditional(self, target, node, src):
         """`t = a if c else b` becomes an if statement, so only the branch taken
         is evaluated (and differentiated)."""
-        body = self.block([assign(target, node.body, src=src)])
-        orelse = self.block([assign(target, node.orelse, src=src)])
-        self.emit(gast.If(test=self.condition(node.test), body=body, orelse=orelse), src)
+        branches = [assign(target, node.body, src=src), assign(target, node.orelse, src=src)]
+        for b in branches:  # inside stop_recording() or after a reset, as the statement was
+            for flag in ("s2sad_constant", "s2sad_reset"):
+                if getattr(src, flag, False):
+                    setattr(b, flag, True)
+        # as an if statement, whose test is read once if the branches write it
+        self.statement(gast.copy_location(
+            gast.If(test=node.test, body=branches[:1], orelse=branches[1:]), src))
 
     def simple(self, node, src, hint):
         """`node` as the right-hand side of a normalised assignment."""

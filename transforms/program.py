@@ -230,7 +230,7 @@ class Program:
             # the reverse sweep restores earlier values of these names, and
             # of elements of these arrays: keep the value (a copy of such arrays)
             kept = spec.namer.fresh("value")
-            body.append(assign(kept, _copying(value, written)))
+            body.append(assign(kept, _copying(value, written, spec.kinds)))
             value = name(kept)
         body += rev_stmts
         single = len(grads) == 1 if single is None else single
@@ -544,10 +544,10 @@ def _written_in_place(stmts):
 
 def _with_aliases(arrays, stmts):
     """`arrays` and every name bound to one of them by plain copies `a = b`
-    (such names share one array object)."""
-    pairs = [(s.targets[0].id, s.value.id) for s in walk_stmts(stmts)
+    or subscripts `a = b[i]` (such names may share memory)."""
+    pairs = [(s.targets[0].id, base_name(s.value)) for s in walk_stmts(stmts)
              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-             and isinstance(s.value, gast.Name)]
+             and isinstance(s.value, (gast.Name, gast.Subscript))]  # b[i] may be a view
     out = set(arrays)
     while True:
         more = {a for a, b in pairs if b in out} | {b for a, b in pairs if a in out}
@@ -556,11 +556,12 @@ def _with_aliases(arrays, stmts):
         out |= more
 
 
-def _copying(value, written):
-    """`value` (a name or a tuple of atoms) with each name in `written` copied."""
+def _copying(value, written, kinds):
+    """`value` (a name or a tuple of atoms) with each array in `written` copied."""
     if isinstance(value, gast.Tuple):
-        return gast.Tuple(elts=[_copying(e, written) for e in value.elts], ctx=gast.Load())
-    if isinstance(value, gast.Name) and value.id in written:
+        return gast.Tuple(elts=[_copying(e, written, kinds) for e in value.elts], ctx=gast.Load())
+    if isinstance(value, gast.Name) and value.id in written \
+            and not kinds.get(value.id, K.UNKNOWN).is_scalar:
         return call("np.copy", name(value.id))
     return value
 
