@@ -14,7 +14,7 @@ import ast
 import gast
 
 from .errors import UnsupportedSyntaxError
-from .syntax import assign, binop, call, clone, const, name, names_loaded, store
+from .syntax import assign, binop, call, clone, const, name, store
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 

@@ -19,7 +19,7 @@ after the operation they hold (`tanh`, `prod`, ...), so the adjoints read as
 """
 import gast
 
-from .syntax import assign, clone, name, names_loaded, names_stored, store
+from .syntax import assign, name, names_loaded, names_stored, store
 
 _OP_NAMES = {
     gast.Add: "total", gast.Sub: "diff", gast.Mult: "prod", gast.Div: "quot",

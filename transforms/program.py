@@ -5,7 +5,6 @@ import builtins
 import copy
 import inspect
 import textwrap
-import types
 
 import gast
 import numpy as np

@@ -53,7 +53,7 @@ class LoopValues:
     def hoistable(self, s, var, loop):
         """Whether the restore of `var`, overwritten by `s`, may move to the
         top of the reverse iteration."""
-        written, counts, position = self._loop_facts(loop)
+        _, counts, position = self._loop_facts(loop)
         k = position.get(id(s))
         if k is None or counts.get(var) != 1 or getattr(s, "s2sad_nosave", False):
             return False
@@ -79,7 +79,7 @@ class LoopValues:
         local = self.loop_locals.get(id(loop), ())
         counter = loop.target.id if isinstance(loop, gast.For) else None
         for u in names_loaded(s.value):
-            if u not in written or u == counter and counts.get(u) is None:
+            if u not in written or (u == counter and counts.get(u) is None):
                 continue
             if u in local and any(u in names_stored([t]) for t in loop.body[:k]):
                 continue
@@ -104,7 +104,6 @@ class LoopValues:
                 and self._operand(value.args[0])
         return False
 
-    def _operand(self, atom):
-        if isinstance(atom, (gast.Name, gast.Constant)):
-            return True
-        return False
+    @staticmethod
+    def _operand(atom):
+        return isinstance(atom, (gast.Name, gast.Constant))
