@@ -73,8 +73,12 @@ class Derivative:
         del self.__wrapped__  # a derivative is not its function (inspect.unwrap)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
         self.boundscheck = bool(boundscheck)
-        self.signature = self.__signature__ = inspect.signature(fn)
+        self.signature = inspect.signature(fn)  # what the function's arguments bind to
         self.wrt, self.single = _resolve_wrt(fn, self.signature, wrt)
+        self.__signature__ = self.signature
+        if mode in ("vjp", "jvp"):
+            self.__signature__ = _with_trailing(self.signature,
+                                                "seed" if mode == "vjp" else "tangent")
         if isinstance(stop_gradients, str):
             stop_gradients = (stop_gradients,)
         self.stop_gradients = tuple(stop_gradients)
@@ -147,7 +151,7 @@ class Derivative:
         """The function to differentiate: for grad(grad(f)), the generated
         gradient of f for these argument kinds."""
         if getattr(self.fn, "__s2sad_derivative__", False):
-            return self.fn.gradient_function(kinds)
+            return self.fn.generated_function(kinds)
         return self.fn
 
     def _generate(self, kinds, mode=None):
@@ -174,18 +178,27 @@ class Derivative:
         entry.generated = gen
         return entry
 
-    def gradient_function(self, arg_kinds):
-        """The generated function computing what this derivative returns, as
-        plain Python with source: what s2sad differentiates for grad(grad(f))
-        or for a grad(...) call inside a differentiated function."""
-        if self.mode != "grad" or self.with_value:
-            raise TypeError("only a grad (not value_and_grad, vjp or jvp) can be differentiated "
-                            "again in reverse mode")
-        key = ("gradient",) + tuple(arg_kinds)
+    def generated_function(self, call_kinds):
+        """The generated function computing what a call of this derivative
+        returns, for arguments of `call_kinds` (a jvp's tangents included), as
+        plain Python with source: what s2sad differentiates for
+        grad(grad(f)), or for a grad/value_and_grad/jvp call inside a
+        differentiated function. A jvp's function takes its tangents as
+        trailing arguments, one per `wrt`."""
+        if self.mode == "vjp":
+            raise TypeError("a vjp cannot be differentiated again: differentiate a function "
+                            "that calls s2sad.grad, value_and_grad or jvp instead")
+        arg_kinds = tuple(call_kinds)
+        if self.mode == "jvp":
+            arg_kinds = arg_kinds[:-1]  # the function's arguments, without the tangents
+            mode = "jvp"
+        else:
+            mode = "grad" if self.with_value else "gradient"
+        key = (mode,) + arg_kinds
         with self._lock:
             self._check_fresh()
             if key not in self._entries:
-                gen = generate(self.fn, arg_kinds, self.wrt, "gradient", self.single,
+                gen = generate(self._target(arg_kinds), arg_kinds, self.wrt, mode, self.single,
                                self.stop_gradients)
                 self._entries[key] = self._module(gen).python.__dict__[gen.entry]
             return self._entries[key]
@@ -216,6 +229,16 @@ class Derivative:
         bound.apply_defaults()
         kinds = [K.of_value(_as_value(v)) for v in bound.arguments.values()]
         return self._generate(kinds).source
+
+
+def _with_trailing(signature, extra):
+    """How a vjp or jvp is called: the function's arguments, then the seed
+    or tangent (so the function's defaults can only be given by keyword)."""
+    params = [p.replace(default=inspect.Parameter.empty) for p in signature.parameters.values()]
+    while extra in signature.parameters:
+        extra = "_" + extra
+    return signature.replace(parameters=params + [inspect.Parameter(
+        extra, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
 
 
 def _has_loops(source):

@@ -30,7 +30,7 @@ class Helper:
     def function_for(self, arg_kinds):
         """The Python function to differentiate for these argument kinds."""
         if getattr(self.fn, "__s2sad_derivative__", False):
-            return self.fn.gradient_function(arg_kinds)
+            return self.fn.generated_function(arg_kinds)
         return self.fn
 
 

@@ -60,6 +60,7 @@ class Program:
         self._kind_stack = set()
         self._customs = {}
         self._return_kinds = {}
+        self._derivative_calls = {}  # function -> {call position: generated function}
 
     # ---- custom gradients and user rules -------------------------------
     def provide(self, obj, parsed=None):
@@ -121,10 +122,22 @@ class Program:
                 continue
             obj = parsed.resolve(value.func)
             if getattr(obj, "__s2sad_derivative__", False):
-                fn = obj.gradient_function([inference.expr(a) for a in value.args])
+                fn = obj.generated_function([inference.expr(a) for a in value.args])
                 n = self.provide(fn)
                 parsed.namespace[n] = fn
-                value.func = name(n)
+                # the primal copy of this function (if it is a helper) calls it too
+                self._derivative_calls.setdefault(parsed.fn, {})[_position(value)] = n
+                _call_generated(value, obj, n)
+
+    def _name_derivative_calls_in_copy(self, tree, parsed):
+        """A helper's primal copy calls the generated functions its
+        specialisation chose (numba cannot call a derivative object)."""
+        chosen = self._derivative_calls.get(parsed.fn, {})
+        for node in gast.walk(tree):
+            if isinstance(node, gast.Call) and _position(node) in chosen:
+                obj = parsed.resolve(node.func)
+                if getattr(obj, "__s2sad_derivative__", False):
+                    _call_generated(node, obj, chosen[_position(node)])
 
     def marker_resolver(self, parsed):
         def marker_of(node):
@@ -393,6 +406,7 @@ class Program:
         tree.decorator_list = []
         tree.name = n
         _strip_markers(tree, self.marker_resolver(parsed))
+        self._name_derivative_calls_in_copy(tree, parsed)
         import ast
         source = ast.unparse(gast.gast_to_ast(tree)) + "\n"
         self.functions.insert(0, (n, source))
@@ -563,6 +577,24 @@ def _copying(value, written, kinds):
             and not kinds.get(value.id, K.UNKNOWN).is_scalar:
         return call("np.copy", name(value.id))
     return value
+
+
+def _position(node):
+    return (getattr(node, "lineno", None), getattr(node, "col_offset", None))
+
+
+def _call_generated(call_node, derivative, fname):
+    """Make `call_node`, a call of an s2sad derivative, call the generated
+    function `fname`; a jvp's tuple of tangents becomes trailing arguments."""
+    call_node.func = name(fname)
+    if derivative.mode == "jvp" and not derivative.single:
+        tangents = call_node.args[-1]
+        if isinstance(tangents, gast.Tuple):
+            items = list(tangents.elts)
+        else:
+            items = [gast.Subscript(value=copy.deepcopy(tangents), slice=const(k),
+                                    ctx=gast.Load()) for k in range(len(derivative.wrt))]
+        call_node.args[-1:] = items
 
 
 def _with_dtype(kind, call_node, parsed):

@@ -4,8 +4,10 @@ loop and through the inner gradient of the potential (nested AD). Variants:
 first letter the outer mode (d/dw), second the inner (∇ₓ p); r reverse,
 f forward.
 
-s2sad cannot take a function as an argument, so the Euler loop is written
-twice, once per inner mode (`naive_euler_r`, `naive_euler_f`). The solver
+Both modes nest either way: s2sad differentiates the generated inner
+derivative like any helper. s2sad cannot take a function as an argument, so
+the Euler loop is written twice, once per inner mode (`naive_euler_r`,
+`naive_euler_f`). The solver
 evaluates naive_euler itself as Python (calling the compiled inner
 derivative): numba cannot call an s2sad derivative object, so there is no
 compiled primal; the derivatives are compiled whole."""
