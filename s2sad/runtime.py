@@ -112,6 +112,11 @@ def extremum_grad(g, ans, x, axis=None):
     """Cotangent of max/min: shared equally among the elements that tie."""
     if np.ndim(x) == 0:
         return g
+    if axis is None:  # one comparison pass; only the ties are written
+        ties = x == ans
+        out = np.zeros(np.shape(x), dtype=np.result_type(g, float))
+        out[ties] = g / np.count_nonzero(ties)
+        return out
     mask = (x == unreduce(ans, x, axis)).astype(float)
     return unreduce(g, x, axis) * mask / unreduce(np.sum(mask, axis=axis), x, axis)
 

@@ -130,3 +130,15 @@ def test_rule(case, functions, jit):
     with warnings.catch_warnings():
         warnings.simplefilter("error", s2sad.NumbaFallbackWarning)
         check_grad(f, args, wrt=wrt, jit=jit, rtol=1e-4, atol=1e-6)
+
+
+def _max_times_three(x):
+    return 3.0 * np.max(x)
+
+
+def test_max_shares_the_cotangent_among_ties(jit):
+    """Finite differences cannot see a tie (max is not differentiable there):
+    the rule gives each tied element an equal share, as TensorFlow does."""
+    x = np.array([[1.0, 4.0, 2.0], [4.0, 0.5, 4.0]])
+    g = s2sad.grad(_max_times_three, jit=jit)(x)
+    assert np.array_equal(g, np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]))
