@@ -46,6 +46,7 @@ class ZeroPropagation:
 
     def run(self, stmts):
         self.depth = -1
+        self.shaped_by = {}  # adjoint -> names its zeros take their shape from
         self.block(stmts, set(), rewrite=True)
 
     def block(self, stmts, zero, rewrite):
@@ -83,8 +84,11 @@ class ZeroPropagation:
                 if t in zero:
                     return None
                 zero.add(t)
+                self.shaped_by[t] = names_loaded(s.value)
                 return s
             zero -= targets
+            # rebinding v gives its adjoint's zeros another shape: not known any more
+            zero -= {t for t in zero if self.shaped_by.get(t, set()) & targets}
             return s
         if isinstance(s, gast.AugAssign):
             if getattr(s, "s2sad_cotangent", None) in zero:
@@ -183,7 +187,9 @@ class DeadStores:
         if isinstance(s, (gast.Assign, gast.AugAssign)):
             stored = _stored_names(s)
             if getattr(s, "s2sad_user", False):
-                pass  # the user's own statement: kept, even if nothing reads it
+                # the user's own statement: kept, even if nothing reads it
+                if _is_name_store(s):
+                    live -= stored
             elif _is_name_store(s):
                 if not stored & live:
                     return None
