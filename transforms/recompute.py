@@ -12,7 +12,9 @@ elementary function of values the reverse iteration has at its top:
 
 * names the loop does not write (invariants, or values of enclosing loops);
 * the loop's counter;
-* loop-locals assigned before it (themselves restored or recomputed there);
+* loop-locals assigned before it (themselves restored or recomputed there;
+  for a function call, recomputed: rather than taping the operand of an
+  exp to compute the exp again, the exp is taped);
 * loop-carried scalars whose one write comes later in the body and which
   nothing after that write reads: their restore can move to the top of the
   reverse iteration ("hoisted"), since no reverse statement before it needs
@@ -71,6 +73,12 @@ class LoopValues:
     def recomputable(self, s, var, loop):
         """Whether the loop-local `var` = value of `s` can be recomputed at the
         top of the reverse iteration."""
+        key = ("recomputable", id(s))
+        if key not in self._cache:
+            self._cache[key] = self._recomputable(s, var, loop)
+        return self._cache[key]
+
+    def _recomputable(self, s, var, loop):
         written, counts, position = self._loop_facts(loop)
         k = position.get(id(s))
         kind = self.kinds.get(var)
@@ -81,7 +89,9 @@ class LoopValues:
         for u in names_loaded(s.value):
             if u not in written or (u == counter and counts.get(u) is None):
                 continue
-            if u in local and any(u in names_stored([t]) for t in loop.body[:k]):
+            earlier = [t for t in loop.body[:k] if u in names_stored([t])]
+            if u in local and earlier and (not isinstance(s.value, gast.Call)
+                                           or self.recomputable(earlier[0], u, loop)):
                 continue
             writer = [t for t in loop.body[k + 1:] if u in names_stored([t])]
             if writer and self.hoistable(writer[0], u, loop):
