@@ -80,7 +80,7 @@ def _locate(exc):
 def _user_line(lines, def_index, comment, code):
     """'file:line in f (`text`)' for the user's line that the comment above
     the generated line repeats (reverse sweep) or, in the forward sweep
-    (no comments), that reads the same subscripts."""
+    (no such comment), that reads the same subscripts."""
     if def_index is None or def_index + 1 >= len(lines):
         return ""
     found = _DOC_WHERE.search(lines[def_index + 1])
@@ -88,9 +88,10 @@ def _user_line(lines, def_index, comment, code):
         return ""
     path, first, func = found.group(1), int(found.group(2)), found.group(3)
     body = _function_lines(path, first)
+    matches = []
     if comment is not None:
         matches = [k for k, text in body if text.strip() == comment]
-    else:
+    if not matches:  # a forward statement (a fused loop's comment says what the loop does)
         subscripts = _subscripts(code)
         matches = [k for k, text in body
                    if subscripts and all(s in text.replace(" ", "") for s in subscripts)]

@@ -19,6 +19,16 @@ class Definitions:
         self._walk_maybe(tree.body, set(args))
         self._walk_surely(tree.body, set(args))
 
+    @classmethod
+    def of_iteration(cls, loop, maybe, surely):
+        """The same for the body of `loop` taken as one iteration on its own
+        (fused sweeps): names not in `maybe` hold no value at its start."""
+        self = cls.__new__(cls)
+        self._maybe, self._surely = {}, {}
+        self._walk_maybe(loop.body, set(maybe) | {loop.target.id})
+        self._walk_surely(loop.body, set(surely) | {loop.target.id})
+        return self
+
     def maybe_before(self, s):
         return self._maybe.get(id(s), set())
 

@@ -51,6 +51,9 @@ def _block(stmts, depth, lines, source_line):
             if text:
                 lines.append(f"{pad}# {text}")
         previous = line
+        comment = getattr(s, "s2sad_comment", None)
+        if comment:
+            lines.append(f"{pad}# {comment}")
         if isinstance(s, gast.If):
             _if(s, depth, lines, source_line)
         elif isinstance(s, gast.For):

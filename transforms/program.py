@@ -237,8 +237,10 @@ class Program:
                              else self._zero(w, spec.kinds))
         body = self._copy_written_args(tree, args) + fwd
         value = tree.body[-1].value
-        written = _with_aliases(_written_in_place(rev_stmts), fwd)
-        if names_loaded(value) & (names_stored(rev_stmts) | written):
+        # (the fused sweeps of fusion.py compute values within the reverse sweep)
+        restoring = [s for s in rev_stmts if not getattr(s, "s2sad_deferred", False)]
+        written = _with_aliases(_written_in_place(restoring), fwd)
+        if names_loaded(value) & (names_stored(restoring) | written):
             # the reverse sweep restores earlier values of these names, and
             # of elements of these arrays: keep the value (a copy of such arrays)
             kept = spec.namer.fresh("value")

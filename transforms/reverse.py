@@ -8,11 +8,12 @@ adjoint a contribution is linear in (so it can be dropped when that adjoint
 is known to be zero)."""
 import gast
 
-from . import kinds as K
+from . import fusion, kinds as K
 from .errors import UnsupportedSyntaxError, missing_gradient
 from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
-from .syntax import (assign, base_name, call, clone, const, name, names_loaded, parse_expr,
-                     store, subscript)
+from .syntax import (assign, base_name, binding_counts, call, clone, const, name,
+                     names_loaded, parse_expr, store, subscript)
+from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
 from .tapes import LoopFrame, Tapes, frame_for, placeholder, unparse
 from .templates import fold, inline, template_of
@@ -24,6 +25,8 @@ class ReverseMode:
     `context` provides `registry` (gradient rules) and `helper_vjp(fn,
     arg_kinds)` -> (name of the helper's generated vjp, mask of its
     differentiable arguments)."""
+
+    fuse_loops = True  # fused sweeps for loops that only add to totals (fusion.py)
 
     def __init__(self, fn, tree, kinds, active, namer, context, temporaries=()):
         self.fn, self.tree, self.kinds, self.active = fn, tree, kinds, active
@@ -62,6 +65,8 @@ class ReverseMode:
         """Forward and reverse statements. `outputs` are the returned
         atoms; `seeds` the matching seed expressions (None: not active)."""
         from .definitions import Definitions, loop_locals
+        self.temporaries |= record_reads_where_cheaper(self.tree, self.kinds, self.active,
+                                                       self.namer)
         self.defs = Definitions(self.tree)
         self.loop_locals = loop_locals(self.tree)
         self.loop_restores, self.loop_hoisted = {}, {}
@@ -71,20 +76,28 @@ class ReverseMode:
         # flag brings back the branch that tests it), so repeat until the
         # set of values the reverse sweep reads is stable. Temporaries get
         # the same names on every pass.
+        self.fusion = fusion.plan(self.tree, self.kinds, self.active) if self.fuse_loops else None
         taken = set(self.namer.taken)
         self.record_enabled = False
-        _, rev = self.block(body, [])
-        self.needed = names_loaded(rev) - self.generated
+        _, rev, reads = self.sweeps(body)
+        bound = binding_counts(self.tree.body)
+        shape_only = {v for v in self.kinds if bound.get(v, 0) <= 1}
+        self.needed = _value_reads(reads, shape_only) - self.generated
         self.record_enabled = True
         while True:
             self.namer.taken = taken | set(self.adjoints.values())
             self.tapes = Tapes(self.namer)
             self.placeholders, self.loop_restores, self.loop_hoisted = {}, {}, {}
-            fwd, rev = self.block(body, [])
-            needed = self.needed | (names_loaded(rev) - self.generated - self.tapes.names)
+            fwd, rev, reads = self.sweeps(body)
+            needed = self.needed | (_value_reads(reads, shape_only) - self.generated
+                                    - self.tapes.names)
             if needed == self.needed:
                 break
             self.needed = needed
+        if self.fusion is not None and self.fusion.totals & self.needed:
+            # a value of a total is read after all: the loop is not a pure sum
+            self.fusion, self.fuse_loops = None, False
+            return self.build(outputs, seeds)
         seed_stmts, seeded = [], set()
         for out, seed in zip(outputs, seeds):
             if seed is None or not isinstance(out, gast.Name) or out.id not in self.active:
@@ -111,6 +124,14 @@ class ReverseMode:
                 self.placeholders.setdefault(v, self.kind(v))
         setup = [assign(v, placeholder(k)) for v, k in self.placeholders.items()] + self.tapes.setup
         return setup + fwd, seed_stmts + inits + rev
+
+    def sweeps(self, body):
+        """(forward sweep, reverse sweep, the reverse statements that read
+        values as the forward sweep left them: what must be recorded)."""
+        if self.fusion is None:
+            fwd, rev = self.block(body, [])
+            return fwd, rev, rev
+        return fusion.fused_sweeps(self, self.fusion)
 
     def zero_stmt(self, var):
         s = assign(self.d(var), self.zero_of(var))
@@ -573,6 +594,22 @@ class ReverseMode:
             st.s2sad_cotangent = cotangent
             stmts.append(st)
         return stmts
+
+
+def _value_reads(stmts, shape_only):
+    """Names whose values `stmts` read. `dv = np.zeros_like(v)` reads only
+    the shape of v, which stays as it is when v is bound once (`shape_only`):
+    writes into v's elements need not be recorded for it."""
+    out = set()
+    for s in stmts:
+        if getattr(s, "s2sad_zero", False):
+            out |= names_loaded(s.value) - shape_only
+        elif isinstance(s, (gast.For, gast.While, gast.If)):
+            out |= names_loaded(getattr(s, "iter", None) or s.test)
+            out |= _value_reads(s.body, shape_only) | _value_reads(s.orelse, shape_only)
+        else:
+            out |= names_loaded(s)
+    return out
 
 
 def _is_increment(s):

@@ -6,7 +6,7 @@ import gast
 __all__ = [
     "name", "store", "const", "assign", "call", "attr", "subscript", "binop",
     "names_loaded", "names_stored", "walk_stmts", "is_atom", "clone",
-    "parse_expr", "parse_stmts", "base_name",
+    "parse_expr", "parse_stmts", "base_name", "binding_counts",
 ]
 
 
@@ -119,3 +119,17 @@ def walk_stmts(stmts):
         yield s
         for field in ("body", "orelse"):
             yield from walk_stmts(getattr(s, field, []) or [])
+
+
+def binding_counts(stmts):
+    """How many statements (assignments and for loops) bind each name;
+    writes into an array's elements do not count."""
+    counts = {}
+    for s in walk_stmts(stmts):
+        if isinstance(s, (gast.Assign, gast.For)):
+            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+            for t in targets:
+                for n in gast.walk(t):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                        counts[n.id] = counts.get(n.id, 0) + 1
+    return counts

@@ -140,6 +140,7 @@ class Tapes:
         dt = _DTYPES[kind.scalar_dtype]
         kws = [("dtype", parse_expr(dt))] if dt else []
         alloc = assign(tape, call("np.empty", shape, keywords=kws))
+        alloc.s2sad_allocation = True
         self.allocations.setdefault(id(frames[0].loop), []).append(alloc)
         index = [clone(f.index) for f in frames]
         slot = gast.Subscript(value=name(tape),

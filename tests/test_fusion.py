@@ -1,0 +1,238 @@
+"""Fused sweeps (transforms/fusion.py): a loop whose iterations only add to
+totals gets each iteration's adjoint right after it, recording nothing
+across iterations; and array elements recorded where the reverse sweep reads
+them when that is cheaper than restoring the array (transforms/reads.py).
+
+Each function is checked against finite differences, compiled and as
+Python; the structure of the generated code is checked where finite
+differences cannot see it (what is recorded, and where)."""
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import check_grad
+
+rng = np.random.default_rng(7)
+FUSED = "its adjoint runs right after it"
+
+
+def source(f, *args, wrt=0):
+    return s2sad.grad(f, wrt=wrt, jit=False).source_for(*args)
+
+
+def loss_over_points(w, X, y):
+    n = X.shape[0]
+    d = X.shape[1]
+    total = 0.0
+    for i in range(n):
+        z = 0.0
+        for j in range(d):
+            z += w[j] * X[i, j]
+        r = math.tanh(z) - y[i]
+        total += r * r
+    return 0.5 * total / n + 0.01 * w[0] * w[0]
+
+
+def test_a_sum_over_points_runs_each_adjoint_after_its_point(jit):
+    args = (rng.normal(size=3), rng.normal(size=(6, 3)), rng.normal(size=6))
+    check_grad(loss_over_points, args, wrt=0, jit=jit)
+    src = source(loss_over_points, *args)
+    assert FUSED in src, src
+    # no tape indexed by the point: one iteration's worth of memory
+    assert "np.empty(max(n" not in src and "np.empty((max(n" not in src, src
+    assert "_stack" not in src, src
+    fused = src[src.index(FUSED):]
+    assert "for i in range(n):" in fused and "range(n - 1, -1, -1)" not in fused, src
+
+
+def gmm_like(mu, x):
+    """Scratch buffers overwritten for every (point, component), as in GMM."""
+    n = x.shape[0]
+    k = mu.shape[0]
+    d = x.shape[1]
+    xc = np.empty(d)
+    beta = np.empty(k)
+    total = 0.0
+    for i in range(n):
+        for c in range(k):
+            for j in range(d):
+                xc[j] = x[i, j] - mu[c, j]
+            sq = 0.0
+            for j in range(d):
+                sq += xc[j] * xc[j]
+            beta[c] = -0.5 * sq
+        mx = beta[0]
+        for c in range(1, k):
+            if beta[c] > mx:
+                mx = beta[c]
+        se = 0.0
+        for c in range(k):
+            se += math.exp(beta[c] - mx)
+        total += mx + math.log(se)
+    return 2.0 * total - 1.5
+
+
+def test_scratch_buffers_overwritten_whole_each_iteration(jit):
+    args = (rng.normal(size=(3, 2)), rng.normal(size=(5, 2)))
+    check_grad(gmm_like, args, wrt=0, jit=jit)
+    src = source(gmm_like, *args)
+    assert FUSED in src and "_tape = np.empty((max(n" not in src, src
+
+
+def carried_state(a, x0):
+    x = x0
+    total = 0.0
+    for i in range(5):
+        x = x * a + 0.1          # the next iteration reads it: not fusable
+        total += x * x
+    return total
+
+
+def total_read_in_the_loop(a):
+    total = 0.0
+    for i in range(4):
+        total += a * total + 1.0  # reads the total: not a pure sum
+    return total
+
+
+def nonlinear_after(a, x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += a * x[i]
+    return total * total          # the total's adjoint needs its value
+
+
+def scratch_read_after(a, x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        v = a * x[i]
+        total += v
+    return total + v              # the last iteration's scratch value
+
+
+def buffer_partly_written(a, x):
+    buf = np.zeros(3)
+    total = 0.0
+    for i in range(x.shape[0]):
+        buf[i % 3] = a * x[i]     # earlier iterations' elements are read
+        total += buf[0] * buf[1] + buf[2]
+    return total
+
+
+@pytest.mark.parametrize("f, args", [
+    (carried_state, (0.9, 0.3)),
+    (total_read_in_the_loop, (0.7,)),
+    (nonlinear_after, (0.8, np.array([0.3, -0.2, 0.5]))),
+    (scratch_read_after, (0.8, np.array([0.3, -0.2, 0.5]))),
+    (buffer_partly_written, (0.8, np.array([0.3, -0.2, 0.5, 0.9, -1.1]))),
+])
+def test_loops_whose_iterations_depend_on_each_other_are_not_fused(f, args, jit):
+    check_grad(f, args, wrt=0, jit=jit)
+    assert FUSED not in source(f, *args), source(f, *args)
+
+
+def independent_after(a, x, c):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += math.sin(a * x[i])
+    m = c[0]                      # does not read the loop's values: runs before it
+    for i in range(1, c.shape[0]):
+        if c[i] > m:
+            m = c[i]
+    scale = 0.5 * m               # not differentiated: total * scale is linear
+    return scale * total - total / 3.0 + m * a
+
+
+def differentiated_factor_after(a, x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += math.sin(a * x[i])
+    return a * total              # a's adjoint reads the total's value
+
+
+def test_statements_after_the_loop_linear_or_independent(jit):
+    args = (0.7, np.array([0.3, -0.2, 0.5, 1.2]), np.array([0.1, 0.9, -0.4]))
+    check_grad(independent_after, args, wrt=(0, 1), jit=jit)
+    src = source(independent_after, *args, wrt=(0, 1))
+    assert FUSED in src, src
+    # the value is computed after the fused loop, from the total
+    assert src.index(FUSED) < src.rindex("total / 3.0"), src
+    args = (0.7, np.array([0.3, -0.2, 0.5, 1.2]))
+    check_grad(differentiated_factor_after, args, wrt=(0, 1), jit=jit)
+    assert FUSED not in source(differentiated_factor_after, *args, wrt=(0, 1))
+
+
+def helper_with_a_sum(w, X):
+    total = 0.0
+    for i in range(X.shape[0]):
+        total += math.exp(w * X[i])
+    return total
+
+
+def calls_the_helper(w, X):
+    return 3.0 * helper_with_a_sum(w, X) + w
+
+
+def test_helpers_are_fused_too(jit):
+    check_grad(calls_the_helper, (0.4, rng.normal(size=5)), wrt=(0, 1), jit=jit)
+    src = source(calls_the_helper, 0.4, rng.normal(size=5), wrt=(0, 1))
+    assert FUSED in src, src
+
+
+def triangular(L, x):
+    """Lx is written d + d(d-1)/2 times per point and read d times: its reads
+    are recorded, not its writes."""
+    d = x.shape[1]
+    Lx = np.empty(d)
+    total = 0.0
+    for i in range(x.shape[0]):
+        for j in range(d):
+            Lx[j] = L[j, j] * x[i, j]
+        for col in range(d - 1):
+            for row in range(col + 1, d):
+                Lx[row] += L[row, col] * x[i, col]
+        for j in range(d):
+            total += Lx[j] * Lx[j]
+    return total
+
+
+def test_values_read_are_recorded_instead_of_many_writes(jit):
+    args = (rng.normal(size=(4, 4)), rng.normal(size=(3, 4)))
+    check_grad(triangular, args, wrt=0, jit=jit)
+    src = source(triangular, *args)
+    assert "Lx_j = Lx[j]" in src and "Lx_j_tape" in src, src
+    assert "_stack" not in src and "Lx_tape" not in src, src
+
+
+def read_more_than_written(a, x):
+    """xc is written once per point and read by two products: it is
+    restored through its writes, not recorded at each read."""
+    d = x.shape[1]
+    xc = np.empty(d)
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        for j in range(d):
+            xc[j] = x[i, j] - a[j]
+        for j in range(d):
+            y[i] += a[j] * xc[j] * xc[j]
+    return np.sum(y * y)
+
+
+def test_arrays_read_more_than_written_are_restored(jit):
+    args = (rng.normal(size=3), rng.normal(size=(4, 3)))
+    check_grad(read_more_than_written, args, wrt=0, jit=jit)
+    src = source(read_more_than_written, *args)
+    assert "xc_j =" not in src and "xc_tape" in src, src
+
+
+def test_fusion_gives_the_unfused_gradient(monkeypatch):
+    """The same numbers as the reverse sweep without fusion, to rounding."""
+    from s2sad.transforms.reverse import ReverseMode
+    args = (rng.normal(size=(3, 2)), rng.normal(size=(6, 2)))
+    fused = s2sad.grad(gmm_like, jit=False)(*args)
+    monkeypatch.setattr(ReverseMode, "fuse_loops", False)
+    plain = s2sad.grad(gmm_like, jit=False)
+    assert FUSED not in plain.source_for(*args)
+    np.testing.assert_allclose(fused, plain(*args), rtol=1e-12, atol=1e-14)
