@@ -236,3 +236,17 @@ def test_fusion_gives_the_unfused_gradient(monkeypatch):
     plain = s2sad.grad(gmm_like, jit=False)
     assert FUSED not in plain.source_for(*args)
     np.testing.assert_allclose(fused, plain(*args), rtol=1e-12, atol=1e-14)
+
+
+def counter_read_before(a, x):
+    i = 2
+    y = a * x[i]                  # its adjoint reads i, which the loop rebinds
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += y * x[i] * x[i]
+    return total
+
+
+def test_the_fused_loop_keeps_a_counter_read_before_it(jit):
+    check_grad(counter_read_before, (0.6, rng.normal(size=4)), wrt=(0, 1), jit=jit)
+    assert FUSED in source(counter_read_before, 0.6, rng.normal(size=4), wrt=(0, 1))

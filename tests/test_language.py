@@ -171,8 +171,20 @@ def early_return(x, y):
     return y + x
 
 
+def counter_reused(x):
+    s = 0.0
+    t = 0
+    for i in range(3):
+        s += x[t] * x[t] * x[i]
+        t = t + 1
+    for t in range(2):          # rebinds t, which the first loop's adjoint reads
+        s += x[t] * 0.5
+    return s
+
+
 @pytest.mark.parametrize("f,args,wrt", [
     (counted_loops, (X, W), (0, 1)),
+    (counter_reused, (X,), 0),
     (nested_loops, (A,), 0),
     (loop_over_rows, (A,), 0),
     (euler, (1.0, 0.5, 0.2), (0, 1, 2)),

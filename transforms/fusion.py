@@ -304,6 +304,10 @@ def fused_sweeps(mode, plan):
                            f"runs right after it")
     for s in [fused] + linear_f:
         s.s2sad_deferred = True  # computes values after the reverse sweep began
+    # the loop binds its counter: a value of that name the reverse sweep reads is kept
+    save, _, restore = mode.record(loop.target, loop, [],
+                                   maybe=mode.bindings.get(loop.target.id, 0) > 1)
     forward = before_f + independent_f
-    reverse = linear_r + independent_r + hoisted + [fused] + linear_f + before_r
+    reverse = (linear_r + independent_r + hoisted + save + [fused] + restore + linear_f
+               + before_r)
     return forward, reverse, linear_r + independent_r + iteration_r + before_r

@@ -79,9 +79,9 @@ class ReverseMode:
         self.fusion = fusion.plan(self.tree, self.kinds, self.active) if self.fuse_loops else None
         taken = set(self.namer.taken)
         self.record_enabled = False
+        self.bindings = binding_counts(self.tree.body)
+        shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1}
         _, rev, reads = self.sweeps(body)
-        bound = binding_counts(self.tree.body)
-        shape_only = {v for v in self.kinds if bound.get(v, 0) <= 1}
         self.needed = _value_reads(reads, shape_only) - self.generated
         self.record_enabled = True
         while True:
@@ -188,14 +188,16 @@ class ReverseMode:
         return all(n in self.temporaries for n in names_stored_names(s.targets[0]))
 
     def for_loop(self, s, frames):
+        # the loop binds its counter: a value of that name from elsewhere
+        # that the reverse sweep reads is saved first
+        save, _, restore = self.record(s.target, s, frames,
+                                       maybe=self.bindings.get(s.target.id, 0) > 1)
         bf, br = self.block(s.body, frames + [frame_for(s)])
         br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
         fwd = gast.For(target=s.target, iter=s.iter, body=bf or [gast.Pass()], orelse=[],
                        type_comment=None)
         gast.copy_location(fwd, s)
-        if not br:
-            return [fwd], []
-        return [fwd], [self.reversed_for(s, br)]
+        return save + [fwd], ([self.reversed_for(s, br)] if br else []) + restore
 
     def reversed_for(self, s, body):
         i = s.target.id
