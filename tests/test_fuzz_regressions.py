@@ -412,3 +412,25 @@ def test_conditional_expression_rebinding_its_test(jit):
 def test_conditional_expression_in_stop_recording(jit):
     g = s2sad.grad(conditional_in_stop_recording, jit=jit)(Y, X, 2)
     np.testing.assert_allclose(g, np.ones(4))   # v is a constant: only np.sum(y)
+
+
+# ---- a restore moved to the top of the reverse iteration -----------------------
+
+def tanh_of_a_loop_value(c):
+    for i in range(1):
+        s = np.tanh(c)
+    return math.sin(s)
+
+
+def tanh_of_its_own_update(a, c):
+    s, v = (c + a, 0.5)
+    for i in range(1):
+        s = np.tanh(s * (s + 0.6))
+    return s - a
+
+
+def test_adjoint_reading_its_result_keeps_the_restore_after_it(jit):
+    # tanh's adjoint reads the new value: the old one may only come back after
+    # it (and a value recomputed from the old one must wait for it too)
+    check_grad(tanh_of_a_loop_value, (0.426,), jit=jit)
+    check_grad(tanh_of_its_own_update, (-1.465, 0.79), wrt=0, jit=jit)

@@ -16,9 +16,10 @@ elementary function of values the reverse iteration has at its top:
   for a function call, recomputed: rather than taping the operand of an
   exp to compute the exp again, the exp is taped);
 * loop-carried scalars whose one write comes later in the body and which
-  nothing after that write reads: their restore can move to the top of the
-  reverse iteration ("hoisted"), since no reverse statement before it needs
-  the newer value.
+  nothing after that write reads (nor the write's own adjoint, as tanh's
+  reads its result): their restore can move to the top of the reverse
+  iteration ("hoisted"), since no reverse statement before it needs the
+  newer value.
 """
 import math
 
@@ -35,10 +36,11 @@ _CHEAP = {getattr(mod, f) for mod in (math, np) for f in (
 class LoopValues:
     """The recomputation and hoisting decisions for one function's loops."""
 
-    def __init__(self, loop_locals, kinds, resolve):
+    def __init__(self, loop_locals, kinds, resolve, reads_result):
         self.loop_locals = loop_locals   # id(loop) -> names living one iteration
         self.kinds = kinds
         self.resolve = resolve           # name / attribute node -> Python object
+        self.reads_result = reads_result  # value -> whether its adjoint reads the result
         self._cache = {}
 
     def _loop_facts(self, loop):
@@ -66,6 +68,8 @@ class LoopValues:
             return False
         if isinstance(loop, gast.For) and var == loop.target.id:
             return False
+        if self.reads_result(s.value):
+            return False  # its own adjoint needs the newer value
         later = loop.body[k + 1:]
         reads_later = any(var in names_loaded(t) for t in later)
         return not reads_later and not (isinstance(loop, gast.While) and var in names_loaded(loop.test))

@@ -70,7 +70,8 @@ class ReverseMode:
         self.defs = Definitions(self.tree)
         self.loop_locals = loop_locals(self.tree)
         self.loop_restores, self.loop_hoisted = {}, {}
-        self.loop_values = LoopValues(self.loop_locals, self.kinds, self.fn.resolve)
+        self.loop_values = LoopValues(self.loop_locals, self.kinds, self.fn.resolve,
+                                      self.adjoint_reads_result)
         body = self.tree.body[:-1]  # the final return is the caller's business
         # Recording a value can make the reverse sweep read more (a restored
         # flag brings back the branch that tests it), so repeat until the
@@ -183,6 +184,31 @@ class ReverseMode:
         if isinstance(s, gast.Pass):  # the body of a loop whose only statement was folded away
             return [], []
         raise AssertionError(f"unexpected statement {type(s).__name__}")
+
+    def adjoint_reads_result(self, value):
+        """Whether the adjoint of `z = value` reads z (tanh's does)."""
+        if isinstance(value, gast.BinOp):
+            rule = self.registry.lookup(BINOPS.get(type(value.op)))
+            args = [value.left, value.right]
+        elif isinstance(value, gast.UnaryOp):
+            rule = self.registry.lookup(UNARYOPS.get(type(value.op)))
+            args = [value.operand]
+        elif isinstance(value, gast.Call):
+            try:
+                prim = resolve_call(value, self.fn, self.registry)
+            except (LookupError, NameError):
+                return True
+            rule, args = prim.rule, list(value.args)
+            if prim.helper is not None or getattr(prim.obj, "__s2sad_custom__", None):
+                return False  # their adjoints take the arguments (or residuals)
+        else:
+            return False  # a copy
+        if rule is None or rule.nondiff:
+            return False
+        if rule.function is not None or rule.template is None:
+            return True  # a registered gradient receives the result
+        kinds = [self.atom_kind(a) for a in args]
+        return template_of(rule.template_for(kinds)).reads_ans
 
     def _is_temporary(self, s):
         return all(n in self.temporaries for n in names_stored_names(s.targets[0]))

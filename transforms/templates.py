@@ -40,8 +40,10 @@ class Template:
         self.results = ret.elts if isinstance(ret, gast.Tuple) else [ret]
         self.locals = {n.id for s in self.prelude for n in gast.walk(s)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        self.globals = ({n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
-                         and isinstance(n.ctx, gast.Load)} - set(params) - self.locals)
+        loads = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load)}
+        self.globals = loads - set(params) - self.locals
+        self.reads_ans = params[1] in loads  # the adjoint reads the operation's result
 
     @property
     def n_args(self):
