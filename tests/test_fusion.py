@@ -250,3 +250,21 @@ def counter_read_before(a, x):
 def test_the_fused_loop_keeps_a_counter_read_before_it(jit):
     check_grad(counter_read_before, (0.6, rng.normal(size=4)), wrt=(0, 1), jit=jit)
     assert FUSED in source(counter_read_before, 0.6, rng.normal(size=4), wrt=(0, 1))
+
+
+def restored_after_the_loop(a, x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += math.sin(a * x[i])
+    c = a
+    w = c * c                     # its adjoint reads c ...
+    c = c + 1.0                   # ... so the reverse sweep restores the old c
+    return total + c + w          # the value reads the new c
+
+
+def test_the_value_after_the_loop_reads_values_before_their_restore(jit):
+    args = (0.6, rng.normal(size=4))
+    check_grad(restored_after_the_loop, args, wrt=(0, 1), jit=jit)
+    value, _ = s2sad.value_and_grad(restored_after_the_loop, wrt=(0, 1), jit=jit)(*args)
+    assert value == pytest.approx(restored_after_the_loop(*args))
+    assert FUSED in source(restored_after_the_loop, *args, wrt=(0, 1))

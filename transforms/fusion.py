@@ -34,8 +34,8 @@ iteration's worth, not n times it.
   the loop nor is differentiated), assign names bound once: their reverse
   needs no values of the loop, so it can run first;
 * the other statements after the loop neither read nor write what the loop
-  reads, nor what an earlier linear statement reads: they and their
-  adjoints run before the fused loop.
+  reads, nor what an earlier linear statement reads: they run before the
+  fused loop, their adjoints after it.
 """
 import ast
 
@@ -281,7 +281,9 @@ def fused_sweeps(mode, plan):
     independent_f, independent_r = mode.block(plan.independent, [])
     linear_f, linear_r = mode.block(plan.linear, [])
     function_defs = mode.defs
-    maybe = {a.id for a in mode.tree.args.args} | names_stored(plan.before)
+    # what may hold a value when an iteration starts: its overwrites are recorded
+    maybe = ({a.id for a in mode.tree.args.args} | names_stored(plan.before)
+             | names_stored(plan.independent))
     mode.defs = Definitions.of_iteration(loop, maybe, function_defs.surely_before(loop))
     try:
         iteration_f, iteration_r = mode.block(loop.body, [])
@@ -308,6 +310,8 @@ def fused_sweeps(mode, plan):
     save, _, restore = mode.record(loop.target, loop, [],
                                    maybe=mode.bindings.get(loop.target.id, 0) > 1)
     forward = before_f + independent_f
-    reverse = (linear_r + independent_r + hoisted + save + [fused] + restore + linear_f
+    # the linear statements compute the value from the totals before the
+    # reverse sweep of the independent ones restores what they read
+    reverse = (linear_r + hoisted + save + [fused] + restore + linear_f + independent_r
                + before_r)
-    return forward, reverse, linear_r + independent_r + iteration_r + before_r
+    return forward, reverse, linear_r + iteration_r + independent_r + before_r
