@@ -219,8 +219,8 @@ def untranspose(g, axes):
 def _untranspose(g, axes):
     n = len(axes)
     inverse = ", ".join(f"inv[{k}]" for k in range(n))
-    src = (f"def impl(g, axes):\n    order = np.argsort(np.array(axes))\n"
-           f"    inv = (" + ", ".join(f"order[{k}]" for k in range(n)) + ",)\n"
+    src = ("def impl(g, axes):\n    order = np.argsort(np.array(axes))\n"
+           "    inv = (" + ", ".join(f"order[{k}]" for k in range(n)) + ",)\n"
            f"    return np.transpose(g, ({inverse},))\n")
     return _compile(src, "impl")
 

@@ -11,7 +11,7 @@ All three work on structured code (if / for / while) with the usual
 fixpoints at loops."""
 import gast
 
-from .syntax import base_name, clone, names_loaded, names_stored
+from .syntax import base_name, clone, names_loaded, names_stored, walk
 
 _PURE_CALL_ATTRS = {"append"}  # list.append mutates its list: a use, kept
 
@@ -141,7 +141,7 @@ class ZeroPropagation:
 
 
 def _subscript_stores(s):
-    return [n for n in gast.walk(s) if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store)]
+    return [n for n in walk(s) if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store)]
 
 
 # ---- dead-store elimination ------------------------------------------
@@ -165,6 +165,9 @@ class DeadStores:
 
     def run(self, stmts, live_out):
         self._loads = {}  # nested loops revisit statements many times: walk each once
+        # liveness only grows as an enclosing loop's fixpoint goes round, so an
+        # inner loop's fixpoint starts from its last one (held with its loop)
+        self._heads = {}
         self.block(stmts, set(live_out), rewrite=True)
 
     def loads(self, node, uses=False):
@@ -208,26 +211,28 @@ class DeadStores:
                 s.body = [gast.Pass()]
             return s
         if isinstance(s, gast.For):
-            head = set(live)
+            head = set(live) | self._heads.get(id(s), (s, set()))[1]
             while True:
                 body_in = self.block(s.body, set(head), rewrite=False)
-                new_head = live | (body_in - {s.target.id}) | self.loads(s.iter)
+                new_head = head | (body_in - {s.target.id}) | self.loads(s.iter)
                 if new_head == head:
                     break
                 head = new_head
+            self._heads[id(s)] = (s, head)
             self.block(s.body, set(head), rewrite)
             live |= head
             if rewrite and (not s.body or all(isinstance(b, gast.Pass) for b in s.body)):
                 return None
             return s
         if isinstance(s, gast.While):
-            head = set(live) | self.loads(s.test)
+            head = set(live) | self.loads(s.test) | self._heads.get(id(s), (s, set()))[1]
             while True:
                 body_in = self.block(s.body, set(head), rewrite=False)
                 new_head = head | body_in
                 if new_head == head:
                     break
                 head = new_head
+            self._heads[id(s)] = (s, head)
             self.block(s.body, set(head), rewrite)
             live |= head
             if rewrite and not s.body:
@@ -256,7 +261,7 @@ def _is_push(s):
 def refuse(stmts, temporaries):
     """Substitute single-use temporaries into the statement that reads them."""
     counts = {}
-    for n in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+    for n in walk(gast.Module(body=stmts, type_ignores=[])):
         if isinstance(n, gast.Name):
             key = (n.id, "load" if isinstance(n.ctx, gast.Load) else "store")
             counts[key] = counts.get(key, 0) + 1
@@ -300,7 +305,7 @@ def _substitute_in(stmt, var, value):
     else:
         return False
     for part in parts:
-        for node in gast.walk(part):
+        for node in walk(part):
             for field, child in gast.iter_fields(node):
                 if isinstance(child, gast.Name) and child.id == var and isinstance(child.ctx, gast.Load):
                     setattr(node, field, clone(value))
@@ -377,6 +382,6 @@ def _rename_loads(s, a, b):
     else:
         parts.append(s)
     for part in parts:
-        for n in gast.walk(part):
+        for n in walk(part):
             if isinstance(n, gast.Name) and n.id == a and isinstance(n.ctx, gast.Load):
                 n.id = b

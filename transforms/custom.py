@@ -10,19 +10,18 @@
 
 numba cannot return closures; the values `backward` reads from `f` become
 residuals passed from the forward sweep to the reverse sweep."""
-import copy
 
 import gast
 
 from .errors import UnsupportedSyntaxError
 from .source import parse_function
-from .syntax import name, names_loaded, names_stored, store
+from .syntax import clone, name, names_loaded, names_stored, store
 
 
 def split_custom_gradient(fn, fwd_name, bwd_name):
     """(parsed function, forward FunctionDef, backward FunctionDef)."""
     parsed = parse_function(fn, nested_def_ok=True)
-    tree = copy.deepcopy(parsed.tree)
+    tree = clone(parsed.tree)
     defs = [s for s in tree.body if isinstance(s, gast.FunctionDef)]
     ret = tree.body[-1]
     if (len(defs) != 1 or not isinstance(ret, gast.Return)
@@ -41,7 +40,7 @@ def split_custom_gradient(fn, fwd_name, bwd_name):
 
     value = ret.value.elts[0]
     packed = gast.Tuple(elts=[name(r) for r in residuals], ctx=gast.Load())
-    fwd = gast.FunctionDef(name=fwd_name, args=copy.deepcopy(tree.args),
+    fwd = gast.FunctionDef(name=fwd_name, args=clone(tree.args),
                            body=body + [gast.Return(value=gast.Tuple(elts=[value, packed],
                                                                        ctx=gast.Load()))],
                            decorator_list=[], returns=None, type_comment=None)
@@ -51,7 +50,7 @@ def split_custom_gradient(fn, fwd_name, bwd_name):
         unpack = [gast.Assign(targets=[gast.Tuple(elts=[store(r) for r in residuals],
                                                   ctx=gast.Store())],
                               value=name(res_param), type_comment=None)]
-    args = copy.deepcopy(backward.args)
+    args = clone(backward.args)
     args.args = [name(res_param, gast.Param())] + args.args
     bwd = gast.FunctionDef(name=bwd_name, args=args, body=unpack + backward.body,
                            decorator_list=[], returns=None, type_comment=None)

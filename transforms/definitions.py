@@ -5,7 +5,7 @@ assignment overwrites nothing); a variable that may not exist yet when it
 is saved (first assigned inside a loop) gets a typed placeholder first."""
 import gast
 
-from .syntax import names_stored, walk_stmts
+from .syntax import names_stored, walk, walk_stmts
 
 
 def _targets(s):
@@ -73,7 +73,7 @@ def loop_locals(tree):
     reverse iteration, which reads as a person would write it."""
     out = {}
     everywhere = _name_counts(tree)
-    for loop in gast.walk(tree):
+    for loop in walk(tree):
         if not isinstance(loop, (gast.For, gast.While)):
             continue
         inside = _name_counts(gast.Module(body=loop.body, type_ignores=[]))
@@ -96,7 +96,7 @@ def loop_locals(tree):
 
 
 def _loads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    return {n.id for n in walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)}
 
 
@@ -106,7 +106,7 @@ def _loads_stmt(s):
 
 def _name_counts(node):
     counts = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts

@@ -14,17 +14,20 @@ import ast
 import gast
 
 from .errors import UnsupportedSyntaxError
-from .syntax import assign, binop, call, clone, const, name, store
+from .syntax import assign, binop, call, clone, const, name, store, walk
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 
 
 def desugar(fn_tree, location, namer, marker_of=lambda node: None):
     """`marker_of(expr)` names the s2sad marker an expression denotes."""
-    body = _fold_constant_tests([s for s in fn_tree.body if not _is_docstring(s)])
+    body = [s for s in fn_tree.body if not _is_docstring(s)]
+    for s in body:
+        _FoldConditionals().visit(s)
+    body = _fold_constant_tests(body)
     body = [_rewrite_simple(s, location, namer, marker_of) for s in body]
     body = _flatten(body)
-    returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+    returns = [n for n in walk(gast.Module(body=body, type_ignores=[]))
                if isinstance(n, gast.Return)]
     if not returns:
         raise UnsupportedSyntaxError("a function without a return statement",
@@ -86,7 +89,7 @@ def _rewrite_simple(stmt, location, namer, marker_of):
         return stmt
     if isinstance(stmt, gast.AugAssign):
         target_load = clone(stmt.target)
-        for n in gast.walk(target_load):
+        for n in walk(target_load):
             if hasattr(n, "ctx"):
                 n.ctx = gast.Load()
         new = assign(stmt.target, binop(target_load, stmt.op, stmt.value), src=stmt)
@@ -272,7 +275,6 @@ def _fold_constant_tests(stmts):
     branches, leaving a tape appended only there without a type."""
     out = []
     for s in stmts:
-        _FoldConditionals().visit(s)
         truth = _constant_truth(s.test) if isinstance(s, (gast.If, gast.While)) else None
         if truth is not None and isinstance(s, gast.If):
             out += _fold_constant_tests(s.body if truth else s.orelse)
@@ -311,7 +313,7 @@ def _constant_truth(test):
                 return truth
         return not isinstance(test.op, gast.Or)
     if any(isinstance(n, (gast.Name, gast.Call, gast.Attribute, gast.Subscript))
-           for n in gast.walk(test)):
+           for n in walk(test)):
         return None
     expr = ast.Expression(body=gast.gast_to_ast(test))
     try:

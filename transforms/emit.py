@@ -22,7 +22,10 @@ class _SignedConstants(ast.NodeTransformer):
 
 
 def _unparse(node):
-    tree = _SignedConstants().visit(gast.gast_to_ast(node))
+    tree = gast.gast_to_ast(node)
+    if any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
+           and math.copysign(1.0, n.value) < 0 for n in ast.walk(tree)):
+        tree = _SignedConstants().visit(tree)
     return ast.unparse(ast.fix_missing_locations(tree))
 
 

@@ -9,7 +9,7 @@ import gast
 
 from . import kinds as K
 from .errors import missing_gradient
-from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
+from .ops import BINOPS, callee_text, resolve_call
 from .syntax import assign, base_name, call, clone, const, name, names_loaded, store, subscript
 from .templates import inline, template_of
 

@@ -41,7 +41,7 @@ import ast
 
 import gast
 
-from .syntax import binding_counts, names_loaded, names_stored, walk_stmts
+from .syntax import binding_counts, names_loaded, names_stored, walk, walk_stmts
 
 
 class FusionPlan:
@@ -260,7 +260,7 @@ class _Exposure:
             if j in names_stored(loop.body) or a in names_loaded(loop.body[:k]) \
                     or a in names_loaded(s.value):
                 continue
-            later = [n_ for n_ in gast.walk(gast.Module(body=loop.body[k + 1:], type_ignores=[]))
+            later = [n_ for n_ in walk(gast.Module(body=loop.body[k + 1:], type_ignores=[]))
                      if isinstance(n_, gast.Subscript) and _is_name(n_.value, a)]
             if all(_is_name(n_.slice, j) for n_ in later):
                 out.add(a)

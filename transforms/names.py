@@ -1,6 +1,8 @@
 """Fresh, readable variable names that never collide with the user's."""
 import gast
 
+from .syntax import walk
+
 
 class Namer:
     def __init__(self, taken=()):
@@ -8,7 +10,7 @@ class Namer:
 
     @classmethod
     def for_function(cls, tree, extra=()):
-        taken = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+        taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
         return cls(taken | set(extra) | _RESERVED)
 
     def fresh(self, base):

@@ -19,7 +19,7 @@ after the operation they hold (`tanh`, `prod`, ...), so the adjoints read as
 """
 import gast
 
-from .syntax import assign, name, names_loaded, names_stored, store
+from .syntax import assign, name, names_loaded, names_stored, store, walk
 
 _OP_NAMES = {
     gast.Add: "total", gast.Sub: "diff", gast.Mult: "prod", gast.Div: "quot",
@@ -143,7 +143,7 @@ class _Normalizer:
                 return
             value = self.simple(value, src, target.id)
             reads_element = any(isinstance(n, gast.Subscript) and n.value.__dict__.get("id") == target.id
-                                for n in gast.walk(value))
+                                for n in walk(value))
             if reads_element or isinstance(value, gast.Call) or (
                     isinstance(value, gast.BinOp) and isinstance(value.op, gast.Pow)):
                 if target.id in names_loaded(value):

@@ -2,14 +2,13 @@
 a `vjp_<name>` for every helper it differentiates through, and a copy of
 every helper the forward sweep calls."""
 import builtins
-import copy
 import inspect
 import textwrap
 
 import gast
 import numpy as np
 
-from . import cleanup, kinds as K
+from . import accumulate, cleanup, kinds as K
 from .activity import analyse
 from .desugar import desugar
 from .emit import function_source
@@ -19,8 +18,8 @@ from .normalize import normalize
 from .ops import resolve_call
 from .reverse import ReverseMode
 from .source import parse_function
-from .syntax import (assign, base_name, call, const, name, names_loaded, names_stored, parse_expr,
-                     walk_stmts)
+from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
+                    parse_expr, walk, walk_stmts)
 
 RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_add", "unreduce")
 
@@ -31,7 +30,7 @@ class Specialised:
 
     def __init__(self, fn, arg_kinds, program):
         self.parsed = parse_function(fn)
-        tree = copy.deepcopy(self.parsed.tree)
+        tree = clone(self.parsed.tree)
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)
         marker_of = program.marker_resolver(self.parsed)
@@ -133,7 +132,7 @@ class Program:
         """A helper's primal copy calls the generated functions its
         specialisation chose (numba cannot call a derivative object)."""
         chosen = self._derivative_calls.get(parsed.fn, {})
-        for node in gast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, gast.Call) and _position(node) in chosen:
                 obj = parsed.resolve(node.func)
                 if getattr(obj, "__s2sad_derivative__", False):
@@ -354,7 +353,7 @@ class Program:
         """Arrays the function writes into are copied, so neither the
         primal writes nor the reverse sweep's restores reach the caller's."""
         written = set()
-        for n in gast.walk(tree):
+        for n in walk(tree):
             if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) \
                     and isinstance(n.value, gast.Name):
                 written.add(n.value.id)
@@ -373,10 +372,10 @@ class Program:
         dead_stores.run(body, names_loaded(body[-1]))
         fusable = (spec.temporaries | rev.generated) - set(rev.adjoints.values())
         cleanup.refuse(body, fusable)
-        _array_accumulations_out_of_place(body, rev)
+        accumulate.out_of_place(body, rev)
         scalars = {v for v, k in spec.kinds.items() if k.is_scalar}
         scalars |= {d for v, d in rev.adjoints.items() if v in scalars}
-        _augment_scalar_updates(body, scalars)
+        accumulate.augment_scalar_updates(body, scalars)
 
     def _collect_globals(self, fdef, parsed):
         local = names_stored(fdef.body) | {a.id for a in fdef.args.args}
@@ -427,60 +426,8 @@ class Program:
         return f"Vector-Jacobian product of {parsed.name} w.r.t. {wrt} ({where})."
 
 
-def _array_accumulations_out_of_place(stmts, rev):
-    """`dv += e` on a whole array adjoint becomes `dv = dv + e`: adjoints may
-    share buffers after zero propagation, so they are never updated in place
-    (subscript updates go to arrays the function owns)."""
-    for k, s in enumerate(stmts):
-        for field in ("body", "orelse"):
-            if isinstance(getattr(s, field, None), list):
-                _array_accumulations_out_of_place(getattr(s, field), rev)
-        if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
-            var = next((v for v, d in rev.adjoints.items() if d == s.target.id), None)
-            if var is None:
-                continue  # not an adjoint (e.g. a tape cursor)
-            kind = rev.kinds.get(var, K.UNKNOWN)
-            if not kind.is_scalar:
-                new = assign(s.target.id, gast.BinOp(left=name(s.target.id), op=gast.Add(),
-                                                     right=s.value))
-                new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
-                gast.copy_location(new, s)
-                stmts[k] = new
-
-
-_AUGMENTABLE = (gast.Add, gast.Sub, gast.Mult, gast.Div)
-
-
-def _same_place(target, expr):
-    """`s` and `s`, or `x[i]` and `x[i]` (an element: `+=` on it is the same)."""
-    import ast
-    if isinstance(target, gast.Name):
-        return isinstance(expr, gast.Name) and expr.id == target.id
-    if isinstance(target, gast.Subscript) and isinstance(expr, gast.Subscript):
-        load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load())
-        return ast.dump(gast.gast_to_ast(load)) == ast.dump(gast.gast_to_ast(expr))
-    return False
-
-
-def _augment_scalar_updates(stmts, scalars):
-    """`s = s + e` reads `s += e` (for scalars only: on arrays `+=` would
-    write in place)."""
-    for k, s in enumerate(stmts):
-        for field in ("body", "orelse"):
-            if isinstance(getattr(s, field, None), list):
-                _augment_scalar_updates(getattr(s, field), scalars)
-        if (isinstance(s, gast.Assign) and isinstance(s.value, gast.BinOp)
-                and isinstance(s.value.op, _AUGMENTABLE) and _same_place(s.targets[0], s.value.left)
-                and (not isinstance(s.targets[0], gast.Name) or s.targets[0].id in scalars)):
-            new = gast.AugAssign(target=s.targets[0], op=s.value.op, value=s.value.right)
-            new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
-            gast.copy_location(new, s)
-            stmts[k] = new
-
-
 def _defined_once(tree, var, parsed):
     """A local named in wrt must be assigned exactly once, outside loops."""
-    from .errors import S2sadError
     top = [s for s in tree.body if isinstance(s, gast.Assign) and var in names_stored([s])]
     everywhere = [s for s in walk_stmts(tree.body) if isinstance(s, gast.Assign)
                   and var in names_stored([s])]
@@ -513,7 +460,7 @@ def _complete_early_returns(stmts, result):
             if isinstance(getattr(s, field, None), list):
                 _complete_early_returns(getattr(s, field), result)
         if isinstance(s, gast.Return) and getattr(s, "s2sad_reset", False):
-            stmts[k] = gast.Return(value=copy.deepcopy(result))
+            stmts[k] = gast.Return(value=clone(result))
 
 
 class _MarkerStripper(gast.NodeTransformer):
@@ -549,7 +496,7 @@ def _strip_markers(tree, marker_of):
 def _written_in_place(stmts):
     """Names of arrays an element or slice of which the statements assign."""
     out = set()
-    for node in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+    for node in walk(gast.Module(body=stmts, type_ignores=[])):
         if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
             base = base_name(node)
             if base is not None:
@@ -594,7 +541,7 @@ def _call_generated(call_node, derivative, fname):
         if isinstance(tangents, gast.Tuple):
             items = list(tangents.elts)
         else:
-            items = [gast.Subscript(value=copy.deepcopy(tangents), slice=const(k),
+            items = [gast.Subscript(value=clone(tangents), slice=const(k),
                                     ctx=gast.Load()) for k in range(len(derivative.wrt))]
         call_node.args[-1:] = items
 

@@ -20,7 +20,7 @@ Costs are counted statically: a statement inside k loops weighs TRIP**k.
 import gast
 
 from . import kinds as K
-from .syntax import assign, base_name, clone, name, names_loaded
+from .syntax import assign, base_name, clone, name, names_loaded, walk
 
 TRIP = 10  # the weight of one loop level (trip counts are not known here)
 
@@ -94,7 +94,7 @@ def _survey(stmts, depth, kinds, active, sites, writes, whole):
         # any other use of an array (whole, sliced, or as an index) keeps it
         # restored through its writes
         element_nodes = {id(a.value) for a in _element_reads(s.value, kinds)}
-        for n in gast.walk(s.value):
+        for n in walk(s.value):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) \
                     and id(n) not in element_nodes and kinds.get(n.id, K.UNKNOWN).is_array:
                 if not _plain_element_read(s.value, n):
@@ -151,7 +151,7 @@ def _temporary(atom, namer):
 
 
 def _replace(value, atom, temp):
-    for node in gast.walk(value):
+    for node in walk(value):
         for field, child in gast.iter_fields(node):
             if child is atom:
                 setattr(node, field, name(temp))

@@ -9,17 +9,17 @@ is known to be zero)."""
 import gast
 
 from . import fusion, kinds as K
-from .errors import UnsupportedSyntaxError, missing_gradient
-from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
-from .syntax import (assign, base_name, binding_counts, call, clone, const, name,
-                     names_loaded, parse_expr, store, subscript)
+from .contributions import Contributions
+from .errors import UnsupportedSyntaxError
+from .syntax import (assign, base_name, binding_counts, call, clone, const, name, names_loaded,
+                    parse_expr, store, subscript)
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
 from .tapes import LoopFrame, Tapes, frame_for, placeholder, unparse
-from .templates import fold, inline, template_of
+from .templates import fold
 
 
-class ReverseMode:
+class ReverseMode(Contributions):
     """Builds the body of the derivative of one normalised function.
 
     `context` provides `registry` (gradient rules) and `helper_vjp(fn,
@@ -184,31 +184,6 @@ class ReverseMode:
         if isinstance(s, gast.Pass):  # the body of a loop whose only statement was folded away
             return [], []
         raise AssertionError(f"unexpected statement {type(s).__name__}")
-
-    def adjoint_reads_result(self, value):
-        """Whether the adjoint of `z = value` reads z (tanh's does)."""
-        if isinstance(value, gast.BinOp):
-            rule = self.registry.lookup(BINOPS.get(type(value.op)))
-            args = [value.left, value.right]
-        elif isinstance(value, gast.UnaryOp):
-            rule = self.registry.lookup(UNARYOPS.get(type(value.op)))
-            args = [value.operand]
-        elif isinstance(value, gast.Call):
-            try:
-                prim = resolve_call(value, self.fn, self.registry)
-            except (LookupError, NameError):
-                return True
-            rule, args = prim.rule, list(value.args)
-            if prim.helper is not None or getattr(prim.obj, "__s2sad_custom__", None):
-                return False  # their adjoints take the arguments (or residuals)
-        else:
-            return False  # a copy
-        if rule is None or rule.nondiff:
-            return False
-        if rule.function is not None or rule.template is None:
-            return True  # a registered gradient receives the result
-        kinds = [self.atom_kind(a) for a in args]
-        return template_of(rule.template_for(kinds)).reads_ans
 
     def _is_temporary(self, s):
         return all(n in self.temporaries for n in names_stored_names(s.targets[0]))
@@ -477,153 +452,6 @@ class ReverseMode:
         rev += restores + [self.zero_stmt(n) for n in names_ if n in self.active]
         return saves + [s] + afters, rev
 
-    # ---- contributions -----------------------------------------------------
-    def operand_names(self, value):
-        return {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
-
-    def atom_kind(self, atom):
-        return K.of_atom(atom, self.kinds)
-
-    def is_active_atom(self, atom):
-        return isinstance(atom, (gast.Name, gast.Subscript)) and base_name(atom) in self.active
-
-    def contributions(self, s, z, value, g=None):
-        """(prelude statements, [(operand atom, cotangent expression)]) for
-        `z = value`."""
-        g = g if g is not None else name(self.d(z))
-        ans = name(z) if z else None
-        if isinstance(value, (gast.Name, gast.Subscript)):
-            return [], [(value, g)]
-        if isinstance(value, gast.Attribute):
-            if value.attr == "T":
-                return [], [(value.value, gast.Attribute(value=g, attr="T", ctx=gast.Load()))]
-            if value.attr == "real":
-                return [], [(value.value, g)]
-            return [], []
-        if isinstance(value, gast.BinOp):
-            rule = self.registry.lookup(BINOPS[type(value.op)])
-            return self.apply_rule(rule, g, ans, [value.left, value.right], {}, z)
-        if isinstance(value, gast.UnaryOp):
-            rule = self.registry.lookup(UNARYOPS[type(value.op)])
-            return self.apply_rule(rule, g, ans, [value.operand], {}, z)
-        if isinstance(value, gast.Call):
-            return self.call_contributions(s, g, ans, value, z)
-        if isinstance(value, (gast.Tuple, gast.List)):
-            raise UnsupportedSyntaxError("a tuple or list of values that need a gradient",
-                                         self.fn.location, s,
-                                         "Keep the values in separate variables or an array")
-        return [], []
-
-    def call_contributions(self, s, g, ans, value, z):
-        prim = resolve_call(value, self.fn, self.registry)
-        if getattr(prim.obj, "__s2sad_derivative__", False) and any(
-                self.is_active_atom(a) for a in _flat_atoms(value.args)):
-            raise UnsupportedSyntaxError(
-                "a call to an s2sad derivative inside a function being differentiated",
-                self.fn.location, s, "Nested reverse mode is not supported yet; compute the "
-                "second-order quantity with s2sad.hessian or s2sad.hvp")
-        if prim.helper is not None:
-            return self.helper_contributions(s, g, value, prim.helper)
-        if not any(self.is_active_atom(a) for a in _flat_atoms(value.args)):
-            return [], []
-        if prim.rule is None:
-            raise missing_gradient(callee_text(value), self.fn.location, s)
-        keywords = {k.arg: k.value for k in value.keywords}
-        return self.apply_rule(prim.rule, g, ans, list(value.args), keywords, z)
-
-    def apply_rule(self, rule, g, ans, args, keywords, z):
-        if rule is None or rule.nondiff:
-            return [], []
-        if rule.function is not None:
-            return self.call_user_rule(rule, g, ans, args)
-        if rule.template is None:
-            raise LookupError(f"No gradient defined for operation '{rule.name}' (in "
-                              f"{self.fn.location.describe()}): it has a forward-mode rule only")
-        arg_kinds = [self.atom_kind(a) for a in args]
-        prelude, results = inline(template_of(rule.template_for(arg_kinds)), g, ans, args,
-                                  keywords, self.namer)
-        for st in prelude:
-            self.generated.update(n.id for n in gast.walk(st)
-                                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
-        pairs = []
-        result_kind = self.kind(z) if z else K.UNKNOWN
-        for pos, (arg, expr) in enumerate(zip(args, results)):
-            if expr is None:
-                continue
-            if isinstance(arg, (gast.Tuple, gast.List)):
-                more, seq_pairs = self.sequence_contributions(arg, expr)
-                prelude += more
-                pairs += seq_pairs
-            elif self.is_active_atom(arg):
-                if rule.elementwise:
-                    others = [k for j, k in enumerate(arg_kinds) if j != pos]
-                    expr = self.unbroadcast(expr, arg, arg_kinds[pos], result_kind, others)
-                pairs.append((arg, expr))
-        return (prelude if pairs else []), pairs
-
-    def call_user_rule(self, rule, g, ans, args):
-        """A rule from register_gradient: called, not inlined."""
-        fname = self.context.provide(rule.function)
-        results = [self.namer.fresh("d" + (base_name(a) or "arg") + "_" + rule.name)
-                   for a in args]
-        self.generated.update(results)
-        target = store(results[0]) if len(results) == 1 else gast.Tuple(
-            elts=[store(r) for r in results], ctx=gast.Store())
-        bind = assign(target, call(name(fname), clone(g), clone(ans), *[clone(a) for a in args]))
-        return [bind], [(a, name(r)) for a, r in zip(args, results)]
-
-    def sequence_contributions(self, seq, expr):
-        """Cotangents of the elements of a list argument (np.stack([a, b]))."""
-        if isinstance(expr, (gast.Tuple, gast.List)) and len(expr.elts) == len(seq.elts):
-            return [], list(zip(seq.elts, expr.elts))
-        tmp = self.namer.fresh("parts")
-        self.generated.add(tmp)
-        parts = [subscript(tmp, const(j)) for j in range(len(seq.elts))]
-        return [assign(tmp, expr)], list(zip(seq.elts, parts))
-
-    def unbroadcast(self, expr, arg, arg_kind, result_kind, other_kinds):
-        """Sum an elementwise cotangent back to the shape of `arg`."""
-        if arg_kind.is_scalar and result_kind.is_scalar:
-            return expr
-        if arg_kind.is_scalar and result_kind.is_array:
-            if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
-                return gast.UnaryOp(op=gast.USub(), operand=call("np.sum", expr.operand))
-            return call("np.sum", expr)
-        if arg_kind.is_array and result_kind.is_array and all(k.is_scalar for k in other_kinds):
-            return expr
-        return call("unbroadcast", expr, clone(arg))
-
-    def helper_contributions(self, s, g, value, helper):
-        arg_kinds = [self.atom_kind(a) for a in value.args]
-        vjp_name, mask = self.context.helper_vjp(helper, arg_kinds, s, self.fn)
-        diff_args = [a for a, ok in zip(value.args, mask) if ok]
-        if not any(self.is_active_atom(a) for a in diff_args):
-            return [], []
-        results = [self.namer.fresh("d" + (base_name(a) or "arg") + "_" + helper.name)
-                   for a in diff_args]
-        self.generated.update(results)
-        target = store(results[0]) if len(results) == 1 else gast.Tuple(
-            elts=[store(r) for r in results], ctx=gast.Store())
-        bind = assign(target, call(name(vjp_name), *[clone(a) for a in value.args], clone(g)))
-        return [bind], [(a, name(r)) for a, r in zip(diff_args, results)]
-
-    def accumulate_all(self, pairs, cotangent):
-        stmts = []
-        for atom, expr in pairs:
-            if not self.is_active_atom(atom):
-                continue
-            var = base_name(atom)
-            if isinstance(atom, gast.Name):
-                target = store(self.d(var))
-            else:
-                target = _with_base(atom, self.d(var))  # x[i][j]: dx[i][j], a view's element
-                self.subscript_updated.add(self.d(var))
-            st = gast.AugAssign(target=target, op=gast.Add(), value=expr)
-            st.s2sad_cotangent = cotangent
-            stmts.append(st)
-        return stmts
-
-
 def _value_reads(stmts, shape_only):
     """Names whose values `stmts` read. `dv = np.zeros_like(v)` reads only
     the shape of v, which stays as it is when v is bound once (`shape_only`):
@@ -670,22 +498,3 @@ def names_stored_names(target):
     if isinstance(target, (gast.Tuple, gast.List)):
         return [base_name(t) for t in target.elts]
     return [base_name(target)]
-
-
-def _flat_atoms(args):
-    out = []
-    for a in args:
-        if isinstance(a, (gast.Tuple, gast.List)):
-            out.extend(_flat_atoms(a.elts))
-        else:
-            out.append(a)
-    return out
-
-
-def _with_base(sub, base):
-    """The subscript chain `sub` (x[a][b]...) applied to the name `base`, to store."""
-    inner = name(base) if isinstance(sub.value, gast.Name) else _with_base(sub.value, base)
-    if isinstance(inner, gast.Subscript):
-        inner.ctx = gast.Load()
-    return gast.Subscript(value=inner, slice=clone(sub.slice), ctx=gast.Store())
-

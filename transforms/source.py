@@ -7,6 +7,7 @@ import textwrap
 import gast
 
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from .syntax import walk
 
 # Statements and expressions the differentiating passes accept. Anything
 # else is reported with its file and line before any pass runs.
@@ -197,7 +198,7 @@ def check_supported(tree, location, nested_def_ok=False):
     if isinstance(tree, gast.AsyncFunctionDef):
         raise UnsupportedSyntaxError("an async function", location, tree,
                                      _HINTS[gast.AsyncFunctionDef])
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if node is tree:
             continue
         kind = _UNSUPPORTED.get(type(node))

@@ -15,7 +15,7 @@ import ast
 
 import gast
 
-from .syntax import assign, call, clone, const, name, names_loaded, names_stored, parse_expr
+from .syntax import assign, call, clone, const, name, names_loaded, names_stored, parse_expr, walk
 
 
 def unparse(node):
@@ -105,7 +105,7 @@ class Tapes:
         Name or Subscript expression, about to be overwritten) and restore
         it. `label` names the storage."""
         load = clone(target)
-        for n in gast.walk(load):
+        for n in walk(load):
             if hasattr(n, "ctx"):
                 n.ctx = gast.Load()
         is_array_value = kind.is_array or not kind.known

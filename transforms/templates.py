@@ -18,7 +18,7 @@ import textwrap
 
 import gast
 
-from .syntax import clone
+from .syntax import clone, rewrite, walk
 
 
 class Template:
@@ -38,9 +38,9 @@ class Template:
         self.prelude = body[:-1]
         ret = body[-1].value
         self.results = ret.elts if isinstance(ret, gast.Tuple) else [ret]
-        self.locals = {n.id for s in self.prelude for n in gast.walk(s)
+        self.locals = {n.id for s in self.prelude for n in walk(s)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        loads = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+        loads = {n.id for n in walk(tree) if isinstance(n, gast.Name)
                  and isinstance(n.ctx, gast.Load)}
         self.globals = loads - set(params) - self.locals
         self.reads_ans = params[1] in loads  # the adjoint reads the operation's result
@@ -74,7 +74,7 @@ def inline(template, g, ans, args, keywords, namer):
 
     def substitute(node):
         node = clone(node)
-        return _Fold().visit(_Substitute(binding, renames).visit(node))
+        return rewrite(rewrite(node, _substitution(binding, renames)), _fold)
 
     stmts = [substitute(s) for s in template.prelude]
     results = []
@@ -84,25 +84,21 @@ def inline(template, g, ans, args, keywords, namer):
     return stmts, results
 
 
-class _Substitute(gast.NodeTransformer):
-    def __init__(self, binding, renames):
-        self.binding, self.renames = binding, renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            node.id = self.renames[node.id]
-            return node
-        if node.id in self.binding and isinstance(node.ctx, gast.Load):
-            return clone(self.binding[node.id])
+def _substitution(binding, renames):
+    def substitute(node):
+        if isinstance(node, gast.Name):
+            if node.id in renames:
+                node.id = renames[node.id]
+            elif node.id in binding and isinstance(node.ctx, gast.Load):
+                return clone(binding[node.id])
         return node
+    return substitute
 
 
-class _Fold(gast.NodeTransformer):
+def _fold(node):
     """Constant folding for what substitution leaves: `x ** (2 - 1)` reads
-    `x`, and `g * 1.0` reads `g`."""
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
+    `x`, and `g * 1.0` reads `g` (one node, its operands already folded)."""
+    if isinstance(node, gast.BinOp):
         left, right = node.left, node.right
         lc = _number(left)
         rc = _number(right)
@@ -132,7 +128,7 @@ class _Fold(gast.NodeTransformer):
             return left
         if isinstance(node.op, gast.Mult) and lc == 1 and not isinstance(left.value, float):
             return right
-        return node
+    return node
 
 
 def _number(node):
@@ -144,4 +140,4 @@ def _number(node):
 
 def fold(node):
     """Constant-fold an expression built by the compiler."""
-    return _Fold().visit(node)
+    return rewrite(node, _fold)

@@ -77,7 +77,7 @@ def gmm(alpha, mu, q, l, x, gamma, m):
 
 
 def inputs(inp):
-    d, k = int(inp["d"]), int(inp["k"])
+    d = int(inp["d"])
     return (vector(inp["alpha"]), matrix(inp["mu"], d), matrix(inp["q"], d),
             matrix(inp["l"], d * (d - 1) // 2), matrix(inp["x"], d), float(inp["gamma"]),
             float(inp["m"]))
