@@ -16,6 +16,7 @@ from .errors import UnsupportedSyntaxError
 from .names import Namer
 from .normalize import normalize
 from .ops import resolve_call
+from .ordering import ascend_independent_loops
 from .reverse import ReverseMode
 from .source import parse_function
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
@@ -376,6 +377,9 @@ class Program:
         scalars = {v for v, k in spec.kinds.items() if k.is_scalar}
         scalars |= {d for v, d in rev.adjoints.items() if v in scalars}
         accumulate.augment_scalar_updates(body, scalars)
+        kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in rev.adjoints.items()
+                                  if v in spec.kinds}}
+        ascend_independent_loops(body, lambda v: v not in kinds or not kinds[v].is_scalar)
 
     def _collect_globals(self, fdef, parsed):
         local = names_stored(fdef.body) | {a.id for a in fdef.args.args}

@@ -219,6 +219,7 @@ class ReverseMode(Contributions):
                 end = f"{start} + 1"
             it = fold(parse_expr(f"range({first}, {end}, {-st})"))
             loop = gast.For(target=store(i), iter=it, body=body, orelse=[], type_comment=None)
+            loop.s2sad_ascending = clone(s.iter)  # if its iterations are independent (ordering.py)
             return gast.copy_location(loop, s)
         k = self.namer.fresh(i + "_iter")
         self.generated.add(k)
