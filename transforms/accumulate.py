@@ -2,13 +2,17 @@
 
 * an array adjoint is never updated in place (`dv = dv + e`): adjoints may
   share buffers after copy propagation;
-* a scalar's update reads `s += e`."""
+* a scalar's update reads `s += e`;
+* the cotangent of a whole-array reduction, a scalar spread over the array
+  (`dexp = unreduce(dsum, exp, None)`), is not materialised when it only
+  meets that array elementwise: `dexp * exp` is `dsum * exp`, with one
+  array of the size of the input fewer to allocate and fill."""
 import ast
 
 import gast
 
 from . import kinds as K
-from .syntax import assign, name
+from .syntax import assign, binding_counts, clone, name, walk, walk_stmts
 
 
 def out_of_place(stmts, rev):
@@ -60,3 +64,72 @@ def augment_scalar_updates(stmts, scalars):
             gast.copy_location(new, s)
             stmts[k] = new
 
+
+_ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+
+
+def broadcast_scalar_cotangents(stmts, scalars):
+    """`dv = unreduce(g, ref, None)` with `g` a scalar goes when every read
+    of `dv` is an operand of `+ - * /` whose other operand is `ref` itself:
+    those read `g` instead (broadcasting gives the same values). `dv`, `g`
+    and `ref` must each be bound once, so the values are the same wherever
+    they are read."""
+    counts = binding_counts(stmts)
+    tree = gast.Module(body=stmts, type_ignores=[])
+    operands = {}  # name -> list of (binop, side) where it is read as an operand
+    loads = {}
+    for n in walk(tree):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            loads[n.id] = loads.get(n.id, 0) + 1
+        if isinstance(n, gast.BinOp) and isinstance(n.op, _ELEMENTWISE):
+            for side, other in (("left", n.right), ("right", n.left)):
+                operand = getattr(n, side)
+                if isinstance(operand, gast.Name) and isinstance(other, gast.Name):
+                    operands.setdefault(operand.id, []).append((n, side, other.id))
+    gone = []
+    for s in walk_stmts(stmts):
+        spread = _spread_scalar(s, scalars)
+        if spread is None:
+            continue
+        v, g, ref = spread
+        uses = operands.get(v, [])
+        if any(counts.get(x, 0) != 1 for x in (v, ref)) or \
+                (isinstance(g, gast.Name) and counts.get(g.id, 0) != 1):
+            continue
+        if not uses or len(uses) != loads.get(v, 0) or any(o != ref for _, _, o in uses):
+            continue
+        for binop, side, _ in uses:
+            setattr(binop, side, clone(g))
+        gone.append(s)
+    if gone:
+        _remove(stmts, gone)
+
+
+def _spread_scalar(s, scalars):
+    """(dv, g, ref) for `dv = unreduce(g, ref)` or `unreduce(g, ref, None)`
+    with `g` a scalar name or number, else None."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
+        return None
+    call = s.value
+    if not (isinstance(call.func, gast.Name) and call.func.id == "unreduce") or call.keywords:
+        return None
+    args = call.args
+    if len(args) not in (2, 3) or not isinstance(args[1], gast.Name):
+        return None
+    if len(args) == 3 and not (isinstance(args[2], gast.Constant) and args[2].value is None):
+        return None
+    g = args[0]
+    scalar = (isinstance(g, gast.Name) and g.id in scalars) or (
+        isinstance(g, gast.Constant) and isinstance(g.value, float))
+    return (s.targets[0].id, g, args[1].id) if scalar else None
+
+
+def _remove(stmts, gone):
+    stmts[:] = [s for s in stmts if not any(s is x for x in gone)]
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                _remove(getattr(s, field), gone)
+                if not getattr(s, field) and field == "body":
+                    s.body = [gast.Pass()]

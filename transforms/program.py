@@ -377,6 +377,7 @@ class Program:
         scalars = {v for v, k in spec.kinds.items() if k.is_scalar}
         scalars |= {d for v, d in rev.adjoints.items() if v in scalars}
         accumulate.augment_scalar_updates(body, scalars)
+        accumulate.broadcast_scalar_cotangents(body, scalars)
         kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in rev.adjoints.items()
                                   if v in spec.kinds}}
         ascend_independent_loops(body, lambda v: v not in kinds or not kinds[v].is_scalar)
