@@ -43,3 +43,46 @@ def test_a_reduction_over_a_broadcast_product(jit):
     check_grad(mean_of_broadcast, args, wrt=(0, 1), jit=jit)
     src = s2sad.grad(mean_of_broadcast, wrt=(0, 1), jit=False).source_for(*args)
     assert "unreduce" in src, src  # met x and b, not the product itself
+
+
+def triangular(x, l):
+    """x ↦ sum((L x)²) with L unit lower-triangular, filled from l by columns
+    (GMM's pattern)."""
+    d = x.shape[0]
+    y = np.empty(d)
+    for j in range(d):
+        y[j] = x[j]
+    t = 0
+    for col in range(d - 1):
+        for row in range(col + 1, d):
+            y[row] += l[t] * x[col]
+            t += 1
+    s = 0.0
+    for j in range(d):
+        s += y[j] * y[j]
+    return s
+
+
+def test_an_element_added_to_across_a_loop_is_kept_in_a_scalar(jit):
+    args = (rng.normal(size=5), rng.normal(size=10))
+    check_grad(triangular, args, wrt=(0, 1), jit=jit)
+    src = s2sad.grad(triangular, wrt=(0, 1), jit=False).source_for(*args)
+    assert "dx_col = dx[col]" in src and "dx[col] = dx_col" in src, src
+    assert "dx_col += " in src, src
+
+
+def read_while_added(a, w):
+    n = a.shape[0]
+    out = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            out[i] += w[j] * a[i] * out[i] * 0.1 + w[j]   # reads what it adds to
+    return np.sum(out * out)
+
+
+def test_an_element_read_in_the_loop_stays_in_the_array(jit):
+    args = (rng.normal(size=4), rng.normal(size=4) * 0.5)
+    check_grad(read_while_added, args, wrt=(0, 1), jit=jit)
+    src = s2sad.grad(read_while_added, wrt=(0, 1), jit=False).source_for(*args)
+    assert "dout_i" not in src and "dout[i] += " in src, src  # read in the loop: stays
+    assert "da_i = da[i]" in src and "da_i += " in src, src   # only added to: a scalar

@@ -17,6 +17,7 @@ from .names import Namer
 from .normalize import normalize
 from .ops import resolve_call
 from .ordering import ascend_independent_loops
+from .promote import promote_accumulators
 from .reverse import ReverseMode
 from .source import parse_function
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
@@ -381,6 +382,7 @@ class Program:
         kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in rev.adjoints.items()
                                   if v in spec.kinds}}
         ascend_independent_loops(body, lambda v: v not in kinds or not kinds[v].is_scalar)
+        promote_accumulators(body, spec.namer)
 
     def _collect_globals(self, fdef, parsed):
         local = names_stored(fdef.body) | {a.id for a in fdef.args.args}
