@@ -132,3 +132,36 @@ def rows(A, v):
 def test_nested_independent_loops(jit):
     args = (rng.normal(size=(4, 3)), rng.normal(size=3))
     check_grad(rows, args, wrt=(0, 1), jit=jit)
+
+
+def counter_after_inner_loop(a, w):
+    n = a.shape[0]
+    out = np.zeros(n)
+    j = 0
+    for i in range(n):
+        for j in range(i):          # no trips when i == 0
+            out[i] += w * a[j]
+        out[i] += a[i] * j          # j of this iteration's loop, or an earlier one
+    return np.sum(out * out)
+
+
+def test_a_counter_read_after_an_inner_loop(jit):
+    args = (rng.normal(size=5), 0.8)
+    check_grad(counter_after_inner_loop, args, wrt=(0, 1), jit=jit)
+
+
+def scatter_and_gather(a, b):
+    n = a.shape[0]
+    acc = np.zeros(n + 2)
+    for i in range(n):
+        acc[i] += a[i] * b
+        acc[i + 2] += math.sin(a[i])     # several iterations add to one element
+    total = 0.0
+    for i in range(n + 2):
+        total += acc[i] * acc[i]
+    return total
+
+
+def test_additions_from_several_iterations_to_one_element(jit):
+    args = (rng.normal(size=6), 1.3)
+    check_grad(scatter_and_gather, args, wrt=(0, 1), jit=jit)
