@@ -165,3 +165,18 @@ def scatter_and_gather(a, b):
 def test_additions_from_several_iterations_to_one_element(jit):
     args = (rng.normal(size=6), 1.3)
     check_grad(scatter_and_gather, args, wrt=(0, 1), jit=jit)
+
+
+def index_set_later(a, w):
+    n = a.shape[0]
+    out = np.zeros(n)
+    k = 0
+    for i in range(n):
+        out[k] = out[k] + w * a[i]   # k of the previous iteration
+        k = i
+    return np.sum(out * out)
+
+
+def test_an_index_assigned_after_it_is_used(jit):
+    args = (rng.normal(size=5), 0.9)
+    check_grad(index_set_later, args, wrt=(0, 1), jit=jit)

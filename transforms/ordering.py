@@ -145,8 +145,7 @@ def _locals(body, counters):
     """Names assigned at the top level of `body` before anything reads them."""
     seen, local = set(), set()
     for s in body:
-        reads = names_loaded(s.value) if isinstance(s, (gast.Assign, gast.AugAssign)) \
-            else names_loaded(s)
+        reads = names_loaded(s)  # a target's index is read before the value is stored
         if isinstance(s, gast.AugAssign):
             reads |= {base_name(s.target)}
         seen |= reads - local
