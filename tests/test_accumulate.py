@@ -4,6 +4,8 @@ it only meets that array elementwise.
 
 Checked against finite differences, compiled and as Python; the generated
 source is checked where finite differences cannot see the difference."""
+import math
+
 import numpy as np
 
 import s2sad
@@ -86,3 +88,15 @@ def test_an_element_read_in_the_loop_stays_in_the_array(jit):
     src = s2sad.grad(read_while_added, wrt=(0, 1), jit=False).source_for(*args)
     assert "dout_i" not in src and "dout[i] += " in src, src  # read in the loop: stays
     assert "da_i = da[i]" in src and "da_i += " in src, src   # only added to: a scalar
+
+
+def made_anew_each_iteration(x, k):
+    if x[0] > -10.0:
+        for i in range(3):
+            b = np.zeros(3)             # a new array every iteration
+            b[k] += math.tanh(x[i])     # only added to, at an index the loop keeps
+    return x[1] * x[2]
+
+
+def test_an_array_made_anew_in_the_loop_is_not_kept_in_a_scalar(jit):
+    check_grad(made_anew_each_iteration, (rng.normal(size=3), 1), wrt=0, jit=jit)

@@ -93,6 +93,8 @@ def _rewrite_simple(stmt, location, namer, marker_of):
             if hasattr(n, "ctx"):
                 n.ctx = gast.Load()
         new = assign(stmt.target, binop(target_load, stmt.op, stmt.value), src=stmt)
+        if isinstance(stmt.target, gast.Name):
+            new.s2sad_inplace = True  # on an array, x += e writes in place: aliases.py
         return new
     if isinstance(stmt, gast.Assign) and len(stmt.targets) > 1:
         raise UnsupportedSyntaxError("chained assignment (a = b = ...)", location, stmt,
@@ -184,7 +186,9 @@ class _Lowering:
         out = []
         for idx, s in enumerate(stmts):
             if isinstance(s, gast.Return):
-                out.append(assign(self.result_expr(gast.Store()), s.value, src=s))
+                result = assign(self.result_expr(gast.Store()), s.value, src=s)
+                result.s2sad_return = True  # nothing after it runs: aliases.py
+                out.append(result)
                 out.append(assign(self.returned, const(True), src=s))
                 return out
             if isinstance(s, gast.Break):

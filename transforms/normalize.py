@@ -152,7 +152,11 @@ class _Normalizer:
                     tmp = self.namer.fresh(_hint(value))
                     self.emit(assign(tmp, value), src)
                     value = name(tmp)
-            self.emit(assign(target, value), src)
+            final = assign(target, value)
+            for flag in ("s2sad_return", "s2sad_inplace"):  # of this name only: aliases.py
+                if getattr(src, flag, False):
+                    setattr(final, flag, True)
+            self.emit(final, src)
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value, src) if not isinstance(target.value, gast.Name) else target.value
             target = gast.Subscript(value=base, slice=target.slice, ctx=gast.Store())

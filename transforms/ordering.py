@@ -16,7 +16,10 @@ every name or array is one of:
   it, and not read after the loop (a loop counter's value after the loop
   is never read by the reverse sweep, which restores it where needed);
 * an array each iteration reads and writes only at one element that the
-  counter picks (`dun[i]`, `q[i + 1, j]`), with no alias bound in the loop.
+  counter picks (`dun[i]`, `q[i + 1, j]`).
+
+Arrays written or added to must not share memory with another name (a view
+`row = A[i]`, a second name `B = A`) anywhere in the function.
 
 Anything else (list tapes popped in order, a carried adjoint `ds = ds * a`,
 calls that may write their arguments) keeps the loop descending."""
@@ -29,13 +32,14 @@ _PURE_MODULES = ("np", "math")
 _PURE_BUILTINS = {"min", "max", "abs", "float", "int", "range", "len", "bool"}
 
 
-def ascend_independent_loops(body, is_array):
+def ascend_independent_loops(body, ndim):
     """Let every reversed loop of `body` (a function's statements) whose
-    iterations are independent run ascending; `is_array(name)` says whether
-    a variable may hold an array (an assignment of one may bind a view)."""
+    iterations are independent run ascending; `ndim(name)` is a variable's
+    number of dimensions (0 for a scalar), or None if unknown."""
     loads = _Loads()
+    aliased = _aliased(body, ndim)
     for loop in [s for s in walk_stmts(body) if getattr(s, "s2sad_ascending", None)]:
-        if _independent(loop, _reads_after(body, loop, loads) or set(), is_array):
+        if _independent(loop, _reads_after(body, loop, loads) or set(), aliased):
             loop.iter = loop.s2sad_ascending
         loop.s2sad_ascending = None
 
@@ -84,7 +88,46 @@ def _loads_except(stmts, loop, loads):
     return out
 
 
-def _independent(loop, outside, is_array):
+_VIEWS = {"reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
+          "asarray", "atleast_1d", "atleast_2d", "atleast_3d", "swapaxes", "moveaxis"}
+
+
+def _aliased(body, ndim):
+    """Arrays that may share memory with another name: both sides of every
+    assignment that may bind a view or another name of an array (`v = A[i]`,
+    `v = w`, `v = A.T`, `v = np.reshape(A, s)`, `v = helper(A)`)."""
+    out = set()
+    for s in walk_stmts(body):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Name)):
+            continue
+        target, value = s.targets[0].id, s.value
+        if ndim(target) == 0:
+            continue  # a number: no memory shared
+        sources = set()
+        if isinstance(value, gast.Name):
+            sources.add(value.id)
+        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            sources.add(value.value.id)
+        elif isinstance(value, gast.Attribute):
+            sources.add(base_name(value))
+        elif isinstance(value, (gast.Tuple, gast.List)):
+            sources |= {e.id for e in value.elts if isinstance(e, gast.Name)}
+        elif isinstance(value, gast.Call):
+            f = value.func
+            numpy = isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
+                and f.value.id == "np"
+            if not numpy or f.attr in _VIEWS:
+                sources |= {a.id for a in value.args if isinstance(a, gast.Name)}
+            if isinstance(f, gast.Attribute) and not numpy:
+                sources.add(base_name(f))  # x.reshape(...), x.T.copy(): maybe a view
+        sources.discard(None)
+        if sources:
+            out |= sources | {target}
+    return out
+
+
+def _independent(loop, outside, aliased):
     stmts = list(walk_stmts(loop.body))
     counters = {loop.target.id} | {s.target.id for s in stmts if isinstance(s, gast.For)}
     if not all(isinstance(s, (gast.Assign, gast.AugAssign, gast.For, gast.If, gast.Pass))
@@ -99,7 +142,6 @@ def _independent(loop, outside, is_array):
     if local & outside:
         return False
     accesses = {}  # base -> list of (kind, index); kind "read", "write" or "add"
-    views = set()  # names that may be bound to a view of an array
     for s in stmts:
         if not _pure_calls(s):
             return False
@@ -111,12 +153,10 @@ def _independent(loop, outside, is_array):
                 return False  # x[i][j]: the element a view picks
             index = node.slice if isinstance(node, gast.Subscript) else None
             accesses.setdefault(base, []).append((kind, index))
-        if isinstance(s, gast.Assign) and isinstance(s.value, (gast.Name, gast.Subscript)):
-            views |= {t.id for t in s.targets if isinstance(t, gast.Name) and is_array(t.id)}
     for base, uses in accesses.items():
         kinds = {k for k, _ in uses}
-        if base in views and kinds != {"read"}:
-            return False  # a write through a view: to an array not seen here
+        if base in aliased and kinds != {"read"}:
+            return False  # a write to memory another name may read
         if kinds <= {"read"} or kinds == {"add"} or base in counters or base in local:
             continue
         indices = [i for _, i in uses]

@@ -10,6 +10,7 @@ import numpy as np
 
 from . import accumulate, cleanup, kinds as K
 from .activity import analyse
+from .aliases import check_aliased_writes
 from .desugar import desugar
 from .emit import function_source
 from .errors import UnsupportedSyntaxError
@@ -43,6 +44,7 @@ class Specialised:
         self.tree = tree
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
         self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+        check_aliased_writes(tree, self.kinds, self.parsed.location)
         program.name_derivative_calls(tree, self.parsed, self.kinds)
         ret = tree.body[-1]
         self.outputs = list(ret.value.elts) if isinstance(ret.value, gast.Tuple) else [ret.value]
@@ -381,7 +383,8 @@ class Program:
         accumulate.broadcast_scalar_cotangents(body, scalars)
         kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in rev.adjoints.items()
                                   if v in spec.kinds}}
-        ascend_independent_loops(body, lambda v: v not in kinds or not kinds[v].is_scalar)
+        ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
+                                 if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
         promote_accumulators(body, spec.namer)
 
     def _collect_globals(self, fdef, parsed):

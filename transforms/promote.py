@@ -83,6 +83,8 @@ def _block(stmts, owned, namer):
 def _promote(loop, owned, namer):
     """(loads before, stores after) for the accumulators of `loop`."""
     changing = names_stored([loop])  # the counter and everything the loop assigns
+    rebound = {t.id for s in walk_stmts(loop.body) if isinstance(s, gast.Assign)
+               for t in s.targets if isinstance(t, gast.Name)}
     sites = {}  # array -> list of subscript nodes in the loop
     updates = {}  # array -> the AugAssign statements adding to it
     for n in walk(loop):
@@ -96,8 +98,8 @@ def _promote(loop, owned, namer):
     before, after = [], []
     for array, nodes in sorted(sites.items()):
         adds = updates.get(array, [])
-        if not adds or len(adds) != len(nodes):
-            continue  # read, or written otherwise, in the loop
+        if not adds or len(adds) != len(nodes) or array in rebound:
+            continue  # read, written otherwise, or made anew in the loop
         index = unparse(nodes[0].slice)
         if any(unparse(n.slice) != index for n in nodes) or \
                 _reads(nodes[0].slice) & changing:
