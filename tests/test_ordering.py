@@ -180,18 +180,3 @@ def index_set_later(a, w):
 def test_an_index_assigned_after_it_is_used(jit):
     args = (rng.normal(size=5), 0.9)
     check_grad(index_set_later, args, wrt=(0, 1), jit=jit)
-
-
-def through_a_row_view(A, w):
-    n = A.shape[1]
-    B = np.zeros((2, n))
-    row = B[0]                       # a view: writes to row are writes to B
-    for j in range(n):
-        row[j] = A[0, j] * w
-        B[1, j] = math.sin(B[0, j]) + A[1, j]
-    return np.sum(B * B)
-
-
-def test_a_loop_writing_through_a_view(jit):
-    args = (rng.normal(size=(2, 5)), 0.7)
-    check_grad(through_a_row_view, args, wrt=(0, 1), jit=jit)
