@@ -35,7 +35,7 @@ scored) is left to tests/test_gradbench.py.
 
 Prints one line per response and a table at the end; exits non-zero if any
 response failed, was invalid or took longer than 600 s. --json FILE saves
-the records.
+the records; --summary FILE prints the per-eval table of a saved run.
 """
 import argparse
 import json
@@ -307,6 +307,24 @@ def line(r):
             f"{fmt(r['seconds'])} {r['runs']:5} {r['status']}")
 
 
+def summary(records):
+    """Per eval: responses ok, define seconds, the largest (last) workload's
+    mean seconds per function, the longest response."""
+    rows = ["| eval | ok | define s | largest workload | mean s per function | longest response s |",
+            "|---|---|---|---|---|---|"]
+    for name in dict.fromkeys(r["eval"] for r in records):
+        mine = [r for r in records if r["eval"] == name]
+        define = next((r["seconds"] for r in mine if r["function"] == "define"), None)
+        last = mine[-1]["workload"]
+        means = ", ".join(f"{r['function']} {fmt(r['seconds'], 0).strip()}" for r in mine
+                          if r["workload"] == last and r["function"] != "define")
+        ok = sum(r["status"] == "ok" for r in mine)
+        walls = [r["wall"] for r in mine if r["wall"] is not None]
+        rows.append(f"| {name} | {ok}/{len(mine)} | {fmt(define, 0).strip()} | {last} | {means} "
+                    f"| {fmt(max(walls, default=None), 0).strip()} |")
+    return "\n".join(rows)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--evals", default=",".join(ORDER),
@@ -322,7 +340,12 @@ def main(argv=None):
     parser.add_argument("--tool-log", help="write the tool's stderr to FILE.<eval>")
     parser.add_argument("--json", help="save the records to this file")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--summary", help="print the per-eval table of a --json file, and exit")
     args = parser.parse_args(argv)
+    if args.summary:
+        with open(args.summary) as f:
+            print(summary(json.load(f)))
+        return 0
     sys.path.insert(0, HERE)
     records = []
 
@@ -343,6 +366,7 @@ def main(argv=None):
     for r in records:
         print(line(r))
     bad = [r for r in records if r["status"] != "ok"]
+    print("\n" + summary(records))
     print(f"\n{len(records) - len(bad)} ok, {len(bad)} not ok")
     if args.json:
         with open(args.json, "w") as f:
