@@ -42,6 +42,7 @@ import json
 import math
 import os
 import queue
+import resource
 import subprocess
 import sys
 import threading
@@ -260,7 +261,7 @@ def run_eval(name, args, g, report):
         for i, (desc, inp, functions) in enumerate(synthesise(args.quick, g)):
             if args.limit is not None and i >= args.limit:
                 break
-            if args.workloads and not any(w == desc for w in args.workloads.split(",")):
+            if args.workloads and desc not in args.workloads:
                 continue
             runs = {"min_runs": 1, "min_seconds": args.min_seconds}
             for function in functions:
@@ -296,6 +297,8 @@ def run_eval(name, args, g, report):
         tool.close()
         if stderr:
             stderr.close()
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"{name}: the largest tool process so far peaked at {peak:.0f} MB", flush=True)
 
 
 def fmt(x, width=9):
@@ -331,7 +334,8 @@ def main(argv=None):
                         help="comma-separated evals (default: all, cheap ones first)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test)")
     parser.add_argument("--limit", type=int, help="only the first (smallest) N workloads")
-    parser.add_argument("--workloads", help="only these descriptions (comma-separated)")
+    parser.add_argument("--workload", action="append", dest="workloads",
+                        help="only this description (e.g. n=1000,s=10); repeatable")
     parser.add_argument("--min-seconds", type=float, default=1.0,
                         help="min_seconds sent in each input (GradBench: 1)")
     parser.add_argument("--kill-after", type=float, default=2 * LIMIT,
