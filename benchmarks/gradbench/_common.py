@@ -29,7 +29,9 @@ def primal(fn, jit, derivatives=None):
     """`fn` compiled with numba (jit true) or `fn` itself. numba cannot call
     plain Python functions, so the helpers `fn` calls from its own module are
     compiled too, in a copy of the module's namespace: the module keeps its
-    plain functions, which are what s2sad reads and differentiates.
+    plain functions, which are what s2sad reads and differentiates. (numba
+    does not check bounds by default; the eval modules compile their
+    derivatives with boundscheck=False too: gmm's gradient is 20% faster.)
     `derivatives` maps the names of s2sad derivatives that `fn` calls (an
     inner gradient) to example arguments: numba cannot call a derivative
     object either, so the copy calls its compiled function instead."""

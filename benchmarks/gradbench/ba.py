@@ -135,8 +135,8 @@ def jacobian_output(result):
 def define(jit):
     reproj = primal(reprojection, jit)
     w_error = primal(weight_error, jit)
-    d_reproj = s2sad.vjp(reprojection, jit=jit)
-    d_w_error = s2sad.vjp(weight_error, jit=jit)
+    d_reproj = s2sad.vjp(reprojection, jit=jit, boundscheck=False)
+    d_w_error = s2sad.vjp(weight_error, jit=jit, boundscheck=False)
     sparse = primal(csr, jit)  # not differentiated: numba for the layout loop
 
     def objective(cams, points, w, feats, cam_of, point_of):

@@ -35,7 +35,8 @@ def inputs(inp):
 
 
 def define(jit):
-    fns = {"primal": primal(det, jit), "gradient": s2sad.grad(det, jit=jit)}
+    fns = {"primal": primal(det, jit),
+           "gradient": s2sad.grad(det, jit=jit, boundscheck=False)}
     for fn in fns.values():
         fn(vector([2.0, -1.0, 0.5, 1.5, 3.0, -2.0, 0.25, 4.0, 1.0]).reshape(3, 3))
     return {"primal": Function(fns["primal"], inputs),

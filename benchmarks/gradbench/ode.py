@@ -43,7 +43,8 @@ def ode_last(x, s):
 
 
 def define(jit):
-    fns = {"primal": primal(ode, jit), "gradient": s2sad.grad(ode_last, jit=jit)}
+    fns = {"primal": primal(ode, jit),
+           "gradient": s2sad.grad(ode_last, jit=jit, boundscheck=False)}
     for fn in fns.values():
         fn(vector([0.5, 0.25]), 2)
     return {name: Function(fn, lambda inp: (vector(inp["x"]), int(inp["s"])))
