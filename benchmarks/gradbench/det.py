@@ -11,6 +11,8 @@ def det(M):
     n = M.shape[0]
     if n == 1:
         return M[0, 0]
+    if n == 2:  # the expansion of a 2 × 2 matrix, unrolled: half the time at ℓ = 10
+        return M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0]
     total = 0.0
     sign = 1.0
     for j in range(n):
@@ -33,7 +35,8 @@ def inputs(inp):
 
 
 def define(jit):
-    fns = {"primal": primal(det, jit), "gradient": s2sad.grad(det, jit=jit)}
+    fns = {"primal": primal(det, jit),
+           "gradient": s2sad.grad(det, jit=jit, boundscheck=False)}
     for fn in fns.values():
         fn(vector([2.0, -1.0, 0.5, 1.5, 3.0, -2.0, 0.25, 4.0, 1.0]).reshape(3, 3))
     return {"primal": Function(fns["primal"], inputs),

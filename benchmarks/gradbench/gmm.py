@@ -89,7 +89,7 @@ def jacobian_output(grads):
 
 def define(jit):
     objective = primal(gmm, jit)
-    jacobian = s2sad.grad(gmm, wrt=(0, 1, 2, 3), jit=jit)
+    jacobian = s2sad.grad(gmm, wrt=(0, 1, 2, 3), jit=jit, boundscheck=False)
     rng = np.random.default_rng(0)
     args = (rng.standard_normal(2), rng.random((2, 3)), rng.standard_normal((2, 3)),
             rng.standard_normal((2, 3)), rng.standard_normal((4, 3)), 1.0, 0.0)

@@ -157,9 +157,9 @@ def inputs(inp):
 
 def define(jit):
     objectives = {False: primal(simple, jit), True: primal(complicated, jit)}
-    d_theta = {False: s2sad.jvp(simple, wrt=0, jit=jit),
-               True: s2sad.jvp(complicated, wrt=0, jit=jit)}
-    d_us = s2sad.jvp(complicated, wrt=1, jit=jit)
+    d_theta = {False: s2sad.jvp(simple, wrt=0, jit=jit, boundscheck=False),
+               True: s2sad.jvp(complicated, wrt=0, jit=jit, boundscheck=False)}
+    d_us = s2sad.jvp(complicated, wrt=1, jit=jit, boundscheck=False)
 
     def objective(is_complicated, *args):
         return objectives[is_complicated](*args).ravel()

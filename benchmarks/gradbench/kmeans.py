@@ -37,7 +37,7 @@ def inputs(inp):
 
 def define(jit):
     cost = primal(kmeans, jit)
-    gradient = s2sad.grad(kmeans, jit=jit)
+    gradient = s2sad.grad(kmeans, jit=jit, boundscheck=False)
     hvp = s2sad.hvp(kmeans, jit=jit)
 
     def direction(centroids, points):

@@ -19,7 +19,8 @@ def llsq(x, n):
 
 
 def define(jit):
-    fns = {"primal": primal(llsq, jit), "gradient": s2sad.grad(llsq, jit=jit)}
+    fns = {"primal": primal(llsq, jit),
+           "gradient": s2sad.grad(llsq, jit=jit, boundscheck=False)}
     for fn in fns.values():
         fn(vector([0.5, -0.25]), 3)
     return {name: Function(fn, lambda inp: (vector(inp["x"]), int(inp["n"])))

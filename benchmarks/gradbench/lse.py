@@ -18,7 +18,8 @@ def lse(x):
 
 
 def define(jit):
-    fns = {"primal": primal(lse, jit), "gradient": s2sad.grad(lse, jit=jit)}
+    fns = {"primal": primal(lse, jit),
+           "gradient": s2sad.grad(lse, jit=jit, boundscheck=False)}
     for fn in fns.values():
         fn(vector([0.5, -1.0, 2.0]))
     return {name: Function(fn, lambda inp: (vector(inp["x"]),)) for name, fn in fns.items()}

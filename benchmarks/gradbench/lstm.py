@@ -61,7 +61,7 @@ def flat(grads):
 
 def define(jit):
     objective = primal(lstm, jit)
-    gradient = s2sad.grad(lstm, wrt=(0, 1), jit=jit)
+    gradient = s2sad.grad(lstm, wrt=(0, 1), jit=jit, boundscheck=False)
     rng = np.random.default_rng(0)
     args = (rng.random((2, 8)), rng.random((3, 2)), rng.random((2, 2)),
             np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))

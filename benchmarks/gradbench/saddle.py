@@ -7,13 +7,14 @@ f forward.
 The inner solver is the solver of GRADBENCH.md §7 (`_solver.argmin`) written
 out as differentiable code, once per inner mode: s2sad cannot take the
 objective or its gradient as arguments. As in particle, the outer solver
-evaluates r1cost itself as Python; its derivatives are compiled whole."""
+evaluates r1cost compiled with numba, calling the compiled inner derivative;
+its derivatives are compiled whole."""
 import math
 
 import numpy as np
 import s2sad
 
-from ._common import Function, unavailable, vector
+from ._common import Function, primal, unavailable, vector
 from ._solver import argmax, argmin
 
 
@@ -121,10 +122,14 @@ def variant(name, jit):
     r1cost = r1cost_r if name[1] == "r" else r1cost_f
     d_r1cost = gradient(r1cost, 0, name[0], jit)
     d_f_y = gradient(f, 1, name[0], jit)
+    v = vector([1.0, 1.0])  # the solvers' objectives, compiled
+    inner = {"grad_f_y": (v, v)} if name[1] == "r" else {"jvp_f_y": (v, v, v)}
+    r1cost = primal(r1cost, jit, inner)
+    f_xy = primal(f, jit)
 
     def saddle(start):
         x = argmin(lambda x: r1cost(x, start), lambda x: d_r1cost(x, start), start)
-        y = argmax(lambda y: f(x, y), lambda y: d_f_y(x, y), start)
+        y = argmax(lambda y: f_xy(x, y), lambda y: d_f_y(x, y), start)
         return np.concatenate([x, y])
 
     saddle(vector([1.0, 1.0]))  # compile now
