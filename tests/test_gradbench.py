@@ -10,7 +10,6 @@ S2SAD_GRADBENCH_JIT=1 compiles the second one too (a minute or two more)."""
 import importlib
 import importlib.util
 import json
-import math
 import os
 import subprocess
 import sys
@@ -232,26 +231,19 @@ def lstm_cases():
             ("lstm random", "jacobian", {**LSTM_RANDOM, **RUNS})]
 
 
+def nightly_module(name):
+    """benchmarks/gradbench/nightly.py or nightly_checks.py: the full-size
+    run's input synthesisers and independent references."""
+    path = os.path.join(REPO, "benchmarks", "gradbench", name + ".py")
+    spec = importlib.util.spec_from_file_location(f"s2sad_gradbench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def hand_model(nverts, ntris, seed):
     """A random 22-bone hand model laid out as the ht eval sends it."""
-    g = rng(seed)
-    parents = [-1, 0, 1, 2, 3, 0, 5, 6, 7, 0, 9, 10, 11, 0, 13, 14, 15, 0, 17, 18, 19, 0]
-    relatives = np.zeros((22, 4, 4))
-    for i in range(22):
-        relatives[i, :3, :3] = np.linalg.qr(g.standard_normal((3, 3)))[0]
-        relatives[i, :3, 3] = 0.3 * g.standard_normal(3)
-        relatives[i, 3, 3] = 1.0
-    absolutes = np.zeros_like(relatives)
-    for i in range(22):
-        absolutes[i] = relatives[i] if parents[i] < 0 else absolutes[parents[i]] @ relatives[i]
-    weights = g.random((nverts, 22))
-    return {"bone_count": 22, "bone_names": [f"bone{i}" for i in range(22)], "parents": parents,
-            "base_relatives": relatives.tolist(),
-            "inverse_base_absolutes": np.linalg.inv(absolutes).tolist(),
-            "base_positions": np.hstack([g.standard_normal((nverts, 3)),
-                                         np.ones((nverts, 1))]).tolist(),
-            "weights": (weights / weights.sum(1, keepdims=True)).tolist(),
-            "triangles": g.integers(0, nverts, (ntris, 3)).tolist(), "is_mirrored": False}
+    return nightly_module("nightly").hand_model(rng(seed), nverts, ntris)
 
 
 def hand_input(complicated, seed, npts=4, nverts=6, ntris=5):
@@ -476,48 +468,14 @@ def test_lstm(python_session):
 
 def ht_reference(inp):
     """The ht residuals straight from GRADBENCH.md, vectorised with numpy."""
-    theta, data = np.array(inp["theta"]), inp["data"]
-    model = data["model"]
-    P = np.zeros((3, 25))
-    P[:, 0], P[:, 1], P[:, 2] = theta[0:3], 1.0, theta[3:6]
-    for f in range(5):
-        b = 2 + 4 * f
-        P[0, b + 3], P[1, b + 3] = theta[6 + 4 * f], theta[7 + 4 * f]
-        P[0, b + 4], P[0, b + 5] = theta[8 + 4 * f], theta[9 + 4 * f]
-
-    def rot(axis, a):
-        c, s = math.cos(a), math.sin(a)
-        i, j = [(1, 2), (0, 2), (0, 1)][axis]
-        R = np.eye(3)
-        R[i, i], R[j, j] = c, c
-        R[i, j], R[j, i] = (-s, s) if axis != 1 else (s, -s)
-        return R
-
-    absolutes, pos = [], 0.0
-    base = np.array(model["base_positions"])
-    for i, parent in enumerate(model["parents"]):
-        tx, tz, ty = P[:, i + 3]
-        T = np.eye(4)
-        T[:3, :3] = rot(2, tz) @ rot(1, ty) @ rot(0, tx)
-        relative = np.array(model["base_relatives"][i]) @ T
-        absolutes.append(relative if parent == -1 else absolutes[parent] @ relative)
-        M = absolutes[i] @ np.array(model["inverse_base_absolutes"][i])
-        pos = pos + np.array(model["weights"])[:, i:i + 1] * (base @ M.T)[:, :3]
-    if model["is_mirrored"]:
-        pos[:, 0] = -pos[:, 0]
-    angle = np.linalg.norm(theta[0:3])
-    if angle >= 1e-4:  # Rodrigues: I + sin K + (1 − cos) K²
-        k = theta[0:3] / angle
-        K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-        pos = pos @ (np.eye(3) + math.sin(angle) * K + (1 - math.cos(angle)) * K @ K).T
-    pos = pos + theta[3:6]
-    corr, points = np.array(data["correspondences"]), np.array(data["points"])
-    if not inp["us"]:
-        return (points - pos[corr]).ravel()
-    us, tri = np.array(inp["us"]), np.array(model["triangles"])[corr]
-    hit = (us[:, :1] * pos[tri[:, 0]] + us[:, 1:] * pos[tri[:, 1]]
-           + (1 - us.sum(1, keepdims=True)) * pos[tri[:, 2]])
-    return (points - hit).ravel()
+    data = inp["data"]
+    model = {key: np.array(value) for key, value in data["model"].items()
+             if key != "bone_names"}
+    model["is_mirrored"] = bool(data["model"]["is_mirrored"])
+    us = np.array(inp["us"]) if inp["us"] else None
+    return nightly_module("nightly_checks").ht_residuals(
+        np.array(inp["theta"]), us, model, np.array(data["correspondences"]),
+        np.array(data["points"]))
 
 
 @pytest.mark.parametrize("name, inp", [("simple", HT_SIMPLE), ("complicated", HT_COMPLICATED),
