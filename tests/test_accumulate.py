@@ -100,3 +100,17 @@ def made_anew_each_iteration(x, k):
 
 def test_an_array_made_anew_in_the_loop_is_not_kept_in_a_scalar(jit):
     check_grad(made_anew_each_iteration, (rng.normal(size=3), 1), wrt=0, jit=jit)
+
+
+def squares(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += w * x[i] * x[i]
+    return s * s
+
+
+def test_the_two_contributions_of_x_times_x_are_one(jit):
+    args = (rng.normal(size=4), 0.7)
+    check_grad(squares, args, wrt=(0, 1), jit=jit)
+    src = s2sad.grad(squares, wrt=(0, 1), jit=False).source_for(*args)
+    assert "2.0 * (" in src, src

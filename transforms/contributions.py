@@ -11,6 +11,7 @@ from . import kinds as K
 from .errors import UnsupportedSyntaxError, missing_gradient
 from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
 from .syntax import assign, base_name, call, clone, const, name, store, subscript, walk
+from .tapes import unparse
 from .templates import inline, template_of
 
 
@@ -172,7 +173,7 @@ class Contributions:
 
     def accumulate_all(self, pairs, cotangent):
         stmts = []
-        for atom, expr in pairs:
+        for atom, expr in _doubled(pairs):
             if not self.is_active_atom(atom):
                 continue
             var = base_name(atom)
@@ -185,6 +186,20 @@ class Contributions:
             st.s2sad_cotangent = cotangent
             stmts.append(st)
         return stmts
+
+
+def _doubled(pairs):
+    """The same contribution twice to the same place (x * x gives g * x to
+    x twice) as one: `2.0 * (g * x)`, which is g * x + g * x to the bit."""
+    texts = [(unparse(a), unparse(e)) for a, e in pairs]
+    out = []
+    for k, (atom, expr) in enumerate(pairs):
+        if texts.count(texts[k]) == 2:
+            if texts[k] in texts[:k]:
+                continue  # added to the first
+            expr = gast.BinOp(left=const(2.0), op=gast.Mult(), right=expr)
+        out.append((atom, expr))
+    return out
 
 
 def _flat_atoms(args):
