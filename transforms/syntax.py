@@ -70,10 +70,11 @@ def clone(node):
 
 def walk(root):
     """Every node under `root`, itself included, in gast.walk's order
-    (breadth first); several times faster than gast.walk."""
+    (breadth first) but without contexts and operators (read them from
+    their node: `n.ctx`, `n.op`); several times faster than gast.walk."""
     todo = [root]
     for node in todo:  # appending while iterating: a breadth-first queue
-        for field in node._fields:
+        for field in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
             child = getattr(node, field, None)
             if isinstance(child, list):
                 todo.extend(c for c in child if isinstance(c, gast.AST))
@@ -113,21 +114,9 @@ def base_name(node):
 
 def names_loaded(node):
     """Names read anywhere in `node` (a node or a list of nodes)."""
-    out = set()
-    todo = list(node) if isinstance(node, list) else [node]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, gast.Name):
-            if isinstance(n.ctx, gast.Load):
-                out.add(n.id)
-            continue
-        for field in _CHILD_FIELDS.get(n.__class__) or _child_fields(n.__class__):
-            child = getattr(n, field, None)
-            if isinstance(child, list):
-                todo.extend(c for c in child if isinstance(c, gast.AST))
-            elif isinstance(child, gast.AST):
-                todo.append(child)
-    return out
+    roots = node if isinstance(node, list) else [node]
+    return {n.id for root in roots for n in walk(root)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def rewrite(node, fn):
@@ -148,7 +137,8 @@ _LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.bool
 
 
 def _child_fields(cls):
-    """The fields of a node class that can hold names (not contexts or operators)."""
+    """The fields of a node class that can hold nodes other than contexts and
+    operators (a context or an operator has none)."""
     skip = {"ctx", "op", "ops"} if not issubclass(cls, _LEAVES) else set(cls._fields)
     _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in skip)
     return _CHILD_FIELDS[cls]
