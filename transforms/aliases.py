@@ -30,7 +30,7 @@ def check_aliased_writes(tree, kinds, location):
     order = []  # (statement, enclosing loops), statements in source order
     _flatten(tree.body, (), order)
     aliases = [(p, s.targets[0].id, source) for p, (s, _) in enumerate(order)
-               if (source := _aliased_source(s, kinds))]
+               for source in sorted(_aliased_sources(s, kinds))]
     if not aliases:
         return
     flow = _Flow(order)
@@ -125,33 +125,48 @@ def _is_array(name, kinds):
     return kind is None or not kind.is_scalar
 
 
-def _aliased_source(s, kinds):
-    """The array whose memory `v = value` may give a second name to, or None."""
+def _aliased_sources(s, kinds):
+    """The arrays whose memory `v = value` may give a second name to."""
     if not (isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name)) or not _is_array(s.targets[0].id, kinds):
-        return None
+        return set()
     if getattr(s, "s2sad_return", False):
-        return None  # an early return's value: nothing after it runs
-    value = s.value
-    source = None
+        return set()  # an early return's value: nothing after it runs
+    sources = memory_sources(s.value, lambda n: _is_array_kind(n, kinds), calls_share=False)
+    return {n for n in sources if _is_array(n, kinds)} - {s.targets[0].id}
+
+
+def memory_sources(value, is_array, calls_share):
+    """The names whose memory `value` may share: `w`, `A[i]` (not fancy
+    indexing, which copies: an index `is_array`), `A.T`, `np.reshape(A, s)`,
+    `A.ravel()`, `(A, B)`; with `calls_share`, also the arguments of any
+    other call (a helper may return its argument)."""
+    sources = set()
     if isinstance(value, gast.Name):
-        source = value.id
+        sources.add(value.id)
     elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         index = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
-        fancy = any(isinstance(i, gast.Name) and _is_array_kind(i.id, kinds) for i in index)
-        source = None if fancy else value.value.id  # fancy indexing copies
+        if not any(isinstance(i, gast.Name) and is_array(i.id) for i in index):
+            sources.add(value.value.id)
     elif isinstance(value, gast.Attribute) and value.attr in _VIEW_ATTRIBUTES:
-        source = base_name(value)
-    elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute):
+        sources.add(base_name(value))
+    elif isinstance(value, (gast.Tuple, gast.List)):
+        sources |= {e.id for e in value.elts if isinstance(e, gast.Name)}
+    elif isinstance(value, gast.Call):
         f = value.func
-        if isinstance(f.value, gast.Name) and f.value.id == "np":
-            if f.attr in _VIEW_FUNCTIONS and value.args and isinstance(value.args[0], gast.Name):
-                source = value.args[0].id
-        elif f.attr in _VIEW_METHODS:
-            source = base_name(f.value)
-    if source is None or not _is_array(source, kinds) or source == s.targets[0].id:
-        return None
-    return source
+        numpy = isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
+            and f.value.id == "np"
+        if numpy and f.attr in _VIEW_FUNCTIONS and value.args \
+                and isinstance(value.args[0], gast.Name):
+            sources.add(value.args[0].id)
+        elif isinstance(f, gast.Attribute) and not numpy and f.attr in _VIEW_METHODS:
+            sources.add(base_name(f.value))
+        elif calls_share and not numpy:
+            sources |= {a.id for a in value.args if isinstance(a, gast.Name)}
+            if isinstance(f, gast.Attribute):
+                sources.add(base_name(f))  # x.T.copy(): perhaps x itself
+    sources.discard(None)
+    return sources
 
 
 def _is_array_kind(name, kinds):

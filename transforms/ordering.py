@@ -25,7 +25,8 @@ Anything else (list tapes popped in order, a carried adjoint `ds = ds * a`,
 calls that may write their arguments) keeps the loop descending."""
 import gast
 
-from .syntax import base_name, names_loaded, walk_stmts
+from .aliases import memory_sources
+from .syntax import base_name, names_loaded, walk, walk_stmts
 from .tapes import unparse
 
 _PURE_MODULES = ("np", "math")
@@ -88,42 +89,17 @@ def _loads_except(stmts, loop, loads):
     return out
 
 
-_VIEWS = {"reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
-          "asarray", "atleast_1d", "atleast_2d", "atleast_3d", "swapaxes", "moveaxis"}
-
-
 def _aliased(body, ndim):
     """Arrays that may share memory with another name: both sides of every
     assignment that may bind a view or another name of an array (`v = A[i]`,
-    `v = w`, `v = A.T`, `v = np.reshape(A, s)`, `v = helper(A)`)."""
+    `v = w`, `v = A.T`, `v = helper(A)`)."""
     out = set()
     for s in walk_stmts(body):
-        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
-                and isinstance(s.targets[0], gast.Name)):
-            continue
-        target, value = s.targets[0].id, s.value
-        if ndim(target) == 0:
-            continue  # a number: no memory shared
-        sources = set()
-        if isinstance(value, gast.Name):
-            sources.add(value.id)
-        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-            sources.add(value.value.id)
-        elif isinstance(value, gast.Attribute):
-            sources.add(base_name(value))
-        elif isinstance(value, (gast.Tuple, gast.List)):
-            sources |= {e.id for e in value.elts if isinstance(e, gast.Name)}
-        elif isinstance(value, gast.Call):
-            f = value.func
-            numpy = isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
-                and f.value.id == "np"
-            if not numpy or f.attr in _VIEWS:
-                sources |= {a.id for a in value.args if isinstance(a, gast.Name)}
-            if isinstance(f, gast.Attribute) and not numpy:
-                sources.add(base_name(f))  # x.reshape(...), x.T.copy(): maybe a view
-        sources.discard(None)
-        if sources:
-            out |= sources | {target}
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and ndim(s.targets[0].id) != 0:
+            sources = memory_sources(s.value, lambda n: (ndim(n) or 0) > 0, calls_share=True)
+            if sources:
+                out |= sources | {s.targets[0].id}
     return out
 
 
@@ -252,7 +228,7 @@ def _pure_calls(s):
     heads = [s.value] if isinstance(s, (gast.Assign, gast.AugAssign)) else \
         [s.iter] if isinstance(s, gast.For) else [s.test] if isinstance(s, gast.If) else []
     for head in heads:
-        for n in gast.walk(head):
+        for n in walk(head):
             if not isinstance(n, gast.Call):
                 continue
             f = n.func
