@@ -69,11 +69,11 @@ _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
 def broadcast_scalar_cotangents(stmts, scalars):
-    """`dv = unreduce(g, ref, None)` with `g` a scalar goes when every read
-    of `dv` is an operand of `+ - * /` whose other operand is `ref` itself:
-    those read `g` instead (broadcasting gives the same values). `dv`, `g`
-    and `ref` must each be bound once, so the values are the same wherever
-    they are read."""
+    """Where `dv = unreduce(g, ref, None)` with `g` a scalar, and every read
+    of `dv` is an operand of `+ - * /` whose other operand is `ref` itself,
+    those read `g` instead (broadcasting gives the same values), and the
+    assignment is left for dead-store elimination. `dv`, `g` and `ref` must
+    each be bound once, so the values are the same wherever they are read."""
     counts = binding_counts(stmts)
     tree = gast.Module(body=stmts, type_ignores=[])
     operands = {}  # name -> list of (binop, side) where it is read as an operand
@@ -86,7 +86,6 @@ def broadcast_scalar_cotangents(stmts, scalars):
                 operand = getattr(n, side)
                 if isinstance(operand, gast.Name) and isinstance(other, gast.Name):
                     operands.setdefault(operand.id, []).append((n, side, other.id))
-    gone = []
     for s in walk_stmts(stmts):
         spread = _spread_scalar(s, scalars)
         if spread is None:
@@ -100,9 +99,6 @@ def broadcast_scalar_cotangents(stmts, scalars):
             continue
         for binop, side, _ in uses:
             setattr(binop, side, clone(g))
-        gone.append(s)
-    if gone:
-        _remove(stmts, gone)
 
 
 def _spread_scalar(s, scalars):
@@ -123,13 +119,3 @@ def _spread_scalar(s, scalars):
     scalar = (isinstance(g, gast.Name) and g.id in scalars) or (
         isinstance(g, gast.Constant) and isinstance(g.value, float))
     return (s.targets[0].id, g, args[1].id) if scalar else None
-
-
-def _remove(stmts, gone):
-    stmts[:] = [s for s in stmts if not any(s is x for x in gone)]
-    for s in stmts:
-        for field in ("body", "orelse"):
-            if isinstance(getattr(s, field, None), list):
-                _remove(getattr(s, field), gone)
-                if not getattr(s, field) and field == "body":
-                    s.body = [gast.Pass()]

@@ -373,14 +373,14 @@ class Program:
         generated = (spec.temporaries | rev.generated | set(rev.adjoints.values())) - set(args)
         cleanup.propagate_copies(body, generated)
         cleanup.drop_self_assignments(body)
+        scalars = {v for v, k in spec.kinds.items() if k.is_scalar}
+        scalars |= {d for v, d in rev.adjoints.items() if v in scalars}
+        accumulate.broadcast_scalar_cotangents(body, scalars)  # leaves dead spreads
         dead_stores.run(body, names_loaded(body[-1]))
         fusable = (spec.temporaries | rev.generated) - set(rev.adjoints.values())
         cleanup.refuse(body, fusable)
         accumulate.out_of_place(body, rev)
-        scalars = {v for v, k in spec.kinds.items() if k.is_scalar}
-        scalars |= {d for v, d in rev.adjoints.items() if v in scalars}
         accumulate.augment_scalar_updates(body, scalars)
-        accumulate.broadcast_scalar_cotangents(body, scalars)
         kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in rev.adjoints.items()
                                   if v in spec.kinds}}
         ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
