@@ -191,6 +191,9 @@ class Contributions:
 def _doubled(pairs):
     """The same contribution twice to the same place (x * x gives g * x to
     x twice) as one: `2.0 * (g * x)`, which is g * x + g * x to the bit."""
+    bases = [base_name(a) for a, _ in pairs]
+    if len(set(bases)) == len(bases):
+        return pairs  # each to its own variable (most statements): nothing to compare
     texts = [(unparse(a), unparse(e)) for a, e in pairs]
     out = []
     for k, (atom, expr) in enumerate(pairs):
