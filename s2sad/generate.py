@@ -27,6 +27,8 @@ class Generated:
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=()):
     program = Program(REGISTRY, MARKERS)
     program.module_names.update(runtime.__all__)
+    program.runtime_helpers.update(
+        {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
     if mode == "jvp":
         entry = program.jvp(fn, list(arg_kinds), list(wrt), single=single)
     else:

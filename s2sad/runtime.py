@@ -14,7 +14,15 @@ from numba.extending import overload
 
 __all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape_like",
            "zeros_like", "ones_like", "digamma", "untranspose", "slice_axis",
-           "index_axis", "sum_axis", "broadcast_like", "extremum_tangent", "concatenate_parts", "stack_parts", "scatter_add", "matmul_grad_left", "matmul_grad_right"]
+           "index_axis", "sum_axis", "broadcast_like", "extremum_tangent", "concatenate_parts",
+           "stack_parts", "scatter_add", "matmul_grad_left", "matmul_grad_right"]
+
+# The helpers whose result may be their first argument, or a view of it (or,
+# for the *_parts ones, a tuple of views of it); every other helper returns
+# a new array or a scalar, or (scatter_add) writes into its first argument.
+# The compiler relies on this to add into an adjoint's memory in place.
+MAY_RETURN_FIRST_ARGUMENT = ("unbroadcast", "reshape_like", "untranspose", "slice_axis",
+                             "index_axis", "concatenate_parts", "stack_parts")
 
 
 # ---- sum a broadcast cotangent back to an argument's shape --------------

@@ -114,3 +114,55 @@ def test_the_two_contributions_of_x_times_x_are_one(jit):
     check_grad(squares, args, wrt=(0, 1), jit=jit)
     src = s2sad.grad(squares, wrt=(0, 1), jit=False).source_for(*args)
     assert "2.0 * (" in src, src
+
+
+# ---- adding into an adjoint's own memory (aliases.Ownership) ---------------
+
+def shared_sum(x, y):
+    z = x + y                  # the adjoints of x and y both start as dz
+    return np.sum(z * z) + np.sum(x * 3.0)
+
+
+def test_an_adjoint_that_owns_its_memory_is_added_into_in_place(jit):
+    args = (rng.normal(size=5), rng.normal(size=5))
+    check_grad(shared_sum, args, wrt=(0, 1), jit=jit)
+    src = s2sad.grad(shared_sum, wrt=(0, 1), jit=False).source_for(*args)
+    assert "dx += unbroadcast(dz, x)" in src, src   # dx = dprod2 * 3.0 is its own
+
+
+def shared_after(x, y):
+    z = x + y
+    w = z * x
+    return np.sum(w + z)       # dw and dz are the same array: dtotal
+
+
+def test_an_adjoint_sharing_memory_with_one_read_later_is_not_added_into(jit):
+    args = (rng.normal(size=5), rng.normal(size=5))
+    check_grad(shared_after, args, wrt=(0, 1), jit=jit)
+    src = s2sad.grad(shared_after, wrt=(0, 1), jit=False).source_for(*args)
+    assert "dz = dz + " in src, src   # dw (the same memory) is read after
+
+
+def doubled_sine(x):
+    y = np.sin(x)
+    return y * 2.0 + y
+
+
+def test_a_vjp_never_adds_into_the_callers_seed(jit):
+    x = rng.normal(size=4)
+    seed = rng.normal(size=4)
+    kept = seed.copy()
+    dx = s2sad.vjp(doubled_sine, jit=jit)(x, seed)
+    np.testing.assert_array_equal(seed, kept)
+    np.testing.assert_allclose(dx, 3.0 * np.cos(x) * kept, rtol=1e-12)
+
+
+def repeated_tanh(x):
+    s = x
+    for i in range(3):
+        s = s + np.tanh(s)     # each s is recorded (a list of arrays)
+    return np.sum(s * s)
+
+
+def test_in_place_additions_leave_recorded_arrays_alone(jit):
+    check_grad(repeated_tanh, (rng.normal(size=4),), jit=jit)

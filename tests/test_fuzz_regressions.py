@@ -434,3 +434,18 @@ def test_adjoint_reading_its_result_keeps_the_restore_after_it(jit):
     # it (and a value recomputed from the old one must wait for it too)
     check_grad(tanh_of_a_loop_value, (0.426,), jit=jit)
     check_grad(tanh_of_its_own_update, (-1.465, 0.79), wrt=0, jit=jit)
+
+
+# ---- an adjoint added into in place, and an element of it kept in a scalar ----
+
+def mean_and_element(x, k):
+    s = 0.0
+    for i in range(3):
+        s += np.mean(x) * x[k] * x[k]   # dx += (all of it) and dx[k] += ...
+    return s
+
+
+def test_whole_array_addition_keeps_the_element_in_the_array(jit):
+    # the element may not be kept in a scalar for the loop: `dx += e` adds to
+    # it too
+    check_grad(mean_and_element, (X, 1), wrt=0, jit=jit)

@@ -1,7 +1,8 @@
 """How generated code accumulates adjoints, tidied after clean-up:
 
-* an array adjoint is never updated in place (`dv = dv + e`): adjoints may
-  share buffers after copy propagation;
+* an array adjoint is updated in place (`dv += e`) only where its memory is
+  its own; adjoints may share buffers after copy propagation, and then
+  `dv = dv + e` makes a new one;
 * a scalar's update reads `s += e`;
 * the cotangent of a whole-array reduction, a scalar spread over the array
   (`dexp = unreduce(dsum, exp, None)`), is not materialised when it only
@@ -15,25 +16,27 @@ from . import kinds as K
 from .syntax import assign, binding_counts, clone, name, walk, walk_stmts
 
 
-def out_of_place(stmts, rev):
-    """`dv += e` on a whole array adjoint becomes `dv = dv + e`: adjoints may
-    share buffers after zero propagation, so they are never updated in place
-    (subscript updates go to arrays the function owns)."""
+def out_of_place(stmts, rev, ownership):
+    """`dv += e` on a whole array adjoint becomes `dv = dv + e` unless dv's
+    memory is its own there (`ownership`, an aliases.Ownership): adjoints
+    may share buffers after zero propagation (subscript updates go to
+    arrays the function owns)."""
     for k, s in enumerate(stmts):
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list):
-                out_of_place(getattr(s, field), rev)
+                out_of_place(getattr(s, field), rev, ownership)
         if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
             var = next((v for v, d in rev.adjoints.items() if d == s.target.id), None)
             if var is None:
                 continue  # not an adjoint (e.g. a tape cursor)
             kind = rev.kinds.get(var, K.UNKNOWN)
-            if not kind.is_scalar:
-                new = assign(s.target.id, gast.BinOp(left=name(s.target.id), op=gast.Add(),
-                                                     right=s.value))
-                new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
-                gast.copy_location(new, s)
-                stmts[k] = new
+            if kind.is_scalar or ownership.may_add_in_place(s, s.target.id):
+                continue
+            new = assign(s.target.id, gast.BinOp(left=name(s.target.id), op=gast.Add(),
+                                                 right=s.value))
+            new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
+            gast.copy_location(new, s)
+            stmts[k] = new
 
 
 _AUGMENTABLE = (gast.Add, gast.Sub, gast.Mult, gast.Div)

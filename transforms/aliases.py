@@ -12,6 +12,7 @@ name while the other is still read: a read-only view of a row (`xc = x[i]`),
 a copy (`row = B[0].copy()`), fancy indexing (`B[idx]` makes a copy), a name
 rebound before it is read again."""
 import gast
+import numpy as np
 
 from .errors import UnsupportedSyntaxError
 from .syntax import base_name, names_loaded
@@ -187,3 +188,170 @@ def _written(s, kinds):
         if isinstance(s.target, gast.Name) and _is_array(s.target.id, kinds):
             return {s.target.id}
     return set()
+
+
+# ---- memory a name owns ------------------------------------------------------
+
+# numpy functions (besides ufuncs) whose result is a new array
+_FRESH_FUNCTIONS = {
+    "zeros", "zeros_like", "ones", "ones_like", "empty", "empty_like", "full", "full_like",
+    "copy", "array", "dot", "outer", "matmul", "concatenate", "stack", "where", "clip",
+    "cumsum", "cumprod", "sum", "prod", "mean", "amax", "amin", "max", "min", "diff", "kron",
+    "tile", "repeat", "sort", "inv", "solve", "det", "norm", "cholesky", "eye", "identity"}
+_FRESH_METHODS = {"copy", "astype", "sum", "mean", "prod", "dot", "cumsum"}
+
+
+class Ownership:
+    """Which names hold memory of their own, for adding into it in place.
+
+    `dv += e` on an array writes into dv's memory; written `dv = dv + e`, it
+    makes a new array. The two agree when no other name read later refers
+    to that memory: after `dx = dz; dy = dz` (the adjoint of x + y), `dx +=
+    e` would change dy too. A name owns its memory when every value it, and
+    every name it may share memory with (through `w = v`, a view, a call
+    that may return its argument, a list it is pushed onto), is bound to is
+    a new array: an arithmetic result, a numpy function's, zeros; never an
+    argument (the caller's memory) or what an unknown function returns.
+
+    `kinds` maps names to their kinds; `helpers` maps the runtime helpers'
+    names to whether their result may be their first argument (or a view
+    of it): the others return new arrays."""
+
+    def __init__(self, body, params, kinds, helpers):
+        from .syntax import names_stored
+        self.order = []
+        _flatten(body, (), self.order)
+        self.position = {id(s): p for p, (s, _) in enumerate(self.order)}
+        self.flow = _Flow(self.order)
+        self.reads = [(r, _header_loads(s)) for r, (s, _) in enumerate(self.order)]
+        local = names_stored(body) | set(params)
+        # a local whose kind is not known to be a scalar may hold an array
+        self.maybe_array = lambda n: n in local and not (n in kinds and kinds[n].is_scalar)
+        self.known_array = lambda n: n in kinds and kinds[n].is_array
+        self.helpers = dict(helpers)
+        self.parent = {}
+        self.unowned = set(params)
+        for s, _ in self.order:
+            self._bindings(s)
+
+    def may_add_in_place(self, s, var):
+        """Whether `var += e` (the statement `s`) may write into var's memory."""
+        p = self.position.get(id(s))
+        if p is None or not self.known_array(var):
+            return False
+        group = self._group(var)
+        if group & self.unowned:
+            return False
+        others = group - {var}
+        if names_loaded(s.value) & others:
+            return False  # e reads that memory, perhaps at other elements (a view)
+        return not any(w in names and self.flow.reaches(p, r, {w})
+                       for w in others for r, names in self.reads)
+
+    # ---- which names may share memory -----------------------------------
+    def _find(self, n):
+        while self.parent.get(n, n) != n:
+            n = self.parent[n]
+        return n
+
+    def _link(self, a, b):
+        self.parent.setdefault(a, a)
+        self.parent.setdefault(b, b)
+        ra, rb = self._find(a), self._find(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+    def _group(self, var):
+        root = self._find(var)
+        return {n for n in self.parent if self._find(n) == root} | {var}
+
+    def _bindings(self, s):
+        if isinstance(s, gast.Assign):
+            target = s.targets[0]
+            if isinstance(target, gast.Name):
+                self._bind(target.id, s.value)
+            elif isinstance(target, (gast.Tuple, gast.List)):
+                pairs = isinstance(s.value, (gast.Tuple, gast.List)) \
+                    and len(s.value.elts) == len(target.elts)
+                for k, t in enumerate(target.elts):
+                    if isinstance(t, gast.Name):
+                        self._bind(t.id, s.value.elts[k] if pairs else s.value, whole=not pairs)
+            elif isinstance(target, gast.Subscript) and isinstance(s.value, gast.Name) \
+                    and self.maybe_array(s.value.id):
+                self._link(base_name(target), s.value.id)  # a list (or tape) holding it
+        elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            # stack.append(v) keeps v in the stack; any other call may keep it anywhere
+            names = [n.id for n in _walk_names(s.value) if self.maybe_array(n.id)]
+            for n in names[1:]:
+                self._link(names[0], n)
+            f = s.value.func
+            if not (isinstance(f, gast.Attribute) and f.attr == "append"):
+                self.unowned.update(names)
+
+    def _bind(self, target, value, whole=False):
+        """`target = value`; `whole`: target is bound to a part of `value`
+        (tuple unpacking of something other than a tuple display)."""
+        if not self.maybe_array(target):
+            return
+        self.parent.setdefault(target, target)
+        if not whole and self._fresh(value):
+            return
+        helper = value.func.id if isinstance(value, gast.Call) \
+            and isinstance(value.func, gast.Name) and value.func.id in self.helpers else None
+        if helper and not whole:
+            if self.helpers[helper] and value.args:  # its first argument, or a new array
+                self._bind(target, value.args[0])
+            return
+        if whole or isinstance(value, gast.Call):  # np.flip(x) is a view too
+            sources = {n.id for n in _walk_names(value)}
+        else:
+            sources = memory_sources(value, self.known_array, calls_share=True)
+        for source in sources:
+            if self.maybe_array(source):
+                self._link(target, source)
+        if whole or not self._shares_only(value):
+            self.unowned.add(target)
+
+    def _fresh(self, value):
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            operands = [value.left, value.right] if isinstance(value, gast.BinOp) \
+                else [value.operand]
+            return not any(isinstance(o, (gast.Tuple, gast.List)) for o in operands)
+        if not isinstance(value, gast.Call) or any(k.arg == "out" for k in value.keywords):
+            return False
+        f = value.func
+        if isinstance(f, gast.Attribute):
+            obj = _numpy_object(f)
+            if obj is not None:
+                return isinstance(obj, np.ufunc) or f.attr in _FRESH_FUNCTIONS
+            return f.attr in _FRESH_METHODS
+        return False
+
+    def _shares_only(self, value):
+        """Whether `value` is another name or a view of names (not what an
+        unknown function returns)."""
+        if isinstance(value, gast.Call):
+            f = value.func
+            return isinstance(f, gast.Attribute) and (
+                _numpy_object(f) is not None or f.attr in _VIEW_METHODS)
+        return isinstance(value, (gast.Name, gast.Subscript, gast.Attribute, gast.Tuple,
+                                  gast.List, gast.Constant))
+
+
+def _walk_names(node):
+    from .syntax import walk
+    return [n for n in walk(node) if isinstance(n, gast.Name)]
+
+
+def _numpy_object(f):
+    """The numpy object `np.exp` or `np.linalg.inv` denotes, or None."""
+    parts = []
+    while isinstance(f, gast.Attribute):
+        parts.append(f.attr)
+        f = f.value
+    if not (isinstance(f, gast.Name) and f.id == "np"):
+        return None
+    obj = np
+    for part in reversed(parts):
+        obj = getattr(obj, part, None)
+    return obj

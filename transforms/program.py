@@ -10,7 +10,7 @@ import numpy as np
 
 from . import accumulate, cleanup, kinds as K
 from .activity import analyse
-from .aliases import check_aliased_writes
+from .aliases import Ownership, check_aliased_writes
 from .desugar import desugar
 from .emit import function_source
 from .errors import UnsupportedSyntaxError
@@ -56,6 +56,8 @@ class Program:
         self.registry = registry
         self.markers = markers or {}  # marker object -> "stop_gradient", ...
         self.module_names = set(RUNTIME_NAMES)
+        # runtime helpers -> whether the result may be the first argument (or a view)
+        self.runtime_helpers = {n: True for n in RUNTIME_NAMES}
         self.functions = []        # (name, source) in definition order
         self.helpers = {}          # helper function -> module name of its copy
         self.helper_vjps = {}      # (function, kinds) -> (name, mask)
@@ -379,10 +381,10 @@ class Program:
         dead_stores.run(body, names_loaded(body[-1]))
         fusable = (spec.temporaries | rev.generated) - set(rev.adjoints.values())
         cleanup.refuse(body, fusable)
-        accumulate.out_of_place(body, rev)
-        accumulate.augment_scalar_updates(body, scalars)
         kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in rev.adjoints.items()
                                   if v in spec.kinds}}
+        accumulate.out_of_place(body, rev, Ownership(body, [a.id for a in fdef.args.args], kinds, self.runtime_helpers))
+        accumulate.augment_scalar_updates(body, scalars)
         ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
         promote_accumulators(body, spec.namer)

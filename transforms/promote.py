@@ -95,11 +95,15 @@ def _promote(loop, owned, namer):
         if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
                 and isinstance(s.target, gast.Subscript) and base_name(s.target) in sites:
             updates.setdefault(base_name(s.target), []).append(s)
+    mentions = {}  # array -> how often the loop names it at all
+    for n in walk(loop):
+        if isinstance(n, gast.Name) and n.id in sites:
+            mentions[n.id] = mentions.get(n.id, 0) + 1
     before, after = [], []
     for array, nodes in sorted(sites.items()):
         adds = updates.get(array, [])
-        if not adds or len(adds) != len(nodes) or array in rebound:
-            continue  # read, written otherwise, or made anew in the loop
+        if not adds or len(adds) != len(nodes) or array in rebound or mentions[array] != len(nodes):
+            continue  # read, written otherwise (dx += e on all of it), or made anew in the loop
         index = unparse(nodes[0].slice)
         if any(unparse(n.slice) != index for n in nodes) or \
                 _reads(nodes[0].slice) & changing:
