@@ -131,20 +131,22 @@ def _memory_table(results, mmeta):
 
 def _timing_tables(results, meta):
     lines = ["Gradient times: median of repeats after warm-up; (ratio to the numba primal); "
-             "✗ = gradient check failed. %s, %s; %s." % (
+             "✗ = gradient check failed; s2sad as a user gets it (jit=\"auto\": numba, or "
+             "numpy where marked); %s, %s; %s." % (
                  meta["machine"]["cpu_model"],
                  "pinned to 1 core" if meta["machine"]["pinned_cpu"] is not None else "unpinned",
                  meta["date"][:10]), ""]
     peers = [(k, t) for k, t in PEER_COLUMNS
              if any(k in r["times"] for r in results.values())]
-    head = ["", "numba primal", "s2sad jit", "s2sad / hand", "s2sad / primal",
+    head = ["", "numba primal", "s2sad", "s2sad / hand", "s2sad / primal",
             "s2sad jit=False", "hand numba"] + [t for _, t in peers]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
     for name, r in results.items():
         p = r["times"].get("primal", {}).get("median_s")
+        s2sad = _cell(r, "s2sad_jit", p) + (" numpy" if r.get("engine") == "numpy" else "")
         row = [name, fmt_time(p) if p else r["times"].get("primal", {}).get("status", "error"),
-               _cell(r, "s2sad_jit", p), _ratio(r, "s2sad_jit/hand"),
+               s2sad, _ratio(r, "s2sad_jit/hand"),
                _ratio(r, "s2sad_jit/primal"), _cell(r, "s2sad_py", p), _cell(r, "hand", p)]
         row += [_cell(r, k, p) for k, _ in peers]
         lines.append("| " + " | ".join(row) + " |")
@@ -172,7 +174,8 @@ def _timing_tables(results, meta):
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "Gradient checks (max abs error / max(1, max |reference|)); hand vs central "
               "finite differences on small inputs, others vs hand on small / timed inputs.", ""]
-    keys = ["s2sad_jit", "s2sad_py"] + [k for k, _ in peers]
+    keys = ["s2sad_jit", "s2sad_py"] + (["s2sad_numba"] if any(
+        "s2sad_numba" in r["times"] for r in results.values()) else []) + [k for k, _ in peers]
     head = ["", "hand vs FD"] + keys
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))

@@ -6,7 +6,8 @@ Per workload: (1) gradient checks on small inputs: hand_grad vs central
 finite differences, and s2sad (jit=True and jit=False) and every peer vs
 hand_grad; (2) median times on the full inputs (repeats after a warm-up
 call; each result is checked against hand_grad again) of the numba primal,
-s2sad jit=True / jit=False, the hand numba gradient and the installed peers
+s2sad as a user gets it (jit="auto"; for whole-array code also jit=True) and
+with jit=False, the hand numba gradient and the installed peers
 (JAX, PyTorch, HIPS autograd, tangent-ad); (3) first-call latency in fresh
 subprocesses: numba compile of primal + hand_grad, s2sad cold (empty
 S2SAD_CACHE_DIR) and warm (same cache dir, new process); (4) memory: peak
@@ -20,6 +21,7 @@ into an existing --out file, leaving the timing results as they were.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -94,6 +96,10 @@ def make_tangent(mod, tmp):
     return tangent.grad(m.primal, wrt=mod.WRT)
 
 
+def _has_loops(source):
+    return bool(re.search(r"^\s*(for|while)\b", source, re.M))
+
+
 def _tiny(x):
     return x * x
 
@@ -121,7 +127,10 @@ def build_candidates(mod, opts, tmp, res):
         for key in ("s2sad_py", "s2sad_jit"):
             fail[key] = {"status": "error", "error": "import s2sad: %s: %s" % (type(exc).__name__, exc)}
         s2sad = None
-    for key, jit in (("s2sad_py", False), ("s2sad_jit", True)):
+    # s2sad_jit is s2sad as a user gets it (jit="auto": numba, or numpy for
+    # whole-array code on big arrays); s2sad_numba, numba always, is added
+    # below for whole-array code
+    for key, jit in (("s2sad_py", False), ("s2sad_jit", "auto")):
         if s2sad is None or key in opts.skip:
             continue
         try:
@@ -135,7 +144,8 @@ def build_candidates(mod, opts, tmp, res):
                 try:
                     src = df.source
                     res["codegen"] = {"grad_s": time.perf_counter() - t0, "grad_only_s": dt,
-                                      "source_lines": len(src.splitlines())}
+                                      "source_lines": len(src.splitlines()),
+                                      "loops": _has_loops(src)}
                 except Exception as exc:
                     res["codegen"] = {"error": "df.source: %s: %s" % (type(exc).__name__, exc)}
                     if hasattr(df, "source_for"):  # source for the real argument types
@@ -143,7 +153,7 @@ def build_candidates(mod, opts, tmp, res):
                             t1 = time.perf_counter()
                             src = df.source_for(*mod.make_inputs("small"))
                             res["codegen"].update(grad_s=dt + time.perf_counter() - t1,
-                                                  via="source_for",
+                                                  via="source_for", loops=_has_loops(src),
                                                   source_lines=len(src.splitlines()))
                         except Exception:
                             pass
@@ -152,6 +162,12 @@ def build_candidates(mod, opts, tmp, res):
                          "traceback": short_tb()}
             if not jit:
                 res["codegen"] = {"error": fail[key]["error"]}
+    if s2sad is not None and res.get("codegen", {}).get("loops") is False:
+        res["engine"] = "numpy" if sum(np.size(a) for a in mod.make_inputs(
+            "small" if opts.quick else "full") if isinstance(a, np.ndarray)) \
+            >= s2sad.backend.AUTO_NUMPY_FROM else "numba"
+        if "s2sad_numba" not in opts.skip:
+            cands["s2sad_numba"] = (s2sad.grad(mod.primal, wrt=mod.WRT, jit=True), None)
     for key in opts.peers:
         if key in opts.skip or (key != "tangent" and not hasattr(mod, PEER_ATTR[key])):
             continue

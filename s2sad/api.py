@@ -16,14 +16,17 @@ _JIT_CHOICES = (True, False, "require", "auto")
 GENERATE_HOOKS = []
 
 
-def grad(fn=None, wrt=0, *, jit=True, stop_gradients=(), boundscheck=True):
+def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
     """Gradient of `fn` with respect to `wrt`.
 
     `wrt` is an argument position or name, or the name of a variable
     assigned once in `fn`, or a tuple of them (then a tuple of gradients is
     returned). A non-scalar output is summed first, as in `tf.gradients`.
     `stop_gradients` names variables no gradient flows through (partial
-    derivatives, as in `tf.gradients`). `boundscheck=False` lets compiled
+    derivatives, as in `tf.gradients`). `jit="auto"` compiles with numba,
+    except that a derivative without loops runs its numpy operations directly
+    on big arrays (see backend.Entry); `jit=True` always compiles, `jit=False`
+    never, `jit="require"` raises when numba cannot. `boundscheck=False` lets compiled
     code index without checking bounds (faster; an index out of range then
     reads or writes memory that is not the array's). Usable as `@grad` or
     `@grad(...)`."""
@@ -33,7 +36,7 @@ def grad(fn=None, wrt=0, *, jit=True, stop_gradients=(), boundscheck=True):
     return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck)
 
 
-def value_and_grad(fn=None, wrt=0, *, jit=True, stop_gradients=(), boundscheck=True):
+def value_and_grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
     """Like `grad`, but returns `(value, gradient)`."""
     if fn is None:
         return lambda f: value_and_grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
@@ -41,7 +44,7 @@ def value_and_grad(fn=None, wrt=0, *, jit=True, stop_gradients=(), boundscheck=T
     return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck)
 
 
-def vjp(fn=None, wrt=0, *, jit=True, stop_gradients=(), boundscheck=True):
+def vjp(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
     """Vector-Jacobian product: `vjp(f)(*args, seed)` weights the outputs of
     `f` by `seed` (shape of the output; a tuple for a tuple output), like
     `grad_ys` in `tf.gradients`."""
@@ -51,7 +54,7 @@ def vjp(fn=None, wrt=0, *, jit=True, stop_gradients=(), boundscheck=True):
     return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck)
 
 
-def jvp(fn=None, wrt=0, *, jit=True, boundscheck=True):
+def jvp(fn=None, wrt=0, *, jit="auto", boundscheck=True):
     """Forward mode: `jvp(f)(*args, tangent)` returns `(value, jvp)`, the
     derivative of `f` along `tangent` (a tuple of tangents for a tuple
     `wrt`), like `jax.jvp`."""
@@ -171,8 +174,8 @@ class Derivative:
         gen = self._generate(kinds)
         module = self._module(gen)
         jit = self.jit
-        if jit == "auto":  # numba for loops; numpy's vectorised loops otherwise
-            jit = _has_loops(gen.source)
+        if jit == "auto" and _has_loops(gen.source):
+            jit = True  # loops run in numba; whole-array code is chosen per call (backend.Entry)
         hint = "A vjp's seed must have the shape of the output." if self.mode == "vjp" else ""
         entry = backend.Entry(module, gen.entry, jit, self.label, hint)
         entry.generated = gen

@@ -16,6 +16,7 @@ import types
 import warnings
 
 import numba
+import numpy as np
 
 from . import cache, diagnose, ieee, recursion
 from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
@@ -160,11 +161,20 @@ def _warn_cache(reason, stacklevel):
         f"processes)"), stacklevel=stacklevel)
 
 
+# jit="auto" for a derivative without loops (whole-array code): on big arrays
+# numpy runs each operation at least as fast as numba's loops (it has
+# vectorised math functions, and allocates large arrays without a page fault
+# per 4 kB), while on small ones its cost per operation (about a microsecond)
+# dominates. Measured crossover (benchmarks/auto_threshold.py): 10^4 to 10^5 elements.
+AUTO_NUMPY_FROM = 1 << 15  # elements in the array arguments together
+
+
 class Entry:
     """Calls one generated function with numba, falling back to Python
-    (with a warning) when numba refuses it, unless jit="require". An error
-    raised while it runs is re-raised with the derivative it came from and,
-    when it can be found, the line (see diagnose.py)."""
+    (with a warning) when numba refuses it, unless jit="require"; with
+    jit="auto" (a derivative without loops), as numpy when the arguments are
+    big. An error raised while it runs is re-raised with the derivative it
+    came from and, when it can be found, the line (see diagnose.py)."""
 
     def __init__(self, module, fname, jit, label, hint=""):
         self.module, self.fname, self.jit, self.label = module, fname, jit, label
@@ -174,7 +184,9 @@ class Entry:
 
     def __call__(self, *args):
         call = self._call
-        if call is None:
+        if self.jit == "auto" and _elements(args) >= AUTO_NUMPY_FROM:
+            call = self._python_call
+        elif call is None:
             with self._lock:
                 if self._call is None:
                     self._call = self._prepare(args)
@@ -226,6 +238,10 @@ class Entry:
                     hook(self.module.name, self.fname)
                 dispatcher.compile(signature)
             return dispatcher
+
+
+def _elements(args):
+    return sum(a.size for a in args if isinstance(a, np.ndarray))
 
 
 def _caused_by_io(exc):

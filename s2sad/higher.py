@@ -44,7 +44,7 @@ class jacobian(_Transform):
     mode "rev" computes one vjp per output element, "fwd" one jvp per input
     element; "auto" picks the one with fewer passes."""
 
-    def __init__(self, fn, wrt=0, *, mode="auto", jit=True):
+    def __init__(self, fn, wrt=0, *, mode="auto", jit="auto"):
         super().__init__(fn, wrt, jit)
         if mode not in ("auto", "rev", "fwd"):
             raise ValueError(f"mode must be 'auto', 'rev' or 'fwd', not {mode!r}")
@@ -85,7 +85,7 @@ class batch_jacobian(_Transform):
     ins) full Jacobian). Valid only when examples do not interact (no batch
     normalisation or other batch-coupled operation), as in TensorFlow."""
 
-    def __init__(self, fn, wrt=0, *, jit=True):
+    def __init__(self, fn, wrt=0, *, jit="auto"):
         super().__init__(fn, wrt, jit)
         self._vjp = vjp(fn, wrt=self.wrt, jit=jit)
 
@@ -110,7 +110,7 @@ class hvp(_Transform):
     forward mode over the generated reverse-mode gradient (the Hessian is
     never formed)."""
 
-    def __init__(self, fn, wrt=0, *, jit=True):
+    def __init__(self, fn, wrt=0, *, jit="auto"):
         super().__init__(fn, wrt, jit)
         self._grad = Derivative(fn, self.wrt, jit, "grad", True)
         self._jvps = {}
@@ -131,7 +131,7 @@ class hessian(_Transform):
     """`hessian(f, wrt=0)(*args)`: shape argument shape + argument shape,
     one Hessian-vector product per element of the argument."""
 
-    def __init__(self, fn, wrt=0, *, jit=True):
+    def __init__(self, fn, wrt=0, *, jit="auto"):
         super().__init__(fn, wrt, jit)
         self._hvp = hvp(fn, wrt=self.wrt, jit=jit)
 

@@ -171,15 +171,56 @@ def test_math_scalars(jit):
     assert s2sad.grad(scalar_math, jit=jit)(x) == pytest.approx(math.cos(x) * math.exp(math.sin(x)))
 
 
-def whole_array(x):
-    return np.sum(np.tanh(x) * x)
+# ---- jit="auto": numba, or numpy for whole-array code on big arrays -------------
+
+def softplus_total(x):
+    return np.sum(np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0.0))
 
 
-def test_jit_auto_compiles_loops_only():
-    x = np.linspace(0.0, 1.0, 5)
-    df = s2sad.grad(whole_array, jit="auto")
-    np.testing.assert_allclose(df(x), np.tanh(x) + x * (1 - np.tanh(x) ** 2))
-    assert not hasattr(df._last._call, "py_func")  # numpy, not a numba dispatcher
-    dloop = s2sad.grad(f, jit="auto")
-    dloop(X, W)
-    assert hasattr(dloop._last._call, "py_func")
+def softplus_loop(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += math.log1p(math.exp(-abs(x[i]))) + max(x[i], 0.0)
+    return s
+
+
+def expected_softplus(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def compilations(monkeypatch):
+    from s2sad import backend
+    seen = []
+    monkeypatch.setattr(backend, "COMPILE_HOOKS", [lambda *a: seen.append(a)])
+    return seen
+
+
+def test_auto_runs_whole_array_code_on_big_arrays_as_numpy(monkeypatch):
+    from s2sad import backend
+    seen = compilations(monkeypatch)
+    big = np.linspace(-3.0, 3.0, backend.AUTO_NUMPY_FROM)
+    df = s2sad.grad(softplus_total)  # jit="auto" is the default
+    np.testing.assert_allclose(df(big), expected_softplus(big), rtol=1e-12)
+    assert seen == []  # nothing compiled for it
+    small = np.linspace(-3.0, 3.0, 8)
+    np.testing.assert_allclose(df(small), expected_softplus(small), rtol=1e-12)
+    assert len(seen) == 1  # small arrays: numba
+    np.testing.assert_allclose(df(big[::-1]), expected_softplus(big[::-1]), rtol=1e-12)
+    assert len(seen) == 1
+
+
+def test_auto_compiles_loops_whatever_the_size(monkeypatch):
+    from s2sad import backend
+    seen = compilations(monkeypatch)
+    big = np.linspace(-3.0, 3.0, backend.AUTO_NUMPY_FROM)
+    np.testing.assert_allclose(s2sad.grad(softplus_loop)(big), expected_softplus(big),
+                               rtol=1e-12)
+    assert len(seen) == 1
+
+
+def test_jit_true_compiles_whole_array_code_on_big_arrays():
+    from s2sad import backend
+    big = np.linspace(-3.0, 3.0, backend.AUTO_NUMPY_FROM)
+    df = s2sad.grad(softplus_total, jit=True)
+    np.testing.assert_allclose(df(big), expected_softplus(big), rtol=1e-12)
+    assert hasattr(df._last._call, "py_func")  # a numba dispatcher
