@@ -77,6 +77,10 @@ class Derivative:
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
         self.boundscheck = bool(boundscheck)
         self.signature = inspect.signature(fn)  # what the function's arguments bind to
+        params = self.signature.parameters.values()
+        self._names = [p.name for p in params]
+        plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        self._positional = len(self._names) if plain else -1  # calls that need no binding
         self.wrt, self.single = _resolve_wrt(fn, self.signature, wrt)
         self.__signature__ = self.signature
         if mode in ("vjp", "jvp"):
@@ -109,10 +113,13 @@ class Derivative:
                     raise ValueError(f"{self._where}: wrt has {len(self.wrt)} arguments, so "
                                      f"the tangent must be a tuple of {len(self.wrt)} tangents")
             extra = [last] if self.mode == "vjp" or self.single else list(last)
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        names = list(bound.arguments)
-        values = [_as_value(v) for v in bound.arguments.values()]
+        if not kwargs and len(args) == self._positional:  # the common call: no binding
+            names, values = self._names, [_as_value(v) for v in args]
+        else:
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            names = list(bound.arguments)
+            values = [_as_value(v) for v in bound.arguments.values()]
         guards.check_arguments(self._where, names, values, self.wrt)
         extra = [_as_value(v) for v in extra]
         entry = self._entry(tuple(K.of_value(v) for v in values))
