@@ -15,11 +15,11 @@ from numba.extending import overload
 __all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape_like",
            "zeros_like", "ones_like", "digamma", "untranspose", "slice_axis",
            "index_axis", "sum_axis", "broadcast_like", "extremum_tangent", "concatenate_parts",
-           "stack_parts", "scatter_add", "matmul_grad_left", "matmul_grad_right"]
+           "stack_parts", "scatter_sum", "matmul_grad_left", "matmul_grad_right"]
 
 # The helpers whose result may be their first argument, or a view of it (or,
 # for the *_parts ones, a tuple of views of it); every other helper returns
-# a new array or a scalar, or (scatter_add) writes into its first argument.
+# a new array or a scalar.
 # The compiler relies on this to add into an adjoint's memory in place.
 MAY_RETURN_FIRST_ARGUMENT = ("unbroadcast", "reshape_like", "untranspose", "slice_axis",
                              "index_axis", "concatenate_parts", "stack_parts")
@@ -301,21 +301,29 @@ def _stack_parts(g, xs, axis=0):
     return _compile(src, "impl", {"index_axis": index_axis})
 
 
-def scatter_add(target, index, values):
-    """target[index] += values, accumulating repeated indices."""
-    np.add.at(target, index, values)
+def scatter_sum(values, index, like):
+    """Zeros shaped like `like`, with values[k] added at index[k] along the
+    first axis, repeated indices adding up: the cotangent of `like[index]`
+    for an integer index array (`out[index] += values` keeps one repeat)."""
+    out = np.zeros(np.shape(like), dtype=np.result_type(values, float))
+    np.add.at(out, index, values)
+    return out
 
 
-@overload(scatter_add)
-def _scatter_add(target, index, values):
+@overload(scatter_sum)
+def _scatter_sum(values, index, like):
     if _is_array(values):
-        def impl(target, index, values):
+        def impl(values, index, like):
+            out = np.zeros(like.shape)
             for k in range(index.shape[0]):
-                target[index[k]] += values[k]
+                out[index[k]] += values[k]
+            return out
     else:
-        def impl(target, index, values):
+        def impl(values, index, like):
+            out = np.zeros(like.shape)
             for k in range(index.shape[0]):
-                target[index[k]] += values
+                out[index[k]] += values
+            return out
     return impl
 
 

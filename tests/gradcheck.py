@@ -6,7 +6,9 @@ import s2sad
 
 def numerical_grad(f, args, wrt, eps=1e-6):
     """Central differences of sum(f(*args)) w.r.t. args[wrt]."""
-    args = [np.array(a, dtype=float) if isinstance(a, np.ndarray) else a for a in args]
+    args = list(args)  # the other arguments keep their dtype (index arrays stay integers)
+    if isinstance(args[wrt], np.ndarray):
+        args[wrt] = np.array(args[wrt], dtype=float)
     x = args[wrt]
 
     def value(xv):

@@ -373,6 +373,21 @@ def gather_squares(x, idx):
     return s
 
 
+def gathers(x, A, idx):
+    rows = A[idx]
+    across = A[1, idx]
+    down = A[idx, 2]
+    return np.sum(x[idx] * x[idx]) + np.sum(rows * rows) + np.sum(across * x[idx]) \
+        + np.sum(down * down)
+
+
+def test_index_arrays_add_up_repeated_indices(jit):
+    # dx[idx] += g would keep one of each repeat, as numpy's x[idx] += g does
+    idx = np.array([2, 0, 2, 1, 2])
+    check_grad(gathers, (X[:3], A[:, :3], idx), wrt=(0, 1), jit=jit)
+    check_grad(gather_squares, (X[:3], idx), jit=jit)
+
+
 def test_unsigned_index_array(jit):
     # an unsigned array is an array of integers (indices), not of floats
     idx = np.array([2, 0, 2], dtype=np.uint32)

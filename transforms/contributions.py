@@ -180,12 +180,37 @@ class Contributions:
             if isinstance(atom, gast.Name):
                 target = store(self.d(var))
             else:
-                target = _with_base(atom, self.d(var))  # x[i][j]: dx[i][j], a view's element
+                atom, expr = self._scattered(atom, expr)
+                target = _with_base(atom, self.d(var)) if isinstance(atom, gast.Subscript) \
+                    else store(self.d(var))  # x[i][j]: dx[i][j], a view's element
                 self.subscript_updated.add(self.d(var))
             st = gast.AugAssign(target=target, op=gast.Add(), value=expr)
             st.s2sad_cotangent = cotangent
             stmts.append(st)
         return stmts
+
+    def _scattered(self, atom, expr):
+        """`x[idx] += g` with an integer index array keeps one of repeated
+        indices (as in numpy): its cotangent is `scatter_sum(g, idx, x)`, added
+        to the whole adjoint (or to the view `dA[i, :]` for `A[i, idx]`)."""
+        items = list(atom.slice.elts) if isinstance(atom.slice, gast.Tuple) else [atom.slice]
+        fancy = [k for k, item in enumerate(items) if not isinstance(item, gast.Slice)
+                 and (lambda k_: k_.is_array and k_.dtype == "i")(self.atom_kind(item))]
+        if not fancy:
+            return atom, expr
+        p = fancy[0]
+        if len(fancy) > 1 or any(isinstance(i, gast.Slice) for i in items[:p]):
+            raise UnsupportedSyntaxError(
+                "indexing with an index array after a slice, or with several index arrays",
+                self.fn.location, atom, "Index with one index array, before any slice, or "
+                "write the gather as a loop")
+        rest = items[:p] + [gast.Slice(lower=None, upper=None, step=None)] + items[p + 1:]
+        whole = all(isinstance(i, gast.Slice) for i in rest)
+        view = atom.value if whole else gast.Subscript(
+            value=clone(atom.value), ctx=gast.Load(),
+            slice=gast.Tuple(elts=[clone(i) for i in rest], ctx=gast.Load()) if len(rest) > 1
+            else clone(rest[0]))
+        return view, call("scatter_sum", expr, clone(items[p]), clone(view))
 
 
 def _doubled(pairs):

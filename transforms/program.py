@@ -24,7 +24,7 @@ from .source import parse_function
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
 
-RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_add", "unreduce")
+RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "unreduce")
 
 
 class Specialised:

@@ -36,6 +36,8 @@ _linear(rt.index_axis, lambda args, kws: K.array(args[0].ndim - 1, args[0].dtype
 _linear(rt.concatenate_parts, lambda args, kws: args[1])
 _linear(rt.stack_parts, lambda args, kws: K.tuple_of(
     [K.array(args[0].ndim - 1, args[0].dtype)] * len(args[1].items)))
+_linear(rt.scatter_sum, lambda args, kws: K.array(args[2].ndim, "f") if args[2].is_array
+        else K.UNKNOWN)
 _linear(rt.matmul_grad_left, _arg(1), positions=(0, 2))
 _linear(rt.matmul_grad_right, _arg(2), positions=(0, 1))
 nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
@@ -52,6 +54,11 @@ def unbroadcast_vjp(h, ans, g, x):
 @_adjoint_of(rt.unreduce)
 def unreduce_vjp(h, ans, g, x, axis=None):
     return sum_axis(h, axis), None, None
+
+
+@_adjoint_of(rt.scatter_sum)
+def scatter_sum_vjp(h, ans, values, index, like):
+    return h[index], None, None
 
 
 @_adjoint_of(rt.sum_axis)
