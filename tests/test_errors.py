@@ -70,9 +70,9 @@ def without_return(x):
     y = x * 2
 
 
-def with_raise(x):
+def with_raise_from(x):
     if x > 0:
-        raise ValueError("no")
+        raise ValueError("no") from None
     return x
 
 
@@ -172,7 +172,7 @@ SYNTAX = [
     (with_starred, "star-unpacking"),
     (with_del, "del"),
     (without_return, "a function without a return statement"),
-    (with_raise, "raise"),
+    (with_raise_from, "raise ... from"),
     (with_walrus, "the := operator"),
     (with_set_comprehension, "a set comprehension"),
     (with_dict_comprehension, "a dict comprehension"),

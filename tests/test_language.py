@@ -392,5 +392,35 @@ def test_unsigned_index_array(jit):
     # an unsigned array is an array of integers (indices), not of floats
     idx = np.array([2, 0, 2], dtype=np.uint32)
     x = np.array([1.0, 2.0, 3.0])
-    # d/dx of x[2]^2 + x[0]^2 + x[2]^2 (gradcheck would turn idx into floats)
+    # d/dx of x[2]^2 + x[0]^2 + x[2]^2
     np.testing.assert_allclose(s2sad.grad(gather_squares, jit=jit)(x, idx), [2.0, 0.0, 12.0])
+
+
+# ---- raise ----------------------------------------------------------------------
+
+def checked_sqrt(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < 0.0:
+            raise ValueError("negative input")
+        s += math.sqrt(x[i])
+    return s
+
+
+def early_error(x, n):
+    if n > 3:
+        raise IndexError("n is too large")
+        x = 2.0 * x  # never runs
+    return x * x
+
+
+def test_raise_runs_in_the_forward_sweep(jit):
+    x = np.array([0.5, 1.5, 2.0])
+    df = check_grad(checked_sqrt, (x,), jit=jit)
+    with pytest.raises(ValueError, match="negative input"):
+        df(np.array([0.5, -1.0]))
+    assert check_grad(early_error, (1.5, 2), jit=jit)(1.5, 2) == (pytest.approx(3.0),)
+    with pytest.raises(IndexError, match="n is too large"):
+        s2sad.grad(early_error, jit=jit)(1.5, 4)
+    h = s2sad.hessian(checked_sqrt, jit=jit)(x)
+    np.testing.assert_allclose(h, np.diag(-0.25 * x ** -1.5), rtol=1e-10)

@@ -194,6 +194,9 @@ class _Lowering:
             if isinstance(s, gast.Break):
                 out.append(assign(loop.break_flag, const(True), src=s))
                 return out
+            if isinstance(s, gast.Raise):  # nothing after it runs
+                out.append(s)
+                return out
             if isinstance(s, gast.Continue):
                 out.append(assign(loop.continue_flag, const(True), src=s))
                 return out

@@ -121,7 +121,7 @@ class _Normalizer:
             self.emit(gast.Return(value=value), s)
         elif isinstance(s, gast.Pass):
             pass
-        elif isinstance(s, gast.Expr):
+        elif isinstance(s, (gast.Expr, gast.Raise)):
             self.out.append(s)
         else:  # desugar and source.check_supported leave nothing else
             raise AssertionError(f"unexpected statement {type(s).__name__}")

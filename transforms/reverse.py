@@ -183,6 +183,8 @@ class ReverseMode(Contributions):
             return [s], self.list_append(s)
         if isinstance(s, gast.Pass):  # the body of a loop whose only statement was folded away
             return [], []
+        if isinstance(s, gast.Raise):  # the forward sweep raises where the function does
+            return [s], []
         raise AssertionError(f"unexpected statement {type(s).__name__}")
 
     def _is_temporary(self, s):

@@ -17,7 +17,7 @@ _UNSUPPORTED = {
     gast.AsyncFor: "async for", gast.AsyncWith: "async with",
     gast.Await: "await",
     gast.Try: "a try statement",
-    gast.Raise: "raise", gast.Assert: "assert",
+    gast.Assert: "assert",
     gast.Global: "a global statement", gast.Nonlocal: "a nonlocal statement",
     gast.Yield: "yield (a generator)", gast.YieldFrom: "yield from (a generator)",
     gast.GeneratorExp: "a generator expression",
@@ -41,7 +41,6 @@ _HINTS = {
     gast.AsyncFor: "Use a plain for loop", gast.AsyncWith: "Use plain code",
     gast.Await: "Compute the value before calling the differentiated function",
     gast.Try: "Check the condition with an if instead",
-    gast.Raise: "Check the inputs before calling the differentiated function",
     gast.Assert: "Check the inputs before calling the differentiated function",
     gast.Global: "Pass the value as an argument",
     gast.Nonlocal: "Pass the value as an argument and return the new one",
@@ -206,6 +205,10 @@ def check_supported(tree, location, nested_def_ok=False):
             continue
         if kind is not None:
             raise UnsupportedSyntaxError(kind, location, node, _HINTS.get(type(node), ""))
+        if isinstance(node, gast.Raise) and (node.cause is not None or node.exc is None):
+            raise UnsupportedSyntaxError("raise without an exception, or raise ... from",
+                                         location, node, "Raise an exception of its own: "
+                                         "raise ValueError(\"...\")")
         if isinstance(node, gast.For) and node.orelse:
             raise UnsupportedSyntaxError("for ... else", location, node, _ELSE_HINT)
         if isinstance(node, gast.While) and node.orelse:
