@@ -166,14 +166,14 @@ class Derivative:
 
     def _generate(self, kinds, mode=None):
         return generate(self._target(kinds), kinds, self.wrt, mode or self.mode, self.single,
-                        self.stop_gradients)
+                        self.stop_gradients, self.boundscheck)
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,
-                                                          self.boundscheck)
+                                                          self.boundscheck, gen.checks_own_indices)
         name = "s2sad_" + cache.module_key(gen.source, extra)
         return backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace,
-                                          self.boundscheck)
+                                          self.boundscheck, gen.checks_own_indices)
 
     def _build(self, kinds):
         for hook in list(GENERATE_HOOKS):
@@ -209,7 +209,7 @@ class Derivative:
             self._check_fresh()
             if key not in self._entries:
                 gen = generate(self._target(arg_kinds), arg_kinds, self.wrt, mode, self.single,
-                               self.stop_gradients)
+                               self.stop_gradients, self.boundscheck)
                 self._entries[key] = self._module(gen).python.__dict__[gen.entry]
             return self._entries[key]
 

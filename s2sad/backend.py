@@ -24,7 +24,9 @@ from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
 # error_model="numpy": 1/0 gives inf and 0/0 nan, as numpy does, instead of
 # raising; a derivative at a singularity is inf or nan, not an exception.
 # boundscheck: an index past the end raises IndexError instead of reading
-# or writing memory that is not the array's (see README, "Bad input").
+# or writing memory that is not the array's (see README, "Bad input"); a
+# generated function that checks its own indices (transforms/bounds.py) is
+# compiled without numba's check at every access.
 _NJIT_OPTIONS = dict(cache=True, error_model="numpy")
 
 # Called as hook(module_name, function_name) whenever s2sad asks numba to
@@ -34,11 +36,13 @@ COMPILE_HOOKS = []
 _modules_lock = threading.Lock()
 
 
-def options_key(source, functions, boundscheck):
+def options_key(source, functions, boundscheck, checks_own_indices=()):
     """The part of the cache key that depends on compiler options (numba's
     own cache does not tell code compiled with different flags apart) and,
     for recursive code, on the recursion limit compiled into it."""
     key = f"boundscheck={bool(boundscheck)}"
+    if boundscheck and checks_own_indices:
+        key += ",except:" + ",".join(sorted(checks_own_indices))
     if recursion.recursive_functions(source, functions):
         key += f";recursionlimit={sys.getrecursionlimit()}"
     return key
@@ -51,19 +55,23 @@ class CompiledModule:
     _loaded = {}
 
     @classmethod
-    def get(cls, name, source, functions, namespace, boundscheck=True):
+    def get(cls, name, source, functions, namespace, boundscheck=True,
+            checks_own_indices=()):
         with _modules_lock:
             module = cls._loaded.get(name)
             if module is None or not _same_objects(module.namespace, namespace):
                 # a new module, or the same source naming objects that were
                 # redefined since (a kernel re-created with the same code)
-                module = cls._loaded[name] = cls(name, source, functions, namespace, boundscheck)
+                module = cls._loaded[name] = cls(name, source, functions, namespace, boundscheck,
+                                                 checks_own_indices)
             return module
 
-    def __init__(self, name, source, functions, namespace, boundscheck=True):
+    def __init__(self, name, source, functions, namespace, boundscheck=True,
+                 checks_own_indices=()):
         self.name, self.source, self.functions = name, source, functions
         self.namespace = namespace  # globals the source names but cannot import
         self.boundscheck = boundscheck
+        self.checks_own_indices = frozenset(checks_own_indices)
         # what numba compiles: the source with a depth limit on recursion
         self.numba_source = recursion.guard(source, functions, sys.getrecursionlimit())
         # numba (0.68) crashes the interpreter when it loads from its cache a
@@ -121,8 +129,9 @@ class CompiledModule:
             return self._jit
 
     def _dispatchers(self, module, cache):
-        options = dict(_NJIT_OPTIONS, cache=cache, boundscheck=self.boundscheck)
         for fname in self.functions:
+            checked = self.boundscheck and fname not in self.checks_own_indices
+            options = dict(_NJIT_OPTIONS, cache=cache, boundscheck=checked)
             module.__dict__[fname] = numba.njit(**options)(module.__dict__[fname])
         return module
 

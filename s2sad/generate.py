@@ -15,17 +15,22 @@ from .transforms.program import Program
 
 
 class Generated:
-    def __init__(self, source, functions, entry, namespace, key_extra, output_kind=None):
+    def __init__(self, source, functions, entry, namespace, key_extra, output_kind=None,
+                 checks_own_indices=frozenset()):
         self.source = source
         self.functions = functions    # names of every function in the module
         self.entry = entry            # the derivative's name
         self.namespace = namespace    # objects the module needs but cannot import
         self.key_extra = key_extra    # their description, for the cache key
         self.output_kind = output_kind  # kind of fn's output (vjp: what the seed weights)
+        # functions that check their own indices (numba need not check them)
+        self.checks_own_indices = frozenset(checks_own_indices)
 
 
-def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=()):
-    program = Program(REGISTRY, MARKERS)
+def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True):
+    """`boundscheck`: generated functions check their indices themselves where
+    they can, numba the others; False: nobody checks."""
+    program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
     program.module_names.update(runtime.__all__)
     program.runtime_helpers.update(
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
@@ -65,7 +70,8 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=()):
     source = "\n".join(lines) + "\n\n\n" + "\n\n".join(src for _, src in program.functions)
     functions = [name for name, _ in program.functions]
     output_kind = program.helper_return_kind(fn, list(arg_kinds)) if mode == "vjp" else None
-    return Generated(source, functions, entry, namespace, ";".join(described), output_kind)
+    return Generated(source, functions, entry, namespace, ";".join(described), output_kind,
+                     program.checks_own_indices)
 
 
 def _identity(obj):

@@ -29,7 +29,17 @@ def _unparse(node):
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-expr_source = stmt_source = _unparse
+stmt_source = _unparse
+
+
+def expr_source(node):
+    """An expression's source. A chain `a and b and c` prints without the
+    parentheses ast.unparse puts around its later operands."""
+    if isinstance(node, gast.BoolOp):
+        word = " and " if isinstance(node.op, gast.And) else " or "
+        return word.join(f"({_unparse(v)})" if isinstance(v, (gast.BoolOp, gast.IfExp))
+                         else _unparse(v) for v in node.values)
+    return _unparse(node)
 
 
 def function_source(fn_def, source_line=None, docstring=None):

@@ -11,6 +11,7 @@ import numpy as np
 from . import accumulate, cleanup, kinds as K
 from .activity import analyse
 from .aliases import Ownership, check_aliased_writes
+from .bounds import add_index_checks, mark_accesses
 from .desugar import desugar
 from .emit import function_source
 from .errors import UnsupportedSyntaxError
@@ -38,6 +39,7 @@ class Specialised:
         before = set(self.namer.taken)
         marker_of = program.marker_resolver(self.parsed)
         tree = desugar(tree, self.parsed.location, self.namer, marker_of)
+        mark_accesses(tree)
         local = names_stored(tree.body) | set(self.parsed.arg_names)
         tree = normalize(tree, self.namer, self.parsed.location, local.__contains__, marker_of)
         self.temporaries = self.namer.taken - before
@@ -52,9 +54,13 @@ class Specialised:
 
 
 class Program:
-    def __init__(self, registry, markers=None):
+    def __init__(self, registry, markers=None, index_checks=True):
         self.registry = registry
         self.markers = markers or {}  # marker object -> "stop_gradient", ...
+        # generated functions check their own indices (bounds.py) where they
+        # can; those that do are compiled without numba's bounds checks
+        self.index_checks = index_checks
+        self.checks_own_indices = set()
         self.module_names = set(RUNTIME_NAMES)
         # runtime helpers -> whether the result may be the first argument (or a view)
         self.runtime_helpers = {n: True for n in RUNTIME_NAMES}
@@ -300,6 +306,9 @@ class Program:
             body=body, decorator_list=[], returns=None, type_comment=None)
         cleanup.DeadStores(lambda v: v not in args).run(fdef.body, names_loaded(fdef.body[-1]))
         cleanup.refuse(fdef.body, spec.temporaries)
+        kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in fm.tangents.items()
+                                  if v in spec.kinds}}
+        self._check_indices(fdef, kinds, fm.tangents, parsed.location)
         self._collect_globals(fdef, parsed)
         doc = (f"Value of {parsed.name} and its directional derivative (forward mode) "
                f"along tangents of {', '.join(wrt_names)} ({parsed.location.describe()}).")
@@ -388,6 +397,17 @@ class Program:
         ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
         promote_accumulators(body, spec.namer)
+        self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
+
+    def _check_indices(self, fdef, kinds, shadows, location):
+        if not self.index_checks:
+            return
+        related = {}
+        for v, d in shadows.items():
+            related.setdefault(v, set()).add(d)
+            related.setdefault(d, set()).add(v)
+        if add_index_checks(fdef, kinds, related, location):
+            self.checks_own_indices.add(fdef.name)
 
     def _collect_globals(self, fdef, parsed):
         local = names_stored(fdef.body) | {a.id for a in fdef.args.args}

@@ -223,3 +223,28 @@ def binding_counts(stmts):
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                         counts[n.id] = counts.get(n.id, 0) + 1
     return counts
+
+
+def names_bound_by(s):
+    """Names a statement binds itself (not in its nested blocks, not the
+    arrays it writes into)."""
+    if isinstance(s, gast.Assign):
+        return [n.id for t in s.targets for n in walk(t)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+    if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
+        return [s.target.id]
+    if isinstance(s, gast.For):
+        return [n.id for n in walk(s.target) if isinstance(n, gast.Name)]
+    return []
+
+
+def callee_name(node):
+    """`f` or `np.exp` for a call of a name or a module's function, else None."""
+    if not isinstance(node, gast.Call):
+        return None
+    f = node.func
+    if isinstance(f, gast.Name):
+        return f.id
+    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+        return f"{f.value.id}.{f.attr}"
+    return None

@@ -300,10 +300,11 @@ def check(L, jit=None):
     for mode in ([False, True] if jit else [False]):
         label = "jit" if mode else "python"
         a = _copy_args(args)
+        derivative = s2sad.value_and_grad(L.f, wrt=prog.wrt, jit=mode)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", NumbaFallbackWarning)
-                value, gs = s2sad.value_and_grad(L.f, wrt=prog.wrt, jit=mode)(*a)
+                value, gs = derivative(*a)
         except Timeout:
             raise
         except NumbaFallbackWarning as exc:
@@ -346,6 +347,11 @@ def check(L, jit=None):
             return dict(res, status="fail", category=f"wrong gradient ({label})",
                         message=f"d/d{prog.arg_names[p]}: s2sad {np.round(g, 8).tolist()}, "
                                 f"finite differences {np.round(fds[p], 8).tolist()}")
+        if mode:
+            res["resized"] = seen = []
+            bad = other_sizes(L, args, derivative, seen)
+            if bad:
+                return dict(res, status="fail", category="index checks (jit)", message=bad)
     if jit and False in grads and True in grads:
         gscale = max([1.0] + [float(np.max(np.abs(np.ravel(g)))) for g in grads[False]])
         for p, gp, gj in zip(prog.wrt, grads[False], grads[True]):
@@ -354,6 +360,51 @@ def check(L, jit=None):
                             message=f"d/d{prog.arg_names[p]}: jit {np.round(gj, 10).tolist()}, "
                                     f"python {np.round(gp, 10).tolist()}")
     return res
+
+
+def other_sizes(L, args, derivative, seen, tries=4):
+    """The compiled derivative on arguments of other sizes (an array's axis
+    or an int a little larger or smaller), where indices may leave their
+    arrays: it must raise where the primal raises IndexError, and give the
+    primal's value where it does not (compiled code checks indices itself
+    or has numba check them: it never reads or writes outside an array).
+    A message for the first disagreement, or None; `seen` gets "raised" or
+    "ran" per call compared."""
+    rng = np.random.default_rng(L.prog.value_seed + 1)
+    sized = [k for k, a in enumerate(args) if isinstance(a, np.ndarray) or type(a) is int]
+    for _ in range(tries if sized else 0):
+        k = sized[rng.integers(len(sized))]
+        new = _copy_args(args)
+        step = int(rng.choice([-2, -1, 1, 2]))
+        if isinstance(args[k], np.ndarray):
+            axis = int(rng.integers(args[k].ndim))
+            shape = list(args[k].shape)
+            shape[axis] = max(0, shape[axis] + step)
+            new[k] = np.resize(args[k], shape)  # repeats the values to fill
+        else:
+            new[k] = args[k] + step
+        try:
+            expected = L.f(*_copy_args(new))
+        except IndexError:
+            expected = IndexError
+        except Exception:  # noqa: BLE001 - a broadcast error, ...: not about indices
+            continue
+        try:
+            got = derivative(*_copy_args(new))[0]
+        except Exception as exc:  # noqa: BLE001
+            if expected is IndexError:
+                seen.append("raised")
+                continue
+            return f"argument {k} resized to {np.shape(new[k]) or new[k]}: the primal runs, " \
+                   f"the derivative raises {_describe(exc)}"
+        if expected is IndexError:
+            return f"argument {k} resized to {np.shape(new[k]) or new[k]}: the primal raises " \
+                   f"IndexError, the compiled derivative returns"
+        if not np.allclose(_flat(got), _flat(expected), rtol=1e-9, atol=1e-12, equal_nan=True):
+            return f"argument {k} resized to {np.shape(new[k]) or new[k]}: value {got!r}, " \
+                   f"primal {expected!r}"
+        seen.append("ran")
+    return None
 
 
 def check_all(loaded, timeout=60.0, report=None):

@@ -1,0 +1,196 @@
+"""Index checks the generated code makes itself (transforms/bounds.py).
+
+An index proven in range gets no check, any other one check before its loop
+nest or in place, and the reverse sweep's repetition of a forward access is
+covered by the forward's check. A function that accounts for every index is
+compiled without numba's check at every access; an index out of range still
+raises IndexError naming the user's subscript and line, compiled or not,
+and a loop that does not run raises nothing."""
+import os
+
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import check_grad, check_jvp
+from test_language import gather_squares
+
+HERE = os.path.basename(__file__)
+
+
+def own_checks(df):
+    """The generated functions that check their own indices (compiled
+    without numba's bounds checks)."""
+    return df.specialisation().generated.checks_own_indices
+
+
+def raises_in(source):
+    return source.count("raise IndexError")
+
+
+def line_of(fn, text):
+    import inspect
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(k for k, ln in enumerate(lines) if text in ln)
+
+
+# ---- proven: no checks ------------------------------------------------------
+
+def smooth(u, r):
+    n = u.shape[0]
+    v = np.zeros(n)
+    for t in range(3):
+        for i in range(1, n - 1):
+            v[i] = u[i] + r * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        for i in range(1, n - 1):
+            u[i] = v[i]
+    s = 0.0
+    for i in range(n):
+        s += u[i] * u[i]
+    return s
+
+
+def cyclic(x):
+    n = x.shape[0]
+    s = 0.0
+    for i in range(n):
+        s += x[i] * x[i - 1]  # x[-1] is the last element, as in numpy
+    return s
+
+
+@pytest.mark.parametrize("f,args", [(smooth, (np.linspace(0.1, 1.0, 7), 0.3)),
+                                    (cyclic, (np.linspace(0.1, 1.0, 5),))])
+def test_proven_indices_need_no_checks(f, args, jit):
+    df = check_grad(f, args, wrt=0, jit=jit)
+    assert raises_in(df.source) == 0, df.source
+    assert own_checks(df), df.source
+
+
+# ---- checked before the loop nest -------------------------------------------
+
+def mixture(alpha, q, x):
+    k = alpha.shape[0]
+    d = x.shape[0]
+    s = 0.0
+    for c in range(k):
+        for j in range(d):
+            s += alpha[c] * q[c, j] * x[j]
+    return s
+
+
+MIX = (np.array([0.5, -1.0, 2.0]), np.arange(12.0).reshape(3, 4) / 7.0, np.array([0.3, 0.1, -0.2, 0.4]))
+
+
+def test_a_nest_is_checked_once_before_it(jit):
+    df = check_grad(mixture, MIX, wrt=(0, 1, 2), jit=jit)
+    assert own_checks(df)
+    src = df.source
+    loop = src.index("for c in range(k)")
+    assert raises_in(src[:loop]) == 2 and raises_in(src[loop:]) == 0, src  # both axes of q
+    with pytest.raises(IndexError, match=rf"q\[c, j\].*{HERE}:{line_of(mixture, 's += alpha')}"):
+        df(MIX[0], MIX[1][:2], MIX[2])  # q has a row too few
+    with pytest.raises(IndexError, match=r"q\[c, j\]"):
+        df(MIX[0], MIX[1][:, :3], MIX[2])  # and here a column
+
+
+def test_a_loop_that_does_not_run_raises_nothing(jit):
+    df = s2sad.grad(mixture, wrt=(0, 1, 2), jit=jit)
+    df(*MIX)
+    # d = 0: q is never read, so its shape does not matter, as in the primal
+    ga, gq, gx = df(MIX[0], np.zeros((1, 5)), np.zeros(0))
+    assert mixture(MIX[0], np.zeros((1, 5)), np.zeros(0)) == 0.0
+    np.testing.assert_array_equal(ga, 0.0)
+    assert gq.shape == (1, 5) and gx.shape == (0,)
+
+
+def test_forward_mode_checks_too(jit):
+    check_jvp(mixture, MIX, wrt=1, jit=jit)
+    dj = s2sad.jvp(mixture, wrt=1, jit=jit)
+    dj(*MIX, np.ones((3, 4)))
+    assert own_checks(dj)
+    with pytest.raises(IndexError, match=r"q\[c, j\]"):
+        dj(MIX[0], MIX[1][:2], MIX[2], np.ones((2, 4)))
+
+
+# ---- checked in place, and covered in the reverse sweep ---------------------
+
+def packed(l, x):
+    d = x.shape[0]
+    t = 0
+    s = 0.0
+    for col in range(d - 1):
+        for row in range(col + 1, d):
+            s += l[t] * x[row] * x[col]
+            t += 1
+    return s
+
+
+def test_a_counter_is_checked_where_it_indexes(jit):
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    l = np.linspace(-1.0, 1.0, 6)
+    df = check_grad(packed, (l, x), wrt=(0, 1), jit=jit)
+    assert own_checks(df)
+    # the forward sweep checks l[t]; the reverse sweep's l[t] and dl[t] repeat
+    # the same indices (t counted back down) and need no check of their own
+    assert raises_in(df.source) == 1, df.source
+    with pytest.raises(IndexError, match=rf"l\[t\].*{HERE}:{line_of(packed, 's += l[t]')}"):
+        df(l[:5], x)
+
+
+def guarded(x, m):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if i < m:
+            s += x[i] * x[i + 2]
+    return s
+
+
+def test_a_check_on_one_path_raises_only_there(jit):
+    x = np.linspace(0.5, 1.5, 5)
+    df = check_grad(guarded, (x, 3), wrt=0, jit=jit)
+    assert own_checks(df)
+    check_grad(guarded, (x, 0), wrt=0, jit=jit)
+    with pytest.raises(IndexError, match=r"x\[i \+ 2\]"):
+        df(x, 4)  # x[6]: the primal raises too
+    with pytest.raises(IndexError):
+        guarded(x, 4)
+
+
+def test_an_index_read_from_an_array_is_checked(jit):
+    x = np.array([0.5, 1.5, -2.0])
+    idx = np.array([2, 0, 2, -1])
+    df = s2sad.grad(gather_squares, jit=jit)
+    np.testing.assert_allclose(df(x, idx), [1.0, 0.0, -12.0])  # 2 x[j] per use
+    assert own_checks(df)
+    with pytest.raises(IndexError, match=r"x\[idx\[i\]\]"):
+        df(x, np.array([0, 3]))
+
+
+def fancy(x, idx):
+    return np.sum(x[idx] * x[idx])
+
+
+def test_an_index_array_leaves_the_checks_to_numba(jit):
+    x = np.array([0.5, 1.5, -2.0])
+    df = s2sad.grad(fancy, jit=jit)
+    np.testing.assert_allclose(df(x, np.array([2, 0, 2])), [1.0, 0.0, -8.0])
+    assert not own_checks(df)
+    with pytest.raises(IndexError):
+        df(x, np.array([0, 3]))
+
+
+def test_boundscheck_false_adds_no_checks(jit):
+    df = s2sad.grad(mixture, wrt=(0, 1, 2), jit=jit, boundscheck=False)
+    df(*MIX)
+    assert raises_in(df.source) == 0 and not own_checks(df)
+
+
+def test_second_derivatives_read_the_checks(jit):
+    """hvp differentiates the generated gradient, checks included."""
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    l = np.linspace(-1.0, 1.0, 6)
+    h = s2sad.hessian(packed, wrt=1, jit=jit)(l, x)
+    eps = 1e-5
+    g = s2sad.grad(packed, wrt=1, jit=jit)
+    numeric = np.array([(g(l, x + eps * e) - g(l, x - eps * e)) / (2 * eps) for e in np.eye(4)])
+    np.testing.assert_allclose(h, numeric, rtol=1e-6, atol=1e-8)

@@ -1,0 +1,585 @@
+"""Index checks that the generated code makes itself, so that numba can
+compile it without checking every access.
+
+numba's `boundscheck` is all or nothing per function: with it, every `a[i]`
+tests its index and the loops around it do not vectorise (GMM's gradient
+runs ~30% slower); without it, an index past the end reads or writes memory
+that is not the array's. This pass accounts for every index of a generated
+function:
+
+* proven: `x[i]` in `for i in range(n)` after `n = x.shape[0]`; `u[i + 1]`
+  in `for i in range(1, N - 1)` with `u = np.empty(N)`; a tape indexed by
+  its loop's counter; an index a check before it already covered;
+* checked before a loop nest: an index whose range over the nest is known
+  but not provably inside the array (`q[c, j]` for c < k, j < d when q is an
+  argument) gets one `if k > q.shape[0]: raise IndexError(...)` before the
+  nest, guarded so that a nest that does not run raises nothing;
+* checked in place: any other integer index (`l[c, t]` with a counter t);
+* covered: the reverse sweep's `dl[c, t]` repeats an access of the forward
+  sweep with the same index values (they are recorded or recomputed), on
+  the same array or its adjoint, so the check of the first covers it. The
+  normaliser marks every user subscript (`s2sad_access`) to tell them.
+
+When every index is accounted for, the checks are added and the function is
+compiled without numba's; otherwise (an index array, a while loop's test
+that indexes, a base that is not a variable) nothing changes and numba
+checks every access."""
+import itertools
+import os
+
+import gast
+
+from . import kinds as K
+from .affine import Affine, nonnegative_source, obviously_non_negative, provable
+from .emit import expr_source
+from .syntax import callee_name, clone, const, names_bound_by, walk, walk_stmts
+
+_ALLOCATE = {"np.empty", "np.zeros", "np.ones", "np.full"}
+_ALLOCATE_LIKE = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy",
+                  "zeros_like"}
+_ACCESS_IDS = itertools.count(1)
+
+
+def mark_accesses(tree):
+    """Give every subscript's index a mark that its copies keep (see
+    `covered` above)."""
+    for node in walk(tree):
+        if isinstance(node, gast.Subscript):
+            node.slice.s2sad_access = next(_ACCESS_IDS)
+
+
+class _Unaccountable(Exception):
+    """An index this pass cannot prove or check: leave the function to numba."""
+
+
+def add_index_checks(fdef, kinds, shadows, location):
+    """Make `fdef` check its own indices (adds statements); True if every
+    index is accounted for, False (and `fdef` unchanged) otherwise.
+    `shadows` maps a variable to its adjoint or tangent and back."""
+    try:
+        checks = _Pass(fdef, kinds, shadows, location).run()
+    except _Unaccountable:
+        return False
+    for block, stmt, new in reversed(checks):
+        block[block.index(stmt):block.index(stmt)] = new
+    return True
+
+
+class _Loop:
+    def __init__(self, node, lo=None, hi=None, shown_lo=None, shown_hi=None, runs=None,
+                 stored=()):
+        self.node = node
+        self.var = node.target.id if isinstance(node.target, gast.Name) else None
+        self.lo, self.hi = lo, hi                      # proof forms (None: unknown)
+        self.shown_lo, self.shown_hi = shown_lo, shown_hi  # as written (for checks)
+        self.runs = runs                               # shown form >= 0 iff the body runs
+        self.stored = stored                           # names (re)bound in the body
+        self.facts = []                                # proof forms >= 0 inside
+        self.exits = False                             # a return or raise in the body
+
+
+class _Pass:
+    def __init__(self, fdef, kinds, shadows, location):
+        self.fdef, self.kinds, self.shadows, self.location = fdef, kinds, shadows, location
+        params = [a.id for a in fdef.args.args]
+        self.bindings = {p: [None] for p in params}  # name -> binding statements (None: param)
+        self.top = set(map(id, fdef.body))
+        for s in walk_stmts(fdef.body):
+            for n in names_bound_by(s):
+                self.bindings.setdefault(n, []).append(s)
+        self.arrays = {n for n, k in kinds.items() if k.is_array}
+        self.lists = {n for n, k in kinds.items() if k.tag == "list"}
+        for n, binds in self.bindings.items():
+            for s in binds:
+                if s is not None and isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                    if callee_name(s.value) in _ALLOCATE:
+                        self.arrays.add(n)
+                    elif isinstance(s.value, gast.List):
+                        self.lists.add(n)
+        self._shapes = {}
+        self.loops = []       # the loops around the statement being read
+        self.path = []        # (statement, field) from the function down to it
+        self.facts = []       # (guards, conclusion): what top-level checks established
+        self.covered = {}     # access mark -> variables its index values are checked for
+        self.checks = []      # (block, statement, [check statements before it])
+        self._known = (None, [])
+
+    # ---- what a name denotes --------------------------------------------
+    def invariant(self, var):
+        """Bound once, by a parameter or a top-level assignment."""
+        binds = self.bindings.get(var, ())
+        return len(binds) == 1 and (binds[0] is None or id(binds[0]) in self.top)
+
+    def is_int(self, var):
+        k = self.kinds.get(var)
+        return (k is not None and k.tag == "int") or any(
+            loop.var == var for loop in self.loops)
+
+    def extent(self, array, axis):
+        """(form, exact) with form <= array.shape[axis] (== if exact), as
+        proof symbols; None if the array's shape is not fixed."""
+        dims = self.shape(array)
+        if dims is None:
+            return None
+        if dims == "opaque" or axis >= len(dims) or dims[axis] is None:
+            return Affine.symbol(f"{array}.shape[{axis}]"), True
+        dim = dims[axis]
+        return dim if isinstance(dim, tuple) else (dim, True)
+
+    def shape(self, array):
+        """Extents of an array all of whose bindings give it one shape:
+        'opaque' (a parameter's), or a list of (form, exact)."""
+        if array in self._shapes:
+            return self._shapes[array]
+        self._shapes[array] = None  # against cycles
+        binds = self.bindings.get(array, ())
+        first, rest = (binds[0], binds[1:]) if binds else (None, ())
+        result = None
+        if binds and all(s is None or id(s) in self.top for s in binds) \
+                and all(_copies(s, array) for s in rest):
+            result = "opaque"
+            if first is not None:
+                value = first.value if isinstance(first, gast.Assign) \
+                    and isinstance(first.targets[0], gast.Name) else None
+                callee = callee_name(value)
+                if callee in _ALLOCATE and value.args:
+                    result = self._dims(value.args[0])
+                elif callee in _ALLOCATE_LIKE and value.args \
+                        and isinstance(value.args[0], gast.Name):
+                    like = value.args[0].id
+                    result = self.shape(like)
+                    if result is None:  # its shape then, fixed for this array
+                        result = "opaque"
+                    elif result == "opaque":
+                        result = [Affine.symbol(f"{like}.shape[{k}]")
+                                  for k in range(self._ndim(array))]
+        self._shapes[array] = result
+        return result
+
+    def _ndim(self, array):
+        k = self.kinds.get(array)
+        return k.ndim if k is not None and k.is_array else 8
+
+    def _dims(self, node):
+        """Extents of an allocation's shape: (form, exact), or None for one
+        that is not affine (the array's own extent stands for it).
+        `max(n, 0)` (a tape's) is at least n."""
+        dims = []
+        for d in node.elts if isinstance(node, gast.Tuple) else [node]:
+            exact = not (callee_name(d) == "max" and len(d.args) == 2 and _is_zero(d.args[1]))
+            form = self.form(d if exact else d.args[0], proof=True)
+            dims.append(None if form is None else (form, exact))
+        return dims
+
+    def form(self, node, proof):
+        """`node` as an affine form; `proof` forms name only loop counters
+        and values fixed for the whole function (in their definitions'
+        terms), shown forms name what the expression names."""
+        if isinstance(node, gast.Constant):
+            v = node.value
+            return Affine({}, v) if isinstance(v, int) and not isinstance(v, bool) else None
+        if isinstance(node, gast.Name):
+            var = node.id
+            if any(loop.var == var for loop in self.loops):
+                return Affine.symbol(var)
+            if not proof:
+                return Affine.symbol(var) if self.is_int(var) else None
+            if not (self.invariant(var) and self.is_int(var)):
+                return None
+            s = self.bindings[var][0]
+            if s is not None and isinstance(s, gast.Assign):
+                defined = self.form(s.value, proof=True)
+                if defined is not None:
+                    return defined
+            return Affine.symbol(var)
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) \
+                and node.value.attr == "shape" and isinstance(node.value.value, gast.Name) \
+                and isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, int):
+            array, axis = node.value.value.id, node.slice.value
+            if not proof:
+                return Affine.symbol(f"{array}.shape[{axis}]")
+            found = self.extent(array, axis)
+            return found[0] if found is not None and found[1] else None
+        if isinstance(node, gast.Call) and callee_name(node) == "len" and len(node.args) == 1 \
+                and isinstance(node.args[0], gast.Name) and node.args[0].id in self.arrays:
+            return self.form(gast.Subscript(value=gast.Attribute(
+                value=node.args[0], attr="shape", ctx=gast.Load()), slice=const(0),
+                ctx=gast.Load()), proof)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
+            left, right = self.form(node.left, proof), self.form(node.right, proof)
+            if left is None or right is None:
+                return None
+            if isinstance(node.op, gast.Add):
+                return left + right
+            if isinstance(node.op, gast.Sub):
+                return left - right
+            if not left.terms:
+                return right.scale(left.const)
+            return left.scale(right.const) if not right.terms else None
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            inner = self.form(node.operand, proof)
+            if inner is None:
+                return None
+            return inner.scale(-1) if isinstance(node.op, gast.USub) else inner
+        return None
+
+    # ---- the walk ---------------------------------------------------------
+    def run(self):
+        self.block(self.fdef.body)
+        return self.checks
+
+    def block(self, stmts):
+        for s in list(stmts):
+            self.statement(s, stmts)
+
+    def statement(self, s, block):
+        if isinstance(s, gast.For):
+            self.accesses(s.iter, s, block)
+            self.path.append((s, "body"))
+            self.loops.append(self.loop(s))
+            self.block(s.body)
+            self.loops.pop()
+            self.path.pop()
+        elif isinstance(s, gast.If):
+            self.accesses(s.test, s, block)
+            for field in ("body", "orelse"):
+                self.path.append((s, field))
+                self.block(getattr(s, field))
+                self.path.pop()
+        elif isinstance(s, gast.While):
+            self.accesses(s.test, s, block, repeated=True)
+            self.path.append((s, "body"))
+            self.block(s.body)
+            self.path.pop()
+        else:
+            self.accesses(s, s, block)
+
+    def loop(self, s):
+        stored = _rebound(s.body) | set(names_bound_by(s))
+        args = s.iter.args if callee_name(s.iter) == "range" and not s.iter.keywords else None
+        if not isinstance(s.target, gast.Name) or args is None or not 1 <= len(args) <= 3 \
+                or s.target.id in _rebound(s.body):
+            return _Loop(s, stored=stored)
+        start, stop = (args[0], args[1]) if len(args) >= 2 else (const(0), args[0])
+        step = self.form(args[2], proof=False) if len(args) == 3 else Affine({}, 1)
+        if step is None or step.terms or step.const == 0:
+            return _Loop(s, stored=stored)
+        forms = [(self.form(start, p), self.form(stop, p)) for p in (True, False)]
+        (a, b), (sa, sb) = forms
+        up = step.const > 0
+
+        def bounds(a, b):  # (lo, hi) of the counter, from start a and stop b
+            if a is None or b is None:
+                return None, None
+            return (a, b.plus(-1)) if up else (b.plus(1), a)
+        lo, hi = bounds(a, b)
+        shown_lo, shown_hi = bounds(sa, sb)
+        runs = shown_hi - shown_lo if shown_lo is not None else None
+        loop = _Loop(s, lo, hi, shown_lo, shown_hi, runs, stored)
+        loop.exits = _exits(s.body)
+        if lo is not None:
+            loop.facts.append(self.at_most(hi - lo))
+        return loop
+
+    # ---- proofs -------------------------------------------------------------
+    def eliminate(self, form, minimise):
+        """The least (or greatest) value of `form` over the counters of the
+        loops around; None if a counter needed has no known bound."""
+        for loop in reversed(self.loops):
+            c = form.terms.get(loop.var, 0)
+            if not c:
+                continue
+            bound = loop.lo if (c > 0) == minimise else loop.hi
+            if bound is None:
+                return None
+            form = form.substitute(loop.var, bound)
+        return form
+
+    def at_most(self, form):
+        eliminated = self.eliminate(form, minimise=False)
+        return eliminated if eliminated is not None else Affine({}, 0)
+
+    def known(self):
+        """What holds here: the loops around run, and what the checks before
+        established (if their guards hold)."""
+        key = (len(self.facts), tuple(map(id, self.loops)))
+        if self._known[0] != key:
+            facts = list(dict.fromkeys(f for loop in self.loops for f in loop.facts))
+            for guards, conclusion in self.facts:
+                if conclusion not in facts and all(provable(g, facts) for g in guards):
+                    facts.append(conclusion)
+            self._known = (key, facts)
+        return self._known[1]
+
+    def proves(self, goal):
+        least = self.eliminate(goal, minimise=True)
+        return least is not None and provable(least, self.known())
+
+    # ---- accesses ---------------------------------------------------------
+    def accesses(self, node, stmt, block, repeated=False):
+        for sub, conditional in _subscripts(node):
+            self.access(sub, stmt, block, repeated or conditional)
+
+    def access(self, sub, stmt, block, unplaceable):
+        if isinstance(sub.value, gast.Attribute) and sub.value.attr == "shape":
+            return  # a shape tuple's item: numba checks a constant index when it compiles
+        if not isinstance(sub.value, gast.Name):
+            raise _Unaccountable
+        base = sub.value.id
+        mark = getattr(sub.slice, "s2sad_access", None)
+        if mark is not None and base in self.covered.get(mark, ()):
+            return
+        items = sub.slice.elts if isinstance(sub.slice, gast.Tuple) else [sub.slice]
+        kind = self.kinds.get(base)
+        if base in self.lists:
+            return  # numba checks list indices itself
+        if kind is not None and kind.tag == "tuple":
+            if all(isinstance(i, gast.Constant) for i in items):
+                return
+            raise _Unaccountable
+        if base not in self.arrays:
+            raise _Unaccountable
+        new = []
+        for axis, index in enumerate(items):
+            if isinstance(index, gast.Slice):
+                continue  # numba clips slices
+            new += self.index_checks(sub, base, axis, index, stmt, block, unplaceable)
+        if mark is not None:
+            family = {base} | set(self.shadows.get(base, ()))
+            self.covered.setdefault(mark, set()).update(family)
+
+    def index_checks(self, sub, base, axis, index, stmt, block, unplaceable):
+        found = self.extent(base, axis)
+        proof = self.form(index, proof=True)
+        upper = lower = False
+        if found is not None and proof is not None:
+            extent = found[0]
+            upper = self.proves(extent.plus(-1) - proof)
+            lower = self.proves(proof) or self.proves(proof + extent)
+        if upper and lower:
+            return []
+        if unplaceable or not self.is_int_index(index):
+            raise _Unaccountable
+        what = self.describe(sub, stmt)
+        hoisted = self.hoist(base, axis, index, upper, lower, what)
+        if hoisted is not None:
+            return hoisted
+        check = _in_place(base, axis, index, upper, lower, what,
+                          self.form(index, proof=False))
+        self.place(stmt, block, check)
+        if not self.loops and proof is not None and found is not None and found[1] \
+                and not self.path:
+            self.facts.append(([], found[0].plus(-1) - proof))
+            self.facts.append(([], proof + found[0]))
+        return [check]
+
+    def is_int_index(self, index):
+        if self.form(index, proof=False) is not None:
+            return True
+        inference = K.KindInference(lambda *a: K.UNKNOWN)
+        inference.env = dict(self.kinds)
+        inference.env.update({loop.var: K.INT for loop in self.loops})
+        try:
+            kind = inference.expr(index)
+        except Exception:  # noqa: BLE001 - an expression kinds cannot type
+            return False
+        return kind.tag in ("int", "bool")
+
+    def hoist(self, base, axis, index, upper, lower, what):
+        """Checks before the outermost loop around the access over which its
+        index's range is known, or None."""
+        shown = self.form(index, proof=False)
+        nest = self.hoistable(shown, base)
+        if not nest:
+            return None
+        high, low = _extremes(shown, nest, "shown_lo", "shown_hi")
+        extent = Affine.symbol(f"{base}.shape[{axis}]")
+        violations = []  # forms >= 0 exactly when the index leaves the array
+        if not upper:
+            violations.append(high - extent)
+        if not lower:
+            violations.append(Affine({}, -1) - (low + extent))
+        checks = []
+        for v in violations:
+            # a nest that does not run indexes nothing; a guard that the
+            # violation implies (k > 0 when k > q.shape[0]) goes without saying
+            guards = [loop.runs for loop in nest if not obviously_non_negative(loop.runs)
+                      and not obviously_non_negative(loop.runs - v)]
+            checks.append(_raise_if(_conjunction([_nonnegative_test(g) for g in guards]
+                                                 + [_nonnegative_test(v)]), what))
+        top = nest[0]
+        depth = next(k for k, (s, _) in enumerate(self.path) if s is top.node)
+        block = self.fdef.body if depth == 0 else getattr(*self.path[depth - 1])
+        for check in checks:
+            self.place(top.node, block, check)
+        if depth == 0:
+            self.record_facts(nest, base, axis, index)
+        return checks
+
+    def hoistable(self, shown, base):
+        """The loops (outermost first) over which the access's index range
+        is known and the access runs on every iteration: for-range loops,
+        each directly in the body of the one around it, without a return,
+        whose bounds and the index's other names none of them rebinds."""
+        if shown is None or not self.loops or not self.path \
+                or self.path[-1][0] is not self.loops[-1].node:
+            return []
+        nest = []
+        names = set(shown.terms) | {base}
+        for k in range(len(self.loops) - 1, -1, -1):
+            loop = self.loops[k]
+            if loop.shown_lo is None or loop.exits:
+                break
+            if nest and self.parent(nest[0].node) is not loop.node:
+                break
+            inner = [loop] + nest
+            counters = {lp.var for lp in inner}
+            bounds = {s for lp in inner for s in [*lp.shown_lo.terms, *lp.shown_hi.terms]}
+            if bounds & counters or ({_root(s) for s in names | bounds} - counters) & loop.stored:
+                break
+            nest.insert(0, loop)
+        return nest
+
+    def parent(self, node):
+        """The statement whose body holds `node` directly (None: the function)."""
+        for k, (s, _) in enumerate(self.path):
+            if s is node:
+                return self.path[k - 1][0] if k else None
+        return None
+
+    def record_facts(self, nest, base, axis, index):
+        """What a top-level check establishes for the code after it, in proof
+        forms: if the nest runs, its index stays inside the array."""
+        found = self.extent(base, axis)
+        proof = self.form(index, proof=True)
+        if found is None or not found[1] or proof is None or any(lp.lo is None for lp in nest):
+            return
+        high, low = _extremes(proof, nest, "lo", "hi")
+        if {lp.var for lp in nest} & (set(high.terms) | set(low.terms)):
+            return
+        guards = [lp.hi - lp.lo for lp in nest]
+        self.facts.append((guards, found[0].plus(-1) - high))
+        self.facts.append((guards, low + found[0]))
+
+    def place(self, stmt, block, check):
+        for entry in self.checks:
+            if entry[0] is block and entry[1] is stmt:
+                if not any(expr_source(c) == expr_source(check) for c in entry[2]):
+                    entry[2].append(check)
+                return
+        self.checks.append((block, stmt, [check]))
+
+    def describe(self, sub, stmt):
+        text = expr_source(sub)
+        line = None
+        if self.location is not None:  # generated nodes may keep only a part's line
+            line = next((self.location.line_of(n) for n in (sub, sub.slice, sub.value, stmt)
+                         if getattr(n, "lineno", None) is not None), None)
+        if line is None:
+            return f"{text}: index out of range"
+        return f"{text}: index out of range ({os.path.basename(self.location.filename)}:{line})"
+
+
+def _extremes(form, nest, lo, hi):
+    """(greatest, least) of `form` over the counters of a rectangular nest."""
+    high = low = form
+    for loop in reversed(nest):
+        c = form.terms.get(loop.var, 0)
+        if c:
+            high = high.substitute(loop.var, getattr(loop, hi if c > 0 else lo))
+            low = low.substitute(loop.var, getattr(loop, lo if c > 0 else hi))
+    return high, low
+
+
+def _exits(stmts):
+    return any(isinstance(s, (gast.Return, gast.Raise)) for s in walk_stmts(stmts))
+
+
+def _in_place(base, axis, index, upper, lower, what, shown):
+    extent = f"{base}.shape[{axis}]"
+    if shown is not None and (upper or lower):
+        violation = shown - Affine.symbol(extent) if lower else \
+            Affine({}, -1) - shown - Affine.symbol(extent)
+        return _raise_if(_nonnegative_test(violation), what)
+    text = expr_source(index)
+    if not upper and not lower:
+        test = f"not -{extent} <= {text} < {extent}"
+    elif not upper:
+        test = f"{text} >= {extent}"
+    else:
+        test = f"{text} < -{extent}"
+    return _raise_if(gast.parse(test).body[0].value, what)
+
+
+def _raise_if(test, what):
+    exc = gast.Call(func=gast.Name(id="IndexError", ctx=gast.Load(), annotation=None,
+                                   type_comment=None), args=[const(what)], keywords=[])
+    return gast.If(test=test, body=[gast.Raise(exc=exc, cause=None)], orelse=[])
+
+
+def _nonnegative_test(form):
+    return gast.parse(nonnegative_source(form)).body[0].value
+
+
+def _conjunction(tests):
+    tests = [t for t in tests if not (isinstance(t, gast.Constant) and t.value is True)]
+    if len(tests) == 1:
+        return tests[0]
+    return gast.BoolOp(op=gast.And(), values=tests)
+
+
+def _subscripts(node):
+    """(subscript, whether it runs only on some paths of its statement)
+    for every subscript in `node`, outermost first."""
+    out = []
+
+    def visit(n, conditional):
+        if isinstance(n, gast.Subscript):
+            out.append((n, conditional))
+        if isinstance(n, gast.IfExp):
+            visit(n.test, conditional)
+            visit(n.body, True)
+            visit(n.orelse, True)
+            return
+        if isinstance(n, gast.BoolOp):
+            visit(n.values[0], conditional)
+            for v in n.values[1:]:
+                visit(v, True)
+            return
+        if isinstance(n, (gast.For, gast.If, gast.While)):
+            return  # their blocks are statements of their own
+        for field in n._fields:
+            child = getattr(n, field, None)
+            if isinstance(child, list):
+                for c in child:
+                    if isinstance(c, gast.AST):
+                        visit(c, conditional)
+            elif isinstance(child, gast.AST):
+                visit(child, conditional)
+
+    visit(node, False)
+    return out
+
+
+def _rebound(stmts):
+    return {n for s in walk_stmts(stmts) for n in names_bound_by(s)}
+
+
+def _copies(s, var):
+    """`var = var.copy()` or `var = np.copy(var)`: the same shape again."""
+    if not isinstance(s, gast.Assign) or not isinstance(s.value, gast.Call):
+        return False
+    v = s.value
+    if isinstance(v.func, gast.Attribute) and v.func.attr == "copy" and not v.args:
+        return isinstance(v.func.value, gast.Name) and v.func.value.id == var
+    return callee_name(v) == "np.copy" and len(v.args) == 1 and \
+        isinstance(v.args[0], gast.Name) and v.args[0].id == var
+
+
+def _is_zero(node):
+    return isinstance(node, gast.Constant) and node.value == 0
+
+
+def _root(symbol):
+    """The variable a symbol depends on: `x` for `x.shape[0]`."""
+    return symbol.split(".", 1)[0]
