@@ -1,6 +1,7 @@
 """Generate the source of a derivative module: header, imports, the
 helpers' copies and vjps, and the derivative itself."""
 import ast
+import gc
 import inspect
 import numbers
 import types
@@ -30,6 +31,21 @@ class Generated:
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True):
     """`boundscheck`: generated functions check their indices themselves where
     they can, numba the others; False: nobody checks."""
+    # The passes make and drop hundreds of thousands of tree nodes; the
+    # cyclic collector, triggered by them, would scan every object of the
+    # process each time (with jax or torch loaded, most of the time taken).
+    # Nodes are freed by reference counting; cycles wait for the next
+    # collection.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck):
     program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
     program.module_names.update(runtime.__all__)
     program.runtime_helpers.update(
