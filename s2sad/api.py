@@ -304,10 +304,11 @@ def _guess_kinds(fn):
     """Argument kinds guessed from the source: `x[i, j]` makes x a 2-D array."""
     import gast
     from .transforms.source import parse_function
+    from .transforms.syntax import walk
     tree = parse_function(fn).tree
     args = [a.id for a in tree.args.args]
     ndims = {a: 0 for a in args}
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                 and node.value.id in ndims:
             idx = node.slice

@@ -32,7 +32,8 @@ import gast
 from . import kinds as K
 from .affine import Affine, nonnegative_source, obviously_non_negative, provable
 from .emit import expr_source
-from .syntax import callee_name, clone, const, names_bound_by, walk, walk_stmts
+from .syntax import (callee_name, children, const, names_bound_by, parse_stmts, walk,
+                     walk_stmts)
 
 _ALLOCATE = {"np.empty", "np.zeros", "np.ones", "np.full"}
 _ALLOCATE_LIKE = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy",
@@ -61,7 +62,7 @@ def add_index_checks(fdef, kinds, shadows, location):
     except _Unaccountable:
         return False
     for block, stmt, new in reversed(checks):
-        block[block.index(stmt):block.index(stmt)] = new
+        block[block.index(stmt):block.index(stmt)] = [parse_stmts(c)[0] for c in new]
     return True
 
 
@@ -101,7 +102,7 @@ class _Pass:
         self.path = []        # (statement, field) from the function down to it
         self.facts = []       # (guards, conclusion): what top-level checks established
         self.covered = {}     # access mark -> variables its index values are checked for
-        self.checks = []      # (block, statement, [check statements before it])
+        self.checks = []      # (block, statement, [sources of checks before it])
         self._known = (None, [])
 
     # ---- what a name denotes --------------------------------------------
@@ -255,10 +256,11 @@ class _Pass:
             self.accesses(s, s, block)
 
     def loop(self, s):
-        stored = _rebound(s.body) | set(names_bound_by(s))
+        rebound = _rebound(s.body)
+        stored = rebound | set(names_bound_by(s))
         args = s.iter.args if callee_name(s.iter) == "range" and not s.iter.keywords else None
         if not isinstance(s.target, gast.Name) or args is None or not 1 <= len(args) <= 3 \
-                or s.target.id in _rebound(s.body):
+                or s.target.id in rebound:
             return _Loop(s, stored=stored)
         start, stop = (args[0], args[1]) if len(args) >= 2 else (const(0), args[0])
         step = self.form(args[2], proof=False) if len(args) == 3 else Affine({}, 1)
@@ -405,8 +407,8 @@ class _Pass:
             # violation implies (k > 0 when k > q.shape[0]) goes without saying
             guards = [loop.runs for loop in nest if not obviously_non_negative(loop.runs)
                       and not obviously_non_negative(loop.runs - v)]
-            checks.append(_raise_if(_conjunction([_nonnegative_test(g) for g in guards]
-                                                 + [_nonnegative_test(v)]), what))
+            checks.append(_raise_if(_conjunction([nonnegative_source(g) for g in guards]
+                                                 + [nonnegative_source(v)]), what))
         top = nest[0]
         depth = next(k for k, (s, _) in enumerate(self.path) if s is top.node)
         block = self.fdef.body if depth == 0 else getattr(*self.path[depth - 1])
@@ -464,7 +466,7 @@ class _Pass:
     def place(self, stmt, block, check):
         for entry in self.checks:
             if entry[0] is block and entry[1] is stmt:
-                if not any(expr_source(c) == expr_source(check) for c in entry[2]):
+                if check not in entry[2]:
                     entry[2].append(check)
                 return
         self.checks.append((block, stmt, [check]))
@@ -500,64 +502,51 @@ def _in_place(base, axis, index, upper, lower, what, shown):
     if shown is not None and (upper or lower):
         violation = shown - Affine.symbol(extent) if lower else \
             Affine({}, -1) - shown - Affine.symbol(extent)
-        return _raise_if(_nonnegative_test(violation), what)
+        return _raise_if(nonnegative_source(violation), what)
     text = expr_source(index)
+    if isinstance(index, (gast.IfExp, gast.BoolOp, gast.Compare, gast.NamedExpr)):
+        text = f"({text})"
     if not upper and not lower:
         test = f"not -{extent} <= {text} < {extent}"
     elif not upper:
         test = f"{text} >= {extent}"
     else:
         test = f"{text} < -{extent}"
-    return _raise_if(gast.parse(test).body[0].value, what)
+    return _raise_if(test, what)
 
 
 def _raise_if(test, what):
-    exc = gast.Call(func=gast.Name(id="IndexError", ctx=gast.Load(), annotation=None,
-                                   type_comment=None), args=[const(what)], keywords=[])
-    return gast.If(test=test, body=[gast.Raise(exc=exc, cause=None)], orelse=[])
-
-
-def _nonnegative_test(form):
-    return gast.parse(nonnegative_source(form)).body[0].value
+    """A check's source (checks are kept as text until they are placed:
+    equal ones before a statement are made once)."""
+    return f"if {test}:\n    raise IndexError({what!r})"
 
 
 def _conjunction(tests):
-    tests = [t for t in tests if not (isinstance(t, gast.Constant) and t.value is True)]
-    if len(tests) == 1:
-        return tests[0]
-    return gast.BoolOp(op=gast.And(), values=tests)
+    """`a and b` of comparisons' sources."""
+    return " and ".join(t for t in tests if t != "True") or "True"
 
 
 def _subscripts(node):
     """(subscript, whether it runs only on some paths of its statement)
     for every subscript in `node`, outermost first."""
     out = []
-
-    def visit(n, conditional):
-        if isinstance(n, gast.Subscript):
+    todo = [(node, False)]
+    while todo:
+        n, conditional = todo.pop()
+        cls = n.__class__
+        if cls is gast.Name or cls is gast.Constant:
+            continue
+        if cls is gast.Subscript:
             out.append((n, conditional))
-        if isinstance(n, gast.IfExp):
-            visit(n.test, conditional)
-            visit(n.body, True)
-            visit(n.orelse, True)
-            return
-        if isinstance(n, gast.BoolOp):
-            visit(n.values[0], conditional)
-            for v in n.values[1:]:
-                visit(v, True)
-            return
-        if isinstance(n, (gast.For, gast.If, gast.While)):
-            return  # their blocks are statements of their own
-        for field in n._fields:
-            child = getattr(n, field, None)
-            if isinstance(child, list):
-                for c in child:
-                    if isinstance(c, gast.AST):
-                        visit(c, conditional)
-            elif isinstance(child, gast.AST):
-                visit(child, conditional)
-
-    visit(node, False)
+        if cls is gast.IfExp:
+            parts = [(n.test, conditional), (n.body, True), (n.orelse, True)]
+        elif cls is gast.BoolOp:
+            parts = [(n.values[0], conditional)] + [(v, True) for v in n.values[1:]]
+        elif cls in (gast.For, gast.If, gast.While):
+            continue  # their blocks are statements of their own
+        else:
+            parts = [(c, conditional) for c in children(n)]
+        todo.extend(reversed(parts))
     return out
 
 

@@ -47,6 +47,7 @@ class ZeroPropagation:
     def run(self, stmts):
         self.depth = -1
         self.shaped_by = {}  # adjoint -> names its zeros take their shape from
+        self.shapes = {}     # and back: name -> adjoints it may have shaped
         self.block(stmts, set(), rewrite=True)
 
     def block(self, stmts, zero, rewrite):
@@ -85,10 +86,13 @@ class ZeroPropagation:
                     return None
                 zero.add(t)
                 self.shaped_by[t] = names_loaded(s.value)
+                for v in self.shaped_by[t]:
+                    self.shapes.setdefault(v, set()).add(t)
                 return s
             zero -= targets
             # rebinding v gives its adjoint's zeros another shape: not known any more
-            zero -= {t for t in zero if self.shaped_by.get(t, set()) & targets}
+            zero -= {t for v in targets for t in self.shapes.get(v, ())
+                     if t in zero and v in self.shaped_by[t]}
             return s
         if isinstance(s, gast.AugAssign):
             if getattr(s, "s2sad_cotangent", None) in zero:
@@ -186,20 +190,28 @@ class DeadStores:
             stmts[:] = out[::-1]
         return live
 
+    def assignment(self, s):
+        """(names it stores, whether only whole names, names it reads), once
+        per statement."""
+        key = (id(s), "assignment")
+        if key not in self._loads:
+            self._loads[key] = (s, (_stored_names(s), _is_name_store(s), _uses(s)))
+        return self._loads[key][1]
+
     def statement(self, s, live, rewrite):
         if isinstance(s, (gast.Assign, gast.AugAssign)):
-            stored = _stored_names(s)
+            stored, whole, uses = self.assignment(s)
             if getattr(s, "s2sad_user", False):
                 # the user's own statement: kept, even if nothing reads it
-                if _is_name_store(s):
+                if whole:
                     live -= stored
-            elif _is_name_store(s):
+            elif whole:
                 if not stored & live:
                     return None
                 live -= stored
             elif not stored & live and all(self.removable(v) for v in stored):
                 return None
-            live |= self.loads(s, uses=True)
+            live |= uses
             return s
         if isinstance(s, gast.If):
             lb = self.block(s.body, set(live), rewrite)
@@ -327,6 +339,18 @@ def _substitute_in(stmt, var, value):
 def propagate_copies(stmts, candidates):
     """After `a = b` (both names, `a` generated), read `b` for `a` until
     either is reassigned; dead-store elimination then drops the copy."""
+    # the names each statement mentions and stores, found once: a long
+    # straight-line body has many copies, each scanning what follows
+    # (a statement is scanned only before its own blocks are processed, and
+    # a rename only adds a name to it)
+    mentions, stores = {}, {}
+
+    def names_in(t):
+        if id(t) not in mentions:
+            mentions[id(t)] = {n.id for n in walk(t) if isinstance(n, gast.Name)}
+            stores[id(t)] = _all_stores(t)
+        return mentions[id(t)], stores[id(t)]
+
     for k, s in enumerate(stmts):
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list):
@@ -335,7 +359,11 @@ def propagate_copies(stmts, candidates):
                 and isinstance(s.value, gast.Name) and s.targets[0].id in candidates):
             a, b = s.targets[0].id, s.value.id
             for t in stmts[k + 1:]:
-                reassigned = {a, b} & _all_stores(t)
+                mentioned, stored = names_in(t)
+                if a not in mentioned and b not in stored:
+                    continue
+                reassigned = {a, b} & stored
+                mentioned.add(b)
                 if not reassigned:
                     _rename_loads(t, a, b)
                     continue

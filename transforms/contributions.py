@@ -10,8 +10,7 @@ import gast
 from . import kinds as K
 from .errors import UnsupportedSyntaxError, missing_gradient
 from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
-from .syntax import assign, base_name, call, clone, const, name, store, subscript, walk
-from .tapes import unparse
+from .syntax import assign, base_name, call, clone, const, name, store, structure, subscript, walk
 from .templates import inline, template_of
 
 
@@ -219,7 +218,7 @@ def _doubled(pairs):
     bases = [base_name(a) for a, _ in pairs]
     if len(set(bases)) == len(bases):
         return pairs  # each to its own variable (most statements): nothing to compare
-    texts = [(unparse(a), unparse(e)) for a, e in pairs]
+    texts = [(structure(a), structure(e)) for a, e in pairs]
     out = []
     for k, (atom, expr) in enumerate(pairs):
         if texts.count(texts[k]) == 2:

@@ -5,6 +5,8 @@ import math
 
 import gast
 
+from .syntax import walk
+
 _INDENT = "    "
 
 
@@ -22,11 +24,23 @@ class _SignedConstants(ast.NodeTransformer):
 
 
 def _unparse(node):
+    negative = any(n.__class__ is gast.Constant and isinstance(n.value, (int, float))
+                   and math.copysign(1.0, n.value) < 0 for n in walk(node))
     tree = gast.gast_to_ast(node)
-    if any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
-           and math.copysign(1.0, n.value) < 0 for n in ast.walk(tree)):
+    if negative:
         tree = _SignedConstants().visit(tree)
-    return ast.unparse(ast.fix_missing_locations(tree))
+    _number_statements(tree)
+    return ast.unparse(tree)
+
+
+def _number_statements(tree):
+    """ast.unparse reads a statement's line number (for type comments), and
+    nothing else's: cheaper than ast.fix_missing_locations."""
+    if isinstance(tree, ast.stmt):
+        tree.lineno = 1
+        for field in ("body", "orelse"):
+            for s in getattr(tree, field, ()):
+                _number_statements(s)
 
 
 stmt_source = _unparse

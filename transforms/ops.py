@@ -6,6 +6,7 @@ import operator
 
 import gast
 
+from .emit import stmt_source
 from .errors import missing_gradient
 from .source import is_missing
 
@@ -54,7 +55,7 @@ def resolve_call(call, fn, registry):
     if getattr(obj, "__s2sad_derivative__", False):
         return Primitive(None, obj, Helper(obj))
     if obj is None or is_missing(obj):
-        what = _callee_text(call)
+        what = callee_text(call)
         if obj is None:
             raise missing_gradient(what + " (a local variable)", fn.location, call)
         raise NameError(f"{fn.location.describe(call)}: name '{what}' is not defined")
@@ -66,13 +67,8 @@ def resolve_call(call, fn, registry):
     return Primitive(None, obj)
 
 
-def _callee_text(call):
-    import ast
-    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(call.func)))
-
-
 def callee_text(call):
-    return _callee_text(call)
+    return stmt_source(call.func)
 
 
 def differentiable_operands(value, fn, registry):

@@ -26,8 +26,7 @@ calls that may write their arguments) keeps the loop descending."""
 import gast
 
 from .aliases import memory_sources
-from .syntax import base_name, names_loaded, walk, walk_stmts
-from .tapes import unparse
+from .syntax import base_name, names_loaded, structure, walk, walk_stmts
 
 _PURE_MODULES = ("np", "math")
 _PURE_BUILTINS = {"min", "max", "abs", "float", "int", "range", "len", "bool"}
@@ -136,7 +135,7 @@ def _independent(loop, outside, aliased):
         if kinds <= {"read"} or kinds == {"add"} or base in counters or base in local:
             continue
         indices = [i for _, i in uses]
-        if None in indices or len({unparse(i) for i in indices}) != 1 \
+        if None in indices or len({structure(i) for i in indices}) != 1 \
                 or not _picks(indices[0], loop.target.id):
             return False
     return True

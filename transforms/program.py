@@ -65,6 +65,7 @@ class Program:
         # runtime helpers -> whether the result may be the first argument (or a view)
         self.runtime_helpers = {n: True for n in RUNTIME_NAMES}
         self.functions = []        # (name, source) in definition order
+        self.names_used = set()    # every name their code mentions (for the imports)
         self.helpers = {}          # helper function -> module name of its copy
         self.helper_vjps = {}      # (function, kinds) -> (name, mask)
         self.globals = {}          # free name -> object the module must provide
@@ -114,7 +115,7 @@ class Program:
             parsed, fwd_tree, bwd_tree = split_custom_gradient(obj.fn, fwd, bwd)
             for tree in (fwd_tree, bwd_tree):
                 src = ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(tree))) + "\n"
-                self.functions.insert(0, (tree.name, src))
+                self._add_function(tree.name, src, tree, first=True)
                 self._collect_globals(tree, parsed)
             kinds = K.KindInference(self.call_kind(parsed)).run(fwd_tree, list(arg_kinds))
             kind = kinds.get("<return>", K.UNKNOWN)
@@ -274,7 +275,7 @@ class Program:
         self._clean(fdef, rev, spec, args)
         self._collect_globals(fdef, parsed)
         doc = self._docstring(parsed, wrt_names, mode)
-        self.functions.append((gen_name, function_source(fdef, parsed.source_line, doc)))
+        self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
     def jvp(self, fn, arg_kinds, wrt, fn_name=None, single=None):
@@ -312,7 +313,7 @@ class Program:
         self._collect_globals(fdef, parsed)
         doc = (f"Value of {parsed.name} and its directional derivative (forward mode) "
                f"along tangents of {', '.join(wrt_names)} ({parsed.location.describe()}).")
-        self.functions.append((gen_name, function_source(fdef, parsed.source_line, doc)))
+        self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
     def helper_jvp(self, helper, arg_kinds):
@@ -428,6 +429,10 @@ class Program:
                     parsed.location, None, "Rename one of them")
             self.globals[n] = obj
 
+    def _add_function(self, fname, source, tree, first=False):
+        self.functions.insert(0 if first else len(self.functions), (fname, source))
+        self.names_used.update(n.id for n in walk(tree) if isinstance(n, gast.Name))
+
     def _copy_helper(self, n, fn):
         if fn in self.helpers:
             return
@@ -442,7 +447,7 @@ class Program:
         self._name_derivative_calls_in_copy(tree, parsed)
         import ast
         source = ast.unparse(gast.gast_to_ast(tree)) + "\n"
-        self.functions.insert(0, (n, source))
+        self._add_function(n, source, tree, first=True)
         self._collect_globals(tree, parsed)
 
     @staticmethod

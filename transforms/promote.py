@@ -23,7 +23,7 @@ loop touches the array only through that one `+=` at an index the loop
 does not change."""
 import gast
 
-from .syntax import (assign, base_name, binding_counts, name, names_stored, store, walk,
+from .syntax import (assign, base_name, binding_counts, name, names_stored, store, structure, walk,
                      walk_stmts)
 from .tapes import unparse
 
@@ -104,11 +104,11 @@ def _promote(loop, owned, namer):
         adds = updates.get(array, [])
         if not adds or len(adds) != len(nodes) or array in rebound or mentions[array] != len(nodes):
             continue  # read, written otherwise (dx += e on all of it), or made anew in the loop
-        index = unparse(nodes[0].slice)
-        if any(unparse(n.slice) != index for n in nodes) or \
+        index = structure(nodes[0].slice)
+        if any(structure(n.slice) != index for n in nodes) or \
                 _reads(nodes[0].slice) & changing:
             continue
-        acc = namer.fresh(f"{array}_{_suffix(index)}")
+        acc = namer.fresh(f"{array}_{_suffix(unparse(nodes[0].slice))}")
         for s in adds:
             s.target = store(acc)
         before.append(assign(acc, gast.Subscript(value=name(array), slice=nodes[0].slice,

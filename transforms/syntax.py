@@ -5,7 +5,8 @@ import gast
 __all__ = [
     "name", "store", "const", "assign", "call", "attr", "subscript", "binop",
     "names_loaded", "names_stored", "walk_stmts", "is_atom", "clone",
-    "parse_expr", "parse_stmts", "base_name", "binding_counts",
+    "parse_expr", "parse_stmts", "base_name", "binding_counts", "walk", "children", "rewrite", "structure",
+    "names_bound_by", "callee_name",
 ]
 
 
@@ -73,14 +74,46 @@ def walk(root):
     (breadth first) but without contexts and operators (read them from
     their node: `n.ctx`, `n.op`); several times faster than gast.walk."""
     todo = [root]
+    append, extend, fields_of, AST = todo.append, todo.extend, _CHILD_FIELDS.get, gast.AST
     for node in todo:  # appending while iterating: a breadth-first queue
-        for field in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
+        fields = fields_of(node.__class__)
+        for field in fields if fields is not None else _child_fields(node.__class__):
             child = getattr(node, field, None)
-            if isinstance(child, list):
-                todo.extend(c for c in child if isinstance(c, gast.AST))
-            elif isinstance(child, gast.AST):
-                todo.append(child)
+            if child is None:
+                continue
+            if child.__class__ is list:
+                extend(c for c in child if isinstance(c, AST))
+            elif isinstance(child, AST):
+                append(child)
     return todo
+
+
+def children(node):
+    """The nodes directly under `node`, in field order (no contexts or
+    operators)."""
+    fields = _CHILD_FIELDS.get(node.__class__)
+    if fields is None:
+        fields = _child_fields(node.__class__)
+    out = []
+    for field in fields:
+        child = getattr(node, field, None)
+        if child is None:
+            continue
+        if child.__class__ is list:
+            out.extend(c for c in child if isinstance(c, gast.AST))
+        elif isinstance(child, gast.AST):
+            out.append(child)
+    return out
+
+
+def structure(node):
+    """A hashable value, equal for trees that read the same (a key for
+    comparing expressions; several times faster than unparsing them)."""
+    if node.__class__ is list:
+        return tuple(structure(n) for n in node)
+    if not isinstance(node, gast.AST):
+        return node
+    return (node.__class__,) + tuple(structure(getattr(node, f, None)) for f in node._fields)
 
 
 _PARSED = {}
@@ -123,7 +156,8 @@ def rewrite(node, fn):
     """Replace every node under `node` bottom-up by `fn(node)` (which returns
     the node itself, or its replacement, which is not revisited); a light
     gast.NodeTransformer for the compiler's hot paths."""
-    for field in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
+    fields = _CHILD_FIELDS.get(node.__class__)
+    for field in fields if fields is not None else _child_fields(node.__class__):
         child = getattr(node, field, None)
         if isinstance(child, list):
             child[:] = [rewrite(c, fn) if isinstance(c, gast.AST) else c for c in child]
@@ -136,10 +170,23 @@ _CHILD_FIELDS = {}
 _LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
 
 
+# fields that never hold a node: strings, numbers, flags (walk visits
+# thousands of names and constants per derivative; skipping these is most
+# of its speed)
+_SCALAR_FIELDS = {"id", "type_comment", "kind", "attr", "arg", "module", "level", "is_async",
+                  "simple", "conversion", "tag"}
+_NAMED = ("FunctionDef", "AsyncFunctionDef", "ClassDef", "alias", "Global", "Nonlocal")
+
+
 def _child_fields(cls):
     """The fields of a node class that can hold nodes other than contexts and
-    operators (a context or an operator has none)."""
-    skip = {"ctx", "op", "ops"} if not issubclass(cls, _LEAVES) else set(cls._fields)
+    operators (a context, an operator or a constant has none)."""
+    if issubclass(cls, _LEAVES) or cls is gast.Constant:
+        skip = set(cls._fields)
+    else:
+        skip = {"ctx", "op", "ops"} | _SCALAR_FIELDS
+        if cls.__name__ in _NAMED:
+            skip |= {"name", "names"}
     _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in skip)
     return _CHILD_FIELDS[cls]
 

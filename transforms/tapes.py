@@ -15,11 +15,11 @@ import ast
 
 import gast
 
+from .emit import stmt_source
 from .syntax import assign, call, clone, const, name, names_loaded, names_stored, parse_expr, walk
 
 
-def unparse(node):
-    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))
+unparse = stmt_source  # an expression's source, also a key for equal expressions
 
 
 class LoopFrame:
