@@ -116,6 +116,23 @@ def time_call(fn, args, budget=1.0, min_repeats=5, max_repeats=200, single_over=
     return float(np.median(samples)), samples, res, t_warm
 
 
+def time_interleaved(calls, budget=1.0, rounds=10):
+    """Wall times of several calls taken in turns: `calls` maps a key to
+    (fn, args, estimated seconds per call); each round times every call
+    about budget/rounds seconds' worth. A slow spell of this shared machine
+    then falls on every call alike, and their ratios keep. Returns key ->
+    samples."""
+    per = {k: max(1, int(budget / rounds / max(est, 1e-7))) for k, (_, _, est) in calls.items()}
+    samples = {k: [] for k in calls}
+    for _ in range(rounds):
+        for k, (fn, args, _) in calls.items():
+            for _ in range(per[k]):
+                t0 = time.perf_counter()
+                block(fn(*args))
+                samples[k].append(time.perf_counter() - t0)
+    return samples
+
+
 def fmt_time(t):
     if t is None or not np.isfinite(t):
         return "—"

@@ -78,6 +78,13 @@ def _cell(res, key, primal):
     return s
 
 
+def _codegen_cell(codegen):
+    gen, again = codegen.get("grad_s"), codegen.get("again_median_s")
+    if gen is None:  # (grad_s may come via source_for: see the JSON)
+        return "error" if codegen.get("error") else "—"
+    return fmt_time(gen) + (" (%s)" % fmt_time(again) if again is not None else "")
+
+
 def _ratio(res, key):
     r = res.get("ratios", {}).get(key)
     return "%.2f" % r if r is not None else "—"
@@ -130,7 +137,8 @@ def _memory_table(results, mmeta):
 
 
 def _timing_tables(results, meta):
-    lines = ["Gradient times: median of repeats after warm-up; (ratio to the numba primal); "
+    lines = ["Gradient times: median of repeats after warm-up (numba primal, hand, s2sad and "
+             "JAX jit timed in turns); (ratio to the numba primal); "
              "✗ = gradient check failed; s2sad as a user gets it (jit=\"auto\": numba, or "
              "numpy where marked); %s, %s; %s." % (
                  meta["machine"]["cpu_model"],
@@ -152,7 +160,9 @@ def _timing_tables(results, meta):
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "First-call latency (compile): numba = first calls of njit(primal) + "
               "njit(hand_grad) minus a steady call, fresh process; s2sad = grad() + first "
-              "call, fresh process, empty vs warm S2SAD_CACHE_DIR (imports excluded).", ""]
+              "call, fresh process, empty vs warm S2SAD_CACHE_DIR (imports excluded; warm: "
+              "median of 3 processes); codegen = grad(f, jit=False).source, the first in the "
+              "process (median of generating it 5 more times).", ""]
     head = ["", "numba primal + hand", "s2sad cold", "cold / numba", "s2sad warm cache",
             "s2sad codegen (jit=False)"]
     lines.append("| " + " | ".join(head) + " |")
@@ -170,7 +180,7 @@ def _timing_tables(results, meta):
             return "error" if c.get(entry, {}).get("error") else "—"
         row = [name, show(nb, "numba"), show(cold, "s2sad_cold"),
                "%.2f" % (cold / nb) if cold and nb else "—", show(warm, "s2sad_warm"),
-               fmt_time(gen) if gen is not None else ("error" if r.get("codegen", {}).get("error") else "—")]
+               _codegen_cell(r.get("codegen", {}))]
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "Gradient checks (max abs error / max(1, max |reference|)); hand vs central "
               "finite differences on small inputs, others vs hand on small / timed inputs.", ""]
