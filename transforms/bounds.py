@@ -104,6 +104,8 @@ class _Pass:
         self.covered = {}     # access mark -> variables its index values are checked for
         self.checks = []      # (block, statement, [sources of checks before it])
         self._known = (None, [])
+        self._inside = {}     # id(loop) -> (names bound in its body, whether it returns or raises)
+        _survey_loops(fdef.body, self._inside)
 
     # ---- what a name denotes --------------------------------------------
     def invariant(self, var):
@@ -256,7 +258,7 @@ class _Pass:
             self.accesses(s, s, block)
 
     def loop(self, s):
-        rebound = _rebound(s.body)
+        rebound, exits = self._inside[id(s)]
         stored = rebound | set(names_bound_by(s))
         args = s.iter.args if callee_name(s.iter) == "range" and not s.iter.keywords else None
         if not isinstance(s.target, gast.Name) or args is None or not 1 <= len(args) <= 3 \
@@ -278,7 +280,7 @@ class _Pass:
         shown_lo, shown_hi = bounds(sa, sb)
         runs = shown_hi - shown_lo if shown_lo is not None else None
         loop = _Loop(s, lo, hi, shown_lo, shown_hi, runs, stored)
-        loop.exits = _exits(s.body)
+        loop.exits = exits
         if lo is not None:
             loop.facts.append(self.at_most(hi - lo))
         return loop
@@ -493,10 +495,6 @@ def _extremes(form, nest, lo, hi):
     return high, low
 
 
-def _exits(stmts):
-    return any(isinstance(s, (gast.Return, gast.Raise)) for s in walk_stmts(stmts))
-
-
 def _in_place(base, axis, index, upper, lower, what, shown):
     extent = f"{base}.shape[{axis}]"
     if shown is not None and (upper or lower):
@@ -550,8 +548,23 @@ def _subscripts(node):
     return out
 
 
-def _rebound(stmts):
-    return {n for s in walk_stmts(stmts) for n in names_bound_by(s)}
+def _survey_loops(stmts, out):
+    """Fill `out`: id of each for loop in `stmts` -> (the names its body
+    binds, whether its body returns or raises), in one pass; returns the
+    same for `stmts`."""
+    bound, exits = set(), False
+    for s in stmts:
+        bound.update(names_bound_by(s))
+        exits = exits or isinstance(s, (gast.Return, gast.Raise))
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list):
+                inner_bound, inner_exits = _survey_loops(block, out)
+                if field == "body" and isinstance(s, gast.For):
+                    out[id(s)] = (inner_bound, inner_exits)
+                bound |= inner_bound
+                exits = exits or inner_exits
+    return bound, exits
 
 
 def _copies(s, var):

@@ -59,13 +59,14 @@ def binop(left, op, right):
 def clone(node):
     """A deep copy of a node (or list of nodes), its s2sad_* marks included.
     Faster than copy.deepcopy, which the compiler calls thousands of times."""
-    if isinstance(node, list):
+    if node.__class__ is list:
         return [clone(n) for n in node]
-    if not isinstance(node, gast.AST):
-        return node  # str, number, None: immutable
+    if not isinstance(node, gast.AST) or isinstance(node, _LEAVES):
+        return node  # str, number, None; contexts and operators: never changed, shared
     new = node.__class__.__new__(node.__class__)
-    new.__dict__.update({k: clone(v) if isinstance(v, (list, gast.AST)) else v
-                         for k, v in node.__dict__.items()})
+    fields = new.__dict__
+    for k, v in node.__dict__.items():
+        fields[k] = clone(v) if v.__class__ is list or isinstance(v, gast.AST) else v
     return new
 
 
@@ -147,9 +148,29 @@ def base_name(node):
 
 def names_loaded(node):
     """Names read anywhere in `node` (a node or a list of nodes)."""
-    roots = node if isinstance(node, list) else [node]
-    return {n.id for root in roots for n in walk(root)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    # walk's traversal, without keeping the nodes: the passes call this
+    # thousands of times per derivative
+    todo = list(node) if node.__class__ is list else [node]
+    out = set()
+    Name, Load, AST, fields_of = gast.Name, gast.Load, gast.AST, _CHILD_FIELDS.get
+    while todo:
+        n = todo.pop()
+        cls = n.__class__
+        if cls is Name:
+            if n.ctx.__class__ is Load:
+                out.add(n.id)
+            if n.annotation is None:
+                continue
+        fields = fields_of(cls)
+        for field in fields if fields is not None else _child_fields(cls):
+            child = getattr(n, field, None)
+            if child is None:
+                continue
+            if child.__class__ is list:
+                todo.extend(c for c in child if isinstance(c, AST))
+            elif isinstance(child, AST):
+                todo.append(child)
+    return out
 
 
 def rewrite(node, fn):

@@ -94,6 +94,7 @@ class Tapes:
         self.setup = []          # list tapes, created at the top of the function
         self.allocations = {}    # id(outermost loop) -> preallocation statements
         self.names = set()       # every name this class made
+        self._stored = {}        # id(loop) -> (loop, names it stores)
 
     def _fresh(self, base):
         n = self.namer.fresh(base)
@@ -130,7 +131,9 @@ class Tapes:
 
     def _invariant(self, frames):
         outer = frames[0].loop
-        written = names_stored([outer]) | {f.loop.target.id for f in frames}
+        if id(outer) not in self._stored:  # (the user's loops do not change during a sweep)
+            self._stored[id(outer)] = (outer, names_stored([outer]))
+        written = self._stored[id(outer)][1] | {f.loop.target.id for f in frames}
         return all(not (names_loaded(f.trip) & written) for f in frames)
 
     def _preallocated(self, target, load, kind, frames, label):
