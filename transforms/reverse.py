@@ -82,16 +82,19 @@ class ReverseMode(Contributions):
         self.record_enabled = False
         self.bindings = binding_counts(self.tree.body)
         shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1}
+        self.loop_local_defs = {}
         _, rev, reads = self.sweeps(body)
-        self.needed = _value_reads(reads, shape_only) - self.generated
+        self.needed = self.with_operands_of_recomputed(
+            _value_reads(reads, shape_only) - self.generated, shape_only)
         self.record_enabled = True
         while True:
             self.namer.taken = taken | set(self.adjoints.values())
             self.tapes = Tapes(self.namer)
             self.placeholders, self.loop_restores, self.loop_hoisted = {}, {}, {}
             fwd, rev, reads = self.sweeps(body)
-            needed = self.needed | (_value_reads(reads, shape_only) - self.generated
-                                    - self.tapes.names)
+            needed = self.with_operands_of_recomputed(
+                self.needed | (_value_reads(reads, shape_only) - self.generated
+                               - self.tapes.names), shape_only)
             if needed == self.needed:
                 break
             self.needed = needed
@@ -125,6 +128,23 @@ class ReverseMode(Contributions):
                 self.placeholders.setdefault(v, self.kind(v))
         setup = [assign(v, placeholder(k)) for v, k in self.placeholders.items()] + self.tapes.setup
         return setup + fwd, seed_stmts + inits + rev
+
+    def with_operands_of_recomputed(self, needed, shape_only):
+        """`needed` and what recomputing its loop values reads (see
+        _record): a chain of recomputed values (RK4's stages) would
+        otherwise take a sweep per link to find."""
+        out, todo = set(needed), list(needed)
+        while todo:
+            var = todo.pop()
+            for s, loop in self.loop_local_defs.get(var, {}).values():
+                if getattr(s, "s2sad_nosave", False) \
+                        or _integer_step_inverse(s, var, self.kind(var)) is not None \
+                        or not self.loop_values.recomputable(s, var, loop):
+                    continue
+                more = _value_reads([s], shape_only) - self.generated - out
+                out |= more
+                todo.extend(more)
+        return out
 
     def sweeps(self, body):
         """(forward sweep, reverse sweep, the reverse statements that read
@@ -257,6 +277,9 @@ class ReverseMode(Contributions):
         """(save before `s`, save after `s`, restore) for the value `s`
         overwrites in `target`, if the reverse sweep needs it."""
         var = base_name(target)
+        if frames and isinstance(target, gast.Name) \
+                and var in self.loop_locals.get(id(frames[-1].loop), ()):
+            self.loop_local_defs.setdefault(var, {})[id(s)] = (s, frames[-1].loop)
         if not self.record_enabled or var not in self.needed or getattr(s, "s2sad_nosave", False):
             return [], [], []
         kind = self.atom_kind(gast.Subscript(value=name(var), slice=target.slice,
