@@ -298,7 +298,8 @@ def interleave(times, calls, opts):
     for key, samples in time_interleaved(compared, budget=opts.budget).items():
         times[key].update(alone_median_s=times[key]["median_s"], median_s=float(np.median(samples)),
                           repeats=len(samples), interleaved=True)
-        print("  %-10s %10.3g s  (in turns, %d repeats)" % (key, times[key]["median_s"], len(samples)))
+        print("  %-10s %10.3g s  (in turns, %d repeats)" % (
+            key, times[key]["median_s"], len(samples)))
 
 
 def memory(mod, size, opts, fns=None):

@@ -78,7 +78,8 @@ def mixture(alpha, q, x):
     return s
 
 
-MIX = (np.array([0.5, -1.0, 2.0]), np.arange(12.0).reshape(3, 4) / 7.0, np.array([0.3, 0.1, -0.2, 0.4]))
+MIX = (np.array([0.5, -1.0, 2.0]), np.arange(12.0).reshape(3, 4) / 7.0,
+       np.array([0.3, 0.1, -0.2, 0.4]))
 
 
 def test_a_nest_is_checked_once_before_it(jit):

@@ -92,7 +92,7 @@ class _Pass:
         self.lists = {n for n, k in kinds.items() if k.tag == "list"}
         for n, binds in self.bindings.items():
             for s in binds:
-                if s is not None and isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                     if callee_name(s.value) in _ALLOCATE:
                         self.arrays.add(n)
                     elif isinstance(s.value, gast.List):

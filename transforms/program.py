@@ -393,7 +393,8 @@ class Program:
         cleanup.refuse(body, fusable)
         kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in rev.adjoints.items()
                                   if v in spec.kinds}}
-        accumulate.out_of_place(body, rev, Ownership(body, [a.id for a in fdef.args.args], kinds, self.runtime_helpers))
+        params = [a.id for a in fdef.args.args]
+        accumulate.out_of_place(body, rev, Ownership(body, params, kinds, self.runtime_helpers))
         accumulate.augment_scalar_updates(body, scalars)
         ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
