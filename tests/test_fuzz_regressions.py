@@ -449,3 +449,31 @@ def test_whole_array_addition_keeps_the_element_in_the_array(jit):
     # the element may not be kept in a scalar for the loop: `dx += e` adds to
     # it too
     check_grad(mean_and_element, (X, 1), wrt=0, jit=jit)
+
+
+# ---- a branch that an and/or's constant operand makes dead ----------------------
+
+def loop_in_branch_decided_late(x):
+    s = x[0]
+    if math.sin(x[1]) > -2.0 and 0.9 > 1.0:   # never runs: Python compiles it away
+        it = 0
+        while True:
+            if it >= 3:
+                break
+            it += 1
+            s = s * x[1]
+    if math.cos(x[2]) > 2.0 or 1.0 < 2.0:     # always runs: the else never
+        s = s * x[3]
+    else:
+        for e in x:
+            s = s * e
+    return s
+
+
+def test_branch_dead_by_a_constant_after_a_read(jit):
+    # numba compiled the dead branch's tape list away with its appends and
+    # could not type it (the derivative fell back to Python)
+    check_grad(loop_in_branch_decided_late, (X,), jit=jit)
+    x = X.copy()
+    g = s2sad.grad(loop_in_branch_decided_late, jit="require")(x)
+    np.testing.assert_allclose(g, [X[3], 0.0, 0.0, X[0]])

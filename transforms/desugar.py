@@ -279,13 +279,21 @@ class _Lowering:
 def _fold_constant_tests(stmts):
     """`if 0.5 > 1.0:` keeps only the branch that runs: a dead branch's exits
     would otherwise shape the loop around it, and numba prunes dead
-    branches, leaving a tape appended only there without a type."""
+    branches, leaving a tape appended only there without a type. In `if
+    f(x) > 0 and 0.5 > 1.0:` the test still runs (it may raise), its body
+    never (Python compiles it away)."""
     out = []
     for s in stmts:
         truth = _constant_truth(s.test) if isinstance(s, (gast.If, gast.While)) else None
         if truth is not None and isinstance(s, gast.If):
             out += _fold_constant_tests(s.body if truth else s.orelse)
             continue
+        if truth is None and isinstance(s, gast.If):
+            decided = _decided_by_a_constant(s.test)
+            if decided is False:
+                s.body = [gast.Pass()]
+            elif decided is True:
+                s.orelse = []
         if truth is False:  # a while loop that never runs
             out += _fold_constant_tests(s.orelse)
             continue
@@ -305,6 +313,17 @@ class _FoldConditionals(gast.NodeTransformer):
         if truth is None:
             return node
         return node.body if truth else node.orelse
+
+
+def _decided_by_a_constant(test):
+    """The truth of `a and 0.5 > 1.0` (False) or `a or 1 < 2` (True): an
+    and/or with an operand that decides it, whatever the others are."""
+    if not isinstance(test, gast.BoolOp):
+        return None
+    deciding = isinstance(test.op, gast.Or)
+    if any(_constant_truth(v) is deciding for v in test.values):
+        return deciding
+    return None
 
 
 def _constant_truth(test):
