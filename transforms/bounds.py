@@ -306,7 +306,7 @@ class _Pass:
     def known(self):
         """What holds here: the loops around run, and what the checks before
         established (if their guards hold)."""
-        key = (len(self.facts), tuple(map(id, self.loops)))
+        key = (len(self.facts), tuple(self.loops))  # (the loops themselves: an id is reused)
         if self._known[0] != key:
             facts = list(dict.fromkeys(f for loop in self.loops for f in loop.facts))
             for guards, conclusion in self.facts:
