@@ -343,11 +343,9 @@ class _Pass:
             raise _Unaccountable
         if base not in self.arrays:
             raise _Unaccountable
-        new = []
         for axis, index in enumerate(items):
-            if isinstance(index, gast.Slice):
-                continue  # numba clips slices
-            new += self.index_checks(sub, base, axis, index, stmt, block, unplaceable)
+            if not isinstance(index, gast.Slice):  # (numba clips slices)
+                self.index_checks(sub, base, axis, index, stmt, block, unplaceable)
         if mark is not None:
             family = {base} | set(self.shadows.get(base, ()))
             self.covered.setdefault(mark, set()).update(family)
@@ -361,13 +359,12 @@ class _Pass:
             upper = self.proves(extent.plus(-1) - proof)
             lower = self.proves(proof) or self.proves(proof + extent)
         if upper and lower:
-            return []
+            return
         if unplaceable or not self.is_int_index(index):
             raise _Unaccountable
         what = self.describe(sub, stmt)
-        hoisted = self.hoist(base, axis, index, upper, lower, what)
-        if hoisted is not None:
-            return hoisted
+        if self.hoist(base, axis, index, upper, lower, what):
+            return
         check = _in_place(base, axis, index, upper, lower, what,
                           self.form(index, proof=False))
         self.place(stmt, block, check)
@@ -375,7 +372,6 @@ class _Pass:
                 and not self.path:
             self.facts.append(([], found[0].plus(-1) - proof))
             self.facts.append(([], proof + found[0]))
-        return [check]
 
     def is_int_index(self, index):
         if self.form(index, proof=False) is not None:
@@ -390,12 +386,12 @@ class _Pass:
         return kind.tag in ("int", "bool")
 
     def hoist(self, base, axis, index, upper, lower, what):
-        """Checks before the outermost loop around the access over which its
-        index's range is known, or None."""
+        """Place checks before the outermost loop around the access over
+        which its index's range is known; False if there is none."""
         shown = self.form(index, proof=False)
         nest = self.hoistable(shown, base)
         if not nest:
-            return None
+            return False
         high, low = _extremes(shown, nest, "shown_lo", "shown_hi")
         extent = Affine.symbol(f"{base}.shape[{axis}]")
         violations = []  # forms >= 0 exactly when the index leaves the array
@@ -418,7 +414,7 @@ class _Pass:
             self.place(top.node, block, check)
         if depth == 0:
             self.record_facts(nest, base, axis, index)
-        return checks
+        return True
 
     def hoistable(self, shown, base):
         """The loops (outermost first) over which the access's index range

@@ -174,10 +174,10 @@ class DeadStores:
         self._heads = {}
         self.block(stmts, set(live_out), rewrite=True)
 
-    def loads(self, node, uses=False):
-        key = (id(node), uses)
+    def loads(self, node):
+        key = (id(node), "loads")
         if key not in self._loads:
-            self._loads[key] = (node, _uses(node) if uses else names_loaded(node))
+            self._loads[key] = (node, names_loaded(node))
         return self._loads[key][1]
 
     def block(self, stmts, live, rewrite):

@@ -13,7 +13,7 @@ from .activity import analyse
 from .aliases import Ownership, check_aliased_writes
 from .bounds import add_index_checks, mark_accesses
 from .desugar import desugar
-from .emit import function_source
+from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .names import Namer
 from .normalize import normalize
@@ -109,13 +109,11 @@ class Program:
             result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN, True)
         else:
             from .custom import split_custom_gradient
-            import ast
             fwd = self._fresh_module_name(obj.__name__ + "_fwd")
             bwd = self._fresh_module_name(obj.__name__ + "_bwd")
             parsed, fwd_tree, bwd_tree = split_custom_gradient(obj.fn, fwd, bwd)
             for tree in (fwd_tree, bwd_tree):
-                src = ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(tree))) + "\n"
-                self._add_function(tree.name, src, tree, first=True)
+                self._add_function(tree.name, stmt_source(tree) + "\n", tree, first=True)
                 self._collect_globals(tree, parsed)
             kinds = K.KindInference(self.call_kind(parsed)).run(fwd_tree, list(arg_kinds))
             kind = kinds.get("<return>", K.UNKNOWN)
@@ -446,9 +444,7 @@ class Program:
         tree.name = n
         _strip_markers(tree, self.marker_resolver(parsed))
         self._name_derivative_calls_in_copy(tree, parsed)
-        import ast
-        source = ast.unparse(gast.gast_to_ast(tree)) + "\n"
-        self._add_function(n, source, tree, first=True)
+        self._add_function(n, stmt_source(tree) + "\n", tree, first=True)
         self._collect_globals(tree, parsed)
 
     @staticmethod

@@ -11,15 +11,13 @@ that statement restores it. Storage depends on where the statement is:
 * elsewhere (while loops, ranges that change inside the loop, arrays): a
   list used as a stack, `x_stack.append(x)` ... `x = x_stack.pop()`.
 """
-import ast
-
 import gast
 
 from .emit import stmt_source
 from .syntax import assign, call, clone, const, name, names_loaded, names_stored, parse_expr, walk
 
 
-unparse = stmt_source  # an expression's source, also a key for equal expressions
+unparse = stmt_source  # an expression's source
 
 
 class LoopFrame:

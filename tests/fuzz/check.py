@@ -389,20 +389,18 @@ def other_sizes(L, args, derivative, seen, tries=4):
             expected = IndexError
         except Exception:  # noqa: BLE001 - a broadcast error, ...: not about indices
             continue
+        where = f"argument {k} resized to {np.shape(new[k]) or new[k]}"
         try:
             got = derivative(*_copy_args(new))[0]
         except Exception as exc:  # noqa: BLE001
             if expected is IndexError:
                 seen.append("raised")
                 continue
-            return f"argument {k} resized to {np.shape(new[k]) or new[k]}: the primal runs, " \
-                   f"the derivative raises {_describe(exc)}"
+            return f"{where}: the primal runs, the derivative raises {_describe(exc)}"
         if expected is IndexError:
-            return f"argument {k} resized to {np.shape(new[k]) or new[k]}: the primal raises " \
-                   f"IndexError, the compiled derivative returns"
+            return f"{where}: the primal raises IndexError, the compiled derivative returns"
         if not np.allclose(_flat(got), _flat(expected), rtol=1e-9, atol=1e-12, equal_nan=True):
-            return f"argument {k} resized to {np.shape(new[k]) or new[k]}: value {got!r}, " \
-                   f"primal {expected!r}"
+            return f"{where}: value {got!r}, primal {expected!r}"
         seen.append("ran")
     return None
 
