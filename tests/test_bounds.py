@@ -87,7 +87,8 @@ def test_a_nest_is_checked_once_before_it(jit):
     assert own_checks(df)
     src = df.source
     loop = src.index("for c in range(k)")
-    assert raises_in(src[:loop]) == 2 and raises_in(src[loop:]) == 0, src  # both axes of q
+    assert raises_in(src[:loop]) == 1 and raises_in(src[loop:]) == 0, src  # both axes of q
+    assert "if k > 0 and d > 0 and (k > q.shape[0] or d > q.shape[1]):" in src, src
     with pytest.raises(IndexError, match=rf"q\[c, j\].*{HERE}:{line_of(mixture, 's += alpha')}"):
         df(MIX[0], MIX[1][:2], MIX[2])  # q has a row too few
     with pytest.raises(IndexError, match=r"q\[c, j\]"):
@@ -113,7 +114,7 @@ def test_forward_mode_checks_too(jit):
         dj(MIX[0], MIX[1][:2], MIX[2], np.ones((2, 4)))
 
 
-# ---- checked in place, and covered in the reverse sweep ---------------------
+# ---- counters and triangular nests -------------------------------------------
 
 def packed(l, x):
     d = x.shape[0]
@@ -126,16 +127,84 @@ def packed(l, x):
     return s
 
 
-def test_a_counter_is_checked_where_it_indexes(jit):
+def test_a_counter_is_checked_before_its_nest(jit):
     x = np.array([0.3, -0.7, 1.1, 0.4])
     l = np.linspace(-1.0, 1.0, 6)
     df = check_grad(packed, (l, x), wrt=(0, 1), jit=jit)
     assert own_checks(df)
-    # the forward sweep checks l[t]; the reverse sweep's l[t] and dl[t] repeat
-    # the same indices (t counted back down) and need no check of their own
-    assert raises_in(df.source) == 1, df.source
+    # t runs over 0 .. (d - 1) * d // 2 - 1; the reverse sweep's l[t] and
+    # dl[t] repeat the forward's indices (t counted back down): one check
+    src = df.source
+    assert raises_in(src) == 1, src
+    assert src.index("(d - 1) * d // 2 > l.shape[0]") < src.index("for col in range"), src
     with pytest.raises(IndexError, match=rf"l\[t\].*{HERE}:{line_of(packed, 's += l[t]')}"):
         df(l[:5], x)
+    df(np.zeros(0), x[:1])  # the nest does not run: l is never read
+
+
+def packed_blocks(w, l, x):
+    """A triangular nest inside a rectangular one; the counter runs on
+    across blocks."""
+    k = w.shape[0]
+    d = x.shape[0]
+    t = 0
+    s = 0.0
+    for c in range(k):
+        for col in range(d - 1):
+            for row in range(col + 1, d):
+                s += w[c] * l[t] * x[row] * x[col]
+                t += 1
+    return s
+
+
+def test_a_triangular_nest_is_checked_before_it(jit):
+    w = np.array([0.5, -1.5, 2.0])
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    l = np.linspace(-1.0, 1.0, 18)
+    df = check_grad(packed_blocks, (w, l, x), wrt=(0, 1, 2), jit=jit)
+    src = df.source
+    assert own_checks(df) and raises_in(src) == 1, src
+    assert "if k > 0 and d > 1 and k * (d - 1) * d // 2 > l.shape[0]:" in src, src
+    with pytest.raises(IndexError, match=r"l\[t\]"):
+        df(w, l[:17], x)
+    df(w, np.zeros(0), x[:1])
+
+
+def counted_from_one(l, x):
+    n = x.shape[0]
+    t = -1
+    s = 0.0
+    for i in range(n):
+        t += 1
+        s += l[t] * x[i]
+    return s
+
+
+def test_a_counter_incremented_before_its_use(jit):
+    x = np.array([0.3, -0.7, 1.1])
+    df = check_grad(counted_from_one, (np.array([2.0, 3.0, 4.0]), x), wrt=(0, 1), jit=jit)
+    assert own_checks(df)
+    with pytest.raises(IndexError, match=r"l\[t\]"):
+        df(np.ones(2), x)
+
+
+def counted_when(l, x):
+    t = 0
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0.0:
+            s += l[t] * x[i]
+            t += 1
+    return s
+
+
+def test_a_counter_that_skips_is_checked_in_place(jit):
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    df = check_grad(counted_when, (np.array([2.0, 3.0, 4.0]), x), wrt=(0, 1), jit=jit)
+    assert own_checks(df)
+    df(np.ones(3), x)  # three positive entries: l is long enough
+    with pytest.raises(IndexError, match=r"l\[t\]"):
+        df(np.ones(2), x)
 
 
 def guarded(x, m):

@@ -12,9 +12,12 @@ function:
   its loop's counter; an index a check before it already covered;
 * checked before a loop nest: an index whose range over the nest is known
   but not provably inside the array (`q[c, j]` for c < k, j < d when q is an
-  argument) gets one `if k > q.shape[0]: raise IndexError(...)` before the
-  nest, guarded so that a nest that does not run raises nothing;
-* checked in place: any other integer index (`l[c, t]` with a counter t);
+  argument) gets one `if k > q.shape[0] or d > q.shape[1]: raise
+  IndexError(...)` before the nest, guarded so that a nest that does not
+  run raises nothing. The nest may be triangular, and the index a counter
+  of the runs of the nest's body (`l[c, t]` after `t = 0`, with `t += 1`:
+  nests.py);
+* checked in place: any other integer index (`x[idx[i]]`);
 * covered: the reverse sweep's `dl[c, t]` repeats an access of the forward
   sweep with the same index values (they are recorded or recomputed), on
   the same array or its adjoint, so the check of the first covers it. The
@@ -30,8 +33,11 @@ import os
 import gast
 
 from . import kinds as K
-from .affine import Affine, nonnegative_source, obviously_non_negative, provable
+from .affine import Affine, obviously_non_negative, provable
+from .checks import in_place, merged
 from .emit import expr_source
+from .nests import (Loop, extremes, find_counter, nonempty, product_form, product_source,
+                    survey_loops, trip_count)
 from .syntax import (callee_name, children, const, names_bound_by, parse_stmts, walk,
                      walk_stmts)
 
@@ -66,19 +72,6 @@ def add_index_checks(fdef, kinds, shadows, location):
     return True
 
 
-class _Loop:
-    def __init__(self, node, lo=None, hi=None, shown_lo=None, shown_hi=None, runs=None,
-                 stored=()):
-        self.node = node
-        self.var = node.target.id if isinstance(node.target, gast.Name) else None
-        self.lo, self.hi = lo, hi                      # proof forms (None: unknown)
-        self.shown_lo, self.shown_hi = shown_lo, shown_hi  # as written (for checks)
-        self.runs = runs                               # shown form >= 0 iff the body runs
-        self.stored = stored                           # names (re)bound in the body
-        self.facts = []                                # proof forms >= 0 inside
-        self.exits = False                             # a return or raise in the body
-
-
 class _Pass:
     def __init__(self, fdef, kinds, shadows, location):
         self.fdef, self.kinds, self.shadows, self.location = fdef, kinds, shadows, location
@@ -102,10 +95,10 @@ class _Pass:
         self.path = []        # (statement, field) from the function down to it
         self.facts = []       # (guards, conclusion): what top-level checks established
         self.covered = {}     # access mark -> variables its index values are checked for
-        self.checks = []      # (block, statement, [sources of checks before it])
+        self.checks = []      # (block, statement, [checks before it]): see place()
         self._known = (None, [])
         self._inside = {}     # id(loop) -> (names bound in its body, whether it returns or raises)
-        _survey_loops(fdef.body, self._inside)
+        survey_loops(fdef.body, self._inside)
 
     # ---- what a name denotes --------------------------------------------
     def invariant(self, var):
@@ -229,7 +222,7 @@ class _Pass:
     # ---- the walk ---------------------------------------------------------
     def run(self):
         self.block(self.fdef.body)
-        return self.checks
+        return [(block, stmt, merged(checks)) for block, stmt, checks in self.checks]
 
     def block(self, stmts):
         for s in list(stmts):
@@ -263,11 +256,11 @@ class _Pass:
         args = s.iter.args if callee_name(s.iter) == "range" and not s.iter.keywords else None
         if not isinstance(s.target, gast.Name) or args is None or not 1 <= len(args) <= 3 \
                 or s.target.id in rebound:
-            return _Loop(s, stored=stored)
+            return Loop(s, stored=stored)
         start, stop = (args[0], args[1]) if len(args) >= 2 else (const(0), args[0])
         step = self.form(args[2], proof=False) if len(args) == 3 else Affine({}, 1)
         if step is None or step.terms or step.const == 0:
-            return _Loop(s, stored=stored)
+            return Loop(s, stored=stored)
         forms = [(self.form(start, p), self.form(stop, p)) for p in (True, False)]
         (a, b), (sa, sb) = forms
         up = step.const > 0
@@ -278,8 +271,7 @@ class _Pass:
             return (a, b.plus(-1)) if up else (b.plus(1), a)
         lo, hi = bounds(a, b)
         shown_lo, shown_hi = bounds(sa, sb)
-        runs = shown_hi - shown_lo if shown_lo is not None else None
-        loop = _Loop(s, lo, hi, shown_lo, shown_hi, runs, stored)
+        loop = Loop(s, lo, hi, shown_lo, shown_hi, stored)
         loop.exits = exits
         if lo is not None:
             loop.facts.append(self.at_most(hi - lo))
@@ -352,26 +344,74 @@ class _Pass:
 
     def index_checks(self, sub, base, axis, index, stmt, block, unplaceable):
         found = self.extent(base, axis)
-        proof = self.form(index, proof=True)
+        span = self.span(index, stmt)
         upper = lower = False
-        if found is not None and proof is not None:
+        if found is not None:
             extent = found[0]
-            upper = self.proves(extent.plus(-1) - proof)
-            lower = self.proves(proof) or self.proves(proof + extent)
+            upper = span.high is not None and self.proves(extent.plus(-1) - span.high)
+            lower = span.low is not None and (self.proves(span.low)
+                                              or self.proves(span.low + extent))
         if upper and lower:
             return
         if unplaceable or not self.is_int_index(index):
             raise _Unaccountable
         what = self.describe(sub, stmt)
-        if self.hoist(base, axis, index, upper, lower, what):
+        if self.hoist(base, axis, span, upper, lower, what):
             return
-        check = _in_place(base, axis, index, upper, lower, what,
+        check = in_place(base, axis, index, upper, lower, what,
                           self.form(index, proof=False))
         self.place(stmt, block, check)
+        proof = span.high if span.high is span.low else None
         if not self.loops and proof is not None and found is not None and found[1] \
                 and not self.path:
             self.facts.append(([], found[0].plus(-1) - proof))
             self.facts.append(([], proof + found[0]))
+
+    def span(self, index, stmt):
+        """The values `index` takes here: an affine form of the loop
+        counters, or the range of a variable that counts a nest's runs."""
+        counted = self.counter_span(index.id, stmt) if isinstance(index, gast.Name) \
+            and self.is_int(index.id) and self.form(index, proof=True) is None else None
+        if counted is not None:
+            return counted
+        proof, shown = self.form(index, proof=True), self.form(index, proof=False)
+        return _Span(proof, proof, shown, shown, set(shown.terms) if shown is not None else ())
+
+    def counter_span(self, var, stmt):
+        """The range of `t` at `l[t]` in `for row in range(col + 1, d)` in
+        `for col in range(d - 1)` after `t = 0`, with `t += 1` in the inner
+        body: 0 .. (d - 1) * d // 2 - 1. None if `var` is not such a counter
+        or its range is not known."""
+        if not self.loops or self.path[-1][0] is not self.loops[-1].node \
+                or any(loop.var == var for loop in self.loops):
+            return None
+        counter = find_counter(var, self.loops, self.path, self.fdef.body, stmt)
+        if counter is None:
+            return None
+        nest = counter.loops
+        counters = {lp.var for lp in self.loops}
+        init, init_proof = self.form(counter.init, proof=False), self.form(counter.init, proof=True)
+        if init is None or {lp.var for lp in nest} & set(init.terms) \
+                or any(lp.exits or lp.lo is None or lp.shown_lo is None for lp in nest) \
+                or any(set(names_bound_by(s)) & {_root(n) for n in init.terms}
+                       for b in counter.between for s in walk_stmts([b])) \
+                or not all(self.proves((lp.hi - lp.lo).plus(1)) for lp in nest[1:]):
+            return None
+        shown, proof = trip_count(nest, "shown_lo", "shown_hi"), trip_count(nest, "lo", "hi")
+        if shown is None or proof is None:
+            return None
+        trips = product_form(*shown)
+        if trips is None:  # a product is written out, so its names must not be counters
+            if any(set(f.terms) & counters for f in shown[0]):
+                return None
+            trips = Affine.symbol(product_source(*shown))
+        low = init.plus(counter.offset)
+        proof_trips = product_form(*proof)
+        proof_low = init_proof.plus(counter.offset) if init_proof is not None else None
+        proof_high = proof_low + proof_trips.plus(-1) \
+            if proof_low is not None and proof_trips is not None else None
+        return _Span(proof_high, proof_low, low + trips.plus(-1), low,
+                     {_root(n) for n in init.terms}, nest[0])
 
     def is_int_index(self, index):
         if self.form(index, proof=False) is not None:
@@ -385,14 +425,14 @@ class _Pass:
             return False
         return kind.tag in ("int", "bool")
 
-    def hoist(self, base, axis, index, upper, lower, what):
+    def hoist(self, base, axis, span, upper, lower, what):
         """Place checks before the outermost loop around the access over
         which its index's range is known; False if there is none."""
-        shown = self.form(index, proof=False)
-        nest = self.hoistable(shown, base)
-        if not nest:
+        nest = self.hoistable(span, base)
+        if not nest or (span.within is not None and span.within not in nest):
             return False
-        high, low = _extremes(shown, nest, "shown_lo", "shown_hi")
+        high = extremes(span.shown_high, nest, "shown_lo", "shown_hi")[0]
+        low = extremes(span.shown_low, nest, "shown_lo", "shown_hi")[1]
         extent = Affine.symbol(f"{base}.shape[{axis}]")
         violations = []  # forms >= 0 exactly when the index leaves the array
         if not upper:
@@ -400,32 +440,39 @@ class _Pass:
         if not lower:
             violations.append(Affine({}, -1) - (low + extent))
         checks = []
+        runs = nonempty(nest, "shown_lo", "shown_hi")
         for v in violations:
+            if obviously_non_negative(Affine({}, -1) - v):
+                continue  # (`x.shape[0] < 0`: never)
             # a nest that does not run indexes nothing; a guard that the
             # violation implies (k > 0 when k > q.shape[0]) goes without saying
-            guards = [loop.runs for loop in nest if not obviously_non_negative(loop.runs)
-                      and not obviously_non_negative(loop.runs - v)]
-            checks.append(_raise_if(_conjunction([nonnegative_source(g) for g in guards]
-                                                 + [nonnegative_source(v)]), what))
+            guards = [(k, g) for k, g in enumerate(runs)
+                      if not obviously_non_negative(g) and not obviously_non_negative(g - v)]
+            checks.append((what, guards, v))
         top = nest[0]
         depth = next(k for k, (s, _) in enumerate(self.path) if s is top.node)
         block = self.fdef.body if depth == 0 else getattr(*self.path[depth - 1])
         for check in checks:
             self.place(top.node, block, check)
         if depth == 0:
-            self.record_facts(nest, base, axis, index)
+            self.record_facts(nest, base, axis, span)
         return True
 
-    def hoistable(self, shown, base):
+    def hoistable(self, span, base):
         """The loops (outermost first) over which the access's index range
         is known and the access runs on every iteration: for-range loops,
         each directly in the body of the one around it, without a return,
-        whose bounds and the index's other names none of them rebinds."""
-        if shown is None or not self.loops or not self.path \
+        whose bounds and the index's other names none of them rebinds. The
+        counters the index names range over a box no other loop's range
+        depends on, so that its extremes are taken; the other loops may
+        depend on each other (a triangular nest) as long as whether they run
+        at all is a list of forms."""
+        if span.shown_high is None or not self.loops or not self.path \
                 or self.path[-1][0] is not self.loops[-1].node:
             return []
         nest = []
-        names = set(shown.terms) | {base}
+        names = set(span.names) | {base}
+        named = set(span.shown_high.terms) | set(span.shown_low.terms)
         for k in range(len(self.loops) - 1, -1, -1):
             loop = self.loops[k]
             if loop.shown_lo is None or loop.exits:
@@ -434,8 +481,12 @@ class _Pass:
                 break
             inner = [loop] + nest
             counters = {lp.var for lp in inner}
-            bounds = {s for lp in inner for s in [*lp.shown_lo.terms, *lp.shown_hi.terms]}
-            if bounds & counters or ({_root(s) for s in names | bounds} - counters) & loop.stored:
+            ranges = {lp.var: {*lp.shown_lo.terms, *lp.shown_hi.terms} for lp in inner}
+            bounds = set().union(*ranges.values())
+            indexing = counters & named
+            if bounds & indexing or any(ranges[v] & counters for v in indexing) \
+                    or nonempty(inner, "shown_lo", "shown_hi") is None \
+                    or ({_root(s) for s in names | bounds} - counters) & loop.stored:
                 break
             nest.insert(0, loop)
         return nest
@@ -447,21 +498,25 @@ class _Pass:
                 return self.path[k - 1][0] if k else None
         return None
 
-    def record_facts(self, nest, base, axis, index):
+    def record_facts(self, nest, base, axis, span):
         """What a top-level check establishes for the code after it, in proof
         forms: if the nest runs, its index stays inside the array."""
         found = self.extent(base, axis)
-        proof = self.form(index, proof=True)
-        if found is None or not found[1] or proof is None or any(lp.lo is None for lp in nest):
+        if found is None or not found[1] or span.high is None or span.low is None \
+                or any(lp.lo is None for lp in nest):
             return
-        high, low = _extremes(proof, nest, "lo", "hi")
-        if {lp.var for lp in nest} & (set(high.terms) | set(low.terms)):
+        guards = nonempty(nest, "lo", "hi")
+        high = extremes(span.high, nest, "lo", "hi")[0]
+        low = extremes(span.low, nest, "lo", "hi")[1]
+        if guards is None or {lp.var for lp in nest} & (set(high.terms) | set(low.terms)):
             return
-        guards = [lp.hi - lp.lo for lp in nest]
         self.facts.append((guards, found[0].plus(-1) - high))
         self.facts.append((guards, low + found[0]))
 
     def place(self, stmt, block, check):
+        """Have `check` made before `stmt`: a check's source, or a hoisted
+        check as (what, guards, violation) with guards (position in the
+        nest, source); equal checks before a statement are made once."""
         for entry in self.checks:
             if entry[0] is block and entry[1] is stmt:
                 if check not in entry[2]:
@@ -480,44 +535,16 @@ class _Pass:
         return f"{text}: index out of range ({os.path.basename(self.location.filename)}:{line})"
 
 
-def _extremes(form, nest, lo, hi):
-    """(greatest, least) of `form` over the counters of a rectangular nest."""
-    high = low = form
-    for loop in reversed(nest):
-        c = form.terms.get(loop.var, 0)
-        if c:
-            high = high.substitute(loop.var, getattr(loop, hi if c > 0 else lo))
-            low = low.substitute(loop.var, getattr(loop, lo if c > 0 else hi))
-    return high, low
+class _Span:
+    """The values an index takes at an access: greatest and least, in proof
+    and in shown forms (None: unknown); the variables the shown forms name;
+    and the loop a check before which they hold (a counter's) must be in
+    the nest it is hoisted over (None: any)."""
 
-
-def _in_place(base, axis, index, upper, lower, what, shown):
-    extent = f"{base}.shape[{axis}]"
-    if shown is not None and (upper or lower):
-        violation = shown - Affine.symbol(extent) if lower else \
-            Affine({}, -1) - shown - Affine.symbol(extent)
-        return _raise_if(nonnegative_source(violation), what)
-    text = expr_source(index)
-    if isinstance(index, (gast.IfExp, gast.BoolOp, gast.Compare, gast.NamedExpr)):
-        text = f"({text})"
-    if not upper and not lower:
-        test = f"not -{extent} <= {text} < {extent}"
-    elif not upper:
-        test = f"{text} >= {extent}"
-    else:
-        test = f"{text} < -{extent}"
-    return _raise_if(test, what)
-
-
-def _raise_if(test, what):
-    """A check's source (checks are kept as text until they are placed:
-    equal ones before a statement are made once)."""
-    return f"if {test}:\n    raise IndexError({what!r})"
-
-
-def _conjunction(tests):
-    """`a and b` of comparisons' sources."""
-    return " and ".join(t for t in tests if t != "True") or "True"
+    def __init__(self, high, low, shown_high, shown_low, names, within=None):
+        self.high, self.low = high, low
+        self.shown_high, self.shown_low = shown_high, shown_low
+        self.names, self.within = names, within
 
 
 def _subscripts(node):
@@ -542,25 +569,6 @@ def _subscripts(node):
             parts = [(c, conditional) for c in children(n)]
         todo.extend(reversed(parts))
     return out
-
-
-def _survey_loops(stmts, out):
-    """Fill `out`: id of each for loop in `stmts` -> (the names its body
-    binds, whether its body returns or raises), in one pass; returns the
-    same for `stmts`."""
-    bound, exits = set(), False
-    for s in stmts:
-        bound.update(names_bound_by(s))
-        exits = exits or isinstance(s, (gast.Return, gast.Raise))
-        for field in ("body", "orelse"):
-            block = getattr(s, field, None)
-            if isinstance(block, list):
-                inner_bound, inner_exits = _survey_loops(block, out)
-                if field == "body" and isinstance(s, gast.For):
-                    out[id(s)] = (inner_bound, inner_exits)
-                bound |= inner_bound
-                exits = exits or inner_exits
-    return bound, exits
 
 
 def _copies(s, var):
