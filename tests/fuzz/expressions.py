@@ -146,11 +146,12 @@ class Expressions:
         return f"{self.pick(arr).name}[0]" if arr else "1.0"
 
     def owned(self, e, shape):
-        """`e`, copied if it is a view of an array written through subscripts
-        (binding it to a second name would alias the array)."""
+        """`e`, copied if it is a view of an array written through subscripts,
+        or updated in place in a loop, whose next round would write through
+        the alias (binding it to a second name would alias the array)."""
         if shape != () and is_view(e):
             names = {n.id for n in ast.walk(ast.parse(e, mode="eval")) if isinstance(n, ast.Name)}
-            if names & self.fn.writable or "helper_" in e:
+            if names & (self.fn.writable | self.fn.augmented) or "helper_" in e:
                 return f"np.copy({e})"
         return e
 

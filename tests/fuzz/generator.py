@@ -62,6 +62,8 @@ FEATURES = (
     "active_if",        # branches on differentiated values
     "inactive_if",      # branches on loop counters and int arguments
     "for",              # counted loops
+    "triangular",       # for j in range(i + 1), for j in range(i, n)
+    "counter_index",    # t = 0; for ...: ... t += 1 (t indexes inside)
     "while",            # while loops (counted, float counter, data-dependent, while True)
     "break", "continue", "return",   # early exits
     "buffers",          # local arrays written through subscripts

@@ -100,6 +100,7 @@ class _Fn:
         self.lines = []
         self.indent = 1
         self.writable = set()         # arrays written through subscripts
+        self.augmented = set()        # arrays updated in place (v += e) inside a loop
         self.no_reset = False         # rebinds or writes an argument
         self.has_reset = False
         self.in_recording = False     # inside `with stop_recording()`

@@ -137,6 +137,8 @@ class Statements(Expressions):
         form = self.int(0, 6)
         # `v += e` on an array that may be a view would write through it
         aug = sh == () or not v.view
+        if aug and sh != () and fn.loops:
+            fn.augmented.add(v.name)
         if form == 0:
             fn.emit(f"{v.name} = {sq}")
         elif form == 1:
@@ -237,19 +239,23 @@ class Statements(Expressions):
             fn.emit("else:")
             self.sub_block(budget, depth)
 
-    def _loop_body(self, kind, loopvar, budget, depth, pre=(), may_skip=False):
+    def _loop_body(self, kind, loopvar, budget, depth, pre=(), may_skip=False, counter=None,
+                   post=()):
         fn = self.fn
         fn.seen_loop = True
         fn.loops.append(kind)
         fn.loop_guard.append(False)
         fn.cond_depth += may_skip
         fn.scopes.append({})
-        if loopvar is not None:
-            fn.scopes[-1][loopvar.name] = loopvar
+        for v in (loopvar, counter):
+            if v is not None:
+                fn.scopes[-1][v.name] = v
         fn.indent += 1
         for line in pre:
             fn.emit(line)
         self.block(budget, depth + 1, scope=False)
+        for line in post:
+            fn.emit(line)
         fn.indent -= 1
         fn.scopes.pop()
         fn.loops.pop()
@@ -261,9 +267,27 @@ class Statements(Expressions):
         n = self.pick([self.N, self.N, 2, 3] + ([self.R, self.C] if self.use_matrix else [])
                       + ([self.K] if self.K else []))
         i = self.fresh("i")
-        form = self.int(0, 5)
+        form = self.int(0, 7)
         L = self.length_expr(n)
-        if form <= 2:
+        outer = self.fn.vars(lambda v: v.is_int and v.role == "loop" and 0 <= v.lo and v.hi < n)
+        if form == 6 and outer and self.ok("triangular"):
+            # a triangular nest: the range depends on an enclosing counter
+            self.use("triangular")
+            v = self.pick(outer)
+            if self.p(0.5):
+                head, lo, hi = f"range({v.name} + 1)", 0, v.hi
+            else:
+                head, lo, hi = f"range({v.name}, {L})", v.lo, n - 1
+        elif form == 7 and self.ok("counter_index"):
+            # t = 0 before, t += 1 last in the body: t counts the iterations
+            self.use("counter_index")
+            t = self.fresh("t")
+            self.fn.emit(f"{t} = 0")
+            self.fn.emit(f"for {i} in range({L}):")
+            self._loop_body("for", _Var(i, None, "loop", 0, n - 1), budget, depth,
+                            counter=_Var(t, None, "counter", 0, n - 1), post=[f"{t} += 1"])
+            return
+        elif form <= 2 or form >= 6:
             head, lo, hi = f"range({L})", 0, n - 1
         elif form == 3:
             head, lo, hi = f"range(1, {L})", 1, n - 1
