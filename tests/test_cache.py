@@ -315,3 +315,21 @@ def test_threads_compile_once(monkeypatch):
     assert len(compiled) == 2  # eight derivatives of one function: one compilation
     for g in results:
         np.testing.assert_allclose(g, 2 * 2.3456 * x)
+
+
+def test_the_source_is_read_again_when_its_file_changes(tmp_path, monkeypatch):
+    """The function's lines are remembered (inspect tokenizes the file on
+    every call), but only while the file is unchanged."""
+    import importlib
+    import time as _time
+    from transforms.source import parse_function
+    path = tmp_path / "edited_module.py"
+    path.write_text("def f(x):\n    return x * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("edited_module")
+    assert "x * x" in "\n".join(parse_function(module.f).source_lines)
+    assert "x * x" in "\n".join(parse_function(module.f).source_lines)
+    _time.sleep(0.01)
+    path.write_text("def f(x):\n    return x * x * x\n")
+    os.utime(path, (_time.time() + 5, _time.time() + 5))
+    assert "x * x * x" in "\n".join(parse_function(module.f).source_lines)

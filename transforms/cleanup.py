@@ -231,7 +231,8 @@ class DeadStores:
                     break
                 head = new_head
             self._heads[id(s)] = (s, head)
-            self.block(s.body, set(head), rewrite)
+            if rewrite:  # (otherwise the last round above did exactly this)
+                self.block(s.body, set(head), rewrite)
             live |= head
             if rewrite and (not s.body or all(isinstance(b, gast.Pass) for b in s.body)):
                 return None
@@ -245,7 +246,8 @@ class DeadStores:
                     break
                 head = new_head
             self._heads[id(s)] = (s, head)
-            self.block(s.body, set(head), rewrite)
+            if rewrite:
+                self.block(s.body, set(head), rewrite)
             live |= head
             if rewrite and not s.body:
                 s.body = [gast.Pass()]

@@ -91,8 +91,11 @@ def children(node):
         child = getattr(node, field, None)
         if child is None:
             continue
-        if child.__class__ is list:
-            out.extend(c for c in child if isinstance(c, gast.AST))
+        if child.__class__ is list:  # of nodes; None for a missing one (`{**d}`'s key)
+            if None in child:
+                out.extend(c for c in child if c is not None)
+            else:
+                out += child
         elif isinstance(child, gast.AST):
             out.append(child)
     return out
@@ -155,7 +158,10 @@ def names_loaded(node):
         for field in fields if fields is not None else _child_fields(n.__class__):
             child = getattr(n, field, None)
             if child.__class__ is list:
-                todo.extend(c for c in child if isinstance(c, gast.AST))
+                if None in child:
+                    todo.extend(c for c in child if c is not None)
+                else:
+                    todo += child
             elif isinstance(child, gast.AST):
                 todo.append(child)
     return out
@@ -183,7 +189,7 @@ _LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.bool
 # thousands of names and constants per derivative; skipping these is most
 # of its speed)
 _SCALAR_FIELDS = {"id", "type_comment", "kind", "attr", "arg", "module", "level", "is_async",
-                  "simple", "conversion", "tag"}
+                  "simple", "conversion", "tag", "kwd_attrs"}
 _NAMED = ("FunctionDef", "AsyncFunctionDef", "ClassDef", "alias", "Global", "Nonlocal")
 
 
