@@ -358,8 +358,7 @@ class _Pass:
         what = self.describe(sub, stmt)
         if self.hoist(base, axis, span, upper, lower, what):
             return
-        check = in_place(base, axis, index, upper, lower, what,
-                          self.form(index, proof=False))
+        check = in_place(base, axis, index, upper, lower, what, self.form(index, proof=False))
         self.place(stmt, block, check)
         proof = span.high if span.high is span.low else None
         if not self.loops and proof is not None and found is not None and found[1] \
@@ -390,7 +389,8 @@ class _Pass:
             return None
         nest = counter.loops
         counters = {lp.var for lp in self.loops}
-        init, init_proof = self.form(counter.init, proof=False), self.form(counter.init, proof=True)
+        init = self.form(counter.init, proof=False)
+        init_proof = self.form(counter.init, proof=True)
         if init is None or {lp.var for lp in nest} & set(init.terms) \
                 or any(lp.exits or lp.lo is None or lp.shown_lo is None for lp in nest) \
                 or any(set(names_bound_by(s)) & {_root(n) for n in init.terms}
@@ -515,8 +515,8 @@ class _Pass:
 
     def place(self, stmt, block, check):
         """Have `check` made before `stmt`: a check's source, or a hoisted
-        check as (what, guards, violation) with guards (position in the
-        nest, source); equal checks before a statement are made once."""
+        check as (what, guards, violation), forms with each guard's position
+        in the nest; equal checks before a statement are made once."""
         for entry in self.checks:
             if entry[0] is block and entry[1] is stmt:
                 if check not in entry[2]:
