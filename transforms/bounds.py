@@ -96,7 +96,7 @@ class _Pass:
         self.facts = []       # (guards, conclusion): what top-level checks established
         self.covered = {}     # access mark -> variables its index values are checked for
         self.checks = []      # (block, statement, [checks before it]): see place()
-        self._known = (None, [])
+        self._known = {}      # (facts recorded, facts of the loops around) -> what holds
         self._inside = {}     # id(loop) -> (names bound in its body, whether it returns or raises)
         survey_loops(fdef.body, self._inside)
 
@@ -298,14 +298,15 @@ class _Pass:
     def known(self):
         """What holds here: the loops around run, and what the checks before
         established (if their guards hold)."""
-        key = (len(self.facts), tuple(self.loops))  # (the loops themselves: an id is reused)
-        if self._known[0] != key:
-            facts = list(dict.fromkeys(f for loop in self.loops for f in loop.facts))
+        facts = tuple(dict.fromkeys(f for loop in self.loops for f in loop.facts))
+        key = (len(self.facts), facts)  # (what it depends on: sibling nests share it)
+        if key not in self._known:
+            out = list(facts)
             for guards, conclusion in self.facts:
-                if conclusion not in facts and all(provable(g, facts) for g in guards):
-                    facts.append(conclusion)
-            self._known = (key, facts)
-        return self._known[1]
+                if conclusion not in out and all(provable(g, out) for g in guards):
+                    out.append(conclusion)
+            self._known[key] = out
+        return self._known[key]
 
     def proves(self, goal):
         least = self.eliminate(goal, minimise=True)
