@@ -193,8 +193,10 @@ def triangular(L, x):
         for col in range(d - 1):
             for row in range(col + 1, d):
                 Lx[row] += L[row, col] * x[i, col]
+        s = 0.0
         for j in range(d):
-            total += Lx[j] * Lx[j]
+            s += Lx[j] * Lx[j]
+        total += s
     return total
 
 
@@ -268,3 +270,72 @@ def test_the_value_after_the_loop_reads_values_before_their_restore(jit):
     value, _ = s2sad.value_and_grad(restored_after_the_loop, wrt=(0, 1), jit=jit)(*args)
     assert value == pytest.approx(restored_after_the_loop(*args))
     assert FUSED in source(restored_after_the_loop, *args, wrt=(0, 1))
+
+
+# ---- nested: an inner loop that only adds to the same totals ----------------
+
+def pair_energy(x, y, eps):
+    n = x.shape[0]
+    e = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx = x[i] - x[j]
+            dy = y[i] - y[j]
+            e += 1.0 / math.sqrt(dx * dx + dy * dy + eps)
+    return e
+
+
+def test_a_pairwise_sum_runs_each_pair_adjoint_after_the_pair(jit):
+    args = (rng.normal(size=5), rng.normal(size=5), 0.1)
+    check_grad(pair_energy, args, wrt=(0, 1), jit=jit)
+    src = source(pair_energy, *args, wrt=(0, 1))
+    assert src.count(FUSED) == 2, src  # both loops
+    # nothing recorded and nothing recomputed: one square root per pair
+    assert "_tape" not in src and "_stack" not in src, src
+    assert src.count("= math.sqrt(") == 1, src
+    inner = src[src.rindex(FUSED):]
+    assert "for j in range(i + 1, n):" in inner and "range(n - 1, i, -1)" not in inner, src
+
+
+def pair_kernel(x, w):
+    """Scratch of the outer iteration read by the inner one (xi), and an
+    array bound in the inner loop."""
+    n = x.shape[0]
+    e = 0.0
+    for i in range(n):
+        xi = x[i] * w[0]
+        for j in range(i):
+            d = w * x[j]
+            e += math.exp(-(xi - d[0]) ** 2) * d[1]
+    return e
+
+
+def pair_kernel_and_self(x, w):
+    """The total is also added to outside the inner loop: only the outer
+    loop is fused."""
+    n = x.shape[0]
+    e = 0.0
+    for i in range(n):
+        xi = x[i] * w[0]
+        e += xi * xi
+        for j in range(i):
+            e += math.exp(-(xi - x[j]) ** 2) * w[1]
+    return e
+
+
+@pytest.mark.parametrize("f,fused", [(pair_kernel, 2), (pair_kernel_and_self, 1)])
+def test_nested_fusion_with_scratch_and_arrays(f, fused, jit):
+    args = (rng.normal(size=4), np.array([0.7, -1.3]))
+    check_grad(f, args, wrt=(0, 1), jit=jit)
+    assert source(f, *args, wrt=(0, 1)).count(FUSED) == fused
+
+
+def test_nested_fusion_gives_the_unfused_gradient(monkeypatch):
+    from s2sad.transforms.reverse import ReverseMode
+    args = (rng.normal(size=6), rng.normal(size=6), 0.1)
+    fused = s2sad.grad(pair_energy, wrt=(0, 1), jit=False)(*args)
+    monkeypatch.setattr(ReverseMode, "fuse_loops", False)
+    plain = s2sad.grad(pair_energy, wrt=(0, 1), jit=False)
+    assert FUSED not in plain.source_for(*args)
+    for a, b in zip(fused, plain(*args)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)

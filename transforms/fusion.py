@@ -23,7 +23,9 @@ values still in cache, as a person writes such a gradient:
 Nothing of the loop is recorded across iterations: memory is one
 iteration's worth, not n times it.
 
-`plan` decides whether a function's top-level loop qualifies:
+`plan` decides whether a function's top-level loop qualifies (and, the
+same way, whether a loop in a fused loop's body that only adds to the same
+totals is fused in turn: `_fused_loop`):
 
 * every variable the loop writes is either a *total* (a float scalar the
   loop only updates as `v = v + e` or `v = v - e`, read nowhere else in the
@@ -275,25 +277,60 @@ def fused_sweeps(mode, plan):
     """(forward sweep, reverse sweep, reverse statements that read recorded
     values) of the function, with the sweeps of `plan.loop` fused; `mode`
     is the ReverseMode building it."""
-    from .definitions import Definitions
-    loop = plan.loop
     before_f, before_r = mode.block(plan.before, [])
     independent_f, independent_r = mode.block(plan.independent, [])
     linear_f, linear_r = mode.block(plan.linear, [])
-    function_defs = mode.defs
     # what may hold a value when an iteration starts: its overwrites are recorded
     maybe = ({a.id for a in mode.tree.args.args} | names_stored(plan.before)
              | names_stored(plan.independent))
-    mode.defs = Definitions.of_iteration(loop, maybe, function_defs.surely_before(loop))
+    hoisted, save, fused, restore, reads = _fused_loop(
+        mode, plan.loop, maybe, mode.defs.surely_before(plan.loop), plan.totals)
+    for s in [fused] + linear_f:
+        s.s2sad_deferred = True  # computes values after the reverse sweep began
+    forward = before_f + independent_f
+    # the linear statements compute the value from the totals before the
+    # reverse sweep of the independent ones restores what they read
+    reverse = (linear_r + hoisted + save + [fused] + restore + linear_f + independent_r
+               + before_r)
+    return forward, reverse, linear_r + reads + independent_r + before_r
+
+
+def _fused_loop(mode, loop, maybe, surely, totals):
+    """(allocations hoisted out of it, save of its counter, the loop with
+    each iteration's adjoint right after it, restore, the reverse
+    statements of an iteration that read recorded values) for `loop`,
+    whose iterations only add to `totals`; `maybe` and `surely` may and
+    must hold a value when an iteration starts. A loop in its body whose
+    iterations only add to the same totals (the inner loop of `for i: for j
+    in range(i + 1, n): e += f(x[i], x[j])`) is fused in turn."""
+    from .definitions import Definitions
+    outer_defs = mode.defs
+    mode.defs = Definitions.of_iteration(loop, maybe, surely)
     try:
-        iteration_f, iteration_r = mode.block(loop.body, [])
+        inner = _inner_plan(loop, mode, totals)
+        if inner is None:
+            iteration_f, iteration_r = mode.block(loop.body, [])
+            reads, own = [], loop.body
+        else:
+            before_f, before_r = mode.block(inner.before, [])
+            independent_f, independent_r = mode.block(inner.independent, [])
+            inner_maybe = maybe | {loop.target.id} | names_stored(inner.before) \
+                | names_stored(inner.independent)
+            hoisted, save, fused, restore, reads = _fused_loop(
+                mode, inner.loop, inner_maybe, mode.defs.surely_before(inner.loop), totals)
+            iteration_f = before_f + independent_f + hoisted
+            iteration_r = save + [fused] + restore + independent_r + before_r
+            reads = reads + independent_r + before_r
+            own = [s for s in loop.body if s is not inner.loop]  # (the inner one zeroes its own)
     finally:
-        mode.defs = function_defs
+        mode.defs = outer_defs
     # the adjoint of an array bound in the loop starts as zeros shaped like
     # this iteration's value, not the value before the loop
-    bound = binding_counts(loop.body)
-    iteration_r = [mode.zero_stmt(v) for v in sorted(bound) if v in mode.active
-                   and not mode.kind(v).is_scalar and iteration_r] + iteration_r
+    bound = binding_counts(own)
+    zeros = [mode.zero_stmt(v) for v in sorted(bound) if v in mode.active
+             and not mode.kind(v).is_scalar and iteration_r]
+    iteration_r = zeros + iteration_r
+    reads = iteration_r if inner is None else zeros + reads
     written = names_stored([loop])
     hoisted = [s for s in iteration_f if getattr(s, "s2sad_allocation", False)
                and not names_loaded(s) & written]  # one tape for every iteration
@@ -301,17 +338,21 @@ def fused_sweeps(mode, plan):
     fused = gast.For(target=loop.target, iter=loop.iter, body=iteration_f + iteration_r,
                      orelse=[], type_comment=None)
     gast.copy_location(fused, loop)
-    totals = ", ".join(sorted(plan.totals))
-    fused.s2sad_comment = (f"each iteration only adds to {totals}: its adjoint "
-                           f"runs right after it")
-    for s in [fused] + linear_f:
-        s.s2sad_deferred = True  # computes values after the reverse sweep began
+    fused.s2sad_comment = (f"each iteration only adds to {', '.join(sorted(totals))}: "
+                           f"its adjoint runs right after it")
     # the loop binds its counter: a value of that name the reverse sweep reads is kept
     save, _, restore = mode.record(loop.target, loop, [],
                                    maybe=mode.bindings.get(loop.target.id, 0) > 1)
-    forward = before_f + independent_f
-    # the linear statements compute the value from the totals before the
-    # reverse sweep of the independent ones restores what they read
-    reverse = (linear_r + hoisted + save + [fused] + restore + linear_f + independent_r
-               + before_r)
-    return forward, reverse, linear_r + iteration_r + independent_r + before_r
+    return hoisted, save, fused, restore, reads
+
+
+def _inner_plan(loop, mode, totals):
+    """The plan for a loop in the body of `loop` whose iterations only add
+    to (some of) `totals`, with no statement after it in the body that
+    reads them, or None."""
+    body = loop.body
+    counts = binding_counts(mode.tree.body)
+    plans = [_try(body, k, gast.Pass(), mode.kinds, mode.active, counts)
+             for k, s in enumerate(body) if isinstance(s, gast.For) and _is_range(s.iter)]
+    plans = [p for p in plans if p is not None and not p.linear and p.totals <= totals]
+    return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)
