@@ -64,6 +64,7 @@ FEATURES = (
     "for",              # counted loops
     "triangular",       # for j in range(i + 1), for j in range(i, n)
     "counter_index",    # t = 0; for ...: ... t += 1 (t indexes inside)
+    "sum_loop",         # acc = 0.0; for ...: ... acc += e, maybe nested (fused sweeps)
     "while",            # while loops (counted, float counter, data-dependent, while True)
     "break", "continue", "return",   # early exits
     "buffers",          # local arrays written through subscripts

@@ -101,6 +101,7 @@ class _Fn:
         self.indent = 1
         self.writable = set()         # arrays written through subscripts
         self.augmented = set()        # arrays updated in place (v += e) inside a loop
+        self.sums = []                # totals of top-level sum loops, added to the return
         self.no_reset = False         # rebinds or writes an argument
         self.has_reset = False
         self.in_recording = False     # inside `with stop_recording()`

@@ -68,6 +68,7 @@ class Statements(Expressions):
              "write"),
             (6 if depth < 3 and (self.ok("active_if") or self.ok("inactive_if")) else 0, "if"),
             (6 if depth < 3 and self.ok("for") else 0, "for"),
+            (2 if depth < 2 and self.ok("sum_loop") else 0, "sum_loop"),
             (2 if depth < 3 and self.ok("while") else 0, "while"),
             (2 if depth < 3 and self.ok("iter_array") else 0, "iter"),
             (2 if self.ok("tuple_assign") and len(scalars) >= 2 and self.tuples_ok() else 0, "swap"),
@@ -298,6 +299,52 @@ class Statements(Expressions):
         self.fn.emit(f"for {i} in {head}:")
         self._loop_body("for", _Var(i, None, "loop", lo, hi), budget, depth)
 
+    def st_sum_loop(self, budget, depth):
+        """`acc = 0.0` and a loop whose iterations add to it (fused sweeps),
+        with at times a loop inside adding to it too (nested ones)."""
+        fn = self.fn
+        self.use("sum_loop")
+        acc = self.fresh("acc")
+        fn.emit(f"{acc} = 0.0")
+        self._sum_loop(acc, budget, depth, None)
+        if fn.out == () and fn.indent == 1 and self.p(0.7):
+            fn.sums.append(acc)  # read only by the return, linearly: the sweeps fuse
+        else:
+            fn.scopes[-1][acc] = _Var(acc, (), "local")  # read after the loop only
+
+    def _sum_loop(self, acc, budget, depth, outer):
+        fn = self.fn
+        n = self.pick([self.N, 2, 3])
+        i = self.fresh("i")
+        L = self.length_expr(n)
+        if outer is not None and 0 <= outer.lo and outer.hi < n and self.p(0.5):
+            head, lo, hi = f"range({outer.name} + 1, {L})", outer.lo + 1, n - 1  # pairs
+        else:
+            head, lo, hi = f"range({L})", 0, n - 1
+        fn.emit(f"for {i} in {head}:")
+        loopvar = _Var(i, None, "loop", lo, hi)
+        fn.seen_loop = True
+        fn.loops.append("for")
+        fn.loop_guard.append(False)
+        fn.scopes.append({i: loopvar})
+        fn.indent += 1
+        if self.p(0.6):  # each iteration's own values only (scratch)
+            for _ in range(self.int(1, 3)):
+                self.st_assign(budget, depth + 1)
+            ended = False
+        else:
+            ended = self.block(max(1, budget // 2), depth + 1, scope=False)
+        if not ended:
+            nested = outer is None and self.p(0.5)
+            if nested:
+                self._sum_loop(acc, budget // 2, depth + 1, loopvar)
+            if not nested or self.p(0.5):
+                fn.emit(f"{acc} += {self.expr((), 2)}")
+        fn.indent -= 1
+        fn.scopes.pop()
+        fn.loop_guard.pop()
+        fn.loops.pop()
+
     def st_iter(self, budget, depth):
         fn = self.fn
         seqs = fn.vars(lambda v: not v.is_int and v.shape != () and v.name not in fn.writable
@@ -416,11 +463,12 @@ class Statements(Expressions):
         fn.indent -= 1
         fn.after_return = True
 
-    def return_stmt(self):
+    def return_stmt(self, final=False):
         out = self.fn.out
         if _is_tuple(out):
             return "return " + ", ".join(self.expr(s, 3) for s in out)
-        return f"return {self.expr(out, 3)}"
+        sums = "".join(f" + 0.5 * {acc}" for acc in self.fn.sums) if final else ""
+        return f"return {self.expr(out, 3)}{sums}"
 
     # ---- functions -----------------------------------------------------------------
     def function(self, name, params, out, budget, writable=()):
@@ -428,7 +476,7 @@ class Statements(Expressions):
         fn.writable.update(writable)
         fn.no_reset = bool(writable)
         self.block(budget, 0, scope=False)
-        fn.emit(self.return_stmt())
+        fn.emit(self.return_stmt(final=True))
         lines = [f"def {name}({', '.join(p.name for p in params)}):"] + fn.lines
         self.fn = None
         return "\n".join(lines)
