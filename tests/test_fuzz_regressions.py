@@ -477,3 +477,24 @@ def test_branch_dead_by_a_constant_after_a_read(jit):
     x = X.copy()
     g = s2sad.grad(loop_in_branch_decided_late, jit="require")(x)
     np.testing.assert_allclose(g, [X[3], 0.0, 0.0, X[0]])
+
+
+def branch_on_a_stopped_constant(A, k, x):
+    for row in A:
+        if s2sad.stop_gradient(0.5) <= 0.7:   # a constant test once the marker is gone
+            pass
+        else:
+            x[k - 1] *= np.arctan(x[k])
+            break
+    return 0.5 + min(A[2 - k, k] ** 2, x[k])
+
+
+def test_branch_dead_by_a_constant_behind_a_marker(jit):
+    # the marker hid the constant from s2sad but not from numba, which
+    # pruned the else and its tape's appends (seed 23)
+    A = np.array([[-1.0, -0.2, -0.9, 0.05], [-0.5, -0.5, 0.3, -0.75], [1.3, 0.6, -1.1, -0.7]])
+    check_grad(branch_on_a_stopped_constant, (A, 2, X), wrt=(0, 2), jit=jit)
+    g = s2sad.grad(branch_on_a_stopped_constant, wrt=0, jit="require")(A, 2, X.copy())
+    expected = np.zeros_like(A)
+    expected[0, 2] = 2 * A[0, 2]  # min picks A[0, 2] ** 2 = 0.81 over x[2] = 1.1
+    np.testing.assert_allclose(g, expected)

@@ -23,6 +23,7 @@ def desugar(fn_tree, location, namer, marker_of=lambda node: None):
     """`marker_of(expr)` names the s2sad marker an expression denotes."""
     body = [s for s in fn_tree.body if not _is_docstring(s)]
     for s in body:
+        _TestsWithoutMarkers(marker_of).visit(s)
         _FoldConditionals().visit(s)
     body = _fold_constant_tests(body)
     body = [_rewrite_simple(s, location, namer, marker_of) for s in body]
@@ -302,6 +303,35 @@ def _fold_constant_tests(stmts):
                 setattr(s, field, _fold_constant_tests(getattr(s, field)))
         out.append(s)
     return out
+
+
+class _TestsWithoutMarkers(gast.NodeTransformer):
+    """A test is never differentiated: `stop_gradient(e)` in it is `e`, so
+    that `if stop_gradient(0.5) <= 0.7:` is seen to be constant, as numba
+    sees it once the marker is gone (it prunes the branch that never runs)."""
+
+    def __init__(self, marker_of):
+        self.marker_of = marker_of
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        node.test = without_stop_gradient(node.test, self.marker_of)
+        return node
+
+    visit_While = visit_IfExp = visit_If
+
+
+def without_stop_gradient(test, marker_of):
+    """`test` with every `stop_gradient(e)` in it replaced by `e`."""
+
+    class Strip(gast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if marker_of(node.func) == "stop_gradient" and len(node.args) == 1:
+                return node.args[0]
+            return node
+
+    return Strip().visit(test)
 
 
 class _FoldConditionals(gast.NodeTransformer):

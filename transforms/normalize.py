@@ -19,6 +19,7 @@ after the operation they hold (`tanh`, `prod`, ...), so the adjoints read as
 """
 import gast
 
+from .desugar import without_stop_gradient
 from .syntax import assign, name, names_loaded, names_stored, store, walk
 
 _OP_NAMES = {
@@ -63,16 +64,7 @@ class _Normalizer:
         """A branch or loop test is never differentiated, so stop_gradient
         markers in it are plain identities: drop them (the derivative
         module does not import the markers)."""
-        marker_of = self.marker_of
-
-        class Strip(gast.NodeTransformer):
-            def visit_Call(self, node):
-                self.generic_visit(node)
-                if marker_of(node.func) == "stop_gradient" and len(node.args) == 1:
-                    return node.args[0]
-                return node
-
-        return Strip().visit(test)
+        return without_stop_gradient(test, self.marker_of)
 
     def emit(self, stmt, src, constant=False):
         gast.copy_location(stmt, src)
