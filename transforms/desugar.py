@@ -306,22 +306,23 @@ def _fold_constant_tests(stmts):
 
 
 class _TestsWithoutMarkers(gast.NodeTransformer):
-    """A test is never differentiated: `stop_gradient(e)` in it is `e`, so
-    that `if stop_gradient(0.5) <= 0.7:` is seen to be constant, as numba
-    sees it once the marker is gone (it prunes the branch that never runs)."""
+    """A test is never differentiated: `stop_gradient(e)` in it is `e` (the
+    derivative module does not import the markers). So `if
+    stop_gradient(0.5) <= 0.7:` is seen to be constant, as numba sees it
+    once the marker is gone (it prunes the branch that never runs)."""
 
     def __init__(self, marker_of):
         self.marker_of = marker_of
 
     def visit_If(self, node):
         self.generic_visit(node)
-        node.test = without_stop_gradient(node.test, self.marker_of)
+        node.test = _without_stop_gradient(node.test, self.marker_of)
         return node
 
     visit_While = visit_IfExp = visit_If
 
 
-def without_stop_gradient(test, marker_of):
+def _without_stop_gradient(test, marker_of):
     """`test` with every `stop_gradient(e)` in it replaced by `e`."""
 
     class Strip(gast.NodeTransformer):

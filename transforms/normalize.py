@@ -19,7 +19,6 @@ after the operation they hold (`tanh`, `prod`, ...), so the adjoints read as
 """
 import gast
 
-from .desugar import without_stop_gradient
 from .syntax import assign, name, names_loaded, names_stored, store, walk
 
 _OP_NAMES = {
@@ -60,12 +59,6 @@ class _Normalizer:
         result, self.out = self.out, saved
         return result
 
-    def condition(self, test):
-        """A branch or loop test is never differentiated, so stop_gradient
-        markers in it are plain identities: drop them (the derivative
-        module does not import the markers)."""
-        return without_stop_gradient(test, self.marker_of)
-
     def emit(self, stmt, src, constant=False):
         gast.copy_location(stmt, src)
         for flag in ("s2sad_constant", "s2sad_reset"):
@@ -79,7 +72,7 @@ class _Normalizer:
         if isinstance(s, gast.Assign):
             self.assignment(s.targets[0], s.value, s)
         elif isinstance(s, gast.If):
-            test = self.condition(s.test)
+            test = s.test  # (desugar took the markers out of every test)
             if names_loaded(test) & names_stored(s.body + s.orelse):
                 cond = self.namer.fresh("cond")
                 self.emit(assign(cond, test), s)
@@ -101,7 +94,6 @@ class _Normalizer:
             s.body = body or [gast.Pass()]
             self.out.append(s)
         elif isinstance(s, gast.While):
-            s.test = self.condition(s.test)
             s.body = self.block(s.body) or [gast.Pass()]
             self.out.append(s)
         elif isinstance(s, gast.Return):
