@@ -361,7 +361,7 @@ class _Pass:
             return
         check = in_place(base, axis, index, upper, lower, what, self.form(index, proof=False))
         self.place(stmt, block, check)
-        proof = span.high if span.high is span.low else None
+        proof = span.high if span.high is span.low else None  # (an affine index: one form)
         if not self.loops and proof is not None and found is not None and found[1] \
                 and not self.path:
             self.facts.append(([], found[0].plus(-1) - proof))
@@ -370,11 +370,12 @@ class _Pass:
     def span(self, index, stmt):
         """The values `index` takes here: an affine form of the loop
         counters, or the range of a variable that counts a nest's runs."""
-        counted = self.counter_span(index.id, stmt) if isinstance(index, gast.Name) \
-            and self.is_int(index.id) and self.form(index, proof=True) is None else None
-        if counted is not None:
-            return counted
-        proof, shown = self.form(index, proof=True), self.form(index, proof=False)
+        proof = self.form(index, proof=True)
+        if proof is None and isinstance(index, gast.Name) and self.is_int(index.id):
+            counted = self.counter_span(index.id, stmt)
+            if counted is not None:
+                return counted
+        shown = self.form(index, proof=False)
         return _Span(proof, proof, shown, shown, set(shown.terms) if shown is not None else ())
 
     def counter_span(self, var, stmt):

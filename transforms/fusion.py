@@ -310,7 +310,7 @@ def _fused_loop(mode, loop, maybe, surely, totals):
         inner = _inner_plan(loop, mode, totals)
         if inner is None:
             iteration_f, iteration_r = mode.block(loop.body, [])
-            reads, own = [], loop.body
+            reads, own = iteration_r, loop.body
         else:
             before_f, before_r = mode.block(inner.before, [])
             independent_f, independent_r = mode.block(inner.independent, [])
@@ -329,8 +329,7 @@ def _fused_loop(mode, loop, maybe, surely, totals):
     bound = binding_counts(own)
     zeros = [mode.zero_stmt(v) for v in sorted(bound) if v in mode.active
              and not mode.kind(v).is_scalar and iteration_r]
-    iteration_r = zeros + iteration_r
-    reads = iteration_r if inner is None else zeros + reads
+    iteration_r, reads = zeros + iteration_r, zeros + reads
     written = names_stored([loop])
     hoisted = [s for s in iteration_f if getattr(s, "s2sad_allocation", False)
                and not names_loaded(s) & written]  # one tape for every iteration
