@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import s2sad
-from transforms.affine import Affine
-from transforms.nests import Loop, nonempty, product_form, product_source, trip_count
+from s2sad.transforms.affine import Affine
+from s2sad.transforms.nests import Loop, nonempty, product_form, product_source, trip_count
 from test_bounds import counted_from_one, counted_when, packed, packed_blocks
 
 N, M = Affine.symbol("n"), Affine.symbol("m")

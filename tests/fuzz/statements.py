@@ -241,7 +241,9 @@ class Statements(Expressions):
             self.sub_block(budget, depth)
 
     def _loop_body(self, kind, loopvar, budget, depth, pre=(), may_skip=False, counter=None,
-                   post=()):
+                   body=None, then=None):
+        """The loop's body: `pre` lines, `body()` (a block by default; True
+        if it ended with an exit), then `then()` unless it did."""
         fn = self.fn
         fn.seen_loop = True
         fn.loops.append(kind)
@@ -254,9 +256,9 @@ class Statements(Expressions):
         fn.indent += 1
         for line in pre:
             fn.emit(line)
-        self.block(budget, depth + 1, scope=False)
-        for line in post:
-            fn.emit(line)
+        ended = body() if body is not None else self.block(budget, depth + 1, scope=False)
+        if then is not None and not ended:
+            then()
         fn.indent -= 1
         fn.scopes.pop()
         fn.loops.pop()
@@ -286,7 +288,8 @@ class Statements(Expressions):
             self.fn.emit(f"{t} = 0")
             self.fn.emit(f"for {i} in range({L}):")
             self._loop_body("for", _Var(i, None, "loop", 0, n - 1), budget, depth,
-                            counter=_Var(t, None, "counter", 0, n - 1), post=[f"{t} += 1"])
+                            counter=_Var(t, None, "counter", 0, n - 1),
+                            then=lambda: self.fn.emit(f"{t} += 1"))
             return
         elif form <= 2 or form >= 6:
             head, lo, hi = f"range({L})", 0, n - 1
@@ -323,27 +326,22 @@ class Statements(Expressions):
             head, lo, hi = f"range({L})", 0, n - 1
         fn.emit(f"for {i} in {head}:")
         loopvar = _Var(i, None, "loop", lo, hi)
-        fn.seen_loop = True
-        fn.loops.append("for")
-        fn.loop_guard.append(False)
-        fn.scopes.append({i: loopvar})
-        fn.indent += 1
-        if self.p(0.6):  # each iteration's own values only (scratch)
-            for _ in range(self.int(1, 3)):
-                self.st_assign(budget, depth + 1)
-            ended = False
-        else:
-            ended = self.block(max(1, budget // 2), depth + 1, scope=False)
-        if not ended:
+
+        def body():
+            if self.p(0.6):  # each iteration's own values only (scratch)
+                for _ in range(self.int(1, 3)):
+                    self.st_assign(budget, depth + 1)
+                return False
+            return self.block(max(1, budget // 2), depth + 1, scope=False)
+
+        def then():
             nested = outer is None and self.p(0.5)
             if nested:
                 self._sum_loop(acc, budget // 2, depth + 1, loopvar)
             if not nested or self.p(0.5):
                 fn.emit(f"{acc} += {self.expr((), 2)}")
-        fn.indent -= 1
-        fn.scopes.pop()
-        fn.loop_guard.pop()
-        fn.loops.pop()
+
+        self._loop_body("for", loopvar, budget, depth, body=body, then=then)
 
     def st_iter(self, budget, depth):
         fn = self.fn
