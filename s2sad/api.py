@@ -263,6 +263,8 @@ def _innermost(fn):
 
 
 def _as_value(v):
+    if _is_record(v):
+        return v  # refused by guards.check_arguments, with its name
     if isinstance(v, (list, tuple)) and v and all(isinstance(e, (int, float)) for e in v):
         return np.asarray(v, dtype=float)
     if isinstance(v, list) and v and all(isinstance(e, (list, tuple)) for e in v):
@@ -274,6 +276,12 @@ def _as_value(v):
     if isinstance(v, np.ndarray) and v.ndim == 0:
         return v.item()
     return v
+
+
+def _is_record(v):
+    """A NamedTuple or a dict: values with field names, which an array
+    would lose (p.a would fail, or read the wrong element)."""
+    return isinstance(v, dict) or (isinstance(v, tuple) and hasattr(v, "_fields"))
 
 
 def _resolve_wrt(fn, signature, wrt):

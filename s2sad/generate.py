@@ -47,6 +47,7 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
 def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck):
     program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
     program.module_names.update(runtime.__all__)
+    program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
     program.runtime_helpers.update(
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
     if mode == "jvp":

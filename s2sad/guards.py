@@ -32,6 +32,10 @@ def check_arguments(where, names, values, wrt):
         if isinstance(v, np.ndarray) and v.dtype.kind not in "biufc":
             raise TypeError(f"{where}: argument '{n}' is {_what(v)}; s2sad works on numeric "
                             f"arrays. Convert it, e.g. np.asarray({n}, dtype=float).")
+        if isinstance(v, dict) or (isinstance(v, tuple) and hasattr(v, "_fields")):
+            raise TypeError(f"{where}: argument '{n}' is a {type(v).__name__}; s2sad does not "
+                            f"take dicts or NamedTuples as arguments yet. Pass their fields as "
+                            f"separate arguments (float scalars or arrays).")
         if isinstance(v, list):
             raise TypeError(f"{where}: argument '{n}' is a list that is not a rectangular "
                             f"array of numbers. Pass a numpy array.")

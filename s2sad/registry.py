@@ -6,7 +6,11 @@ its cotangents must be summed back over broadcast axes, and which arguments
 carry gradients. Rules are looked up by the Python object a call resolves
 to, so `np.sin`, `math.sin` and a user's `from numpy import sin` agree.
 """
+import inspect
+
+from .parameters import describe_values, rule_signature, unread_parameters
 from .transforms import kinds as K
+from .transforms.templates import template_of
 
 
 class Rule:
@@ -28,17 +32,65 @@ class Rule:
         self.diff_argnums = diff_argnums
         self.name = name
         self.variants = []  # (predicate on argument kinds, template), tried first
+        self.tangent_variants = []
+        # What the rule implements (parameters.py): None for rules without a
+        # template (user rules, no-gradient rules), whose calls are not bound.
+        self.signature = None
+        self.values = {}
+        self.refusal = None  # why a gradient that exists is not implemented (`refused`)
 
-    def template_for(self, arg_kinds):
-        """The most specific template for these argument kinds, so that e.g.
-        a 2-D matrix product reads `g @ y.T` rather than a generic helper."""
-        for when, template in self.variants:
-            try:
-                if when(*arg_kinds):
-                    return template
-            except TypeError:  # predicate for another number of arguments
-                continue
-        return self.template
+    def declare(self, fn, values):
+        """Take the template's parameters as what this rule implements of
+        `fn`, and check the template against `fn` (see parameters.py)."""
+        self.signature = rule_signature(fn, self.template, values, 2)
+        self.values = dict(values)
+        unread = unread_parameters(template_of(self.template).loads, self.signature, values)
+        if unread:
+            raise TypeError(f"gradient rule {self.template.__qualname__} of {self.name} "
+                            f"never reads {', '.join(unread)}: a rule must use every "
+                            f"parameter it declares, or not declare it (calls with it are "
+                            f"then refused)")
+
+    def add_variant(self, fn, when, template, values):
+        """A variant takes the rule's first parameters (it applies only when
+        the call gives no others: its predicate takes no more), or all of them
+        and more (math.log's `base`): those become optional parameters of the
+        rule."""
+        mine = list(inspect.signature(template).parameters)[2:]
+        theirs = list(self.signature.parameters)
+        n = min(len(mine), len(theirs))
+        if mine[:n] != theirs[:n]:
+            raise TypeError(f"template {template.__qualname__} takes {mine}, but its rule "
+                            f"{self.template.__qualname__} takes {theirs}")
+        if len(mine) > len(theirs):
+            extended = rule_signature(fn, template, values, 2)
+            params = list(self.signature.parameters.values())
+            for p in list(extended.parameters.values())[len(theirs):]:
+                params.append(p.replace(default=None) if p.default is p.empty else p)
+            self.signature = self.signature.replace(parameters=params)
+            self.values.update(values)
+        self.variants.append((when, template))
+
+    @property
+    def required(self):
+        """The parameters written positionally in a bound call."""
+        return [p.name for p in self.signature.parameters.values() if p.default is p.empty]
+
+    @property
+    def diff_params(self):
+        return [p for i, p in enumerate(self.required) if self.diff_mask(len(self.required))[i]]
+
+    def parameters_text(self):
+        return describe_values(self.signature, self.values, self.diff_params)
+
+    def template_for(self, arg_kinds, kw_kinds=None):
+        """The most specific template for these argument kinds (positional,
+        and keyword by name), so that e.g. a 2-D matrix product reads
+        `g @ y.T` rather than a generic helper."""
+        return _chosen(self.variants, self.template, arg_kinds, kw_kinds)
+
+    def tangent_for(self, arg_kinds, kw_kinds=None):
+        return _chosen(self.tangent_variants, self.tangent, arg_kinds, kw_kinds)
 
     def kind(self, arg_kinds, kw_kinds):
         try:
@@ -82,36 +134,81 @@ REGISTRY = Registry()
 
 
 def adjoint(*functions, kind=None, elementwise=False, diff_argnums=None, when=None,
-            pointwise=False, linear=None):
+            pointwise=False, linear=None, values=None):
     """Register the decorated template as the gradient rule of `functions`.
 
+    The template's parameters after `g, ans` are the function's, named as
+    the function names them; `values` gives, for each optional one, the
+    values the rule implements (`s2sad.parameters`). Calls are bound to
+    this signature, and anything else is refused.
+
     With `when` (a predicate on the argument kinds) the template is a
-    variant of an already registered rule, used when the predicate holds."""
+    variant of an already registered rule, used when the predicate holds;
+    it takes the same parameters."""
     def decorate(template):
         for fn in functions:
             if when is not None:
-                REGISTRY.lookup(fn).variants.append((when, template))
+                rule = REGISTRY.lookup(fn)
+                rule.add_variant(fn, when, template, values or {})
                 continue
-            REGISTRY.register(fn, Rule(template, kind, elementwise=elementwise,
-                                       diff_argnums=diff_argnums, pointwise=pointwise,
-                                       linear=linear, name=getattr(fn, "__name__", str(fn))))
+            rule = Rule(template, kind, elementwise=elementwise, diff_argnums=diff_argnums,
+                        pointwise=pointwise, linear=linear,
+                        name=getattr(fn, "__name__", str(fn)))
+            rule.declare(fn, values or {})
+            REGISTRY.register(fn, rule)
         return template
     return decorate
 
 
-def tangent(*functions):
+def tangent(*functions, when=None):
     """Register the decorated function as the forward-mode (tangent)
     template of `functions`: parameters are the tangents of the
-    differentiable arguments, then `ans` and the arguments."""
+    differentiable arguments, then `ans` and the arguments (by the names of
+    the rule's template). With `when`, a variant (see `adjoint`)."""
     def decorate(template):
         for fn in functions:
-            REGISTRY.lookup(fn).tangent = template
+            rule = REGISTRY.lookup(fn)
+            if rule.signature is not None:
+                _same_parameters(template, rule.template, len(rule.diff_params) + 1, 2)
+            if when is not None:
+                rule.tangent_variants.append((when, template))
+            else:
+                rule.tangent = template
         return template
     return decorate
+
+
+def _chosen(variants, default, arg_kinds, kw_kinds):
+    for when, template in variants:
+        try:
+            if when(*arg_kinds, **(kw_kinds or {})):
+                return template
+        except TypeError:  # a predicate for other arguments (or keywords)
+            continue
+    return default
+
+
+def _same_parameters(template, reference, skip, skip_reference):
+    """A variant or tangent template takes the rule's parameters, by name."""
+    mine = list(inspect.signature(template).parameters)[skip:]
+    theirs = list(inspect.signature(reference).parameters)[skip_reference:]
+    if mine != theirs:
+        raise TypeError(f"template {template.__qualname__} takes {mine}, but its rule "
+                        f"{reference.__qualname__} takes {theirs}")
 
 
 def _no_gradient(g, ans, *args):
     return None
+
+
+def refused(*functions, kind, reason):
+    """Register `functions` as having a gradient s2sad does not implement: a
+    call is fine while nothing it is given needs a gradient, and raises
+    LookupError with `reason` otherwise (never a silent zero)."""
+    for fn in functions:
+        rule = Rule(_no_gradient, kind, name=getattr(fn, "__name__", str(fn)))
+        rule.refusal = reason
+        REGISTRY.register(fn, rule)
 
 
 def nondifferentiable(*functions, kind):
@@ -154,9 +251,9 @@ def first_arg(args, kws):
 
 
 def reduction(args, kws):
-    """sum/mean/max/... with an optional axis (positional or keyword)."""
+    """sum/mean/max/... with an optional axis (a keyword, once bound)."""
     x = args[0]
-    axis = kws.get("axis", args[1] if len(args) > 1 else K.NONE)
+    axis = kws.get("axis", K.NONE)
     dtype = "f" if not x.is_array or x.dtype != "i" else "i"
     if axis.tag == "none":
         return K.scalar(dtype)
@@ -164,6 +261,16 @@ def reduction(args, kws):
         return K.UNKNOWN
     removed = len(axis.items) if axis.tag == "tuple" else 1
     return K.array(x.ndim - removed, x.dtype)
+
+
+def norm_kind(args, kws):
+    """np.linalg.norm: a vector norm over an int axis, a matrix norm over a
+    pair of axes, the norm of all elements without one."""
+    axis = kws.get("axis", K.NONE)
+    if axis.tag == "none" or not args[0].is_array:
+        return K.FLOAT
+    removed = len(axis.items) if axis.tag == "tuple" else 1
+    return K.array(args[0].ndim - removed, "f")
 
 
 def shape_ndim(shape_kind):

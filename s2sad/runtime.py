@@ -15,14 +15,15 @@ from numba.extending import overload
 __all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape_like",
            "zeros_like", "ones_like", "digamma", "untranspose", "slice_axis",
            "index_axis", "sum_axis", "broadcast_like", "extremum_tangent", "concatenate_parts",
-           "stack_parts", "scatter_sum", "matmul_grad_left", "matmul_grad_right"]
+           "stack_parts", "scatter_sum", "matmul_grad_left", "matmul_grad_right",
+           "keep_axes", "reverse_cumsum"]
 
 # The helpers whose result may be their first argument, or a view of it (or,
 # for the *_parts ones, a tuple of views of it); every other helper returns
 # a new array or a scalar.
 # The compiler relies on this to add into an adjoint's memory in place.
 MAY_RETURN_FIRST_ARGUMENT = ("unbroadcast", "reshape_like", "untranspose", "slice_axis",
-                             "index_axis", "concatenate_parts", "stack_parts")
+                             "index_axis", "concatenate_parts", "stack_parts", "keep_axes")
 
 
 # ---- sum a broadcast cotangent back to an argument's shape --------------
@@ -155,6 +156,82 @@ def _extremum_grad(g, ans, x, axis=None):
         mask = (x == unreduce(ans, x, axis)) * 1.0
         return unreduce(g, x, axis) * mask / unreduce(mask.sum(axis=axis), x, axis)
     return impl
+
+
+def keep_axes(r, x, axis=None):
+    """The result `r` of a reduction of `x` over `axis`, with the reduced
+    axes kept as axes of length 1 (`keepdims=True`, which numba lacks)."""
+    shape = list(np.shape(x))
+    axes = range(len(shape)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    for a in axes:
+        shape[a] = 1
+    return np.reshape(r, tuple(shape))
+
+
+@overload(keep_axes)
+def _keep_axes(r, x, axis=None):
+    nd = x.ndim if _is_array(x) else 0
+    if nd == 0:
+        return lambda r, x, axis=None: r
+    lines = ["def impl(r, x, axis=None):"]
+    whole = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
+    if not whole:
+        lines.append("    axes = (axis,)" if isinstance(axis, types.Integer) else "    axes = axis")
+    for k in range(nd):
+        if whole:
+            lines.append(f"    d{k} = 1")
+            continue
+        lines += [f"    d{k} = x.shape[{k}]", "    for a in axes:",
+                  f"        if a == {k} or a == {k - nd}:", f"            d{k} = 1"]
+    shape = "(" + "".join(f"d{k}, " for k in range(nd)) + ")"
+    value = f"np.ascontiguousarray(r).reshape({shape})" if _is_array(r) \
+        else f"np.full({shape}, r)"
+    lines.append(f"    return {value}")
+    return _compile("\n".join(lines), "impl")
+
+
+def reverse_cumsum(g, x, axis=None):
+    """The cotangent of np.cumsum(x, axis): sums of `g` from the end."""
+    if axis is None:
+        return np.reshape(np.cumsum(np.ravel(g)[::-1])[::-1], np.shape(x))
+    return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
+
+
+@overload(reverse_cumsum)
+def _reverse_cumsum(g, x, axis=None):
+    if not _is_array(x):
+        return lambda g, x, axis=None: np.sum(g)
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        def whole(g, x, axis=None):
+            flat = np.ascontiguousarray(g).ravel()
+            out = np.empty(flat.size)
+            acc = 0.0
+            for j in range(flat.size - 1, -1, -1):
+                acc += flat[j]
+                out[j] = acc
+            return out.reshape(x.shape)
+        return whole
+
+    def along(g, x, axis=None):
+        # as a (before, n, after) block, so one loop serves every ndim
+        nd = g.ndim
+        ax = axis + nd if axis < 0 else axis
+        before, after = 1, 1
+        for k in range(ax):
+            before *= g.shape[k]
+        for k in range(ax + 1, nd):
+            after *= g.shape[k]
+        n = g.shape[ax]
+        src = np.ascontiguousarray(g).reshape((before, n, after))
+        out = np.empty((before, n, after))
+        for i in range(before):
+            for k in range(after):
+                acc = 0.0
+                for j in range(n - 1, -1, -1):
+                    acc += src[i, j, k]
+                    out[i, j, k] = acc
+        return out.reshape(g.shape)
+    return along
 
 
 def broadcast_like(h, g):

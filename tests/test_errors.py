@@ -126,10 +126,6 @@ def with_varargs(*x):
     return x[0]
 
 
-def with_keyword_only(x, *, y=1.0):
-    return x * y
-
-
 def with_for_else(x):
     for i in range(2):
         x = x * 2
@@ -183,7 +179,6 @@ SYNTAX = [
     (with_set_display, "a set display"),
     (with_dict_display, "a dict display"),
     (with_varargs, "*args"),
-    (with_keyword_only, "keyword-only"),
     (with_for_else, "for ... else"),
     (with_while_else, "while ... else"),
     (with_bare_return, "a return without a value"),

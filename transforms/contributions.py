@@ -8,6 +8,7 @@ provides `fn`, `registry`, `namer`, `context`, `kinds`, `active`,
 import gast
 
 from . import kinds as K
+from .bind import check_rule_application, refuse_active_index
 from .errors import UnsupportedSyntaxError, missing_gradient
 from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
 from .syntax import assign, base_name, call, clone, const, name, store, structure, subscript, walk
@@ -29,6 +30,7 @@ class Contributions:
             except (LookupError, NameError):
                 return True
             rule, args = prim.rule, list(value.args)
+            keywords = {k.arg: k.value for k in value.keywords}
             if prim.helper is not None or getattr(prim.obj, "__s2sad_custom__", None):
                 return False  # their adjoints take the arguments (or residuals)
         else:
@@ -38,7 +40,9 @@ class Contributions:
         if rule.function is not None or rule.template is None:
             return True  # a registered gradient receives the result
         kinds = [self.atom_kind(a) for a in args]
-        return template_of(rule.template_for(kinds)).reads_ans
+        kw_kinds = {k: self.atom_kind(v) for k, v in keywords.items()} \
+            if isinstance(value, gast.Call) else {}
+        return template_of(rule.template_for(kinds, kw_kinds)).reads_ans
 
     # ---- contributions -----------------------------------------------------
     def operand_names(self, value):
@@ -55,7 +59,10 @@ class Contributions:
         `z = value`."""
         g = g if g is not None else name(self.d(z))
         ans = name(z) if z else None
-        if isinstance(value, (gast.Name, gast.Subscript)):
+        if isinstance(value, gast.Subscript):
+            refuse_active_index(value, self.is_active_atom, self.fn.location, s)
+            return [], [(value, g)]
+        if isinstance(value, gast.Name):
             return [], [(value, g)]
         if isinstance(value, gast.Attribute):
             if value.attr == "T":
@@ -87,11 +94,14 @@ class Contributions:
                 "second-order quantity with s2sad.hessian or s2sad.hvp")
         if prim.helper is not None:
             return self.helper_contributions(s, g, value, prim.helper)
-        if not any(self.is_active_atom(a) for a in _flat_atoms(value.args)):
+        keywords = {k.arg: k.value for k in value.keywords}
+        if not any(self.is_active_atom(a)
+                   for a in _flat_atoms(list(value.args) + list(keywords.values()))):
             return [], []
         if prim.rule is None:
             raise missing_gradient(callee_text(value), self.fn.location, s)
-        keywords = {k.arg: k.value for k in value.keywords}
+        check_rule_application(prim.rule, callee_text(value), list(value.args), keywords,
+                               self.atom_kind, self.is_active_atom, self.fn.location, s)
         return self.apply_rule(prim.rule, g, ans, list(value.args), keywords, z)
 
     def apply_rule(self, rule, g, ans, args, keywords, z):
@@ -103,8 +113,9 @@ class Contributions:
             raise LookupError(f"No gradient defined for operation '{rule.name}' (in "
                               f"{self.fn.location.describe()}): it has a forward-mode rule only")
         arg_kinds = [self.atom_kind(a) for a in args]
-        prelude, results = inline(template_of(rule.template_for(arg_kinds)), g, ans, args,
-                                  keywords, self.namer)
+        kw_kinds = {k: self.atom_kind(v) for k, v in keywords.items()}
+        prelude, results = inline(template_of(rule.template_for(arg_kinds, kw_kinds)), g, ans,
+                                  args, keywords, self.namer)
         for st in prelude:
             self.generated.update(n.id for n in walk(st)
                                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
@@ -136,13 +147,25 @@ class Contributions:
         return [bind], [(a, name(r)) for a, r in zip(args, results)]
 
     def sequence_contributions(self, seq, expr):
-        """Cotangents of the elements of a list argument (np.stack([a, b]))."""
+        """Cotangents of the elements of a list argument (np.stack([a, b])),
+        nested lists included (np.array([[x, 2 * x], [y, x]]): element j of
+        the cotangent goes to row j, and so on down)."""
         if isinstance(expr, (gast.Tuple, gast.List)) and len(expr.elts) == len(seq.elts):
-            return [], list(zip(seq.elts, expr.elts))
-        tmp = self.namer.fresh("parts")
-        self.generated.add(tmp)
-        parts = [subscript(tmp, const(j)) for j in range(len(seq.elts))]
-        return [assign(tmp, expr)], list(zip(seq.elts, parts))
+            prelude, pairs = [], list(zip(seq.elts, expr.elts))
+        else:
+            tmp = self.namer.fresh("parts")
+            self.generated.add(tmp)
+            parts = [subscript(tmp, const(j)) for j in range(len(seq.elts))]
+            prelude, pairs = [assign(tmp, expr)], list(zip(seq.elts, parts))
+        flat = []
+        for elt, part in pairs:
+            if isinstance(elt, (gast.Tuple, gast.List)):
+                more, inner = self.sequence_contributions(elt, part)
+                prelude += more
+                flat += inner
+            else:
+                flat.append((elt, part))
+        return prelude, flat
 
     def unbroadcast(self, expr, arg, arg_kind, result_kind, other_kinds):
         """Sum an elementwise cotangent back to the shape of `arg`."""
@@ -193,8 +216,11 @@ class Contributions:
         indices (as in numpy): its cotangent is `scatter_sum(g, idx, x)`, added
         to the whole adjoint (or to the view `dA[i, :]` for `A[i, idx]`)."""
         items = list(atom.slice.elts) if isinstance(atom.slice, gast.Tuple) else [atom.slice]
+        # x[[0, 0, 2]]: a list of indices is an index array too
+        items = [call("np.array", clone(i)) if isinstance(i, gast.List) else i for i in items]
         fancy = [k for k, item in enumerate(items) if not isinstance(item, gast.Slice)
-                 and (lambda k_: k_.is_array and k_.dtype == "i")(self.atom_kind(item))]
+                 and (isinstance(item, gast.Call) or (lambda k_: k_.is_array and k_.dtype == "i")(
+                     self.atom_kind(item)))]
         if not fancy:
             return atom, expr
         p = fancy[0]

@@ -8,6 +8,7 @@ tangents; anything else has an explicit tangent template."""
 import gast
 
 from . import kinds as K
+from .bind import check_rule_application, refuse_active_index
 from .errors import missing_gradient
 from .ops import BINOPS, callee_text, resolve_call
 from .syntax import assign, base_name, call, clone, const, name, names_loaded, store, subscript
@@ -150,6 +151,8 @@ class ForwardMode:
 
     # ---- tangent expressions ----------------------------------------------------
     def tangent(self, value, z):
+        if isinstance(value, gast.Subscript):
+            refuse_active_index(value, self.is_active, self.fn.location, self._stmt)
         if isinstance(value, (gast.Name, gast.Subscript)):
             return self.tangent_atom(value)
         if isinstance(value, gast.Attribute):
@@ -194,6 +197,10 @@ class ForwardMode:
                 return None
             return [self.helper_call(value, prim.helper, store(z), store(self.d(z)))]
         keywords = {k.arg: k.value for k in value.keywords}
+        if prim.rule is not None and any(
+                self.is_active(a) for a in _flat(list(value.args) + list(keywords.values()))):
+            check_rule_application(prim.rule, callee_text(value), list(value.args), keywords,
+                                   self.atom_kind, self.is_active, self.fn.location, self._stmt)
         return self.rule_tangent(prim.rule, value, list(value.args), keywords, z)
 
     def helper_call(self, value, helper, value_target, tangent_target):
@@ -205,7 +212,7 @@ class ForwardMode:
         return assign(both, call(name(jvp_name), *[clone(a) for a in value.args], *tangents))
 
     def rule_tangent(self, rule, value, args, keywords, z):
-        flat_active = [a for a in _flat(args) if self.is_active(a)]
+        flat_active = [a for a in _flat(list(args) + list(keywords.values())) if self.is_active(a)]
         if not flat_active:
             return None
         if rule is None:
@@ -225,10 +232,13 @@ class ForwardMode:
                                        keywords=[clone(k) for k in value.keywords])
                              if isinstance(value, gast.Call) else _rebuild(value, new_args))
             return _total(terms)
-        if rule.tangent is not None:
+        arg_kinds = [self.atom_kind(a) for a in args]
+        kw_kinds = {k: self.atom_kind(v) for k, v in keywords.items()}
+        chosen_tangent = rule.tangent_for(arg_kinds, kw_kinds)
+        if chosen_tangent is not None:
             tangents = [self.tangent_atom(a) or self.zero_like(a)
                         for a, ok in zip(args, rule.diff_mask(len(args))) if ok]
-            tmpl = template_of(rule.tangent)
+            tmpl = template_of(chosen_tangent)
             n_t = len(tangents)
             fake_g = tangents[0]
             # a tangent template's parameters: tangents..., ans, args...
@@ -239,13 +249,12 @@ class ForwardMode:
                 raise AssertionError("tangent templates are single expressions")
             return results[0]
         if rule.pointwise:
-            arg_kinds = [self.atom_kind(a) for a in args]
             terms = []
             for pos, a in enumerate(args):
                 t = self.tangent_atom(a)
                 if t is None:
                     continue
-                tmpl = template_of(rule.template_for(arg_kinds))
+                tmpl = template_of(rule.template_for(arg_kinds, kw_kinds))
                 prelude, results = inline(tmpl, t, ans, args, keywords, self.namer)
                 if prelude:
                     raise AssertionError("pointwise templates are single expressions")

@@ -35,8 +35,10 @@ METHODS = {"sum", "mean", "prod", "max", "min", "reshape", "ravel", "copy", "tra
 _VARARGS = {"reshape", "transpose"}
 
 
-def normalize(fn_tree, namer, location, is_local, marker_of=lambda node: None):
-    fn_tree.body = _Normalizer(namer, location, is_local, marker_of).block(fn_tree.body)
+def normalize(fn_tree, namer, location, is_local, marker_of=lambda node: None,
+              bind=lambda node: node):
+    """`bind` puts a call in canonical form (transforms/bind.py)."""
+    fn_tree.body = _Normalizer(namer, location, is_local, marker_of, bind).block(fn_tree.body)
     return fn_tree
 
 
@@ -47,9 +49,10 @@ def _is_inactive_expr(node):
 
 
 class _Normalizer:
-    def __init__(self, namer, location, is_local, marker_of):
+    def __init__(self, namer, location, is_local, marker_of, bind):
         self.namer, self.location, self.is_local = namer, location, is_local
         self.marker_of = marker_of
+        self.bind = bind
         self.out = None
 
     def block(self, stmts):
@@ -210,7 +213,7 @@ class _Normalizer:
             self.emit(assign(tmp, value), src, constant=True)
             return name(tmp)
         if isinstance(node, gast.Call):
-            node = self.method_as_function(node)
+            node = self.bind(self.method_as_function(node))
             args = [self.argument(a, src) for a in node.args]
             # dtype=np.int64 stays spelled out: the kind of the result depends on it
             kws = [gast.keyword(arg=k.arg, value=k.value if k.arg == "dtype" and _is_dotted(k.value)

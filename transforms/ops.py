@@ -9,6 +9,7 @@ import gast
 from .emit import stmt_source
 from .errors import missing_gradient
 from .source import is_missing
+from .syntax import walk
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -72,9 +73,13 @@ def callee_text(call):
 
 
 def differentiable_operands(value, fn, registry):
-    """The atoms of a normalised right-hand side whose gradient flows."""
-    if isinstance(value, (gast.Name, gast.Subscript)):
+    """The atoms of a normalised right-hand side whose gradient flows (and
+    the names in an index: a value that needs a gradient there is refused
+    where the adjoint is built, never taken as a constant)."""
+    if isinstance(value, gast.Name):
         return [value]
+    if isinstance(value, gast.Subscript):
+        return [value] + [n for n in walk(value.slice) if isinstance(n, gast.Name)]
     if isinstance(value, gast.BinOp):
         rule = registry.lookup(BINOPS[type(value.op)])
         if rule is None or rule.nondiff:
@@ -94,11 +99,14 @@ def differentiable_operands(value, fn, registry):
         prim = resolve_call(value, fn, registry)
         if prim.helper is not None:
             return _flat(value.args)
-        if prim.rule is None:
-            return _flat(value.args)  # unknown: flagged when it is active
+        if prim.rule is None:  # unknown: flagged when it is active
+            return _flat(list(value.args) + [k.value for k in value.keywords])
         if prim.rule.nondiff:
             return []
-        return _flat([a for a, ok in zip(value.args, prim.rule.diff_mask(len(value.args))) if ok])
+        # every operand, also those the rule has no gradient for: a value
+        # that needs a gradient reaching one is refused where the rule is
+        # applied (bind.check_rule_application), never taken as a constant
+        return _flat(list(value.args) + [k.value for k in value.keywords])
     return []
 
 

@@ -12,6 +12,7 @@ from . import accumulate, cleanup, kinds as K
 from .activity import analyse
 from .aliases import Ownership, check_aliased_writes
 from .bounds import add_index_checks, mark_accesses
+from .bind import CallBinder
 from .desugar import desugar
 from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
@@ -21,7 +22,7 @@ from .ops import resolve_call
 from .ordering import ascend_independent_loops
 from .promote import promote_accumulators
 from .reverse import ReverseMode
-from .source import parse_function
+from .source import parse_function, positional_parameters
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
 
@@ -41,7 +42,8 @@ class Specialised:
         tree = desugar(tree, self.parsed.location, self.namer, marker_of)
         mark_accesses(tree)
         local = names_stored(tree.body) | set(self.parsed.arg_names)
-        tree = normalize(tree, self.namer, self.parsed.location, local.__contains__, marker_of)
+        tree = normalize(tree, self.namer, self.parsed.location, local.__contains__, marker_of,
+                         CallBinder(self.parsed, program.registry, program.runtime_objects))
         self.temporaries = self.namer.taken - before
         self.tree = tree
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
@@ -64,6 +66,7 @@ class Program:
         self.module_names = set(RUNTIME_NAMES)
         # runtime helpers -> whether the result may be the first argument (or a view)
         self.runtime_helpers = {n: True for n in RUNTIME_NAMES}
+        self.runtime_objects = {}  # name -> runtime helper, for calls the front end writes
         self.functions = []        # (name, source) in definition order
         self.names_used = set()    # every name their code mentions (for the imports)
         self.helpers = {}          # helper function -> module name of its copy
@@ -439,7 +442,7 @@ class Program:
         self.module_names.add(n)
         parsed = parse_function(fn)
         src = textwrap.dedent(inspect.getsource(fn))
-        tree = gast.parse(src).body[0]
+        tree = positional_parameters(gast.parse(src).body[0])
         tree.decorator_list = []
         tree.name = n
         _strip_markers(tree, self.marker_resolver(parsed))

@@ -164,6 +164,7 @@ def parse_function(fn, nested_def_ok=False):
     source = textwrap.dedent("".join(lines))
     tree = _parse(source)
     tree.decorator_list = []
+    positional_parameters(tree)
     location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
     check_supported(tree, location, nested_def_ok)
     return ParsedFunction(fn, tree, location, _namespace(fn), source)
@@ -224,12 +225,38 @@ def _namespace(fn):
     return ns
 
 
+def positional_parameters(tree):
+    """Make positional-only and keyword-only parameters plain ones, in the
+    order of the signature: every call to the function is bound to that
+    order (transforms/bind.py, api.Derivative), so this changes no call.
+    Defaults stay where they are still valid (the run of parameters with
+    one at the end)."""
+    args = tree.args
+    posonly = list(getattr(args, "posonlyargs", None) or [])
+    if not posonly and not args.kwonlyargs:
+        return tree
+    params = posonly + list(args.args) + list(args.kwonlyargs)
+    n_plain = len(posonly) + len(args.args)
+    defaults = [None] * (n_plain - len(args.defaults)) + list(args.defaults)
+    defaults += list(args.kw_defaults)
+    tail = []
+    for default in reversed(defaults):
+        if default is None:
+            break
+        tail.append(default)
+    args.posonlyargs = []
+    args.args = params
+    args.kwonlyargs, args.kw_defaults = [], []
+    args.defaults = tail[::-1]
+    return tree
+
+
 def check_supported(tree, location, nested_def_ok=False):
     args = tree.args
-    if args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None):
+    if args.vararg or args.kwarg:
         raise UnsupportedSyntaxError(
-            "*args, **kwargs, keyword-only or positional-only parameters",
-            location, tree, "Use plain positional parameters")
+            "*args or **kwargs", location, tree,
+            "Use plain parameters (a tuple or an array for a varying number of values)")
     if isinstance(tree, gast.AsyncFunctionDef):
         raise UnsupportedSyntaxError("an async function", location, tree,
                                      _HINTS[gast.AsyncFunctionDef])

@@ -42,6 +42,7 @@ class Template:
                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         loads = {n.id for n in walk(tree) if isinstance(n, gast.Name)
                  and isinstance(n.ctx, gast.Load)}
+        self.loads = loads
         self.globals = loads - set(params) - self.locals
         self.reads_ans = params[1] in loads  # the adjoint reads the operation's result
 
@@ -98,6 +99,14 @@ def _substitution(binding, renames):
 def _fold(node):
     """Constant folding for what substitution leaves: `x ** (2 - 1)` reads
     `x`, and `g * 1.0` reads `g` (one node, its operands already folded)."""
+    if isinstance(node, gast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], gast.Eq) \
+            and _number(node.left) is not None and _number(node.comparators[0]) is not None:
+        return gast.Constant(value=_number(node.left) == _number(node.comparators[0]), kind=None)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add) \
+            and isinstance(node.right, gast.Constant) and node.right.value is False:
+        return node.left  # `y - 1 + (y == 0)` with a constant y
+    if isinstance(node, gast.IfExp) and isinstance(node.test, gast.Constant):
+        return node.body if node.test.value else node.orelse  # a default flag, substituted
     if isinstance(node, gast.BinOp):
         left, right = node.left, node.right
         lc = _number(left)

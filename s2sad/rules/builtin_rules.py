@@ -28,8 +28,9 @@ def float(g, ans, x):
 
 
 @adjoint(builtins.pow, kind=broadcast_args, elementwise=True)
-def pow(g, ans, x, y):
-    return g * y * x ** (y - 1), g * np.log(x) * ans
+def pow(g, ans, base, exp):
+    # as operators.pow: 0 ** 0 and x == 0 give 0, not inf or nan
+    return g * exp * base ** (exp - 1 + (exp == 0)), g * np.log(base + (base == 0)) * ans
 
 
 nondifferentiable(builtins.int, builtins.len, builtins.round, kind=int_scalar)

@@ -1,6 +1,7 @@
 """The `math` module: scalar functions."""
 import math
 
+from ..parameters import NUMBER
 from ..registry import adjoint, float_scalar, nondifferentiable, int_scalar
 from ..transforms import kinds as K
 
@@ -89,7 +90,7 @@ def log(g, ans, x):
     return g / x
 
 
-@adjoint(math.log, when=lambda x, base: True)
+@adjoint(math.log, when=lambda x, base: True, values={"base": NUMBER})
 def log_base(g, ans, x, base):
     return g / (x * math.log(base)), -g * ans / (base * math.log(base))
 
@@ -116,7 +117,8 @@ def sqrt(g, ans, x):
 
 @_scalar(math.pow)
 def pow(g, ans, x, y):
-    return g * y * x ** (y - 1), g * math.log(x) * ans
+    # as operators.pow: 0 ** 0 and x == 0 give 0, not inf or nan
+    return g * y * x ** (y - 1 + (y == 0)), g * math.log(x + (x == 0)) * ans
 
 
 @_scalar(math.fabs)

@@ -5,7 +5,9 @@ import numpy as np
 
 from ..registry import (adjoint, tangent, bool_like_first, broadcast_args, broadcast_float,
                         created_array, first_arg, float_scalar, int_scalar, like_first,
-                        nondifferentiable, reduction, same_as_first, shape_ndim)
+                        nondifferentiable, norm_kind, refused, reduction, same_as_first, shape_ndim)
+from ..parameters import (AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, FLOAT_DTYPE, INT,
+                          KEEPDIMS, MATRIX, NORM_ORD, SCALAR, UP_TO_2D, VECTOR_OR_MATRIX)
 from ..transforms import kinds as K
 
 
@@ -144,9 +146,19 @@ def negative(g, ans, x):
     return -g
 
 
-@adjoint(np.positive, np.copy, np.array, np.asarray, np.ascontiguousarray, kind=like_first,
-         diff_argnums=(0,), linear=(0,))
-def identity(g, ans, x):
+@adjoint(np.positive, np.copy, kind=like_first, linear=(0,))
+def identity(g, ans, a):
+    return g
+
+
+@adjoint(np.asarray, np.ascontiguousarray, kind=like_first, linear=(0,),
+         values={"dtype": FLOAT_DTYPE})
+def as_array(g, ans, a, dtype=None):
+    return g
+
+
+@adjoint(np.array, kind=like_first, linear=(0,), values={"dtype": FLOAT_DTYPE})
+def array(g, ans, object, dtype=None):
     return g
 
 
@@ -174,7 +186,14 @@ def divide(g, ans, x, y):
 
 @_binary(np.power, kind=broadcast_args)
 def power(g, ans, x, y):
-    return g * y * x ** (y - 1), g * np.log(x) * ans
+    # at 0 ** 0 the first is 0 (x ** (y - 1) would be inf), at x == 0 the second
+    # (log(0) * 0 would be nan): as JAX and autograd
+    return g * y * x ** (y - 1 + (y == 0)), g * np.log(x + (x == 0)) * ans
+
+
+@adjoint(np.power, when=lambda x, y: y.tag == "int")
+def power_int(g, ans, x, y):
+    return g * y * x ** (y - 1), None
 
 
 @_binary(np.maximum, kind=broadcast_args)
@@ -209,41 +228,53 @@ def where(g, ans, condition, x, y):
 
 
 @adjoint(np.clip, kind=lambda args, kws: K.broadcast(*args), elementwise=True)
-def clip(g, ans, x, lo, hi):
-    return g * ((x >= lo) & (x <= hi)), g * (x < lo), g * (x > hi)
+def clip(g, ans, a, a_min, a_max):
+    return g * ((a >= a_min) & (a <= a_max)), g * (a < a_min), g * (a > a_max)
 
 
 # ---- reductions --------------------------------------------------------------
 
-@adjoint(np.sum, kind=reduction, diff_argnums=(0,), linear=(0,))
-def sum(g, ans, x, axis=None):
-    return unreduce(g, x, axis)
+# keepdims=True is taken off before a rule sees the call (transforms/bind.py)
+_REDUCTION = {"axis": AXIS, "keepdims": KEEPDIMS}
 
 
-@adjoint(np.mean, kind=reduction, diff_argnums=(0,), linear=(0,))
-def mean(g, ans, x, axis=None):
-    return unreduce(g, x, axis) / reduced_count(x, axis)
+@adjoint(np.sum, kind=reduction, diff_argnums=(0,), linear=(0,), values=_REDUCTION)
+def sum(g, ans, a, axis=None, keepdims=False):
+    return unreduce(g, a, axis)
 
 
-@adjoint(np.prod, kind=reduction, diff_argnums=(0,))
-def prod(g, ans, x, axis=None):
-    return unreduce(g * ans, x, axis) / x
+@adjoint(np.mean, kind=reduction, diff_argnums=(0,), linear=(0,), values=_REDUCTION)
+def mean(g, ans, a, axis=None, keepdims=False):
+    return unreduce(g, a, axis) / reduced_count(a, axis)
 
 
-@adjoint(np.max, np.amax, np.min, np.amin, kind=reduction, diff_argnums=(0,))
-def extremum(g, ans, x, axis=None):
-    return extremum_grad(g, ans, x, axis)
+@adjoint(np.prod, kind=reduction, diff_argnums=(0,), values=_REDUCTION)
+def prod(g, ans, a, axis=None, keepdims=False):
+    return unreduce(g * ans, a, axis) / a
 
 
-@adjoint(np.cumsum, kind=lambda args, kws: K.array(1, args[0].dtype) if len(args) == 1
-         and "axis" not in kws else args[0], diff_argnums=(0,), linear=(0,))
-def cumsum(g, ans, x, axis=None):
-    return reshape_like(np.cumsum(g[::-1])[::-1], x)
+@adjoint(np.max, np.amax, np.min, np.amin, kind=reduction, diff_argnums=(0,),
+         values=_REDUCTION)
+def extremum(g, ans, a, axis=None, keepdims=False):
+    return extremum_grad(g, ans, a, axis)
 
 
-@adjoint(np.linalg.norm, kind=float_scalar, diff_argnums=(0,))
-def norm(g, ans, x):
-    return g * x / ans
+@adjoint(np.cumsum, kind=lambda args, kws: K.array(1, args[0].dtype)
+         if kws.get("axis", K.NONE).tag == "none" else args[0], diff_argnums=(0,), linear=(0,),
+         values={"axis": AXIS_INT_OR_NONE})
+def cumsum(g, ans, a, axis=None):
+    return reverse_cumsum(g, a, axis)
+
+
+@adjoint(np.linalg.norm, kind=norm_kind, diff_argnums=(0,),
+         values={"ord": NORM_ORD, "axis": AXIS, "keepdims": KEEPDIMS})
+def norm(g, ans, x, ord=None, axis=None, keepdims=False):
+    return unreduce(g / ans ** (ord - 1), x, axis) * np.sign(x) * np.abs(x) ** (ord - 1)
+
+
+@adjoint(np.linalg.norm, when=lambda x, ord=K.NONE, axis=K.NONE: ord.tag not in ("int", "float"))
+def norm_2(g, ans, x, ord=None, axis=None, keepdims=False):
+    return unreduce(g / ans, x, axis) * x
 
 
 # ---- products -------------------------------------------------------------
@@ -255,39 +286,61 @@ def _dot_kind(args, kws):
     return K.matmul(a, b)
 
 
-@adjoint(np.dot, np.matmul, kind=_dot_kind, linear=(0, 1))
-def dot(g, ans, x, y):
-    return matmul_grad_left(g, x, y), matmul_grad_right(g, x, y)
+@adjoint(np.dot, np.matmul, kind=_dot_kind, linear=(0, 1),
+         values={"a": UP_TO_2D, "b": UP_TO_2D})
+def dot(g, ans, a, b):
+    return matmul_grad_left(g, a, b), matmul_grad_right(g, a, b)
 
 
-@adjoint(np.dot, np.matmul, when=lambda x, y: x.ndim == 2 and y.ndim == 2)
-def dot_2d(g, ans, x, y):
-    return g @ y.T, x.T @ g
+@adjoint(np.dot, when=lambda a, b: a.is_scalar and b.is_scalar)
+def dot_scalars(g, ans, a, b):
+    return g * b, g * a
 
 
-@adjoint(np.dot, np.matmul, when=lambda x, y: x.ndim == 1 and y.ndim == 1)
-def dot_1d(g, ans, x, y):
-    return g * y, g * x
+@adjoint(np.dot, when=lambda a, b: a.is_scalar)
+def dot_scalar_left(g, ans, a, b):
+    return np.sum(g * b), g * a
+
+
+@adjoint(np.dot, when=lambda a, b: b.is_scalar)
+def dot_scalar_right(g, ans, a, b):
+    return g * b, np.sum(g * a)
+
+
+@adjoint(np.dot, np.matmul, when=lambda a, b: a.ndim == 2 and b.ndim == 2)
+def dot_2d(g, ans, a, b):
+    return g @ b.T, a.T @ g
+
+
+@adjoint(np.dot, np.matmul, when=lambda a, b: a.ndim == 1 and b.ndim == 1)
+def dot_1d(g, ans, a, b):
+    return g * b, g * a
 
 
 @adjoint(np.outer, kind=lambda args, kws: K.array(2, K.promote(args[0].scalar_dtype,
                                                                 args[1].scalar_dtype)),
          linear=(0, 1))
-def outer(g, ans, x, y):
-    return np.dot(g, y), np.dot(x, g)
+def outer(g, ans, a, b):
+    return np.dot(g, np.ravel(b)).reshape(np.shape(a)), np.dot(np.ravel(a), g).reshape(np.shape(b))
 
 
-@adjoint(np.linalg.det, kind=float_scalar)
+@adjoint(np.outer, when=lambda a, b: a.ndim == 1 and b.ndim == 1)
+def outer_1d(g, ans, a, b):
+    return np.dot(g, b), np.dot(a, g)
+
+
+@adjoint(np.linalg.det, kind=float_scalar, values={"a": MATRIX})
 def det(g, ans, a):
     return g * ans * np.linalg.inv(a).T
 
 
-@adjoint(np.linalg.inv, kind=first_arg)
+@adjoint(np.linalg.inv, kind=first_arg, values={"a": MATRIX})
 def inv(g, ans, a):
     return -(ans.T @ g @ ans.T)
 
 
-@adjoint(np.linalg.solve, kind=lambda args, kws: args[1])
+@adjoint(np.linalg.solve, kind=lambda args, kws: args[1],
+         values={"a": MATRIX, "b": VECTOR_OR_MATRIX})
 def solve(g, ans, a, b):
     gb = np.linalg.solve(a.T, g)
     return -matmul_grad_left(gb, a, ans), gb
@@ -295,61 +348,91 @@ def solve(g, ans, a, b):
 
 # ---- shapes ------------------------------------------------------------------
 
-@adjoint(np.transpose, kind=first_arg, diff_argnums=(0,), linear=(0,))
-def transpose(g, ans, x, axes=None):
+@adjoint(np.transpose, kind=first_arg, diff_argnums=(0,), linear=(0,), values={"axes": AXES})
+def transpose(g, ans, a, axes=None):
     return untranspose(g, axes)
 
 
-@adjoint(np.transpose, when=lambda x: True)
-def transpose_plain(g, ans, x):
+@adjoint(np.transpose, when=lambda a: True)
+def transpose_plain(g, ans, a):
     return np.transpose(g)
 
 
 @adjoint(np.reshape, kind=lambda args, kws: K.array(shape_ndim(args[1]), args[0].dtype),
          diff_argnums=(0,), linear=(0,))
-def reshape(g, ans, x, shape):
-    return reshape_like(g, x)
+def reshape(g, ans, a, shape):
+    return reshape_like(g, a)
 
 
 @adjoint(np.ravel, kind=lambda args, kws: K.array(1, args[0].dtype), linear=(0,))
-def ravel(g, ans, x):
-    return reshape_like(g, x)
+def ravel(g, ans, a):
+    return reshape_like(g, a)
 
 
-@adjoint(np.expand_dims, kind=lambda args, kws: K.array(args[0].ndim + 1, args[0].dtype),
+@adjoint(np.expand_dims, kind=lambda args, kws: K.array(
+    args[0].ndim + (len(args[1].items) if args[1].tag == "tuple" else 1), args[0].dtype),
          diff_argnums=(0,), linear=(0,))
-def expand_dims(g, ans, x, axis):
-    return reshape_like(g, x)
+def expand_dims(g, ans, a, axis):
+    return reshape_like(g, a)
 
 
 @adjoint(np.concatenate, kind=lambda args, kws: args[0].items[0], diff_argnums=(0,),
-         linear=(0,))
-def concatenate(g, ans, xs, axis=0):
-    return concatenate_parts(g, xs, axis)
+         linear=(0,), values={"axis": AXIS_INT})
+def concatenate(g, ans, arrays, axis=0):
+    return concatenate_parts(g, arrays, axis)
 
 
 @adjoint(np.stack, kind=lambda args, kws: K.array(args[0].items[0].ndim + 1,
                                                   args[0].items[0].dtype), diff_argnums=(0,),
-         linear=(0,))
-def stack(g, ans, xs, axis=0):
-    return stack_parts(g, xs, axis)
+         linear=(0,), values={"axis": AXIS_INT})
+def stack(g, ans, arrays, axis=0):
+    return stack_parts(g, arrays, axis)
+
+
+@adjoint(np.linspace, kind=lambda args, kws: K.array(1, "f"), diff_argnums=(0, 1),
+         values={"start": SCALAR, "stop": SCALAR, "num": INT, "endpoint": BOOL})
+def linspace(g, ans, start, stop, num=50, endpoint=True):
+    t = np.arange(num) / (max(num - 1, 1) if endpoint else num)
+    return np.sum(g * (1.0 - t)), np.sum(g * t)
+
+
+@adjoint(np.full, kind=created_array, diff_argnums=(1,), linear=(1,),
+         values={"fill_value": SCALAR})
+def full(g, ans, shape, fill_value):
+    return None, np.sum(g)
+
+
+@adjoint(np.full_like, kind=lambda args, kws: K.float_result(args[0]), diff_argnums=(1,),
+         linear=(1,), values={"fill_value": SCALAR})
+def full_like(g, ans, a, fill_value):
+    return None, np.sum(g)
 
 
 # ---- tangents (forward mode) of the rules that are neither pointwise nor linear ----
 
+@tangent(np.linspace)
+def linspace_tangent(tstart, tstop, ans, start, stop, num=50, endpoint=True):
+    return tstart + (tstop - tstart) * (np.arange(num) / (max(num - 1, 1) if endpoint else num))
+
+
 @tangent(np.prod)
-def prod_tangent(t, ans, x, axis=None):
-    return ans * sum_axis(t / x, axis)
+def prod_tangent(t, ans, a, axis=None, keepdims=False):
+    return ans * sum_axis(t / a, axis)
 
 
 @tangent(np.max, np.amax, np.min, np.amin)
-def extremum_tangent_rule(t, ans, x, axis=None):
-    return extremum_tangent(t, ans, x, axis)
+def extremum_tangent_rule(t, ans, a, axis=None, keepdims=False):
+    return extremum_tangent(t, ans, a, axis)
 
 
 @tangent(np.linalg.norm)
-def norm_tangent(t, ans, x):
-    return np.sum(x * t) / ans
+def norm_tangent(t, ans, x, ord=None, axis=None, keepdims=False):
+    return sum_axis(np.sign(x) * np.abs(x) ** (ord - 1) * t, axis) / ans ** (ord - 1)
+
+
+@tangent(np.linalg.norm, when=lambda x, ord=K.NONE, axis=K.NONE: ord.tag not in ("int", "float"))
+def norm_2_tangent(t, ans, x, ord=None, axis=None, keepdims=False):
+    return sum_axis(x * t, axis) / ans
 
 
 @tangent(np.linalg.det)
@@ -370,14 +453,13 @@ def solve_tangent(ta, tb, ans, a, b):
 # ---- no gradient ---------------------------------------------------------------
 
 nondifferentiable(np.zeros, np.ones, np.empty, kind=created_array)
-nondifferentiable(np.full, kind=created_array)
-nondifferentiable(np.zeros_like, np.ones_like, np.empty_like, np.full_like,
+nondifferentiable(np.zeros_like, np.ones_like, np.empty_like,
                   kind=lambda args, kws: K.float_result(args[0]))
 nondifferentiable(np.shape, kind=lambda args, kws: K.tuple_of([K.INT] * args[0].ndim))
 nondifferentiable(np.size, np.ndim, np.argmax, np.argmin, kind=int_scalar)
-nondifferentiable(np.arange, kind=lambda args, kws: K.array(
-    1, "i" if all(a.tag == "int" for a in args) else "f"))
-nondifferentiable(np.linspace, kind=lambda args, kws: K.array(1, "f"))
+refused(np.arange, kind=lambda args, kws: K.array(
+    1, "i" if all(a.tag == "int" for a in args) else "f"),
+    reason="its values depend on start and step; write start + step * np.arange(n)")
 nondifferentiable(np.eye, np.identity, kind=lambda args, kws: K.array(2, "f"))
 nondifferentiable(np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc, kind=same_as_first)
 nondifferentiable(np.isnan, np.isinf, np.isfinite, kind=bool_like_first)

@@ -5,6 +5,7 @@ import operator
 
 import numpy as np
 
+from ..parameters import UP_TO_2D
 from ..registry import adjoint, broadcast_args, broadcast_float, nondifferentiable
 from ..transforms import kinds as K
 
@@ -31,7 +32,14 @@ def truediv(g, ans, x, y):
 
 @adjoint(operator.pow, kind=broadcast_args, elementwise=True)
 def pow(g, ans, x, y):
-    return g * y * x ** (y - 1), g * np.log(x) * ans
+    # at 0 ** 0 the first is 0 (x ** (y - 1) would be inf), at x == 0 the second
+    # (log(0) * 0 would be nan): as JAX and autograd
+    return g * y * x ** (y - 1 + (y == 0)), g * np.log(x + (x == 0)) * ans
+
+
+@adjoint(operator.pow, when=lambda x, y: y.tag == "int")
+def pow_int(g, ans, x, y):
+    return g * y * x ** (y - 1), None
 
 
 @adjoint(operator.neg, kind=lambda args, kws: args[0], linear=(0,))
@@ -48,7 +56,7 @@ def _matmul_kind(args, kws):
     return K.matmul(*args)
 
 
-@adjoint(operator.matmul, kind=_matmul_kind, linear=(0, 1))
+@adjoint(operator.matmul, kind=_matmul_kind, linear=(0, 1), values={"x": UP_TO_2D, "y": UP_TO_2D})
 def matmul(g, ans, x, y):
     return matmul_grad_left(g, x, y), matmul_grad_right(g, x, y)  # noqa: F821 (runtime)
 

@@ -40,6 +40,9 @@ _linear(rt.scatter_sum, lambda args, kws: K.array(args[2].ndim, "f") if args[2].
         else K.UNKNOWN)
 _linear(rt.matmul_grad_left, _arg(1), positions=(0, 2))
 _linear(rt.matmul_grad_right, _arg(2), positions=(0, 1))
+_linear(rt.keep_axes, lambda args, kws: K.array(args[1].ndim, "f") if args[1].is_array
+        else args[0])
+_linear(rt.reverse_cumsum, _arg(1))
 nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
 nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
 
@@ -59,6 +62,11 @@ def unreduce_vjp(h, ans, g, x, axis=None):
 @_adjoint_of(rt.scatter_sum)
 def scatter_sum_vjp(h, ans, values, index, like):
     return h[index], None, None
+
+
+@_adjoint_of(rt.keep_axes)
+def keep_axes_vjp(h, ans, r, x, axis=None):
+    return reshape_like(h, r), None, None
 
 
 @_adjoint_of(rt.sum_axis)

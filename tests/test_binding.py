@@ -1,0 +1,335 @@
+"""Calls are bound to their callee's real signature before anything else
+looks at them: a value passed by keyword, a default left out, a
+keyword-only parameter all get their gradient (they used to be taken as
+constants, a zero gradient without an error). Parameters a rule does not
+implement are refused, never ignored. Each case is checked against finite
+differences (or numpy's own semantics), compiled and as Python."""
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import check_grad, check_jvp
+
+rng = np.random.default_rng(3)
+M = rng.normal(size=(3, 4))
+T3 = rng.normal(size=(2, 3, 4))
+V = rng.uniform(0.5, 1.5, 5)
+
+
+# ---- helpers called with keywords, defaults and keyword-only parameters ------
+
+def h(u, v=2.0):
+    return u * u * v
+
+
+def h_kwonly(u, *, scale=2.0):
+    return u * scale
+
+
+def h_posonly(u, v, /, w=0.5):
+    return u * v + w * u * u
+
+
+def by_keyword(a):
+    return h(u=a)
+
+
+def keyword_after_position(a):
+    return h(2.0, v=a)
+
+
+def keywords_swapped(a, b):
+    return h(v=b, u=a)
+
+
+def same_value_twice(a):
+    return h(a, v=a)
+
+
+def default_left_out(a):
+    return h(a)
+
+
+def keyword_only_given(a):
+    return h_kwonly(a, scale=a)
+
+
+def keyword_only_default(a):
+    return h_kwonly(a) + h_kwonly(a, scale=3.0)
+
+
+def positional_only(a, b):
+    return h_posonly(a, b, w=b)
+
+
+def in_a_loop(a, n):
+    s = 0.0
+    for i in range(n):
+        s += h(v=a, u=s + 1.0)
+    return s
+
+
+@pytest.mark.parametrize("f, args", [
+    (by_keyword, (1.5,)), (keyword_after_position, (1.5,)), (keywords_swapped, (1.5, 2.5)),
+    (same_value_twice, (1.5,)), (default_left_out, (1.5,)), (keyword_only_given, (1.5,)),
+    (keyword_only_default, (1.5,)), (positional_only, (1.5, 0.7)), (in_a_loop, (0.3, 3)),
+])
+def test_helper_calls_bound_to_signature(f, args, jit):
+    wrt = tuple(i for i, a in enumerate(args) if isinstance(a, float))
+    check_grad(f, args, wrt=wrt, jit=jit)
+    check_jvp(f, args, wrt=wrt, jit=jit)
+
+
+def top_level_keyword_only(x, *, scale=2.0):
+    return np.sum(x * x) * scale
+
+
+def test_top_level_keyword_only_parameter(jit):
+    df = s2sad.grad(top_level_keyword_only, wrt=("x", "scale"), jit=jit)
+    dx, dscale = df(V, scale=3.0)
+    np.testing.assert_allclose(dx, 6.0 * V)
+    np.testing.assert_allclose(dscale, np.sum(V * V))
+    np.testing.assert_allclose(s2sad.grad(top_level_keyword_only, jit=jit)(V), 4.0 * V)
+
+
+# ---- numpy parameters a rule used to ignore ------------------------------------
+
+def cumsum_axis0(x):
+    return np.sum(np.cumsum(x, axis=0) ** 2)
+
+
+def cumsum_axis1_positional(x):
+    return np.sum(np.cumsum(x, 1) ** 2)
+
+
+def cumsum_flat(x):
+    return np.sum(np.cumsum(x) ** 2)
+
+
+def transpose_axes_keyword(x):
+    return np.sum(np.transpose(x, axes=[2, 0, 1]) * np.arange(24.0).reshape(4, 2, 3))
+
+
+def transpose_axes_method(x):
+    return np.sum(x.transpose(1, 2, 0) * np.arange(24.0).reshape(3, 4, 2))
+
+
+def norm_ord_3(x):
+    return np.linalg.norm(x, ord=3)
+
+
+def norm_ord_1(x):
+    return np.linalg.norm(x, 1)
+
+
+def norm_axis_1(x):
+    return np.sum(np.linalg.norm(x, axis=1) ** 2 * np.arange(1.0, 4.0))
+
+
+def norm_axis_p(x):
+    return np.sum(np.linalg.norm(x, ord=4, axis=0) * np.arange(1.0, 5.0))
+
+
+def clip_keywords(x):
+    return np.sum(np.clip(x, a_min=-0.5, a_max=0.5) ** 2)
+
+
+@pytest.mark.parametrize("f, x", [
+    (cumsum_axis0, M), (cumsum_axis1_positional, M), (cumsum_flat, M),
+    (transpose_axes_keyword, T3), (transpose_axes_method, T3),
+    (norm_ord_3, V), (norm_ord_1, V - 1.0), (clip_keywords, M),
+])
+def test_parameters_are_used(f, x, jit):
+    check_grad(f, (x,), jit=jit)
+    check_jvp(f, (x,), jit=jit)
+
+
+# numba has no axis= for norm: these run as Python after a fallback warning
+@pytest.mark.parametrize("f, x", [(norm_axis_1, M), (norm_axis_p, M)])
+def test_norm_over_an_axis(f, x):
+    check_grad(f, (x,), jit=False)
+    check_jvp(f, (x,), jit=False)
+
+
+# ---- keepdims ----------------------------------------------------------------
+
+def sum_keepdims(x):
+    return np.sum(np.sum(x, axis=1, keepdims=True) * x)
+
+
+def mean_keepdims_all(x):
+    return np.sum(np.mean(x, keepdims=True) * x)
+
+
+def max_keepdims(x):
+    return np.sum(x - np.max(x, axis=0, keepdims=True)) + np.sum(np.exp(x - x.max(1, keepdims=True)))
+
+
+def prod_keepdims_negative_axis(x):
+    return np.sum(np.prod(x, axis=-1, keepdims=True) * x)
+
+
+def sum_keepdims_tuple(x):
+    return np.sum(np.sum(x, axis=(0, 2), keepdims=True) * x)
+
+
+@pytest.mark.parametrize("f, x, compiles", [
+    (sum_keepdims, M, True), (mean_keepdims_all, M, True), (prod_keepdims_negative_axis, M, False),
+    (max_keepdims, M, False), (sum_keepdims_tuple, T3, False),
+])
+def test_keepdims(f, x, compiles, jit):
+    if jit and not compiles:
+        pytest.skip("numba lacks this reduction over an axis; the jit=False run checks it")
+    check_grad(f, (x,), jit=jit)
+    check_jvp(f, (x,), jit=jit)
+
+
+# ---- refused, never ignored -----------------------------------------------------
+
+def sum_with_dtype(x):
+    return np.sum(x, dtype=np.float32)
+
+
+def norm_spectral(x):
+    return np.linalg.norm(x, ord=2)
+
+
+def norm_nuclear(x):
+    return np.linalg.norm(x, "nuc")
+
+
+def cumsum_tuple_axis(x):
+    return np.sum(np.cumsum(x, axis=(0, 1)))
+
+
+def keepdims_variable(x, k):
+    return np.sum(np.sum(x, axis=0, keepdims=k))
+
+
+def helper_unknown_keyword(a):
+    return h(a, w=a)
+
+
+@pytest.mark.parametrize("f, args, match", [
+    (sum_with_dtype, (M,), "does not implement parameter 'dtype'"),
+    (norm_spectral, (M,), "parameter 'ord'"),
+    (norm_nuclear, (M,), "parameter 'ord'"),
+    (cumsum_tuple_axis, (M,), "parameter 'axis'"),
+    (keepdims_variable, (M, True), "keepdims"),
+    (helper_unknown_keyword, (1.0,), "unexpected keyword argument 'w'"),
+])
+def test_unimplemented_parameters_are_refused(f, args, match, jit):
+    with pytest.raises((LookupError, TypeError), match=match) as info:
+        s2sad.grad(f, jit=jit)(*args)
+    assert "test_binding.py" in str(info.value)  # names the user's file and line
+
+
+# ---- values that used to get a zero gradient or a crash -------------------------
+
+def nested_list_literal(x):
+    return np.sum(np.array([[x, 2.0 * x], [x ** 2, x]]) * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def linspace_ends(a, b):
+    return np.sum(np.linspace(a, b, 5) ** 2) + np.sum(np.linspace(a, b, num=4, endpoint=False))
+
+
+def dot_scalar_vector(s, v):
+    return np.sum(np.dot(s, v) ** 2) + np.sum(np.dot(v, s))
+
+
+def repeated_list_index(v):
+    return np.sum(v[[0, 0, 2]] ** 2)
+
+
+def power_zero_exponent(x):
+    return np.power(x, 0.0) + x ** 0.0
+
+
+def power_zero_base(y):
+    return np.power(0.0, y) + 0.0 ** y
+
+
+def full_fill_value(a):
+    return np.sum(np.full(3, a) * np.arange(3.0)) + np.sum(np.full_like(V, a))
+
+
+@pytest.mark.parametrize("f, args", [
+    (nested_list_literal, (1.3,)), (linspace_ends, (0.5, 2.0)), (dot_scalar_vector, (1.5, V)),
+    (repeated_list_index, (V,)), (power_zero_base, (1.5,)), (full_fill_value, (0.7,)),
+])
+def test_values_get_their_gradient(f, args):
+    wrt = tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray)))
+    check_grad(f, args, wrt=wrt, jit=False)
+    check_jvp(f, args, wrt=wrt, jit=False)
+    with _maybe_fallback():
+        check_grad(f, args, wrt=wrt, jit=True)
+
+
+class _maybe_fallback:
+    """numba lacks a few of these forms (x[[0, 0, 2]]); falling back is
+    allowed here, a wrong value is not."""
+    def __enter__(self):
+        import warnings
+        self._ctx = warnings.catch_warnings()
+        self._ctx.__enter__()
+        warnings.simplefilter("ignore", s2sad.NumbaFallbackWarning)
+
+    def __exit__(self, *exc):
+        return self._ctx.__exit__(*exc)
+
+
+def test_power_at_zero_is_zero_as_in_jax(jit):
+    # finite differences cannot see 0 ** 0 (x ** 0.0 is 1 near 0); JAX gives 0
+    assert s2sad.grad(power_zero_exponent, jit=jit)(0.0) == 0.0
+    assert s2sad.grad(power_zero_base, jit=jit)(1.5) == 0.0
+
+
+def r_literal(v):
+    return np.sum(np.r_[v, 2.0 * v] ** 2)
+
+
+def active_index(v, a):
+    return v[int(a)] * a + np.sum(np.c_[v, v])
+
+
+def inv_of_stack(a):
+    return np.sum(np.linalg.inv(a))
+
+
+def dot_3d(a, b):
+    return np.sum(np.dot(a, b))
+
+
+def arange_from_float(a):
+    return np.sum(np.arange(a, a + 3.0))
+
+
+from typing import NamedTuple  # noqa: E402
+
+
+class Pair(NamedTuple):
+    a: float
+    b: float
+
+
+def named_tuple_argument(p):
+    return p.a * p.b
+
+
+@pytest.mark.parametrize("f, args, match", [
+    (r_literal, (V,), "indexing with a value that needs a gradient"),
+    (inv_of_stack, (np.stack([np.eye(3)] * 2),), "2-d array"),
+    (dot_3d, (np.ones((2, 3, 4)), np.ones((4, 2))), "batched"),
+    (arange_from_float, (0.5,), "arange"),
+    (named_tuple_argument, (Pair(1.0, 2.0),), "NamedTuple"),
+])
+def test_refused_not_wrong(f, args, match, jit):
+    with pytest.raises((LookupError, TypeError), match=match):
+        s2sad.grad(f, jit=jit)(*args)
+
+
+def test_readme_rule_table_is_current():
+    from s2sad import rule_table
+    assert rule_table.current(rule_table.readme_path().read_text()) == rule_table.table(), \
+        "run python -m s2sad.rule_table --write"
