@@ -8,12 +8,14 @@ import inspect
 import numpy as np
 
 from .api import Derivative, _as_value, jvp, vjp
+from .primitives import as_function
 
 
 class _Transform:
     """Shared plumbing: bind arguments, find the one `wrt` argument."""
 
     def __init__(self, fn, wrt, jit):
+        fn = as_function(fn)
         functools.update_wrapper(self, fn)
         self.fn, self.jit = fn, jit
         self.signature = inspect.signature(fn)

@@ -250,6 +250,19 @@ def power_zero_base(y):
     return np.power(0.0, y) + 0.0 ** y
 
 
+def stacked_linalg(a):
+    return np.sum(np.linalg.inv(a) * W3) + np.sum(np.linalg.det(a) * np.arange(1.0, 3.0))
+
+
+def batched_matmul(a, b):
+    return np.sum(np.matmul(a, b) * W4) + np.sum((a @ b[0]) ** 2)
+
+
+W3 = rng.normal(size=(2, 3, 3))
+W4 = rng.normal(size=(2, 3, 5))
+A3 = rng.normal(size=(2, 3, 3)) + 3.0 * np.eye(3)
+
+
 def full_fill_value(a):
     return np.sum(np.full(3, a) * np.arange(3.0)) + np.sum(np.full_like(V, a))
 
@@ -257,6 +270,7 @@ def full_fill_value(a):
 @pytest.mark.parametrize("f, args", [
     (nested_list_literal, (1.3,)), (linspace_ends, (0.5, 2.0)), (dot_scalar_vector, (1.5, V)),
     (repeated_list_index, (V,)), (power_zero_base, (1.5,)), (full_fill_value, (0.7,)),
+    (stacked_linalg, (A3,)), (batched_matmul, (rng.normal(size=(2, 3, 4)), rng.normal(size=(1, 4, 5)))),
 ])
 def test_values_get_their_gradient(f, args):
     wrt = tuple(i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray)))
@@ -293,8 +307,8 @@ def active_index(v, a):
     return v[int(a)] * a + np.sum(np.c_[v, v])
 
 
-def inv_of_stack(a):
-    return np.sum(np.linalg.inv(a))
+def solve_stack(a, b):
+    return np.sum(np.linalg.solve(a, b))
 
 
 def dot_3d(a, b):
@@ -319,7 +333,7 @@ def named_tuple_argument(p):
 
 @pytest.mark.parametrize("f, args, match", [
     (r_literal, (V,), "indexing with a value that needs a gradient"),
-    (inv_of_stack, (np.stack([np.eye(3)] * 2),), "2-d array"),
+    (solve_stack, (np.stack([np.eye(3)] * 2), np.ones((2, 3))), "2-d array"),
     (dot_3d, (np.ones((2, 3, 4)), np.ones((4, 2))), "batched"),
     (arange_from_float, (0.5,), "arange"),
     (named_tuple_argument, (Pair(1.0, 2.0),), "NamedTuple"),
@@ -333,3 +347,40 @@ def test_readme_rule_table_is_current():
     from s2sad import rule_table
     assert rule_table.current(rule_table.readme_path().read_text()) == rule_table.table(), \
         "run python -m s2sad.rule_table --write"
+
+
+# ---- a numpy function passed directly: through its rule --------------------------
+
+def test_numpy_function_passed_directly(jit):
+    a, b = np.array([1.0, 2.0]), np.arange(3.0)
+    da, db = s2sad.grad(np.outer, wrt=(0, 1), jit=jit)(a, b)
+    np.testing.assert_allclose(da, np.full(2, b.sum()))
+    np.testing.assert_allclose(db, np.full(3, a.sum()))
+    np.testing.assert_allclose(s2sad.jacobian(np.outer, jit=jit)(a, b)[1, 2], [0.0, 2.0])
+    assert s2sad.grad(np.sin, jit=jit)(0.5) == pytest.approx(np.cos(0.5))
+    assert "np.cos(x)" in s2sad.grad(np.sin, jit=jit).source
+
+
+# ---- the output kind of an index by a list (what vjp's seed must be) -------------
+
+def index_list_then_slices(x):
+    return x[[0, 1, 2], :, :]
+
+
+def test_list_index_output_kind(jit):
+    x = rng.normal(size=(4, 3, 5))
+    seed = rng.normal(size=(3, 3, 5))
+    with _maybe_fallback():  # numba cannot index with a list literal
+        got = s2sad.vjp(index_list_then_slices, jit=jit)(x, seed)
+    expected = np.zeros_like(x)
+    expected[:3] = seed
+    np.testing.assert_allclose(got, expected)
+
+
+def index_from_a_shape(x):
+    y = x * x
+    return y[x.shape[0] - 1] + y[len(x) - 2]
+
+
+def test_an_index_from_a_shape_is_not_refused(jit):
+    check_grad(index_from_a_shape, (V,), jit=jit)

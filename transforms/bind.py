@@ -235,10 +235,29 @@ def _describe_value(node):
 def refuse_active_index(value, is_active, location, stmt):
     """A value that needs a gradient used inside an index (np.r_[x, y],
     A[x]) would get none: refused, never taken as a constant."""
-    from .syntax import walk
-    if any(is_active(n) for n in walk(value.slice) if isinstance(n, (gast.Name, gast.Subscript))):
+    if any(is_active(n) for n in index_values(value.slice)):
         raise LookupError(
             f"No gradient defined for indexing with a value that needs a gradient "
             f"({location.describe(stmt)}): `{_describe_value(value)}`. An index is a constant "
             f"for the derivative; np.r_[...] and np.c_[...] are indexing too: build the array "
             f"with np.concatenate, np.stack or np.array instead")
+
+
+def index_values(node):
+    """The names and subscripts whose values an index uses: not those only
+    asked for their shape (`y[x.shape[0] - 1]`) or passed to a call
+    (`int(a)`, an integer)."""
+    if isinstance(node, (gast.Attribute, gast.Call)):
+        return []
+    if isinstance(node, gast.Subscript):  # idx[k] counts, x.shape[0] does not
+        return [node] + index_values(node.slice) if index_values(node.value) else []
+    if isinstance(node, gast.Name):
+        return [node]
+    out = []
+    for field in ("elts", "left", "right", "operand", "lower", "upper", "step", "values",
+                  "comparators", "test", "body", "orelse"):
+        child = getattr(node, field, None)
+        for c in child if isinstance(child, list) else [child]:
+            if isinstance(c, gast.AST):
+                out += index_values(c)
+    return out

@@ -246,7 +246,7 @@ class KindInference:
             if isinstance(p, gast.Constant) and p.value is None:
                 nd += 1
                 continue
-            k = self.expr(p)
+            k = _sequence_index_kind(p) if isinstance(p, gast.List) else self.expr(p)
             nd -= 1
             if k.is_array:
                 if k.dtype == "b":
@@ -268,10 +268,23 @@ class KindInference:
         return UNKNOWN
 
 
+def _sequence_index_kind(node):
+    """x[[0, 0, 2]] or x[[[0, 1], [1, 2]]]: a list in an index is an index
+    array (of booleans, a mask, when its elements are)."""
+    depth, inner = 0, node
+    while isinstance(inner, (gast.List, gast.Tuple)) and inner.elts:
+        depth += 1
+        inner = inner.elts[0]
+    boolean = isinstance(inner, gast.Constant) and isinstance(inner.value, bool)
+    return array(max(depth, 1), "b" if boolean else "i")
+
+
 def matmul(a, b):
     if not (a.is_array and b.is_array):
         return UNKNOWN
     nd = {(1, 1): 0, (2, 1): 1, (1, 2): 1, (2, 2): 2}.get((a.ndim, b.ndim))
+    if nd is None and a.ndim >= 2 and b.ndim >= 2:
+        nd = max(a.ndim, b.ndim)  # stacks of matrices
     return UNKNOWN if nd is None else array(nd, promote(a.dtype, b.dtype))
 
 

@@ -9,7 +9,7 @@ import gast
 from .emit import stmt_source
 from .errors import missing_gradient
 from .source import is_missing
-from .syntax import walk
+from .bind import index_values
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -79,7 +79,7 @@ def differentiable_operands(value, fn, registry):
     if isinstance(value, gast.Name):
         return [value]
     if isinstance(value, gast.Subscript):
-        return [value] + [n for n in walk(value.slice) if isinstance(n, gast.Name)]
+        return [value] + index_values(value.slice)
     if isinstance(value, gast.BinOp):
         rule = registry.lookup(BINOPS[type(value.op)])
         if rule is None or rule.nondiff:

@@ -7,7 +7,7 @@ from ..registry import (adjoint, tangent, bool_like_first, broadcast_args, broad
                         created_array, first_arg, float_scalar, int_scalar, like_first,
                         nondifferentiable, norm_kind, refused, reduction, same_as_first, shape_ndim)
 from ..parameters import (AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, FLOAT_DTYPE, INT,
-                          KEEPDIMS, MATRIX, NORM_ORD, SCALAR, UP_TO_2D, VECTOR_OR_MATRIX)
+                          KEEPDIMS, MATMUL_OPERAND, MATRICES, MATRIX, NORM_ORD, SCALAR, UP_TO_2D, VECTOR_OR_MATRIX)
 from ..transforms import kinds as K
 
 
@@ -286,10 +286,21 @@ def _dot_kind(args, kws):
     return K.matmul(a, b)
 
 
-@adjoint(np.dot, np.matmul, kind=_dot_kind, linear=(0, 1),
-         values={"a": UP_TO_2D, "b": UP_TO_2D})
+@adjoint(np.dot, kind=_dot_kind, linear=(0, 1), values={"a": UP_TO_2D, "b": UP_TO_2D})
 def dot(g, ans, a, b):
     return matmul_grad_left(g, a, b), matmul_grad_right(g, a, b)
+
+
+@adjoint(np.matmul, kind=lambda args, kws: K.matmul(*args), linear=(0, 1),
+         values={"a": MATMUL_OPERAND, "b": MATMUL_OPERAND})
+def matmul(g, ans, a, b):
+    return matmul_grad_left(g, a, b), matmul_grad_right(g, a, b)
+
+
+@adjoint(np.matmul, when=lambda a, b: a.ndim > 2 or b.ndim > 2)
+def matmul_stacked(g, ans, a, b):
+    return (unbroadcast(g @ np.swapaxes(b, -1, -2), a),
+            unbroadcast(np.swapaxes(a, -1, -2) @ g, b))
 
 
 @adjoint(np.dot, when=lambda a, b: a.is_scalar and b.is_scalar)
@@ -329,14 +340,25 @@ def outer_1d(g, ans, a, b):
     return np.dot(g, b), np.dot(a, g)
 
 
-@adjoint(np.linalg.det, kind=float_scalar, values={"a": MATRIX})
+@adjoint(np.linalg.det, kind=lambda args, kws: K.array(args[0].ndim - 2, "f"),
+         values={"a": MATRICES})
 def det(g, ans, a):
     return g * ans * np.linalg.inv(a).T
 
 
-@adjoint(np.linalg.inv, kind=first_arg, values={"a": MATRIX})
+@adjoint(np.linalg.inv, kind=first_arg, values={"a": MATRICES})
 def inv(g, ans, a):
     return -(ans.T @ g @ ans.T)
+
+
+@adjoint(np.linalg.det, when=lambda a: a.ndim > 2)
+def det_stacked(g, ans, a):
+    return np.expand_dims(g * ans, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@adjoint(np.linalg.inv, when=lambda a: a.ndim > 2)
+def inv_stacked(g, ans, a):
+    return -(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))
 
 
 @adjoint(np.linalg.solve, kind=lambda args, kws: args[1],
@@ -438,6 +460,11 @@ def norm_2_tangent(t, ans, x, ord=None, axis=None, keepdims=False):
 @tangent(np.linalg.det)
 def det_tangent(t, ans, a):
     return ans * np.trace(np.linalg.solve(a, t))
+
+
+@tangent(np.linalg.det, when=lambda a: a.ndim > 2)
+def det_stacked_tangent(t, ans, a):
+    return ans * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)
 
 
 @tangent(np.linalg.inv)

@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from ..parameters import UP_TO_2D
+from ..parameters import MATMUL_OPERAND
 from ..registry import adjoint, broadcast_args, broadcast_float, nondifferentiable
 from ..transforms import kinds as K
 
@@ -56,7 +56,8 @@ def _matmul_kind(args, kws):
     return K.matmul(*args)
 
 
-@adjoint(operator.matmul, kind=_matmul_kind, linear=(0, 1), values={"x": UP_TO_2D, "y": UP_TO_2D})
+@adjoint(operator.matmul, kind=_matmul_kind, linear=(0, 1),
+         values={"x": MATMUL_OPERAND, "y": MATMUL_OPERAND})
 def matmul(g, ans, x, y):
     return matmul_grad_left(g, x, y), matmul_grad_right(g, x, y)  # noqa: F821 (runtime)
 
@@ -70,3 +71,8 @@ nondifferentiable(operator.floordiv, kind=broadcast_args)
 # bitwise operators: integers and booleans only, never differentiated
 nondifferentiable(operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift,
                   kind=broadcast_args)
+
+
+@adjoint(operator.matmul, when=lambda x, y: x.ndim > 2 or y.ndim > 2)
+def matmul_stacked(g, ans, x, y):
+    return unbroadcast(g @ np.swapaxes(y, -1, -2), x), unbroadcast(np.swapaxes(x, -1, -2) @ g, y)  # noqa: F821
