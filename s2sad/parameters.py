@@ -28,6 +28,7 @@ class Values:
         self.text = text
         self.accepts = accepts
         self.gradient_free = gradient_free
+        self.shape_only = False  # only its shape is used: no gradient, and none is missed
 
     def __repr__(self):
         return self.text
@@ -93,6 +94,10 @@ BOOL = Values("True or False, written as a constant",
 SCALAR = Values("a scalar", lambda n, k: k.is_scalar)
 MATRIX = Values("a 2-d array (stacks of matrices are not implemented)",
                 lambda n, k: k.is_array and k.ndim == 2)
+NOT_NONE = Values("a number or an array (not None)", lambda n, k: k.tag != "none")
+# a parameter whose shape alone is used (np.full_like's a): no gradient, by nature
+SHAPE_ONLY = Values("an array (its shape)", lambda n, k: True)
+SHAPE_ONLY.shape_only = True
 MATRICES = Values("a 2-d array or a stack of square matrices", lambda n, k: k.is_array and k.ndim >= 2)
 
 
@@ -172,6 +177,10 @@ def rule_signature(fn, template, values, gradient_params):
         elif theirs is not None and theirs.kind in (theirs.POSITIONAL_OR_KEYWORD,
                                                     theirs.KEYWORD_ONLY):
             kind = theirs.kind
+            if i >= len(ordered) or ordered[i].name != p.name:
+                # np.sum's keepdims is its fifth parameter, the template's third:
+                # np.sum(x, 0, True) means dtype=True to numpy, so by keyword only
+                kind = inspect.Parameter.KEYWORD_ONLY
         elif any(q.kind == q.VAR_POSITIONAL for q in ordered[:i + 1]):
             pass  # f(*args): what the template takes positionally
         else:

@@ -17,7 +17,8 @@ def as_function(obj):
     """`obj` itself, or for a primitive with a gradient rule (and no Python
     source of its own to read), a Python function calling it."""
     if getattr(obj, "__s2sad_derivative__", False) or (
-            hasattr(obj, "__code__") and not getattr(obj, "__module__", "").startswith("numpy")):
+            hasattr(obj, "__code__") and not (getattr(obj, "__module__", "") or "").startswith(
+                "numpy")):
         return obj
     rule = REGISTRY.lookup(obj)
     if rule is None or rule.signature is None:

@@ -291,4 +291,19 @@ def created_array(args, kws):
 
 
 def like_first(args, kws):
-    return args[0] if args[0].tag != "tuple" else K.UNKNOWN
+    """np.array(x) and friends: x's kind; a (nested) tuple of numbers, the
+    literal np.array([3, 3, 1]), is an array of its depth."""
+    if args[0].tag != "tuple":
+        return args[0]
+    depth, item = 0, args[0]
+    while item.tag == "tuple" and item.items:
+        depth, item = depth + 1, item.items[0]
+    if item.is_scalar and depth:
+        return K.array(depth, "i" if _all_integers(args[0]) else "f")
+    return K.UNKNOWN
+
+
+def _all_integers(kind):
+    if kind.tag == "tuple":
+        return all(_all_integers(i) for i in kind.items)
+    return kind.tag in ("int", "bool")

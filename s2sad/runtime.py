@@ -105,6 +105,8 @@ def reduced_count(x, axis=None):
     """How many elements each result of a reduction over `axis` combines."""
     if axis is None:
         return np.size(x)
+    if isinstance(axis, tuple):
+        return int(np.prod([np.shape(x)[a] for a in axis]))
     return np.shape(x)[axis]
 
 
@@ -114,6 +116,13 @@ def _reduced_count(x, axis=None):
         return lambda x, axis=None: 1
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
         return lambda x, axis=None: x.size
+    if isinstance(axis, types.BaseTuple):
+        def over_axes(x, axis=None):
+            n = 1
+            for a in axis:
+                n *= x.shape[a]
+            return n
+        return over_axes
     return lambda x, axis=None: x.shape[axis]
 
 
@@ -297,14 +306,19 @@ def _reshape_like(g, x):
 
 
 def untranspose(g, axes):
-    return np.transpose(g, np.argsort(axes))
+    """The cotangent of np.transpose(x, axes) (axes may be negative, or None)."""
+    if axes is None:
+        return np.transpose(g)
+    return np.transpose(g, np.argsort([a % np.ndim(g) for a in axes]))
 
 
 @overload(untranspose)
 def _untranspose(g, axes):
+    if axes is None or isinstance(axes, (types.NoneType, types.Omitted)):
+        return lambda g, axes: np.transpose(g)
     n = len(axes)
     inverse = ", ".join(f"inv[{k}]" for k in range(n))
-    src = ("def impl(g, axes):\n    order = np.argsort(np.array(axes))\n"
+    src = (f"def impl(g, axes):\n    order = np.argsort(np.array(axes) % {n})\n"
            "    inv = (" + ", ".join(f"order[{k}]" for k in range(n)) + ",)\n"
            f"    return np.transpose(g, ({inverse},))\n")
     return _compile(src, "impl")

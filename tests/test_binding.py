@@ -384,3 +384,65 @@ def index_from_a_shape(x):
 
 def test_an_index_from_a_shape_is_not_refused(jit):
     check_grad(index_from_a_shape, (V,), jit=jit)
+
+
+# ---- found by the systematic grid (tests/systematic) -----------------------------
+
+def gather_literal_array(x):
+    return np.sum(x[np.array([3, 3, 1])] * np.array([1.0, 10.0, 100.0]))
+
+
+def gather_sorted(x):
+    return np.sum(x[np.argsort(x)] * np.array([1.0, 10.0, 100.0, 1000.0]))
+
+
+def gather_2d_index(x):
+    return np.sum(x[np.array([[0, 0], [1, 3]])] ** 2)
+
+
+def transpose_negative_axes(x):
+    return np.sum(np.transpose(x, (-1, 0)) * np.arange(12.0).reshape(4, 3))
+
+
+def mean_tuple_axis(x):
+    return np.sum(np.mean(x, axis=(0, 2)) ** 2)
+
+
+def int_powers_at_zero(x):
+    return x ** 0 + 3.0 * x ** 1
+
+
+@pytest.mark.parametrize("f, x", [
+    (gather_literal_array, np.array([0.5, 1.5, 2.5, 3.5])),
+    (gather_sorted, np.array([3.0, 1.0, 2.0, 0.5])),
+    (gather_2d_index, np.arange(4.0)), (transpose_negative_axes, M), (mean_tuple_axis, T3),
+])
+def test_grid_findings(f, x, jit):
+    with _maybe_fallback():
+        check_grad(f, (x,), jit=jit)
+
+
+def test_int_powers_at_zero(jit):
+    assert s2sad.grad(int_powers_at_zero, jit=jit)(0.0) == 3.0
+    assert s2sad.hessian(int_powers_at_zero, jit=False)(0.0) == 0.0
+
+
+def clip_none(x):
+    return np.sum(np.clip(x, None, 0.5))
+
+
+def matmul_stack_vector(a, b):
+    return np.sum(a @ b)
+
+
+def sum_keepdims_positional(x):
+    return np.sum(np.sum(x, 0, True))
+
+
+@pytest.mark.parametrize("f, args, match", [
+    (clip_none, (M,), "a_min"), (matmul_stack_vector, (T3, np.ones(4)), "stack"),
+    (sum_keepdims_positional, (M,), "implement"),
+])
+def test_grid_refusals(f, args, match):
+    with pytest.raises(LookupError, match=match):
+        s2sad.grad(f, jit=False)(*args)

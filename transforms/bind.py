@@ -62,10 +62,12 @@ class CallBinder:
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
             raise self.refuse(node, f"a call to {fn.__name__}, which takes *args or **kwargs",
                               "Give it plain parameters")
-        if any(isinstance(a, gast.Starred) for a in node.args) or any(
-                k.arg is None for k in node.keywords):
-            raise self.refuse(node, "a call with *args or **kwargs", "Pass each argument")
-        bound = self.bind(node, sig, fn.__name__)
+        self.refuse_unpacking(node)
+        try:
+            bound = sig.bind(*node.args, **{k.arg: k.value for k in node.keywords})
+        except TypeError as exc:
+            raise TypeError(f"{self.parsed.location.describe(node)}: {fn.__name__}(): "
+                            f"{exc}") from None
         args = []
         for p in params:
             if p.name in bound.arguments:
@@ -86,9 +88,7 @@ class CallBinder:
 
     # ---- primitives with a rule -------------------------------------------------
     def bind_rule(self, node, rule):
-        if any(isinstance(a, gast.Starred) for a in node.args) or any(
-                k.arg is None for k in node.keywords):
-            raise self.refuse(node, "a call with *args or **kwargs", "Pass each argument")
+        self.refuse_unpacking(node)
         try:
             bound = rule.signature.bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except TypeError:
@@ -126,11 +126,10 @@ class CallBinder:
                                             keywords=[]), call)
 
     # ---- both --------------------------------------------------------------------
-    def bind(self, node, sig, what):
-        try:
-            return sig.bind(*node.args, **{k.arg: k.value for k in node.keywords})
-        except TypeError as exc:
-            raise TypeError(f"{self.parsed.location.describe(node)}: {what}(): {exc}") from None
+    def refuse_unpacking(self, node):
+        if any(isinstance(a, gast.Starred) for a in node.args) or any(
+                k.arg is None for k in node.keywords):
+            raise self.refuse(node, "a call with *args or **kwargs", "Pass each argument")
 
     def refuse(self, node, construct, hint):
         return UnsupportedSyntaxError(construct, self.parsed.location, node, hint)
@@ -213,7 +212,8 @@ def check_rule_application(rule, callee, args, keywords, kind_of, is_active, loc
     for p, node in bound.items():
         position = names.index(p)
         takes_gradient = position < len(args) and diff[position]
-        if not takes_gradient and any(is_active(a) for a in _atoms(node)):
+        shape_only = getattr(rule.values.get(p), "shape_only", False)
+        if not takes_gradient and not shape_only and any(is_active(a) for a in _atoms(node)):
             raise LookupError(
                 f"No gradient defined for operation '{callee}' with respect to its parameter "
                 f"'{p}' ({location.describe(stmt)}): the value passed there depends on what "

@@ -10,7 +10,8 @@ import gast
 from . import kinds as K
 from .bind import check_rule_application, refuse_active_index
 from .errors import UnsupportedSyntaxError, missing_gradient
-from .ops import BINOPS, UNARYOPS, callee_text, resolve_call
+from .emit import stmt_source
+from .ops import BINOPS, UNARYOPS, callee_text, operator_text, resolve_call
 from .syntax import assign, base_name, call, clone, const, name, store, structure, subscript, walk
 from .templates import inline, template_of
 
@@ -72,6 +73,9 @@ class Contributions:
             return [], []
         if isinstance(value, gast.BinOp):
             rule = self.registry.lookup(BINOPS[type(value.op)])
+            if rule is not None and any(self.is_active_atom(a) for a in (value.left, value.right)):
+                check_rule_application(rule, operator_text(value.op), [value.left, value.right], {},
+                                       self.atom_kind, self.is_active_atom, self.fn.location, s)
             return self.apply_rule(rule, g, ans, [value.left, value.right], {}, z)
         if isinstance(value, gast.UnaryOp):
             rule = self.registry.lookup(UNARYOPS[type(value.op)])
@@ -218,9 +222,19 @@ class Contributions:
         items = list(atom.slice.elts) if isinstance(atom.slice, gast.Tuple) else [atom.slice]
         # x[[0, 0, 2]]: a list of indices is an index array too
         items = [call("np.array", clone(i)) if isinstance(i, gast.List) else i for i in items]
-        fancy = [k for k, item in enumerate(items) if not isinstance(item, gast.Slice)
-                 and (isinstance(item, gast.Call) or (lambda k_: k_.is_array and k_.dtype == "i")(
-                     self.atom_kind(item)))]
+        call_kind = self.context.call_kind(self.fn)  # len(x) - 2 is an int
+        kinds = [None if isinstance(i, (gast.Slice, gast.Call)) else K.of_atom(
+            i, self.kinds, call_kind) for i in items]
+        unknown = [i for i, k in zip(items, kinds) if k is not None and not k.known]
+        if unknown:  # an int or an index array? The gradient differs: never guess
+            raise LookupError(
+                f"{self.fn.location.describe(atom)}: s2sad cannot tell whether the index "
+                f"`{stmt_source(unknown[0])}` is an integer or an array of indices, whose "
+                f"repeated entries add up. Give it a known type (an argument, an int "
+                f"expression, or an np.array of ints)")
+        fancy = [k for k, (item, kind) in enumerate(zip(items, kinds))
+                 if not isinstance(item, gast.Slice) and (isinstance(item, gast.Call) or (
+                     kind.is_array and kind.dtype in "ib"))]
         if not fancy:
             return atom, expr
         p = fancy[0]

@@ -10,7 +10,7 @@ import gast
 from . import kinds as K
 from .bind import check_rule_application, refuse_active_index
 from .errors import missing_gradient
-from .ops import BINOPS, callee_text, resolve_call
+from .ops import BINOPS, callee_text, operator_text, resolve_call
 from .syntax import assign, base_name, call, clone, const, name, names_loaded, store, subscript
 from .templates import inline, template_of
 
@@ -161,8 +161,12 @@ class ForwardMode:
                 return None
             return gast.Attribute(value=t, attr="T", ctx=gast.Load()) if value.attr == "T" else t
         if isinstance(value, gast.BinOp):
-            return self.rule_tangent(self.registry.lookup(BINOPS[type(value.op)]), value,
-                                     [value.left, value.right], {}, z)
+            rule = self.registry.lookup(BINOPS[type(value.op)])
+            if rule is not None and any(self.is_active(a) for a in (value.left, value.right)):
+                check_rule_application(rule, operator_text(value.op), [value.left, value.right],
+                                       {}, self.atom_kind, self.is_active, self.fn.location,
+                                       self._stmt)
+            return self.rule_tangent(rule, value, [value.left, value.right], {}, z)
         if isinstance(value, gast.UnaryOp):
             if isinstance(value.op, gast.USub):
                 t = self.tangent_atom(value.operand)

@@ -297,13 +297,13 @@ def _is_append(node):
     return isinstance(node, gast.Call) and _is_method_of(node, "append") and len(node.args) == 1
 
 
-def of_atom(atom, env):
+def of_atom(atom, env, call_kind=None):
     """The kind of an operand (name, constant or subscript) given the
-    variables' kinds."""
+    variables' kinds (and, for calls inside it, `call_kind`)."""
     if isinstance(atom, gast.Constant):
         return of_value(atom.value)
     if isinstance(atom, gast.Name):
         return env.get(atom.id, UNKNOWN)
-    inference = KindInference(lambda *a: UNKNOWN)
+    inference = KindInference(call_kind or (lambda *a: UNKNOWN))
     inference.env = env
     return inference.expr(atom)

@@ -213,7 +213,12 @@ class _Normalizer:
             self.emit(assign(tmp, value), src, constant=True)
             return name(tmp)
         if isinstance(node, gast.Call):
-            node = self.bind(self.method_as_function(node))
+            node = self.method_as_function(node)
+            if node.args and any(k.arg == "keepdims" for k in node.keywords):
+                # keepdims=True becomes keep_axes(np.sum(x, ...), x, axis): x once
+                node = gast.Call(func=node.func, args=[self.argument(node.args[0], src)]
+                                 + node.args[1:], keywords=node.keywords)
+            node = self.bind(node)
             args = [self.argument(a, src) for a in node.args]
             # dtype=np.int64 stays spelled out: the kind of the result depends on it
             kws = [gast.keyword(arg=k.arg, value=k.value if k.arg == "dtype" and _is_dotted(k.value)
@@ -234,8 +239,18 @@ class _Normalizer:
             base = node.value
             if not isinstance(base, gast.Name):
                 base = self.atom(base, src)
-            return gast.Subscript(value=base, slice=node.slice, ctx=gast.Load())
+            return gast.Subscript(value=base, slice=self.index(node.slice, src), ctx=gast.Load())
         return node  # names, constants, conditions
+
+    def index(self, node, src):
+        """An index with its calls (x[np.argsort(x)], x[np.array([3, 3, 1])])
+        made temporaries, so their kinds are known: an index array's
+        repeated entries add up, an int's do not."""
+        if isinstance(node, gast.Call):
+            return self.atom(node, src)
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e, src) for e in node.elts], ctx=gast.Load())
+        return node
 
     def method_as_function(self, node):
         f = node.func
@@ -261,7 +276,9 @@ class _Normalizer:
         if isinstance(node, (gast.Name, gast.Constant)):
             return node
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
-            return node
+            index = self.index(node.slice, src)
+            return node if index is node.slice else gast.copy_location(
+                gast.Subscript(value=node.value, slice=index, ctx=gast.Load()), node)
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
                 and isinstance(node.operand, gast.Constant):
             return gast.Constant(value=-node.operand.value, kind=None)

@@ -19,6 +19,13 @@ BINOPS = {
     gast.LShift: operator.lshift, gast.RShift: operator.rshift,
 }
 UNARYOPS = {gast.USub: operator.neg}
+_SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+            gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
+
+
+def operator_text(op):
+    """How the user wrote an operator, for error messages."""
+    return _SYMBOLS.get(type(op), type(op).__name__)
 
 
 class Helper:

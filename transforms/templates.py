@@ -101,7 +101,9 @@ def _fold(node):
     `x`, and `g * 1.0` reads `g` (one node, its operands already folded)."""
     if isinstance(node, gast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], gast.Eq) \
             and _number(node.left) is not None and _number(node.comparators[0]) is not None:
-        return gast.Constant(value=_number(node.left) == _number(node.comparators[0]), kind=None)
+        # an int, so that `y - 1 + (y == 0)` folds on (to x ** 0 for y = 1)
+        return gast.Constant(value=int(_number(node.left) == _number(node.comparators[0])),
+                             kind=None)
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add) \
             and isinstance(node.right, gast.Constant) and node.right.value is False:
         return node.left  # `y - 1 + (y == 0)` with a constant y

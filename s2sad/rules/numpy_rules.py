@@ -7,7 +7,7 @@ from ..registry import (adjoint, tangent, bool_like_first, broadcast_args, broad
                         created_array, first_arg, float_scalar, int_scalar, like_first,
                         nondifferentiable, norm_kind, refused, reduction, same_as_first, shape_ndim)
 from ..parameters import (AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, FLOAT_DTYPE, INT,
-                          KEEPDIMS, MATMUL_OPERAND, MATRICES, MATRIX, NORM_ORD, SCALAR, UP_TO_2D, VECTOR_OR_MATRIX)
+                          KEEPDIMS, MATMUL_OPERAND, MATRICES, MATRIX, NORM_ORD, NOT_NONE, SHAPE_ONLY, SCALAR, UP_TO_2D, VECTOR_OR_MATRIX)
 from ..transforms import kinds as K
 
 
@@ -193,7 +193,7 @@ def power(g, ans, x, y):
 
 @adjoint(np.power, when=lambda x, y: y.tag == "int")
 def power_int(g, ans, x, y):
-    return g * y * x ** (y - 1), None
+    return g * y * x ** (y - 1 + (y == 0)), None
 
 
 @_binary(np.maximum, kind=broadcast_args)
@@ -227,7 +227,8 @@ def where(g, ans, condition, x, y):
     return None, np.where(condition, g, 0.0), np.where(condition, 0.0, g)
 
 
-@adjoint(np.clip, kind=lambda args, kws: K.broadcast(*args), elementwise=True)
+@adjoint(np.clip, kind=lambda args, kws: K.broadcast(*args), elementwise=True,
+         values={"a_min": NOT_NONE, "a_max": NOT_NONE})
 def clip(g, ans, a, a_min, a_max):
     return g * ((a >= a_min) & (a <= a_max)), g * (a < a_min), g * (a > a_max)
 
@@ -425,7 +426,7 @@ def full(g, ans, shape, fill_value):
 
 
 @adjoint(np.full_like, kind=lambda args, kws: K.float_result(args[0]), diff_argnums=(1,),
-         linear=(1,), values={"fill_value": SCALAR})
+         linear=(1,), values={"a": SHAPE_ONLY, "fill_value": SCALAR})
 def full_like(g, ans, a, fill_value):
     return None, np.sum(g)
 

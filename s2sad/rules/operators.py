@@ -39,7 +39,7 @@ def pow(g, ans, x, y):
 
 @adjoint(operator.pow, when=lambda x, y: y.tag == "int")
 def pow_int(g, ans, x, y):
-    return g * y * x ** (y - 1), None
+    return g * y * x ** (y - 1 + (y == 0)), None
 
 
 @adjoint(operator.neg, kind=lambda args, kws: args[0], linear=(0,))

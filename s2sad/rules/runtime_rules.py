@@ -4,7 +4,7 @@ derivatives can be differentiated again (forward over reverse)."""
 import numpy as np
 
 from .. import runtime as rt
-from ..registry import REGISTRY, Rule, first_arg, nondifferentiable
+from ..registry import REGISTRY, Rule, first_arg, nondifferentiable, refused
 from ..transforms import kinds as K
 
 
@@ -44,6 +44,8 @@ _linear(rt.keep_axes, lambda args, kws: K.array(args[1].ndim, "f") if args[1].is
         else args[0])
 _linear(rt.reverse_cumsum, _arg(1))
 nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
+refused(rt.digamma, kind=first_arg, reason="the derivative of digamma (the trigamma "
+        "function, in second derivatives of lgamma and gamma) is not implemented")
 nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
 
 
