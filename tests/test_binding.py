@@ -446,3 +446,17 @@ def sum_keepdims_positional(x):
 def test_grid_refusals(f, args, match):
     with pytest.raises(LookupError, match=match):
         s2sad.grad(f, jit=False)(*args)
+
+
+def product_with_zeros(x):
+    return np.prod(x) + np.sum(np.prod(x.reshape(2, 2), axis=1) * np.array([1.0, 3.0]))
+
+
+def test_prod_is_exact_at_zeros(jit):
+    x = np.array([0.5, 0.0, 2.0, 0.0])
+    with _maybe_fallback():  # numba has no np.prod over an axis
+        g = s2sad.grad(product_with_zeros, jit=jit)(x)
+    np.testing.assert_allclose(g, [0.0, 1.0 * 0.0 + 0.5, 0.0, 3.0 * 2.0])
+    with _maybe_fallback():
+        h = s2sad.hessian(product_with_zeros, jit=jit)(np.array([0.5, 0.0, 2.0, 1.5]))
+    np.testing.assert_allclose(h[0, 1], 2.0 * 1.5 + 1.0)

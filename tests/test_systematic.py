@@ -38,14 +38,11 @@ JIT_MODES = ("grad", "jvp")
 # `python -m tests.systematic.run`.
 _DIGAMMA = ("second order through lgamma/gamma: refused (LookupError), the trigamma function "
             "is not implemented")
-_PROD_ZERO = "np.prod's rule divides by the elements: nan at a zero element"
 _BOTH = ("grad", "jvp")
 KNOWN = {
     **{(f"math.{f}:math.{f}/{p}", m): _DIGAMMA for f, p in [("gamma", "s"), ("lgamma", "s"),
                                                             ("lgamma", "negative")]
        for m in ("hvp", "hessian")},
-    **{(f"numpy.prod:zero/{n}", m): _PROD_ZERO for n in ("axis", "method", "one_zero",
-                                                         "two_zeros") for m in _BOTH},
     **{("math.sin:refuse/array", m): "math.sin of an array is differentiated elementwise; "
        "Python raises TypeError" for m in _BOTH},
     **{("numpy.array:refuse/dtype_int", m): "np.array(x, dtype=int) is accepted (its rule "

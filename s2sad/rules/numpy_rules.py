@@ -251,7 +251,7 @@ def mean(g, ans, a, axis=None, keepdims=False):
 
 @adjoint(np.prod, kind=reduction, diff_argnums=(0,), values=_REDUCTION)
 def prod(g, ans, a, axis=None, keepdims=False):
-    return unreduce(g * ans, a, axis) / a
+    return unreduce(g, a, axis) * prod_others(a, axis)
 
 
 @adjoint(np.max, np.amax, np.min, np.amin, kind=reduction, diff_argnums=(0,),
@@ -440,7 +440,7 @@ def linspace_tangent(tstart, tstop, ans, start, stop, num=50, endpoint=True):
 
 @tangent(np.prod)
 def prod_tangent(t, ans, a, axis=None, keepdims=False):
-    return ans * sum_axis(t / a, axis)
+    return sum_axis(t * prod_others(a, axis), axis)
 
 
 @tangent(np.max, np.amax, np.min, np.amin)

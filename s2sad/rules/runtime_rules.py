@@ -44,6 +44,9 @@ _linear(rt.keep_axes, lambda args, kws: K.array(args[1].ndim, "f") if args[1].is
         else args[0])
 _linear(rt.reverse_cumsum, _arg(1))
 nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
+REGISTRY.register(rt.prod_others, Rule(None, _arg(0), diff_argnums=(0,), name="prod_others"))
+refused(rt.prod_others_tangent, kind=_arg(0),
+        reason="third derivatives of np.prod are not implemented")
 refused(rt.digamma, kind=first_arg, reason="the derivative of digamma (the trigamma "
         "function, in second derivatives of lgamma and gamma) is not implemented")
 nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
@@ -104,3 +107,16 @@ def matmul_grad_left_vjp(h, ans, g, x, y):
 @_adjoint_of(rt.matmul_grad_right)
 def matmul_grad_right_vjp(h, ans, g, x, y):
     return x @ h, matmul_grad_left(g, x, h), None
+
+
+@_adjoint_of(rt.prod_others)
+def prod_others_vjp(h, ans, x, axis=None):
+    # the Hessian of np.prod is symmetric: its product with h is a tangent
+    return prod_others_tangent(x, h, axis), None
+
+
+def _prod_others_tangent(t, ans, x, axis=None):
+    return prod_others_tangent(x, t, axis)
+
+
+REGISTRY.lookup(rt.prod_others).tangent = _prod_others_tangent
