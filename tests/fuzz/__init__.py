@@ -2,7 +2,8 @@
 
 * `generator`: random functions in the language s2sad differentiates, as
   hypothesis strategies (`programs()`), or from a seed (`program`, `collect`),
-  built from `expressions` and `statements` (on the pieces in `model`), with
+  built from `expressions`, `calls` (keywords, defaults, axes...) and
+  `statements` (on the pieces in `model`), with
   `spellings` steering clear of known bugs;
 * `reference`: the instrumented twin of a program that finite differences
   can trust (branch and kink outcomes are traced, marker values replayed);

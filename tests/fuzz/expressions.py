@@ -2,10 +2,11 @@
 shapes, and conditions, each valid by construction (see generator)."""
 import ast
 
+from .calls import Calls
 from .model import _has_variable, is_view, par
 
 
-class Expressions:
+class Expressions(Calls):
     """Mixed into the generator: expressions of a given shape and depth."""
 
     def const(self, lo=-1.5, hi=1.5):
@@ -125,12 +126,18 @@ class Expressions:
                     opts.append((2, f"{v.name}[:, {{i{v.shape[1]}}}]"))
             if not opts or self.p(0.1):
                 opts.append((1, f"np.linspace({self.const()}, {self.const()}, {L})"))
+            if self.ok("fancy_index") and self.fancy_sources(shape):
+                opts.append((1, "FANCY"))
         else:
             for v in fn.vars(lambda v: not v.is_int and v.shape == (shape[1], shape[0])):
                 opts.append((1, f"{v.name}.T"))
             if not opts or self.p(0.1):
                 opts.append((1, f"{self.const(0.2, 1.5)} * np.ones(({shape[0]}, {shape[1]}))"))
+            if self.ok("fancy_index") and self.fancy_sources(shape):
+                opts.append((1, "FANCY"))
         text = self.weighted(opts)
+        if text == "FANCY":
+            return self.fancy(shape)
         while "{i" in text:   # fill in indices
             start = text.index("{i")
             end = text.index("}", start)
@@ -161,7 +168,7 @@ class Expressions:
             return None
         name, params, _ = self.pick(cands)
         self.use("helpers")
-        return f"{name}({', '.join(self.owned(self.expr(s, depth - 1), s) for s in params)})"
+        return f"{name}({self.helper_args(params, lambda s: self.owned(self.expr(s, depth - 1), s))})"
 
     def branch(self, make):
         """An expression evaluated only on one side of a condition."""
@@ -188,6 +195,10 @@ class Expressions:
             (1 if self.ok("stop_gradient") else 0, "stop_gradient"),
             (1 if self.ok("mod") else 0, "mod"),
             (1, "subscript_of_expr"),
+            (4 if self.ok("axis_reductions") else 0, "axis_reduce"),
+            (2 if self.ok("norm_ord") else 0, "norm"),
+            (1 if self.ok("fancy_index") else 0, "fancy"),
+            (1 if self.ok("nested_literal") else 0, "literal"),
         ])
         if k == "binop":
             return self.binop(E(), self.pick(['+', '-', '*', '*', '+']), E())
@@ -244,6 +255,19 @@ class Expressions:
         if k == "mod":
             self.use("mod")
             return f"{P()} % {self.pick(['1.7', '0.9', '2.3'])}"
+        if k == "axis_reduce":
+            return self.axis_scalar(d)
+        if k == "norm":
+            return self.norm_scalar(d)
+        if k == "fancy":
+            e = self.fancy_scalar(d)
+            if e:
+                return e
+        if k == "literal":
+            r, c = self.pick([(2, 2), (2, 3), (3, 2), (1, 2)])
+            M = self.literal((r, c), d)
+            return self.pick([f"np.sum({M} @ {self.literal((c,), d)})", f"np.sum(np.sin({M}))",
+                              f"np.sum({par(M)} ** 2)", f"np.sum({M} * {self.literal((c,), d)})"])
         if k == "subscript_of_expr" and arrays and self.arrays_ok():   # (a temporary array)
             return f"{par(self.expr((self.N,), d))}[{self.index(self.N)}]"
         return self.binop(E(), "*", E())
@@ -257,12 +281,16 @@ class Expressions:
                 (2 if kinks else 0, "kink"), (1 if self.ok("ifexp") else 0, "ifexp"),
                 (3 if self.ok("helpers") and any(h[2] == shape for h in self.helpers) else 0, "helper"),
                 (1 if self.ok("stop_gradient") else 0, "stop_gradient")]
+        reductions = self.ok("axis_reductions")
+        opts += [(2 if reductions and self.ok("keepdims") else 0, "keepdims"),
+                 (1 if self.ok("nested_literal") else 0, "literal")]
         if len(shape) == 1:
             opts += [(1, "cumsum"), (1, "concat")]
             if self.ok("matrix") and self.use_matrix:
                 opts += [(3, "matvec"), (2, "axis_sum")]
         else:
-            opts += [(3, "outer"), (1, "transpose"), (1, "stack")]
+            opts += [(3, "outer"), (2 if self.ok("transpose_axes") else 1, "transpose"), (1, "stack"),
+                     (1 if reductions else 0, "cumsum")]
         k = self.weighted(opts)
         if k == "binop":
             return self.binop(E(), self.pick(['+', '-', '*']), E())
@@ -285,9 +313,10 @@ class Expressions:
             ])
         if k == "kink":
             self.use("kinks")
+            if self.ok("clip_keywords") and self.p(0.4):
+                return self.clip(shape, d)
             return self.pick([f"np.abs({E()})", f"np.maximum({E()}, {E()})",
-                              f"np.minimum({E()}, {self.const()})",
-                              f"np.clip({E()}, -0.5, 0.8)",
+                              f"np.minimum({E()}, {self.const()})", f"np.clip({E()}, -0.5, 0.8)",
                               f"np.where({P()} > {self.const()}, {E()}, {E()})"])
         if k == "ifexp":
             self.use("ifexp")
@@ -300,7 +329,13 @@ class Expressions:
         if k == "stop_gradient":
             self.use("stop_gradient")
             return f"stop_gradient({self.owned(E(), shape)})"
+        if k == "keepdims":
+            return self.keepdims_broadcast(shape, d)
+        if k == "literal":
+            return self.literal(shape, d)
         if k == "cumsum":
+            if len(shape) == 2 or reductions and self.p(0.5):
+                return self.cumsum_axis(shape, d)
             return f"np.cumsum({E()})"
         if k == "concat" and shape[0] >= 2:
             a = self.int(1, shape[0] - 1)
@@ -316,6 +351,10 @@ class Expressions:
             if opts:
                 self.use("matrix")
                 return self.pick(opts)
+        if k == "axis_sum" and reductions:
+            e = self.axis_vector(shape[0], d)
+            if e:
+                return e
         if k == "axis_sum":
             L = shape[0]
             opts = []
@@ -331,6 +370,8 @@ class Expressions:
             self.use("matrix")
             return f"np.outer({E((shape[0],))}, {E((shape[1],))})"
         if k == "transpose":
+            if self.ok("transpose_axes") and self.p(0.7):
+                return self.transpose_axes(shape, d)
             self.use("matrix")
             return f"np.transpose({E((shape[1], shape[0]))})"
         if k == "stack" and shape[0] == 2:

@@ -7,7 +7,13 @@ scalar and broadcasting array code, if/elif/else on differentiated values
 and on integers, counted loops, `for row in A`, while loops (counted, with a
 float counter, data-dependent, `while True`), break/continue/early return,
 subscript reads and writes into local buffers and arguments, helpers
-(returning values or tuples), conditional expressions, and the markers.
+(returning values or tuples), conditional expressions, and the markers;
+and calls bound to their callee's signature (`calls`, a few of these forms
+per program): helpers called by keyword, relying on defaults, with
+keyword-only parameters; reductions over axes (by position or keyword,
+negative, tuples) with keepdims, as functions or methods; np.cumsum,
+np.transpose, np.clip and np.linalg.norm with their optional parameters;
+np.array of nested lists; repeated fancy indices.
 
 `programs()` is the hypothesis strategy (every choice drawn from hypothesis,
 so failures shrink); `program(seed)` and `collect(n, seed)` drive the same
@@ -28,7 +34,9 @@ Programs are valid by construction:
   an argument written before the reset is "computed before" is left open);
 * what numba itself cannot compile is left out: `np.clip` of a scalar,
   rebinding a 2-D variable (a transpose is F-ordered and numba cannot then
-  compute with a variable that is sometimes C-ordered).
+  compute with a variable that is sometimes C-ordered); in programs checked
+  with jit, reductions but np.sum over an axis, norms over an axis and list
+  indices (see calls).
 
 Kinks (branches, `abs`/`min`/`max`/`np.where`/`%`... on differentiated
 values) are allowed: `reference` traces them so that finite differences are
@@ -79,6 +87,15 @@ FEATURES = (
     "iter_array",       # for row in A / for e in v
     "vector_output", "tuple_output",
     "mod",              # % on differentiated values
+    "helper_keywords",  # h(u=a), h(2.0, v=a), h(a) with defaults, def h(u, *, p1=2.0)
+    "axis_reductions",  # np.sum/mean/max/min/prod/cumsum over axes (by position or keyword,
+                        # negative, tuples), x.sum(axis=0), np.sum(A, axis=1)
+    "keepdims",         # keepdims=True reductions broadcast against arrays
+    "transpose_axes",   # np.transpose(A, axes=(1, 0))
+    "clip_keywords",    # np.clip(v, a_min=..., a_max=...) (at times a differentiated bound)
+    "norm_ord",         # np.linalg.norm with ord (p-norms), axis, keepdims
+    "nested_literal",   # np.array([[a, 2 * a], [a ** 2, c]])
+    "fancy_index",      # x[[0, 0, 2]], x[idx] with repeated indices
     # finer features, named after the bugs they trigger (see KNOWN_BUGS)
     "branch_local_array",   # an array bound where the code may not run (a branch, after an exit)
     "tuple_early_return",   # an early return in a function returning a tuple
@@ -97,13 +114,19 @@ FEATURES = (
 )
 
 
+# the forms of calls bound to the callee's signature (see calls.py)
+CALL_FORMS = ("helper_keywords", "axis_reductions", "keepdims", "transpose_axes",
+              "clip_keywords", "norm_ord", "nested_literal", "fancy_index")
+
+
 class _Gen(Statements):
-    def __init__(self, choices, avoid=frozenset()):
+    def __init__(self, choices, avoid=frozenset(), jit=False):
         self.choices = choices
         self.avoid = frozenset(avoid)
+        self.jit = jit                # leave out what numba cannot compile (see calls)
         self.used = set()
         self.count = 0
-        self.helpers = []             # (name, param shapes, out shape or tuple)
+        self.helpers = []             # (name, params (calls._Param), out shape or tuple)
         self.fn = None
 
     # ---- choices ---------------------------------------------------------------
@@ -143,11 +166,17 @@ class _Gen(Statements):
 
 def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False):
     """A random Program from a source of choices."""
-    g = _Gen(choices, avoid)
+    g = _Gen(choices, avoid, jit)
     g.N = g.int(3, 5)
     g.use_matrix = g.ok("matrix") and g.p(0.35)
     g.R, g.C = g.pick([(2, 3), (3, 2), (2, 4), (3, 4)])
     g.K = g.pick([0, 2, 3, 4])
+    # the call forms bound to signatures: a few per program (or none), so
+    # that each is exercised often and the rest of the language still is
+    if g.p(0.75):
+        g.avoid |= {f for f in CALL_FORMS if not g.p(0.35)}
+    else:
+        g.avoid |= set(CALL_FORMS)
     # arguments
     args = []   # (name, shape, int value)
     for nm, sh in (("x", (g.N,)), ("a", ()), ("y", (g.N,)), ("c", ())):
@@ -166,8 +195,8 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
     # helpers
     sources = []
     for h in range(g.int(0, max_helpers) if g.ok("helpers") else 0):
-        pshapes = [g.pick([(), (), (g.N,)]) for _ in range(g.int(1, 3))]
-        params = [_Var(f"p{j}", s, "param") for j, s in enumerate(pshapes)]
+        hparams = g.helper_params([g.pick([(), (), (g.N,)]) for _ in range(g.int(1, 3))])
+        params = [_Var(p.name, p.shape, "param") for p in hparams]
         if g.ok("tuple_helper") and g.p(0.15):
             out = ((), g.pick([(), (g.N,)] if g.ok("tuple_helper_array") else [()]))
             if out[1]:
@@ -175,8 +204,9 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
         else:
             out = g.pick([(), (), (g.N,)])
         name = f"helper_{h}"
-        sources.append(g.function(name, params, out, max(1, max_statements // 2)))
-        g.helpers.append((name, pshapes, out))
+        sources.append(g.function(name, params, out, max(1, max_statements // 2),
+                                  signature=g.signature(hparams)))
+        g.helpers.append((name, hparams, out))
     # main
     params = [_Var(nm, None, "intarg", iv, iv) if sh is None else _Var(nm, sh, "arg")
               for nm, sh, iv in args]

@@ -110,6 +110,8 @@ class _Fn:
         self.loop_guard = []          # per enclosing loop: after a conditional break/continue
         self.after_return = False     # after a conditional return
         self.seen_loop = False        # a loop was written
+        self.prelude = []             # lines before the body (index arrays)
+        self.index_arrays = []        # (name, values) bound in the prelude
 
     def vars(self, pred=lambda v: True):
         seen = {}

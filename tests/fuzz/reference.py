@@ -68,25 +68,7 @@ class Recorder:
 
     def k(self, fn, *args, **kwargs):
         r = fn(*args, **kwargs)
-        a = [np.asarray(v) for v in args]
-        axis = kwargs.get("axis")
-        if fn in (np.max, np.amax):
-            sig = np.argmax(a[0], axis=axis)
-        elif fn in (np.min, np.amin):
-            sig = np.argmin(a[0], axis=axis)
-        elif fn in (abs, math.fabs, np.abs, np.fabs):
-            sig = np.sign(a[0])
-        elif fn in (min, max, np.minimum, np.maximum):
-            sig = np.greater(a[0], a[1]) if len(a) == 2 else np.argmax(a[0])
-        elif fn is np.clip:
-            sig = (np.less(a[0], a[1]), np.greater(a[0], a[2]))
-        elif fn is np.where:
-            sig = np.asarray(a[0], dtype=bool)
-        elif fn is np.linalg.norm:
-            sig = bool(r > 1e-3)
-        else:
-            sig = r
-        self._sig(_freeze(sig))
+        self._sig(_freeze(_kink_signature(fn, r, args, kwargs)))
         return r
 
     def mod(self, a, b):
@@ -108,6 +90,40 @@ class Recorder:
                 return v
             return _copy(rec)
         return v
+
+
+# the parameters of the kinks called with keywords, in their order
+_PARAMS = {np.max: ("a", "axis", "out", "keepdims"), np.clip: ("a", "a_min", "a_max"),
+           np.linalg.norm: ("x", "ord", "axis", "keepdims")}
+_PARAMS.update({np.amax: _PARAMS[np.max], np.min: _PARAMS[np.max], np.amin: _PARAMS[np.max]})
+
+
+def _kink_signature(fn, r, args, kwargs):
+    """What must not change between the unperturbed and a perturbed run:
+    the side of every kink (which element is the extremum, the sign of an
+    abs, a clipped element...)."""
+    b = dict(zip(_PARAMS.get(fn, ()), args))
+    b.update(kwargs)
+    a = [np.asarray(v) for v in args]
+    if fn in (np.max, np.amax, np.min, np.amin):
+        # which elements are the extremum, over any axes (a tuple too)
+        x = np.asarray(b["a"])
+        return np.equal(x, fn(x, axis=b.get("axis"), keepdims=True))
+    if fn in (abs, math.fabs, np.abs, np.fabs):
+        return np.sign(a[0])
+    if fn in (min, max, np.minimum, np.maximum):
+        return np.greater(a[0], a[1]) if len(a) == 2 else np.argmax(a[0])
+    if fn is np.clip:
+        x = np.asarray(b["a"])
+        return (np.less(x, b["a_min"]), np.greater(x, b["a_max"]))
+    if fn is np.where:
+        return np.asarray(a[0], dtype=bool)
+    if fn is np.linalg.norm:
+        # away from a zero norm; a p-norm (p != 2) has a kink where an element is 0
+        o = b.get("ord")
+        signs = np.sign(b["x"]) if o is not None and o not in (2, "fro") else None
+        return (np.greater(r, 1e-3), signs)
+    return r
 
 
 def _copy(v):
@@ -160,6 +176,10 @@ def _call(func, args):
     return ast.Call(func=ast.parse(func, mode="eval").body, args=args, keywords=[])
 
 
+# array methods with kinks: x.max(axis=0) is traced as np.max(x, axis=0)
+KINK_METHODS = {"max": "np.max", "min": "np.min", "clip": "np.clip"}
+
+
 class _Exprs(ast.NodeTransformer):
     """Kinks and stop_gradient inside expressions."""
 
@@ -171,6 +191,11 @@ class _Exprs(ast.NodeTransformer):
         if f in KINKS:
             return ast.Call(func=ast.parse("_R.k", mode="eval").body,
                             args=[node.func] + node.args, keywords=node.keywords)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in KINK_METHODS \
+                and not f.startswith(("np.", "math.", "s2sad.")):
+            return ast.Call(func=ast.parse("_R.k", mode="eval").body,
+                            args=[ast.parse(KINK_METHODS[node.func.attr], mode="eval").body,
+                                  node.func.value] + node.args, keywords=node.keywords)
         return node
 
     def visit_IfExp(self, node):
@@ -247,7 +272,7 @@ def reference_source(source):
     tree = ast.parse(source)
     for fdef in tree.body:
         if isinstance(fdef, ast.FunctionDef):
-            args = {a.arg for a in fdef.args.args}
+            args = {a.arg for a in fdef.args.args + fdef.args.kwonlyargs}
             fdef.body = _rewrite_block(fdef.body, [], args)
     tree = _Exprs().visit(tree)
     ast.fix_missing_locations(tree)

@@ -87,18 +87,22 @@ def main(argv=None):
             fh.write("\n" + "#" * 78 + f"\n# {len(items)} x {' | '.join(key)}\n" + "#" * 78 + "\n")
             for n, (p, r) in enumerate(items):
                 fh.write(_entry(p, r))
-                if n < args.shrink and key[0] == "fail":
+                # (not a timeout: with the shrinker's shorter limit any slow
+                # compilation would count as the same failure)
+                if n < args.shrink and key[0] == "fail" and key[1] not in ("timeout", "crash"):
                     small = shrink(p, r)
                     fh.write("# --- reduced to:\n" + _entry(small, r, header=False))
                     fh.flush()
     stats = collections.Counter(r["status"] for r in results)
     fd = collections.Counter(r.get("fd") for r in results if r["status"] == "ok")
     jit_ok = sum(1 for p, r in zip(progs, results) if p.jit and r["status"] == "ok")
+    fell_back = sum(1 for r in results if r.get("fallback"))  # ran as Python, values checked
     print(f"\nchecked {len(progs)} programs in {elapsed:.0f} s: "
           + ", ".join(f"{k} {v}" for k, v in sorted(stats.items())))
     print(f"  passing programs: {fd.get('ok', 0)} compared with finite differences, "
           f"{sum(fd.values()) - fd.get('ok', 0)} only jit/value checks (a kink within h); "
-          f"{jit_ok} passed with jit as well")
+          f"{jit_ok} passed with jit as well ({fell_back} of all ran as Python after "
+          f"NumbaFallbackWarning: numba lacks a numpy form they use)")
     for key, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         print(f"  {len(items):5d} x {' | '.join(key)}")
     print(f"failures written to {args.out} (and as JSON lines to {args.out}.jsonl)")

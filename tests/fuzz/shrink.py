@@ -8,6 +8,7 @@ exception type). Loop counters, while tests and copies are left alone, so
 reductions cannot make loops infinite or arrays aliased.
 """
 import ast
+import builtins
 import copy
 import dataclasses
 import re
@@ -64,7 +65,15 @@ def _exprs(node, path=(), parent_ok=True):
         if isinstance(node, ast.While) and field == "test" or \
                 isinstance(node, ast.Call) and field == "func" or \
                 isinstance(node, ast.Subscript) and field == "slice" or \
-                isinstance(node, ast.Attribute) or field == "keywords":
+                isinstance(node, ast.Attribute):
+            continue
+        if field == "keywords":   # a helper's arguments by keyword (not axis=, ord=...)
+            for i, kw in enumerate(value):
+                if isinstance(kw.value, ast.Constant):
+                    continue
+                sub = path + ("keywords", i, "value")
+                yield sub, kw.value, True
+                yield from _exprs(kw.value, sub)
             continue
         items = [(field, value)] if not isinstance(value, list) else \
             [((field, i), v) for i, v in enumerate(value)]
@@ -80,6 +89,29 @@ def _exprs(node, path=(), parent_ok=True):
                 yield from _exprs(v, sub)
 
 
+_GLOBALS = {"np", "math", "s2sad", "stop_gradient", "reset_recording", "stop_recording"} | \
+    set(dir(builtins))
+
+
+def _unbound(source):
+    """Whether a function reads a name it never binds (a deletion left a
+    read in code that does not run: the compiler would rightly refuse it)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:   # (a replacement made a target a constant: not a program)
+        return True
+    known = _GLOBALS | {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    for fdef in tree.body:
+        if not isinstance(fdef, ast.FunctionDef):
+            continue
+        bound = {a.arg for a in fdef.args.args + fdef.args.kwonlyargs} | {
+            n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound | known
+               for n in ast.walk(fdef)):
+            return True
+    return False
+
+
 def _children(node):
     """Replacements for an expression: its sub-expressions and constants."""
     out = []
@@ -87,7 +119,8 @@ def _children(node):
         f = ast.unparse(node.func)
         if f in ("np.copy", "copy") or f.endswith(".copy"):
             return []
-        out += [a for a in node.args if isinstance(a, ast.expr)]
+        if f != "np.array":   # (np.array([a, b]) is not the list [a, b])
+            out += [a for a in node.args if isinstance(a, ast.expr)]
     elif isinstance(node, ast.BinOp):
         out += [node.left, node.right]
     elif isinstance(node, ast.UnaryOp):
@@ -113,7 +146,7 @@ class Shrinker:
         self.max_checks = max_checks
 
     def fails(self, prog):
-        if self.checks >= self.max_checks:
+        if self.checks >= self.max_checks or _unbound(prog.source):
             return False
         self.checks += 1
         try:
@@ -181,6 +214,15 @@ class Shrinker:
                     t3 = copy.deepcopy(t)
                     _resolve(t3.body[i], path)[j:j + 1] = repl
                     yield t3, {}
+        # keyword arguments (a default, or no keepdims=False, instead)
+        for i in fdefs:
+            calls = [n for n in ast.walk(tree.body[i]) if isinstance(n, ast.Call) and n.keywords]
+            for c, call in enumerate(calls):
+                for k in range(len(call.keywords)):
+                    t = copy.deepcopy(tree)
+                    tcalls = [n for n in ast.walk(t.body[i]) if isinstance(n, ast.Call) and n.keywords]
+                    del tcalls[c].keywords[k]
+                    yield t, {}
         # expressions
         for i in fdefs:
             for path, node, binding in list(_exprs(tree.body[i])):

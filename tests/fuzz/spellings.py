@@ -94,6 +94,10 @@ class _Spellings(ast.NodeTransformer):
                 if isinstance(a, ast.Name) and not _INT_NAME.match(a.id) \
                         and not self.feature("copy_after_loop"):
                     node.args[i] = _scaled(a)
+            for kw in node.keywords:
+                if isinstance(kw.value, ast.Name) and not _INT_NAME.match(kw.value.id) \
+                        and not self.feature("copy_after_loop"):
+                    kw.value = _scaled(kw.value)
         return node
 
     def visit_IfExp(self, node):

@@ -1,6 +1,7 @@
 """Statements of the generated language: assignments, buffers and writes,
 branches, loops and their exits, tuples, helpers and markers."""
 import ast
+import re
 
 from .expressions import Expressions
 from .model import MAIN, _Fn, _has_variable, _is_tuple, _reads_own_subscript, _Var, is_view, par
@@ -408,7 +409,7 @@ class Statements(Expressions):
         name, params, outs = self.pick(cands)
         if any(o != () for o in outs) and not self.arrays_ok():
             return self.st_assign(budget, depth)
-        call = f"{name}({', '.join(self.owned(self.expr(s, 1), s) for s in params)})"
+        call = f"{name}({self.helper_args(params, lambda s: self.owned(self.expr(s, 1), s))})"
         vs = [self.new_var(s, view=s != ()) for s in outs]
         self.mark_views(call)
         self.fn.emit(f"{', '.join(v.name for v in vs)} = {call}")
@@ -469,12 +470,18 @@ class Statements(Expressions):
         return f"return {self.expr(out, 3)}{sums}"
 
     # ---- functions -----------------------------------------------------------------
-    def function(self, name, params, out, budget, writable=()):
+    def function(self, name, params, out, budget, writable=(), signature=None):
+        """The function's source; `signature`: its parameter list as written
+        (defaults, keyword-only ones), by default the names of `params`."""
         self.fn = fn = _Fn(name, params, out)
         fn.writable.update(writable)
         fn.no_reset = bool(writable)
         self.block(budget, 0, scope=False)
         fn.emit(self.return_stmt(final=True))
-        lines = [f"def {name}({', '.join(p.name for p in params)}):"] + fn.lines
+        if signature is None:
+            signature = ", ".join(p.name for p in params)
+        body = "\n".join(fn.lines)
+        prelude = [line for line in fn.prelude if re.search(rf"\b{line.split()[0]}\b", body)]
+        lines = [f"def {name}({signature}):"] + ["    " + line for line in prelude] + fn.lines
         self.fn = None
         return "\n".join(lines)
