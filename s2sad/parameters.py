@@ -29,12 +29,13 @@ class Values:
         self.accepts = accepts
         self.gradient_free = gradient_free
         self.shape_only = False  # only its shape is used: no gradient, and none is missed
+        self._sees_bound = len(inspect.signature(accepts).parameters) >= 3
 
     def __repr__(self):
         return self.text
 
     def allows(self, node, kind, bound):
-        if len(inspect.signature(self.accepts).parameters) >= 3:
+        if self._sees_bound:
             return bool(self.accepts(node, kind, bound))
         return bool(self.accepts(node, kind))
 
@@ -117,8 +118,6 @@ VECTOR_OR_MATRIX = Values("a 1-d or 2-d array (stacks are not implemented)",
                           lambda n, k: k.is_array and k.ndim in (1, 2))
 UP_TO_2D = Values("a scalar, a 1-d or a 2-d array (batched products are not implemented)",
                   lambda n, k: k.is_scalar or (k.is_array and k.ndim <= 2))
-# the parameter's default, written out (np.array(x, dtype=None))
-DEFAULT_ONLY = Values("its default", lambda n, k: _constant(n) is None)
 
 
 def one_of(*values):
