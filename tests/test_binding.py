@@ -460,3 +460,57 @@ def test_prod_is_exact_at_zeros(jit):
     with _maybe_fallback():
         h = s2sad.hessian(product_with_zeros, jit=jit)(np.array([0.5, 0.0, 2.0, 1.5]))
     np.testing.assert_allclose(h[0, 1], 2.0 * 1.5 + 1.0)
+
+
+# ---- calls outside assignments, and element reads of a gathered copy --------
+
+def h_default_then_kwonly(p0=0.3, *, p1):
+    return p0 * p1
+
+
+def k_kwonly(u, *, p1=2.0):
+    if h_default_then_kwonly(p1=u) > 0.1:  # bound in the helper's own copy too
+        return u * p1
+    return h_default_then_kwonly(p1=u)
+
+
+def helper_in_if_test(x):
+    if h_default_then_kwonly(p1=x[1]) <= -0.3:
+        return np.sum(x) * 2.0
+    return np.sum(x * x)
+
+
+def helper_in_ifexp_test_and_body(x):
+    return k_kwonly(x[0], p1=x[1]) + (x[2] if h_default_then_kwonly(p1=x[1]) > 0 else x[0])
+
+
+def helper_in_while_test(x):
+    s = 0.0
+    while h(v=2.0, u=s) < 3.0:
+        s = s + x[0]
+    return s * x[1]
+
+
+def keepdims_in_if_test(x):
+    if np.sum(x, axis=0, keepdims=True)[0] > 0:
+        return np.sum(x * 2.0)
+    return np.sum(x)
+
+
+def element_of_gather(x):
+    return x[np.array([2, 0, 1])][1] * 3.0 + x[[0, 0, 2]][1] * x[[2, 1]][0]
+
+
+def element_of_gather_in_loop(x):
+    idx = np.array([1, 1, 0, 2])
+    s = 0.0
+    for i in range(3):
+        s += x[idx][i] * x[i]
+    return s
+
+
+@pytest.mark.parametrize("f", [helper_in_if_test, helper_in_ifexp_test_and_body,
+                               helper_in_while_test, keepdims_in_if_test, element_of_gather,
+                               element_of_gather_in_loop])
+def test_calls_outside_assignments_and_gathered_elements(f, jit):
+    check_grad(f, (np.array([1.0, 2.0, 3.0]),), jit=jit)

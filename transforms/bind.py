@@ -55,8 +55,36 @@ class CallBinder:
             return self.bind_helper(node, fn)
         return node
 
+    def bind_tree(self, tree, rules=True):
+        """Every call in `tree` bound, wherever it is (if and while tests,
+        conditional expressions, nested calls), before any pass runs: a
+        helper's copy takes its parameters by position only. Without
+        `rules`, only helper calls (for a helper's copied source).
+        keepdims of a compound array is left to normalize, which evaluates
+        the array once."""
+        binder = self
+
+        class Binder(gast.NodeTransformer):
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                if not rules:
+                    try:
+                        fn = _readable_function(binder.parsed.resolve(node.func))
+                    except Exception:  # noqa: BLE001 - reported where it is used
+                        return node
+                    return node if fn is None else binder.bind_helper(node, fn)
+                keepdims = any(k.arg == "keepdims" for k in node.keywords)
+                if keepdims and node.args and not isinstance(node.args[0], (gast.Name,
+                                                                             gast.Constant)):
+                    return node
+                return binder(node)
+
+        return Binder().visit(tree)
+
     # ---- helpers -------------------------------------------------------------
     def bind_helper(self, node, fn):
+        if getattr(node, "s2sad_bound", False):
+            return node  # already positional: the copy's signature, not fn's
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
@@ -74,7 +102,9 @@ class CallBinder:
                 args.append(bound.arguments[p.name])
             else:
                 args.append(self.default_node(node, fn, p))
-        return gast.copy_location(gast.Call(func=node.func, args=args, keywords=[]), node)
+        bound = gast.copy_location(gast.Call(func=node.func, args=args, keywords=[]), node)
+        bound.s2sad_bound = True
+        return bound
 
     def default_node(self, node, fn, param):
         value = param.default

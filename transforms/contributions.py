@@ -206,6 +206,8 @@ class Contributions:
             if isinstance(atom, gast.Name):
                 target = store(self.d(var))
             else:
+                more, atom, expr = self._through_copies(atom, expr)
+                stmts += more
                 atom, expr = self._scattered(atom, expr)
                 target = _with_base(atom, self.d(var)) if isinstance(atom, gast.Subscript) \
                     else store(self.d(var))  # x[i][j]: dx[i][j], a view's element
@@ -214,6 +216,36 @@ class Contributions:
             st.s2sad_cotangent = cotangent
             stmts.append(st)
         return stmts
+
+    def _through_copies(self, atom, expr):
+        """`x[idx][1]` reads an element of a copy (x[idx] gathers), so its
+        cotangent cannot be added through the chain: it goes to a zeroed
+        temporary shaped like the copy, which is then added to x[idx]."""
+        stmts = []
+        while isinstance(atom.value, gast.Subscript) and self._gathers(atom.value):
+            part = self.namer.fresh("dpart")
+            self.generated.add(part)
+            stmts.append(assign(part, call("np.zeros_like", clone(atom.value))))
+            inner, inner_expr = self._scattered(
+                gast.Subscript(value=name(part), slice=clone(atom.slice), ctx=gast.Load()), expr)
+            target = store(part) if isinstance(inner, gast.Name) else _with_base(inner, part)
+            stmts.append(gast.AugAssign(target=target, op=gast.Add(), value=inner_expr))
+            atom, expr = atom.value, name(part)
+        return stmts, atom, expr
+
+    def _gathers(self, chain):
+        """Whether a level of the subscript chain indexes with an index array."""
+        while isinstance(chain, gast.Subscript):
+            items = list(chain.slice.elts) if isinstance(chain.slice, gast.Tuple) else [chain.slice]
+            for i in items:
+                if isinstance(i, (gast.List, gast.Call)):
+                    return True
+                if not isinstance(i, gast.Slice):
+                    kind = K.of_atom(i, self.kinds, self.context.call_kind(self.fn))
+                    if kind is not None and kind.known and kind.is_array:
+                        return True
+            chain = chain.value
+        return False
 
     def _scattered(self, atom, expr):
         """`x[idx] += g` with an integer index array keeps one of repeated

@@ -248,6 +248,10 @@ class _Normalizer:
         repeated entries add up, an int's do not."""
         if isinstance(node, gast.Call):
             return self.atom(node, src)
+        if isinstance(node, gast.List):  # x[[0, 0, 2]] is x[np.array([0, 0, 2])], which numba compiles
+            return self.atom(gast.Call(func=gast.Attribute(value=name("np"), attr="array",
+                                                           ctx=gast.Load()),
+                                       args=[node], keywords=[]), src, "indices")
         if isinstance(node, gast.Tuple):
             return gast.Tuple(elts=[self.index(e, src) for e in node.elts], ctx=gast.Load())
         return node

@@ -35,7 +35,8 @@ class Specialised:
 
     def __init__(self, fn, arg_kinds, program):
         self.parsed = parse_function(fn)
-        tree = clone(self.parsed.tree)
+        binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
+        tree = binder.bind_tree(clone(self.parsed.tree))
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)
         marker_of = program.marker_resolver(self.parsed)
@@ -43,7 +44,7 @@ class Specialised:
         mark_accesses(tree)
         local = names_stored(tree.body) | set(self.parsed.arg_names)
         tree = normalize(tree, self.namer, self.parsed.location, local.__contains__, marker_of,
-                         CallBinder(self.parsed, program.registry, program.runtime_objects))
+                         binder)
         self.temporaries = self.namer.taken - before
         self.tree = tree
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
@@ -445,6 +446,7 @@ class Program:
         tree = positional_parameters(gast.parse(src).body[0])
         tree.decorator_list = []
         tree.name = n
+        tree = CallBinder(parsed, self.registry).bind_tree(tree, rules=False)
         _strip_markers(tree, self.marker_resolver(parsed))
         self._name_derivative_calls_in_copy(tree, parsed)
         self._add_function(n, stmt_source(tree) + "\n", tree, first=True)
