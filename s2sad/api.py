@@ -7,6 +7,7 @@ import numpy as np
 
 from . import backend, cache, guards
 from .generate import generate
+from .partials import unpartial
 from .primitives import as_function
 from .transforms import kinds as K
 
@@ -73,7 +74,7 @@ class Derivative:
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
-        fn = as_function(fn)  # np.sin itself: through its rule
+        fn = as_function(unpartial(fn))  # np.sin itself: through its rule; a partial
         functools.update_wrapper(self, fn)
         del self.__wrapped__  # a derivative is not its function (inspect.unwrap)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value

@@ -88,6 +88,12 @@ def _rewrite_simple(stmt, location, namer, marker_of):
             and marker_of(stmt.value.func) == "reset_recording":
         stmt.s2sad_reset = True
         return stmt
+    if isinstance(stmt, gast.Assert):  # runs in the forward sweep, as a raise does
+        error = call("AssertionError", *([stmt.msg] if stmt.msg is not None else []))
+        check = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=stmt.test),
+                        body=[gast.copy_location(gast.Raise(exc=error, cause=None), stmt)],
+                        orelse=[])
+        return gast.copy_location(check, stmt)
     if isinstance(stmt, gast.AugAssign):
         target_load = clone(stmt.target)
         for n in walk(target_load):

@@ -35,6 +35,8 @@ class Helper:
     def __init__(self, fn):
         self.fn = fn  # a function, or an s2sad derivative (see `function_for`)
         self.name = fn.__name__
+        if self.name == "<lambda>":  # a module-level `sq = lambda u: ...`
+            self.name = f"lambda_{fn.__code__.co_firstlineno}"
 
     def function_for(self, arg_kinds):
         """The Python function to differentiate for these argument kinds."""

@@ -442,9 +442,7 @@ class Program:
         self.helpers[fn] = n
         self.module_names.add(n)
         parsed = parse_function(fn)
-        src = textwrap.dedent(inspect.getsource(fn))
-        tree = positional_parameters(gast.parse(src).body[0])
-        tree.decorator_list = []
+        tree = parsed.tree  # (a fresh tree; nested functions lifted out of it)
         tree.name = n
         tree = CallBinder(parsed, self.registry).bind_tree(tree, rules=False)
         _strip_markers(tree, self.marker_resolver(parsed))

@@ -7,7 +7,9 @@ import textwrap
 
 import gast
 
+from . import closures
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from .lambda_source import lambda_tree
 from .syntax import clone, walk
 
 # Statements and expressions the differentiating passes accept. Anything
@@ -18,7 +20,6 @@ _UNSUPPORTED = {
     gast.AsyncFor: "async for", gast.AsyncWith: "async with",
     gast.Await: "await",
     gast.Try: "a try statement",
-    gast.Assert: "assert",
     gast.Global: "a global statement", gast.Nonlocal: "a nonlocal statement",
     gast.Yield: "yield (a generator)", gast.YieldFrom: "yield from (a generator)",
     gast.GeneratorExp: "a generator expression",
@@ -42,7 +43,6 @@ _HINTS = {
     gast.AsyncFor: "Use a plain for loop", gast.AsyncWith: "Use plain code",
     gast.Await: "Compute the value before calling the differentiated function",
     gast.Try: "Check the condition with an if instead",
-    gast.Assert: "Check the inputs before calling the differentiated function",
     gast.Global: "Pass the value as an argument",
     gast.Nonlocal: "Pass the value as an argument and return the new one",
     gast.Yield: "Return an array of the values instead",
@@ -150,10 +150,13 @@ def parse_function(fn, nested_def_ok=False):
         raise SourceUnavailableError(
             f"s2sad can only differentiate Python functions defined with def; "
             f"got {fn!r}, which has no Python source.")
+    lifted = closures.LIFTED.get(fn)
+    if lifted is not None:  # a nested function, lifted from the function defining it
+        return _parsed(fn, clone(lifted.tree), lifted.location, lifted.source,
+                       {**_namespace(lifted.root), **lifted.siblings}, nested_def_ok)
     if fn.__name__ == "<lambda>":
-        raise SourceUnavailableError(
-            f"s2sad cannot differentiate a lambda ({_where(fn)}): define it "
-            f"with def at module level.")
+        tree, location, source = lambda_tree(fn)
+        return _parsed(fn, tree, location, source, _namespace(fn), nested_def_ok)
     try:
         lines, first_line = _source_lines(fn)
     except (OSError, TypeError) as exc:
@@ -166,8 +169,14 @@ def parse_function(fn, nested_def_ok=False):
     tree.decorator_list = []
     positional_parameters(tree)
     location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
+    return _parsed(fn, tree, location, source, _namespace(fn), nested_def_ok)
+
+
+def _parsed(fn, tree, location, source, namespace, nested_def_ok):
+    if not nested_def_ok:  # (the backward of a custom gradient stays where it is)
+        closures.lift_nested(tree, fn, location, namespace, source)
     check_supported(tree, location, nested_def_ok)
-    return ParsedFunction(fn, tree, location, _namespace(fn), source)
+    return ParsedFunction(fn, tree, location, namespace, source)
 
 
 _LINES = {}  # code object -> (its file's lines as linecache held them, its lines, first line)

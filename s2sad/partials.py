@@ -1,0 +1,103 @@
+"""`functools.partial` of a function, differentiated through the function:
+`s2sad.grad(partial(f, W, scale=2.0))` is the gradient of the function of
+the remaining parameters, as `jax.grad(partial(f, ...))` is, so `wrt`
+counts the partial's remaining parameters. The partial becomes a one-line
+Python function s2sad reads (its source is registered in linecache):
+
+    def partial_f(x):
+        return f(W, x, scale=scale)
+
+Bound floats and arrays become trailing parameters with their values as
+defaults (`def partial_f(x, W=W_bound)`), so the derivative takes them as
+arguments (their kinds known, not frozen into compiled code) while the
+partial's remaining parameters keep their positions (`wrt=0` is `x`);
+other bound values (ints, strings, tuples) are constants of the
+function."""
+import functools
+import inspect
+import itertools
+import linecache
+
+import numpy as np
+
+from .transforms.errors import SourceUnavailableError
+
+_COUNT = itertools.count()
+
+
+def unpartial(obj):
+    """`obj`, or for a functools.partial, a Python function of its remaining
+    parameters calling the underlying function with the bound values."""
+    if not isinstance(obj, functools.partial):
+        return obj
+    from .primitives import as_function
+    func = as_function(obj.func)  # np.outer: the function of its rule's parameters
+    # (a partial of a partial is flattened by functools)
+    fname = getattr(func, "__name__", None)
+    if fname == "<lambda>" and hasattr(func, "__code__"):
+        fname = f"lambda_{func.__code__.co_firstlineno}"
+    if not fname or not fname.isidentifier():
+        raise SourceUnavailableError(f"s2sad cannot differentiate {obj!r}: the function it "
+                                     f"binds has no Python source (and no name to call it by)")
+    try:
+        inner = inspect.signature(func)
+    except (TypeError, ValueError):
+        raise TypeError(f"s2sad cannot differentiate {obj!r}: the signature of "
+                        f"{fname} is unknown") from None
+    params = list(inner.parameters.values())
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise TypeError(f"s2sad cannot differentiate a partial of {fname}, which takes *args or "
+                        f"**kwargs: give it plain parameters")
+    namespace = {fname: func}
+    taken = {fname} | {p.name for p in params}
+    hidden = []  # bound floats and arrays: trailing parameters with their values
+
+    def bound(p, value):
+        if isinstance(value, (float, np.floating, np.ndarray)) and not isinstance(value, bool):
+            hidden.append(f"{p.name}={constant(p.name + '_bound', value)}")
+            return p.name
+        return constant(p.name, value)
+
+    def constant(base, value):
+        n, k = base, 1
+        while n in taken:
+            k += 1
+            n = f"{base}_{k}"
+        taken.add(n)
+        namespace[n] = value
+        return n
+
+    positional = [p for p in params if p.kind != p.KEYWORD_ONLY]
+    if len(obj.args) > len(positional):
+        raise TypeError(f"partial of {fname}: {len(obj.args)} bound arguments for "
+                        f"{len(positional)} positional parameters")
+    unknown = set(obj.keywords) - {p.name for p in params}
+    if unknown:
+        raise TypeError(f"partial of {fname}: unknown keyword(s) {sorted(unknown)}")
+    call_args = [bound(p, v) for p, v in zip(positional, obj.args)]
+    keywords, plain, kwonly = [], [], []
+    for p in params[len(obj.args):]:
+        if p.name in obj.keywords:
+            keywords.append(f"{p.name}={bound(p, obj.keywords[p.name])}")
+            continue
+        own = p.name if p.default is p.empty else \
+            f"{p.name}={constant(p.name + '_default', p.default)}"
+        if p.kind == p.KEYWORD_ONLY:
+            kwonly.append(own)
+            keywords.append(f"{p.name}={p.name}")
+        else:
+            plain.append(own)
+            if p.default is p.empty or p.kind == p.POSITIONAL_ONLY:
+                call_args.append(p.name)
+            else:
+                keywords.append(f"{p.name}={p.name}")
+    own = plain + hidden + (["*"] + kwonly if kwonly else [])
+    name = "partial_" + fname
+    filename = f"<s2sad: functools.partial of {fname}, #{next(_COUNT)}>"
+    text = (f"def {name}({', '.join(own)}):\n"
+            f"    return {fname}({', '.join(call_args + keywords)})\n")
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - our own source
+    fn = namespace.pop(name)
+    fn.__s2sad_partial__ = obj
+    return fn
