@@ -30,6 +30,23 @@ def test_lambdas_on_one_line_are_told_apart_by_column(jit):
     np.testing.assert_allclose(s2sad.grad(same_params[0], jit=jit)(X), 2 * X)
 
 
+def test_constant_lambdas_on_one_line():
+    pair = (lambda x: 1.0, lambda x: 2.0)
+    assert s2sad.value_and_grad(pair[1], jit=False)(0.5) == (2.0, 0.0)
+    assert s2sad.value_and_grad(pair[0], jit=False)(0.5) == (1.0, 0.0)
+
+
+def test_lambda_whose_file_changed_is_refused(monkeypatch):
+    import linecache
+    h = lambda x: x * 5.0  # noqa: E731
+    name = h.__code__.co_filename
+    lines = linecache.getlines(name)
+    monkeypatch.setitem(linecache.cache, name,
+                        (1, None, ["x = 1\n"] * len(lines), name))
+    with pytest.raises(s2sad.SourceUnavailableError, match="cannot tell which lambda"):
+        s2sad.grad(h, jit=False)(1.0)
+
+
 def test_lambda_inside_a_lambda_is_not_confused_with_it(jit):
     outer = lambda x: np.sum(x * x) + (lambda y: 3.0 * y)(1.0)  # noqa: E731
     # the inner lambda is called in place: refused, not differentiated as the outer

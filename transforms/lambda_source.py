@@ -28,16 +28,13 @@ def lambda_tree(fn):
     node, lines = _find(fn, where)
     first = node.lineno
     last = node.end_lineno
-    text = lines[first - 1:last]
-    # the lambda's lines, its own line's text before it blanked so that
-    # column offsets stay those of the file
-    source = "".join(text)
+    source = "".join(lines[first - 1:last])  # (line 1: the lambda's first line)
     params = node.args
     if params.vararg or params.kwarg:
         raise SourceUnavailableError(
             f"{where}: s2sad cannot differentiate a lambda with *args or **kwargs; give it "
             f"plain parameters.")
-    body = gast.ast_to_gast(ast.Return(value=node.body))
+    body = gast.ast_to_gast(ast.copy_location(ast.Return(value=node.body), node.body))
     args = gast.ast_to_gast(node.args)
     fdef = gast.FunctionDef(name=f"lambda_{first}", args=args, body=[body],
                             decorator_list=[], returns=None, type_comment=None)
@@ -79,7 +76,7 @@ def _find(fn, where):
     candidates = [n for n in ast.walk(module) if isinstance(n, ast.Lambda)
                   and n.lineno == code.co_firstlineno and _parameter_names(n) == params]
     positions = _positions(code)
-    if positions is not None:
+    if positions:  # (none: identified by line and parameters only)
         candidates = [n for n in candidates if all(_inside(p, n.body) for p in positions)]
         candidates.sort(key=_span_size)
         if len(candidates) > 1 and _span_size(candidates[0]) == _span_size(candidates[1]):
@@ -97,8 +94,7 @@ def _find(fn, where):
 
 
 def _parameters(code):
-    n = code.co_argcount + code.co_kwonlyargcount + getattr(code, "co_posonlyargcount", 0) * 0
-    return tuple(code.co_varnames[:n])
+    return tuple(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
 
 
 def _parameter_names(node):
