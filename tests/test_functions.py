@@ -179,6 +179,71 @@ def nested_while(x):
     return np.sum(v)
 
 
+def doc_and_loop(x, w):
+    def body(v):
+        """sum of a loop"""
+        s = 0.0
+        for i in range(v.shape[0]):
+            if v[i] > 0.0:
+                s += v[i] * w
+            else:
+                s -= v[i] ** 2
+        return s
+    return body(x) + body(x * 2.0)
+
+def tuple_return(x):
+    def pair(u):
+        return u * 2.0, np.sin(u)
+    a, b = pair(x[0])
+    return a * b + x[1]
+
+def unused(x):
+    def never(u):
+        return u / 0.0
+    return x * 3.0
+
+def bound_after_def(x):
+    def f(u):
+        return u * c
+    c = np.cos(x)
+    return f(x)
+
+def in_if(x):
+    if x > 0.0:
+        def f(u):
+            return u * u
+        y = f(x)
+    else:
+        y = x
+    return y
+
+def mutated_capture(x):
+    b = np.ones(3)
+    def f(u):
+        return np.sum(b * u)
+    b[1] = x * 2.0
+    return f(x)
+
+def kwonly(x, w):
+    def f(u, *, scale=2.0, shift):
+        return u * scale + shift
+    return f(x, shift=w) + f(x, scale=w, shift=1.0)
+
+def two_levels(x, w):
+    def outer(u):
+        def inner(v):
+            return v * w
+        return inner(u) * inner(2.0 * u)
+    return outer(x)
+
+def helper_kw(x, *, p=1.5):
+    g = lambda u: u ** 2 * p
+    return g(x)
+
+def calls_helper_kw(x):
+    return helper_kw(x, p=2.0) + helper_kw(x)
+
+
 NESTED = [
     (nested_in_loop, (X, 1.3), (0, 1)),
     (closure_over_loop_variable, (X,), 0),
@@ -189,6 +254,15 @@ NESTED = [
     (calls_helper_with_nested, (X,), 0),
     (nested_array_function, (W, X), (0, 1)),
     (nested_while, (X,), 0),
+    (doc_and_loop, (X, 0.7), (0, 1)),
+    (tuple_return, (X,), 0),
+    (unused, (0.3,), 0),
+    (bound_after_def, (0.3,), 0),
+    (in_if, (0.3,), 0),
+    (mutated_capture, (0.3,), 0),
+    (kwonly, (0.3, 0.8), (0, 1)),
+    (two_levels, (0.3, 0.8), (0, 1)),
+    (calls_helper_kw, (0.3,), 0),
 ]
 
 
