@@ -93,7 +93,7 @@ def outside_language(L, args):
         if event == "line" and not found:
             loc = frame.f_locals
             for n, v in loc.items():
-                k = kinds.setdefault((code.co_name, n), _kind(v))
+                k = kinds.setdefault((code, n), _kind(v))  # (every lambda is "<lambda>")
                 if k != _kind(v):
                     found.append(f"line {frame.f_lineno}: {n} changes from {k} to {_kind(v)}")
             for n in L.mutations.get((code.co_filename, code.co_name, frame.f_lineno), ()):

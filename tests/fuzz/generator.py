@@ -55,6 +55,7 @@ from hypothesis import strategies as st
 
 from .model import MAIN, Program, _HypothesisChoices, _RandomChoices, _Var  # noqa: F401
 from .spellings import _postprocess
+from .nested import NestedFunctions
 from .statements import Statements
 
 
@@ -96,6 +97,7 @@ FEATURES = (
     "norm_ord",         # np.linalg.norm with ord (p-norms), axis, keepdims
     "nested_literal",   # np.array([[a, 2 * a], [a ** 2, c]])
     "fancy_index",      # x[[0, 0, 2]], x[idx] with repeated indices
+    "nested_functions",  # def g(u): / g = lambda u: ... closing over locals, called (nested.py)
     # finer features, named after the bugs they trigger (see KNOWN_BUGS)
     "branch_local_array",   # an array bound where the code may not run (a branch, after an exit)
     "tuple_early_return",   # an early return in a function returning a tuple
@@ -119,7 +121,7 @@ CALL_FORMS = ("helper_keywords", "axis_reductions", "keepdims", "transpose_axes"
               "clip_keywords", "norm_ord", "nested_literal", "fancy_index")
 
 
-class _Gen(Statements):
+class _Gen(Statements, NestedFunctions):
     def __init__(self, choices, avoid=frozenset(), jit=False):
         self.choices = choices
         self.avoid = frozenset(avoid)
