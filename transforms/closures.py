@@ -305,11 +305,6 @@ def _refuse_written_captures(site, location):
                     f"the function it is defined in", location, n,
                     "Return the new values from the nested function and write them in the "
                     "outer function")
-        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) \
-                and n.target.id in caps:
-            raise UnsupportedSyntaxError(  # unreachable: x += in a def makes x local
-                f"nested function '{site.name}' updating '{n.target.id}'", location, n,
-                "Return the new value instead")
 
 
 def _check_uses(tree, by_name, location):
@@ -378,12 +373,21 @@ def _lifted_name(site, fn, location, namespace):
     key = (fn.__code__, site.stmt.lineno, site.stmt.col_offset)
     outer = location.func_name
     for candidate in [base, f"{outer}_{base}"] + [f"{outer}_{base}{k}" for k in range(2, 99)]:
-        if candidate in namespace:
-            continue  # a global, a builtin or a variable of the module
+        if candidate in namespace or _reserved(candidate):
+            continue  # a global, a builtin, a name generated code uses
         if _NAMES_TAKEN.setdefault(candidate, key) == key:
             return candidate
     raise UnsupportedSyntaxError(f"the nested function '{site.name}'", location, site.stmt,
                                  "Rename it")
+
+
+def _reserved(candidate):
+    """Names of the generated module's own functions and runtime helpers."""
+    import sys
+    from .program import RUNTIME_NAMES
+    runtime = getattr(sys.modules.get("s2sad.runtime"), "__all__", ())
+    return candidate.startswith(("grad_", "vjp_", "jvp_")) or candidate in RUNTIME_NAMES \
+        or candidate in runtime
 
 
 def _snapshot_defaults(site, taken):
