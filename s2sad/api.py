@@ -5,7 +5,7 @@ import threading
 
 import numpy as np
 
-from . import backend, cache, guards
+from . import backend, cache, guards, pytrees
 from .generate import generate
 from .partials import unpartial
 from .primitives import as_function
@@ -123,30 +123,51 @@ class Derivative:
             bound.apply_defaults()
             names = list(bound.arguments)
             values = [_as_value(v) for v in bound.arguments.values()]
-        guards.check_arguments(self._where, names, values, self.wrt)
+        flat = self._flatten(names, values)
+        wrt = self.wrt
+        if flat is not None:  # containers: their leaves are the arguments
+            names, values, wrt = flat.names, flat.values, flat.wrt
+        guards.check_arguments(self._where, names, values, wrt)
+        if flat is not None and self.mode == "jvp":
+            extra = flat.tangents(self._where, extra)  # of the leaves
         extra = [_as_value(v) for v in extra]
-        entry = self._entry(tuple(K.of_value(v) for v in values))
+        entry = self._entry(tuple(K.of_value(v) for v in values), flat)
         if self.mode == "vjp":
             guards.check_seed(self._where, entry.generated.output_kind, extra[0])
         elif self.mode == "jvp":
-            guards.check_tangents(self._where, names, values, self.wrt, extra)
+            guards.check_tangents(self._where, names, values, wrt, extra)
         try:
             value, grads = entry(*values, *extra)
         except Exception as exc:
-            if self.mode == "vjp" and self.fn is _innermost(self.fn):
+            if self.mode == "vjp" and self.fn is _innermost(self.fn) and flat is None:
                 # a seed shorter than the output: say so
                 guards.seed_after_failure(self._where, self.fn, values, extra[0], exc)
             raise
+        if flat is not None and self.mode != "jvp":
+            grads = flat.gradients(grads)
+            grads = grads[0] if self.single else tuple(grads)
         if self.mode == "vjp":
             guards.check_seed_shape(self._where, value, extra[0])
         return (value, grads) if self.with_value else grads
 
-    def _entry(self, kinds):
+    def _flatten(self, names, values):
+        """The call's arguments with their containers flattened, or None
+        when it has none."""
+        if not any(pytrees.is_container(v) for v in values):
+            return None
+        if getattr(self.fn, "__s2sad_derivative__", False):
+            raise TypeError(f"{self._where}: differentiating a derivative of a function that "
+                            f"takes containers (dicts, NamedTuples, lists of arrays) is not "
+                            f"supported. Pass their leaves as separate arguments.")
+        return pytrees.Flat(self._where, names, values, self.wrt)
+
+    def _entry(self, kinds, flat=None):
+        key = kinds if flat is None else (flat.key, kinds)
         with self._lock:  # threads asking for the same kinds generate and compile once
             self._check_fresh()
-            entry = self._entries.get(kinds)
+            entry = self._entries.get(key)
             if entry is None:
-                entry = self._entries[kinds] = self._build(kinds)
+                entry = self._entries[key] = self._build(kinds, flat)
             self._last = entry
             return entry
 
@@ -167,9 +188,10 @@ class Derivative:
             return self.fn.generated_function(kinds)
         return self.fn
 
-    def _generate(self, kinds, mode=None):
-        return generate(self._target(kinds), kinds, self.wrt, mode or self.mode, self.single,
-                        self.stop_gradients, self.boundscheck)
+    def _generate(self, kinds, mode=None, flat=None):
+        wrt, single = (self.wrt, self.single) if flat is None else (flat.wrt, False)
+        return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
+                        self.stop_gradients, self.boundscheck, flat)
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,
@@ -178,10 +200,10 @@ class Derivative:
         return backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace,
                                           self.boundscheck, gen.checks_own_indices)
 
-    def _build(self, kinds):
+    def _build(self, kinds, flat=None):
         for hook in list(GENERATE_HOOKS):
             hook(self, kinds)
-        gen = self._generate(kinds)
+        gen = self._generate(kinds, flat=flat)
         module = self._module(gen)
         jit = self.jit
         if jit == "auto" and _has_loops(gen.source):
@@ -240,8 +262,10 @@ class Derivative:
         """The generated derivative module for arguments like these."""
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        kinds = [K.of_value(_as_value(v)) for v in bound.arguments.values()]
-        return self._generate(kinds).source
+        values = [_as_value(v) for v in bound.arguments.values()]
+        flat = self._flatten(list(bound.arguments), values)
+        values = values if flat is None else flat.values
+        return self._generate([K.of_value(v) for v in values], flat=flat).source
 
 
 def _with_trailing(signature, extra):
@@ -266,8 +290,8 @@ def _innermost(fn):
 
 
 def _as_value(v):
-    if _is_record(v):
-        return v  # refused by guards.check_arguments, with its name
+    if pytrees.is_container(v):
+        return v  # flattened by Derivative._flatten
     if isinstance(v, (list, tuple)) and v and all(isinstance(e, (int, float)) for e in v):
         return np.asarray(v, dtype=float)
     if isinstance(v, list) and v and all(isinstance(e, (list, tuple)) for e in v):
@@ -279,12 +303,6 @@ def _as_value(v):
     if isinstance(v, np.ndarray) and v.ndim == 0:
         return v.item()
     return v
-
-
-def _is_record(v):
-    """A NamedTuple or a dict: values with field names, which an array
-    would lose (p.a would fail, or read the wrong element)."""
-    return isinstance(v, dict) or (isinstance(v, tuple) and hasattr(v, "_fields"))
 
 
 def _resolve_wrt(fn, signature, wrt):

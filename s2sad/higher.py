@@ -7,6 +7,7 @@ import inspect
 
 import numpy as np
 
+from . import pytrees
 from .api import Derivative, _as_value, jvp, vjp
 from .partials import unpartial
 from .primitives import as_function
@@ -30,11 +31,20 @@ class _Transform:
             raise ValueError(f"wrt must be one argument (position or name) of {fn.__name__}")
         self.wrt = wrt % len(params)
 
-    def bind(self, args, kwargs):
+    def bind(self, args, kwargs, containers=False):
+        """The argument values and the one differentiated. `containers`:
+        whether this transform takes container arguments (pytrees)."""
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         values = [_as_value(v) for v in bound.arguments.values()]
         x = values[self.wrt]
+        if not containers and any(pytrees.is_container(v) for v in values):
+            raise TypeError(f"{type(self).__name__} of {self.fn.__name__}: container arguments "
+                            f"(dicts, NamedTuples, lists of arrays) are not supported here; "
+                            f"jacobian, grad, vjp and jvp take them. Pass their leaves as "
+                            f"separate arguments.")
+        if containers and pytrees.is_container(x):
+            return values, x
         if not isinstance(x, (float, np.ndarray)):
             raise TypeError(f"the argument differentiated must be a float or a float array, "
                             f"not {type(x).__name__}")
@@ -56,8 +66,10 @@ class jacobian(_Transform):
         self._jvp = jvp(fn, wrt=self.wrt, jit=jit)
 
     def __call__(self, *args, **kwargs):
-        values, x = self.bind(args, kwargs)
+        values, x = self.bind(args, kwargs, containers=True)
         out = np.asarray(self.fn(*values))  # shape of the output
+        if pytrees.is_container(x):
+            return self._of_container(values, x, out)
         mode = self.mode
         if mode == "auto":
             mode = "rev" if out.size <= np.size(x) else "fwd"
@@ -79,6 +91,41 @@ class jacobian(_Transform):
         return np.moveaxis(cols.reshape(in_shape + out_shape),
                            list(range(len(in_shape))),
                            list(range(len(out_shape), len(out_shape) + len(in_shape))))
+
+    def _of_container(self, values, x, out):
+        """As jax.jacobian: the structure of x, each float leaf holding its
+        block (output shape + leaf shape); an int leaf's block is zeros."""
+        where = f"jacobian of {self.fn.__name__}"
+        structure = pytrees.structure_of(x, where, (self.signature_names()[self.wrt],))
+        parts = pytrees.leaves(x)
+        sizes = [np.size(p) for p in parts]
+        dtype = np.result_type(*[p for p in parts if pytrees.is_float(p)] or [float])
+        blocks = [np.zeros((out.size,) + np.shape(p), dtype) for p in parts]
+        mode = self.mode if self.mode != "auto" else \
+            ("rev" if out.size <= sum(sizes) else "fwd")
+        if mode == "rev":
+            for k in range(out.size):
+                seed = np.zeros(out.size, out.dtype)
+                seed[k] = 1.0
+                g = self._vjp(*values, seed.reshape(out.shape) if out.shape else seed[0])
+                for block, leaf in zip(blocks, pytrees.leaves(g)):
+                    block[k] = leaf
+        else:
+            for j, p in enumerate(parts):
+                if not pytrees.is_float(p):
+                    continue
+                for e in range(sizes[j]):
+                    tangent = [np.zeros_like(q) if np.ndim(q) else 0.0 for q in parts]
+                    one = np.zeros(sizes[j], np.asarray(p).dtype)
+                    one[e] = 1.0
+                    tangent[j] = one.reshape(np.shape(p)) if np.ndim(p) else one[0]
+                    _, col = self._jvp(*values, pytrees.unflatten(structure, tangent, x))
+                    blocks[j].reshape(out.size, sizes[j])[:, e] = np.ravel(col)
+        return pytrees.unflatten(structure, [b.reshape(out.shape + np.shape(p))
+                                             for b, p in zip(blocks, parts)], x)
+
+    def signature_names(self):
+        return list(self.signature.parameters)
 
 
 class batch_jacobian(_Transform):

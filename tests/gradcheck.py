@@ -77,3 +77,107 @@ def check_jvp(f, args, wrt=0, jit=True, rtol=1e-5, atol=1e-6, seed=0):
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol,
                                    err_msg=df.source_for(*args))
     return df
+
+
+# ---- containers (pytrees): dicts, NamedTuples, lists and tuples ------------------
+
+def tree_leaves(tree):
+    """The leaves of a container, in s2sad's (and JAX's) order."""
+    if isinstance(tree, dict):
+        return [x for k in tree for x in tree_leaves(tree[k])]
+    if isinstance(tree, (list, tuple)):
+        return [x for e in tree for x in tree_leaves(e)]
+    return [tree]
+
+
+def tree_replace(tree, values):
+    """`tree` with its leaves replaced by `values` (an iterator)."""
+    if isinstance(tree, dict):
+        return {k: tree_replace(v, values) for k, v in tree.items()}
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*[tree_replace(e, values) for e in tree])
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(tree_replace(e, values) for e in tree)
+    return next(values)
+
+
+def assert_same_structure(got, like):
+    """Same container types, keys and lengths; leaves of the same shape."""
+    assert type(got) is type(like), (type(got), type(like))
+    if isinstance(like, dict):
+        assert list(got) == list(like)
+        for k in like:
+            assert_same_structure(got[k], like[k])
+    elif isinstance(like, (list, tuple)):
+        assert len(got) == len(like)
+        for g, e in zip(got, like):
+            assert_same_structure(g, e)
+    else:
+        assert np.shape(got) == np.shape(like)
+
+
+def numerical_tree_grad(f, args, wrt, eps=1e-6):
+    """Central differences of sum(f(*args)) w.r.t. every float leaf of
+    args[wrt] (a container); the gradient has its structure."""
+    tree = args[wrt]
+    leaves = [np.array(x, dtype=float) if np.ndim(x) else x for x in tree_leaves(tree)]
+
+    def value(new_leaves):
+        new = list(args)
+        new[wrt] = tree_replace(tree, iter(new_leaves))
+        out = f(*new)
+        if isinstance(out, tuple):
+            return sum(float(np.sum(o)) for o in out)
+        return float(np.sum(out))
+
+    grads = []
+    for j, x in enumerate(leaves):
+        if not isinstance(x, (float, np.ndarray)):  # an int leaf: a constant
+            grads.append(0.0)
+            continue
+        g = np.zeros(np.shape(x))
+        for idx in np.ndindex(*np.shape(x)):
+            up, down = list(leaves), list(leaves)
+            if np.ndim(x):
+                up[j], down[j] = x.copy(), x.copy()
+                up[j][idx] += eps
+                down[j][idx] -= eps
+            else:
+                up[j], down[j] = x + eps, x - eps
+            g[idx] = (value(up) - value(down)) / (2 * eps)
+        grads.append(g if np.ndim(x) else float(g))
+    return tree_replace(tree, iter(grads))
+
+
+def check_tree_grad(f, args, wrt=0, jit=True, rtol=1e-5, atol=1e-6):
+    """check_grad for a container argument: the gradient has the
+    argument's structure and matches finite differences leaf by leaf."""
+    df = s2sad.grad(f, wrt=wrt, jit=jit)
+    got = df(*args)
+    expected = numerical_tree_grad(f, args, wrt)
+    assert_same_structure(got, args[wrt])
+    for g, e in zip(tree_leaves(got), tree_leaves(expected)):
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=df.source)
+    return got
+
+
+def check_tree_jvp(f, args, wrt=0, jit=True, rtol=1e-5, atol=1e-6, seed=0):
+    """jvp along a random tangent of the container args[wrt] (same
+    structure) against a central difference along it."""
+    rng = np.random.default_rng(seed)
+    tree = args[wrt]
+    tangent = tree_replace(tree, iter(
+        [rng.normal(size=np.shape(x)) if np.ndim(x) else float(rng.normal())
+         for x in tree_leaves(tree)]))
+    value, got = s2sad.jvp(f, wrt=wrt, jit=jit)(*args, tangent)
+
+    def shifted(eps):
+        new = list(args)
+        new[wrt] = tree_replace(tree, iter([x + eps * t for x, t in zip(
+            tree_leaves(tree), tree_leaves(tangent))]))
+        return np.asarray(f(*new))
+
+    eps = 1e-6
+    np.testing.assert_allclose(got, (shifted(eps) - shifted(-eps)) / (2 * eps),
+                               rtol=rtol, atol=atol)
+    return tangent, got

@@ -319,24 +319,11 @@ def arange_from_float(a):
     return np.sum(np.arange(a, a + 3.0))
 
 
-from typing import NamedTuple  # noqa: E402
-
-
-class Pair(NamedTuple):
-    a: float
-    b: float
-
-
-def named_tuple_argument(p):
-    return p.a * p.b
-
-
 @pytest.mark.parametrize("f, args, match", [
     (r_literal, (V,), "indexing with a value that needs a gradient"),
     (solve_stack, (np.stack([np.eye(3)] * 2), np.ones((2, 3))), "2-d array"),
     (dot_3d, (np.ones((2, 3, 4)), np.ones((4, 2))), "batched"),
     (arange_from_float, (0.5,), "arange"),
-    (named_tuple_argument, (Pair(1.0, 2.0),), "NamedTuple"),
 ])
 def test_refused_not_wrong(f, args, match, jit):
     with pytest.raises((LookupError, TypeError), match=match):

@@ -170,6 +170,25 @@ def memory_sources(value, is_array, calls_share):
     return sources
 
 
+def written_memory(tree):
+    """Names whose memory the function may write into: the bases of element
+    writes, and every name they may share memory with (`buf = a; buf[0] =
+    ...`, a view `row = A[i]`), followed back through assignments."""
+    from .syntax import walk
+    written, links = set(), []
+    for n in walk(tree):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+            written.add(base_name(n))
+        elif isinstance(n, gast.Assign) and len(n.targets) == 1 \
+                and isinstance(n.targets[0], gast.Name):
+            links.append((n.targets[0].id, memory_sources(n.value, lambda _: False, False)))
+    while True:
+        more = {s for t, sources in links if t in written for s in sources} - written
+        if not more:
+            return written - {None}
+        written |= more
+
+
 def _is_array_kind(name, kinds):
     kind = kinds.get(name)
     return kind is not None and kind.is_array
