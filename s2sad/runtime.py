@@ -16,7 +16,7 @@ __all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape
            "zeros_like", "ones_like", "digamma", "untranspose", "slice_axis",
            "index_axis", "sum_axis", "broadcast_like", "extremum_tangent", "concatenate_parts",
            "stack_parts", "scatter_sum", "matmul_grad_left", "matmul_grad_right",
-           "keep_axes", "reverse_cumsum", "prod_others", "prod_others_tangent"]
+           "keep_axes", "reverse_cumsum", "prod_others", "prod_others_tangent", "empty_stack"]
 
 # The helpers whose result may be their first argument, or a view of it (or,
 # for the *_parts ones, a tuple of views of it); every other helper returns
@@ -74,6 +74,25 @@ def _unbroadcast(g, x):
                   f"        r = {kept}"]
     lines.append("    return r")
     return _compile("\n".join(lines), "impl")
+
+
+# ---- materialised lists ------------------------------------------------------
+
+def empty_stack(n, first):
+    """An uninitialised array of `n` elements shaped and typed like `first`:
+    a list comprehension's values, as np.array would stack them."""
+    first = np.asarray(first)
+    return np.empty((n,) + first.shape, dtype=first.dtype)
+
+
+@overload(empty_stack)
+def _empty_stack(n, first):
+    from numba.np.numpy_support import as_dtype
+    if _is_array(first):
+        dtype = as_dtype(first.dtype)
+        return lambda n, first: np.empty((n,) + first.shape, dtype)
+    dtype = as_dtype(first)
+    return lambda n, first: np.empty(n, dtype)
 
 
 # ---- reductions ----------------------------------------------------------

@@ -132,6 +132,12 @@ class CallBinder:
                 args.append(value)
             else:
                 keywords.append(gast.keyword(arg=p.name, value=value))
+        if args and isinstance(args[0], gast.List) and next(iter(
+                rule.signature.parameters)) in ("a", "x") and not _makes_array(node.func):
+            # np.sum([1, a * a, 2]): numpy reads a list of values as an array
+            args[0] = gast.copy_location(gast.Call(func=gast.Attribute(
+                value=gast.Name(id="np", ctx=gast.Load(), annotation=None, type_comment=None),
+                attr="asarray", ctx=gast.Load()), args=[args[0]], keywords=[]), args[0])
         call = gast.copy_location(gast.Call(func=node.func, args=args, keywords=keywords), node)
         return self.lower_keepdims(call, rule)
 
@@ -163,6 +169,11 @@ class CallBinder:
 
     def refuse(self, node, construct, hint):
         return UnsupportedSyntaxError(construct, self.parsed.location, node, hint)
+
+
+def _makes_array(func):
+    return isinstance(func, gast.Attribute) and func.attr in (
+        "array", "asarray", "ascontiguousarray") and isinstance(func.value, gast.Name)
 
 
 def _readable_function(obj):

@@ -13,6 +13,7 @@ from .activity import analyse
 from .aliases import Ownership, check_aliased_writes
 from .bounds import add_index_checks, mark_accesses
 from .bind import CallBinder
+from .containers import lower_containers
 from .desugar import desugar
 from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
@@ -40,6 +41,8 @@ class Specialised:
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)
         marker_of = program.marker_resolver(self.parsed)
+        tree = lower_containers(tree, self.parsed.location, self.namer, self.parsed.resolve,
+                                program.runtime_objects, self.parsed.namespace)
         tree = desugar(tree, self.parsed.location, self.namer, marker_of)
         mark_accesses(tree)
         local = names_stored(tree.body) | set(self.parsed.arg_names)

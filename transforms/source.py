@@ -22,8 +22,7 @@ _UNSUPPORTED = {
     gast.Try: "a try statement",
     gast.Global: "a global statement", gast.Nonlocal: "a nonlocal statement",
     gast.Yield: "yield (a generator)", gast.YieldFrom: "yield from (a generator)",
-    gast.GeneratorExp: "a generator expression",
-    gast.ListComp: "a list comprehension", gast.SetComp: "a set comprehension",
+    gast.SetComp: "a set comprehension",
     gast.DictComp: "a dict comprehension",
     gast.Lambda: "a lambda", gast.FunctionDef: "a nested function definition",
     gast.Delete: "del", gast.Import: "import", gast.ImportFrom: "import",
@@ -32,10 +31,8 @@ _UNSUPPORTED = {
     gast.Set: "a set display", gast.Dict: "a dict display",
 }
 _HINTS = {
-    gast.ListComp: "Write the loop out with a preallocated array",
     gast.SetComp: "Write the loop out with a preallocated array",
     gast.DictComp: "Write the loop out with a preallocated array",
-    gast.GeneratorExp: "Write the loop out",
     gast.FunctionDef: "Move the function to module level",
     gast.Lambda: "Define a module-level function instead",
     gast.ClassDef: "Define the class at module level and pass its data as arrays",

@@ -50,6 +50,9 @@ refused(rt.prod_others_tangent, kind=_arg(0),
 refused(rt.digamma, kind=first_arg, reason="the derivative of digamma (the trigamma "
         "function, in second derivatives of lgamma and gamma) is not implemented")
 nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
+nondifferentiable(rt.empty_stack, kind=lambda args, kws: K.array(
+    args[1].ndim + 1, args[1].scalar_dtype) if args[1].is_array or args[1].is_scalar
+    else K.UNKNOWN)
 
 
 # ---- adjoints, so generated derivatives can be differentiated in reverse ----

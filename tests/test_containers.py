@@ -1,0 +1,235 @@
+"""Lists, tuples and comprehensions inside differentiated functions,
+against finite differences (tests/gradcheck.py), reverse and forward mode,
+compiled and not."""
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import check_grad, check_jvp
+
+X = np.array([0.7, -1.2, 0.4, 2.0])
+M = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7], [0.2, 0.9, 1.1]])
+
+
+def helper(u):
+    return np.sin(u) * u
+
+
+# ---- literals ------------------------------------------------------------------
+
+def list_literal_read(a):
+    v = [1.0, a, 3.0]
+    return v[1] * v[1] + v[-1] * a
+
+
+def tuple_runtime_index(a, b, c, i):
+    v = (a, b * b, c)
+    return v[i] * a
+
+
+def list_literal_written(a):
+    v = [a, 2.0 * a, 0.0]
+    v[2] = v[0] * v[1]
+    v[0] += 1.0
+    return v[0] * v[2]
+
+
+def np_sum_mixed_ints(a):
+    return np.sum([1, a * a, 2]) * a
+
+
+def literal_unpacked_and_returned(a, b):
+    pair = (a * b, np.sin(a))
+    p, q = pair
+    return np.sum(np.array(pair)) + p * q
+
+
+def literal_of_arrays(x):
+    parts = [x, 2.0 * x, np.cos(x)]
+    return np.sum(np.stack(parts) ** 2) + np.sum(parts[2] * parts[0])
+
+
+def literal_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        w = [x[i], x[i + 1]]
+        s += w[0] * w[1] + len(w)
+    return s
+
+
+def builtin_sum_of_literal(a, b):
+    return sum([a, a * b, 1]) * b
+
+
+def builtin_sum_of_arrays(x):
+    return np.sum(sum([x, x * x, np.sin(x)]))
+
+
+@pytest.mark.parametrize("f, args, wrt", [
+    (list_literal_read, (1.3,), 0),
+    (tuple_runtime_index, (1.3, 0.6, -0.4, 1), (0, 1, 2)),
+    (list_literal_written, (1.3,), 0),
+    (np_sum_mixed_ints, (0.8,), 0),
+    (literal_unpacked_and_returned, (0.8, 1.7), (0, 1)),
+    (literal_of_arrays, (X,), 0),
+    (literal_in_loop, (X,), 0),
+    (builtin_sum_of_literal, (0.8, 1.7), (0, 1)),
+    (builtin_sum_of_arrays, (X,), 0),
+])
+def test_literals(f, args, wrt, jit):
+    check_grad(f, args, wrt=wrt, jit=jit)
+    check_jvp(f, args, wrt=wrt, jit=jit)
+
+
+# ---- comprehensions ---------------------------------------------------------------
+
+def array_of_comprehension(x):
+    return np.sum(np.array([helper(x[i]) for i in range(len(x))]) ** 2)
+
+
+def sum_of_generator(x, n):
+    return sum(x[i] ** 2 * x[i + 1] for i in range(n))
+
+
+def stack_of_comprehension(x):
+    return np.sum(np.stack([x * k for k in range(3)]) * np.cos(x))
+
+
+def comprehension_named_then_indexed(x):
+    vals = [x[i] * x[i] for i in range(1, 4)]
+    return vals[0] * vals[2] + np.sum(np.array(vals)) + len(vals)
+
+
+def comprehension_variable_does_not_leak(x):
+    i = 2
+    s = np.sum(np.array([x[i] for i in range(3)]))
+    return s * x[i]
+
+
+def sum_with_condition_and_two_fors(M):
+    return sum(M[i, j] * M[j, i] for i in range(3) for j in range(3) if i != j)
+
+
+def comprehension_over_array_rows(M):
+    return np.sum(np.array([np.dot(row, row) for row in M]))
+
+
+def comprehension_enumerate_zip(x, y):
+    a = np.array([k * u for k, u in enumerate(x)])
+    b = np.array([u * v for u, v in zip(x, y)])
+    return np.sum(a * b)
+
+
+def nested_comprehension(M):
+    return np.sum(np.array([[M[i, j] * M[j, i] for j in range(3)] for i in range(3)]))
+
+
+def max_of_comprehension(x):
+    return max([x[i] * x[i] for i in range(4)]) + min(x[i] for i in range(4))
+
+
+def comprehension_in_loop(x, n):
+    s = 0.0
+    for t in range(n):
+        s += np.sum(np.array([np.sin(x[i] * t) for i in range(len(x))]))
+    return s
+
+
+def sum_of_array_generator(M):
+    return np.sum(sum(M[i] * M[i] for i in range(3)))
+
+
+@pytest.mark.parametrize("f, args, wrt", [
+    (array_of_comprehension, (X,), 0),
+    (sum_of_generator, (X, 3), 0),
+    (stack_of_comprehension, (X,), 0),
+    (comprehension_named_then_indexed, (X,), 0),
+    (comprehension_variable_does_not_leak, (X,), 0),
+    (sum_with_condition_and_two_fors, (M,), 0),
+    (comprehension_over_array_rows, (M,), 0),
+    (comprehension_enumerate_zip, (X, X[::-1].copy()), (0, 1)),
+    (nested_comprehension, (M,), 0),
+    (max_of_comprehension, (X,), 0),
+    (comprehension_in_loop, (X, 3), 0),
+])
+def test_comprehensions(f, args, wrt, jit):
+    check_grad(f, args, wrt=wrt, jit=jit)
+    check_jvp(f, args, wrt=wrt, jit=jit)
+
+
+def test_sum_of_array_generator_runs_as_python_when_compiled(jit):
+    # the total starts as Python's 0 and becomes an array: numba cannot type it
+    if jit:
+        with pytest.warns(s2sad.NumbaFallbackWarning):
+            check_grad(sum_of_array_generator, (M,), jit=True)
+    else:
+        check_grad(sum_of_array_generator, (M,), jit=False)
+
+
+def test_second_order_through_comprehension():
+    h = s2sad.hessian(array_of_comprehension)(X)
+    eps = 1e-5
+    g = s2sad.grad(array_of_comprehension)
+    num = np.array([(g(X + eps * e) - g(X - eps * e)) / (2 * eps) for e in np.eye(len(X))])
+    np.testing.assert_allclose(h, num, rtol=1e-5, atol=1e-6)
+
+
+def test_comprehension_source_reads_as_a_loop():
+    src = s2sad.grad(array_of_comprehension).source
+    assert "empty_stack(" in src and "for k in range(1, n_vals)" in src
+
+
+# ---- refusals -------------------------------------------------------------------
+
+def list_concatenated(x):
+    a = [x[i] for i in range(2)]
+    b = a + a
+    return np.sum(np.array(b))
+
+
+def comprehension_with_if(x):
+    return np.sum(np.array([x[i] for i in range(4) if x[i] > 0]))
+
+
+def list_appended(x):
+    a = [x[i] for i in range(2)]
+    a.append(x[3])
+    return np.sum(np.array(a))
+
+
+def generator_to_numpy(x):
+    return np.sum(np.array(x[i] for i in range(2)))
+
+
+def comprehension_under_condition(x):
+    return x[0] if x[0] > 0 else np.sum(np.array([x[i] for i in range(3)]))
+
+
+def literal_aliased_and_written(a):
+    v = [a, 2.0]
+    w = v
+    w[0] = 5.0
+    return v[0] * a
+
+
+def empty_comprehension(x, n):
+    return np.sum(np.array([x[i] for i in range(n)]))
+
+
+@pytest.mark.parametrize("f, message", [
+    (list_concatenated, "concatenation"),
+    (comprehension_with_if, "an `if`"),
+    (list_appended, ".append"),
+    (generator_to_numpy, "generator expression"),
+    (comprehension_under_condition, "under a condition"),
+    (literal_aliased_and_written, "two names"),
+])
+def test_refused_with_the_line(f, message):
+    with pytest.raises((SyntaxError, LookupError, TypeError)) as info:
+        s2sad.grad(f)(X if f is not literal_aliased_and_written else 1.5)
+    assert message in str(info.value) and "test_containers.py" in str(info.value)
+
+
+def test_empty_comprehension_raises(jit):
+    with pytest.raises(ValueError, match="at least one element"):
+        s2sad.grad(empty_comprehension, jit=jit)(X, 0)

@@ -1,0 +1,541 @@
+"""Front end: lists, tuples and comprehensions become the arrays and loops
+the later passes differentiate.
+
+Python semantics are kept exactly, or the construct is refused:
+
+- `sum(e for i in range(n))` (a generator or list comprehension summed
+  by the builtin) is a loop adding into a total that starts at 0, as
+  Python's sum does;
+- any other list comprehension `[e for i in seq]` is materialised into an
+  array, filled by a loop whose first iteration is peeled to learn the
+  element's shape (`empty_stack`): numpy takes the array wherever it took
+  the list (`np.array`, `np.stack`, `np.sum`, `max`, indexing, `len`,
+  iteration). A name bound to one may not be used as a list (`+`, `*`,
+  methods, comparisons, passed to a helper), since an array behaves
+  differently there;
+- a local name bound once to a list or tuple literal (`v = [1.0, a, 3.0]`)
+  becomes one variable per element (`v_1`), read and written through
+  constant indices; a whole use (`np.sum(v)`, `return v`) is the literal
+  again, a run-time index `v[i]` reads `np.array(v)[i]`;
+- `sum([a, b, c])` is `0 + a + b + c`, as Python computes it.
+
+The comprehension's variables are renamed (they do not leak into the
+function, as in Python 3)."""
+import builtins
+
+import gast
+
+from .errors import UnsupportedSyntaxError
+from .syntax import assign, call, clone, const, name, store, walk
+
+EMPTY_STACK = "empty_stack"  # the runtime helper allocating a materialised list
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
+
+
+def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespace):
+    """`resolve(node)` is the object a name denotes (None for a local)."""
+    lowering = _Comprehensions(location, namer, resolve)
+    fn_tree.body = lowering.block(fn_tree.body)
+    if lowering.allocates:
+        helper = runtime_objects.get(EMPTY_STACK)
+        if namespace.setdefault(EMPTY_STACK, helper) is not helper:
+            raise UnsupportedSyntaxError(
+                f"a list comprehension in a module with a global named '{EMPTY_STACK}'",
+                location, fn_tree, f"Rename the global '{EMPTY_STACK}'")
+    if lowering.materialised:
+        _check_list_uses(fn_tree, lowering.materialised, location, resolve)
+        _CopiesOfMaterialised(lowering.materialised, resolve).visit(fn_tree)
+    _scalarise_literals(fn_tree, namer, resolve)
+    _SumOfLiteral(resolve).visit(fn_tree)
+    return fn_tree
+
+
+# ---- comprehensions ---------------------------------------------------------
+
+class _Comprehensions:
+    def __init__(self, location, namer, resolve):
+        self.location = location
+        self.namer = namer
+        self.resolve = resolve
+        self.materialised = {}  # name bound to a materialised list -> its comprehension
+        self.allocates = False  # whether the function now calls empty_stack
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            out += self.statement(s)
+        return out
+
+    def statement(self, s):
+        if isinstance(s, gast.While):
+            if _has_comprehension(s.test):
+                raise self.refuse(s.test, "a comprehension in a while condition",
+                                  "Compute it in the loop body into a variable")
+            s.body, s.orelse = self.block(s.body), self.block(s.orelse)
+            return [s]
+        if isinstance(s, gast.If):
+            before, s.test = self.hoist(s.test)
+            s.body, s.orelse = self.block(s.body), self.block(s.orelse)
+            return before + [s]
+        if isinstance(s, gast.For):
+            before, s.iter = self.hoist(s.iter)
+            s.body, s.orelse = self.block(s.body), self.block(s.orelse)
+            return before + [s]
+        if isinstance(s, (gast.FunctionDef, gast.With)):
+            s.body = self.block(s.body)
+            return [s]
+        if not _has_comprehension(s):
+            return [s]
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(
+                s.targets[0], gast.Name) and isinstance(s.value, gast.ListComp) \
+                and not _mentions(s.value, s.targets[0].id):
+            # v = [e for ...]: filled in place, under the user's name
+            target = s.targets[0].id
+            self.materialised[target] = s.value
+            return self.materialise(s.value, target)
+        before = []
+        for field in ("value", "test", "msg", "exc", "target"):
+            node = getattr(s, field, None)
+            if isinstance(node, gast.AST):
+                more, new = self.hoist(node)
+                before += more
+                setattr(s, field, new)
+        return before + [s]
+
+    def hoist(self, expr):
+        """(statements computing the comprehensions in `expr`, `expr` reading them)."""
+        stmts = []
+        lowering = self
+
+        class Hoist(gast.NodeTransformer):
+            conditional = 0
+
+            def visit_IfExp(self, node):
+                node.test = self.visit(node.test)
+                self.conditional += 1
+                node.body, node.orelse = self.visit(node.body), self.visit(node.orelse)
+                self.conditional -= 1
+                return node
+
+            def visit_BoolOp(self, node):
+                node.values[0] = self.visit(node.values[0])
+                self.conditional += 1
+                node.values[1:] = [self.visit(v) for v in node.values[1:]]
+                self.conditional -= 1
+                return node
+
+            def visit_Lambda(self, node):
+                return node  # its own scope: lowered when it is lifted
+
+            def visit_Call(self, node):
+                if _is_builtin(lowering.resolve, node.func, builtins.sum) and node.args \
+                        and isinstance(node.args[0], _COMPREHENSIONS):
+                    self.check_unconditional(node)
+                    start = node.args[1] if len(node.args) > 1 else next(
+                        (k.value for k in node.keywords if k.arg == "start"), const(0))
+                    start = self.visit(start)
+                    total = lowering.namer.fresh("total")
+                    stmts.extend(lowering.accumulate(node.args[0], total, start))
+                    return name(total)
+                reduce = next((f for f in (builtins.max, builtins.min, builtins.list,
+                                           builtins.tuple) if _is_builtin(
+                    lowering.resolve, node.func, f)), None)
+                if reduce is not None and len(node.args) == 1 and not node.keywords \
+                        and isinstance(node.args[0], _COMPREHENSIONS):
+                    self.check_unconditional(node)
+                    vals = lowering.namer.fresh("vals")
+                    stmts.extend(lowering.materialise(node.args[0], vals))
+                    if reduce in (builtins.list, builtins.tuple):
+                        lowering.materialised[vals] = node.args[0]
+                        return name(vals)
+                    # max over the elements, as Python's max iterates them
+                    return call("np." + reduce.__name__, name(vals))
+                if len(node.args) == 1 and not node.keywords and isinstance(
+                        node.args[0], gast.ListComp) and _stacks(lowering.resolve, node.func):
+                    # np.array([e for ...]) is the materialised array itself
+                    self.check_unconditional(node)
+                    vals = lowering.namer.fresh("vals")
+                    stmts.extend(lowering.materialise(node.args[0], vals))
+                    return name(vals)
+                return self.generic_visit(node)
+
+            def visit_GeneratorExp(self, node):
+                raise lowering.refuse(
+                    node, "a generator expression outside sum(), max(), min(), list() "
+                    "or tuple()", "Use a list comprehension")
+
+            def visit_ListComp(self, node):
+                self.check_unconditional(node)
+                vals = lowering.namer.fresh("vals")
+                lowering.materialised[vals] = node
+                stmts.extend(lowering.materialise(node, vals))
+                return name(vals)
+
+            def check_unconditional(self, node):
+                if self.conditional:
+                    raise lowering.refuse(
+                        node, "a comprehension evaluated only under a condition (in a "
+                        "conditional expression or after `and`/`or`)",
+                        "Assign it to a variable in an if statement")
+
+        new = Hoist().visit(expr)
+        return stmts, new
+
+    # ---- loops ------------------------------------------------------------------
+    def accumulate(self, comp, total, start):
+        """`total = start; for ...: [if c:] total = total + e`."""
+        comp = self.renamed(comp)
+        inner = [assign(total, gast.BinOp(left=name(total), op=gast.Add(), right=comp.elt))]
+        for gen in reversed(comp.generators):
+            for cond in reversed(gen.ifs):
+                inner = [gast.If(test=cond, body=inner, orelse=[])]
+            inner = self.loop(gen, inner)
+        stmts = [assign(total, start)] + inner
+        return self.block(stmts)  # comprehensions inside the element
+
+    def loop(self, gen, body):
+        """`for target in iter: body`, over a range as written, over anything
+        else by index (lists and tuples of arrays included)."""
+        if _is_range(self.resolve, gen.iter) and isinstance(gen.target, gast.Name):
+            return [gast.For(target=gen.target, iter=gen.iter, body=body, orelse=[],
+                             type_comment=None)]
+        count, prelude, bind = self.sequence(gen)
+        k = self.namer.fresh("k")
+        return prelude + [gast.For(target=store(k), iter=call("range", count),
+                                   body=bind(name(k)) + body, orelse=[], type_comment=None)]
+
+    def sequence(self, gen):
+        """(number of elements, statements before the loop, k -> statements
+        binding the target to element k)."""
+        it = gen.iter
+        if _is_range(self.resolve, it):
+            args = list(it.args)
+            start, step = (args[0], args[2] if len(args) > 2 else const(1)) if len(args) > 1 \
+                else (const(0), const(1))
+            return call("len", clone(it)), [], lambda k: [
+                assign(clone(gen.target), _range_element(start, step, k))]
+        if isinstance(it, gast.Call) and _is_builtin(self.resolve, it.func, builtins.enumerate) \
+                and len(it.args) == 1 and not it.keywords and isinstance(gen.target, gast.Tuple) \
+                and len(gen.target.elts) == 2:
+            inner = gast.comprehension(target=gen.target.elts[1], iter=it.args[0], ifs=[],
+                                       is_async=0)
+            count, prelude, bind = self.sequence(inner)
+            return count, prelude, lambda k: [assign(clone(gen.target.elts[0]), k)] + bind(k)
+        if isinstance(it, gast.Call) and _is_builtin(self.resolve, it.func, builtins.zip) \
+                and it.args and not it.keywords and isinstance(gen.target, gast.Tuple) \
+                and len(gen.target.elts) == len(it.args):
+            parts = [self.sequence(gast.comprehension(target=t, iter=a, ifs=[], is_async=0))
+                     for t, a in zip(gen.target.elts, it.args)]
+            count = parts[0][0] if len(parts) == 1 else call("min", *[p[0] for p in parts])
+            return count, [s for p in parts for s in p[1]], \
+                lambda k: [s for p in parts for s in p[2](k)]
+        if isinstance(it, gast.Call):
+            raise self.refuse(it, "a comprehension over this call",
+                              "Iterate over range(...), enumerate, zip or a variable")
+        seq = it
+        prelude = []
+        if not isinstance(it, gast.Name):
+            seq = name(self.namer.fresh("seq"))
+            prelude = [assign(seq.id, it)]
+        return call("len", clone(seq)), prelude, \
+            lambda k: [assign(clone(gen.target), gast.Subscript(value=clone(seq), slice=k,
+                                                                ctx=gast.Load()))]
+
+    def materialise(self, comp, vals):
+        """`vals`: the comprehension as an array (its first element peeled
+        to allocate it with the element's shape and type)."""
+        comp = self.renamed(comp)
+        self.allocates = True
+        if len(comp.generators) != 1 or comp.generators[0].ifs:
+            raise self.refuse(comp, "a list comprehension with several `for`s or an `if`, "
+                              "other than summed by sum()", "Write the loop out, filling a "
+                              "preallocated array")
+        gen = comp.generators[0]
+        count, prelude, bind = self.sequence(gen)
+        n = self.namer.fresh("n_" + vals)
+        k = self.namer.fresh("k")
+        first = self.namer.fresh(vals + "_first")
+        empty = gast.If(test=gast.Compare(left=name(n), ops=[gast.Eq()], comparators=[const(0)]),
+                        body=[gast.Raise(exc=call("ValueError", const(
+                            f"{self.location.describe(comp)}: s2sad needs at least one "
+                            f"element in a list comprehension, to know its shape")), cause=None)],
+                        orelse=[])
+        stmts = prelude + [assign(n, count), empty] + bind(const(0)) + [
+            assign(first, clone(comp.elt)),
+            assign(vals, call(EMPTY_STACK, name(n), name(first))),
+            assign(gast.Subscript(value=name(vals), slice=const(0), ctx=gast.Store()),
+                   name(first)),
+            gast.For(target=store(k), iter=call("range", const(1), name(n)),
+                     body=bind(name(k)) + [assign(gast.Subscript(
+                         value=name(vals), slice=name(k), ctx=gast.Store()), comp.elt)],
+                     orelse=[], type_comment=None)]
+        return self.block(stmts)
+
+    def renamed(self, comp):
+        """The comprehension with its variables given fresh names (they are
+        local to it in Python 3)."""
+        comp = clone(comp)
+        for gen in comp.generators:
+            for target in walk(gen.target):
+                if not isinstance(target, gast.Name):
+                    if not isinstance(target, (gast.Tuple, gast.List, gast.expr_context)):
+                        raise self.refuse(gen.target, "this comprehension target",
+                                          "Use a name or a tuple of names")
+                    continue
+                old, new = target.id, self.namer.fresh(target.id)
+                later = [comp.elt] + [c for g in comp.generators[comp.generators.index(gen):]
+                                      for c in g.ifs] + [
+                    g.iter for g in comp.generators[comp.generators.index(gen) + 1:]] + [
+                    g.target for g in comp.generators[comp.generators.index(gen) + 1:]]
+                target.id = new
+                for node in later:
+                    for n in walk(node):
+                        if isinstance(n, gast.Name) and n.id == old:
+                            n.id = new
+        return comp
+
+    def refuse(self, node, construct, hint):
+        return UnsupportedSyntaxError(construct, self.location, node, hint)
+
+
+def _check_list_uses(fn_tree, names, location, resolve):
+    """A materialised list is an array: refuse the uses where a list and an
+    array differ."""
+    def is_list(node):
+        if isinstance(node, gast.Name):
+            return node.id in names
+        return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+            and node.value.id in names and any(isinstance(s, gast.Slice) for s in walk(node.slice))
+
+    for node in walk(fn_tree):
+        bad = None
+        if isinstance(node, gast.BinOp) and (is_list(node.left) or is_list(node.right)):
+            bad = "`+` or `*` on a list (concatenation or repetition)"
+        elif isinstance(node, gast.AugAssign) and is_list(node.target):
+            bad = "an augmented assignment to a list"
+        elif isinstance(node, gast.Attribute) and is_list(node.value):
+            bad = f"the list method .{node.attr}"
+        elif isinstance(node, gast.Compare) and any(
+                is_list(c) for c in [node.left] + node.comparators):
+            bad = "comparing a list"
+        elif isinstance(node, gast.Call) and any(is_list(a) for a in node.args) and \
+                _is_user_function(resolve(node.func)):
+            bad = "a list passed to a function s2sad differentiates through its source"
+        if bad:
+            raise UnsupportedSyntaxError(
+                f"{bad} built by a comprehension (s2sad keeps it as an array)", location, node,
+                "Convert it with np.array(...) and use array operations")
+
+
+# ---- list and tuple literals bound to a name ---------------------------------
+
+def _scalarise_literals(fn_tree, namer, resolve):
+    bindings = {}
+    for node in walk(fn_tree):
+        for target in _stored_names(node):
+            bindings.setdefault(target, []).append(node)
+    candidates = {}
+    for node in walk(fn_tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], gast.Name) and isinstance(node.value, (gast.List, gast.Tuple)) \
+                and len(bindings.get(node.targets[0].id, [])) == 1 \
+                and not any(isinstance(e, gast.Starred) for e in node.value.elts):
+            candidates[node.targets[0].id] = node
+    if not candidates:
+        return
+    excluded = {a.id for a in walk(fn_tree.args) if isinstance(a, gast.Name)}
+    for node in walk(fn_tree):  # another scope's names (a nested def or lambda)
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fn_tree:
+            excluded |= {n.id for n in walk(node) if isinstance(n, gast.Name)}
+    for v, stmt in list(candidates.items()):
+        if v in excluded or not _uses_understood(fn_tree, v, stmt, len(stmt.value.elts),
+                                                 resolve):
+            del candidates[v]
+    if not candidates:
+        return
+    parts = {v: [namer.fresh(f"{v}_{j}") for j in range(len(s.value.elts))]
+             for v, s in candidates.items()}
+    _Scalarise(candidates, parts).visit(fn_tree)
+
+
+def _stored_names(node):
+    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+        return [node.id]
+    return []
+
+
+def _uses_understood(fn_tree, v, stmt, size, resolve):
+    """Every use of `v` is an element read or write at a constant index, a
+    read at a run-time index, a whole read that cannot change it (an
+    argument of a function with a rule, a return value, unpacking,
+    iteration) or len(v)."""
+    parents = {}
+    for node in walk(fn_tree):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in walk(fn_tree):
+        if not (isinstance(node, gast.Name) and node.id == v) or node is stmt.targets[0]:
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, gast.Subscript) and parent.value is node:
+            if any(isinstance(n, gast.Slice) for n in walk(parent.slice)):
+                return False
+            constant = _constant_index(parent.slice, size) is not None
+            if not isinstance(parent.ctx, gast.Load) and not (
+                    constant and isinstance(stmt.value, gast.List)):
+                return False
+            continue
+        if not isinstance(node.ctx, gast.Load):
+            return False
+        if isinstance(parent, gast.Call) and node in parent.args:
+            if _is_user_function(resolve(parent.func)) or not isinstance(
+                    parent.func, (gast.Name, gast.Attribute)):
+                return False  # a helper could change the list it is given
+            continue
+        if isinstance(parent, gast.Return) or (isinstance(parent, gast.For) and parent.iter is node):
+            continue
+        if isinstance(parent, gast.Assign) and parent.value is node and isinstance(
+                parent.targets[0], gast.Tuple):
+            continue  # a, b = v
+        return False
+    return True
+
+
+def _constant_index(node, size):
+    value = node.value if isinstance(node, gast.Constant) else (
+        -node.operand.value if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
+        and isinstance(node.operand, gast.Constant) else None)
+    if isinstance(value, bool) or not isinstance(value, int) or not -size <= value < size:
+        return None
+    return value % size
+
+
+class _Scalarise(gast.NodeTransformer):
+    def __init__(self, candidates, parts):
+        self.candidates, self.parts = candidates, parts
+
+    def literal(self, v):
+        kind = type(self.candidates[v].value)
+        return kind(elts=[name(p) for p in self.parts[v]], ctx=gast.Load())
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name) \
+                and node.targets[0].id in self.candidates \
+                and self.candidates[node.targets[0].id] is node:
+            v = node.targets[0].id
+            value = self.visit(node.value)
+            return gast.copy_location(gast.Assign(
+                targets=[gast.Tuple(elts=[store(p) for p in self.parts[v]], ctx=gast.Store())],
+                value=gast.Tuple(elts=value.elts, ctx=gast.Load()), type_comment=None), node)
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id in self.candidates:
+            v = node.value.id
+            index = _constant_index(node.slice, len(self.parts[v]))
+            if index is not None:
+                return gast.copy_location(name(self.parts[v][index], node.ctx), node)
+            # a run-time index reads the elements as an array, as numpy would
+            return gast.copy_location(gast.Subscript(
+                value=call("np.array", self.literal(v)), slice=self.visit(node.slice),
+                ctx=node.ctx), node)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id == "len" and len(node.args) == 1 \
+                and isinstance(node.args[0], gast.Name) and node.args[0].id in self.candidates:
+            return const(len(self.parts[node.args[0].id]))
+        return self.generic_visit(node)
+
+    def visit_For(self, node):
+        if isinstance(node.iter, gast.Name) and node.iter.id in self.candidates:
+            node.iter = call("np.array", self.literal(node.iter.id))
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id in self.candidates and isinstance(node.ctx, gast.Load):
+            return gast.copy_location(self.literal(node.id), node)
+        return node
+
+
+class _CopiesOfMaterialised(gast.NodeTransformer):
+    """np.array(v) of a materialised list is a copy of its array (numba
+    has no np.array of an array)."""
+
+    def __init__(self, names, resolve):
+        self.names, self.resolve = names, resolve
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], gast.Name) \
+                and node.args[0].id in self.names and _stacks(self.resolve, node.func):
+            return gast.copy_location(call("np.copy", node.args[0]), node)
+        return node
+
+
+class _SumOfLiteral(gast.NodeTransformer):
+    """sum([a, b, c]) is 0 + a + b + c, Python's order of additions."""
+
+    def __init__(self, resolve):
+        self.resolve = resolve
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if _is_builtin(self.resolve, node.func, builtins.sum) and len(node.args) in (1, 2) \
+                and isinstance(node.args[0], (gast.List, gast.Tuple)) and not node.keywords \
+                and not any(isinstance(e, gast.Starred) for e in node.args[0].elts):
+            total = node.args[1] if len(node.args) == 2 else const(0)
+            for e in node.args[0].elts:
+                total = gast.BinOp(left=total, op=gast.Add(), right=e)
+            return gast.copy_location(total, node) if hasattr(total, "lineno") else total
+        return node
+
+
+# ---- small predicates -----------------------------------------------------------
+
+def _range_element(start, step, k):
+    """start + k * step, without the terms that are 0 or the factors that are 1."""
+    def value(node):
+        return node.value if isinstance(node, gast.Constant) else None
+    if value(k) == 0:
+        return clone(start)
+    term = clone(k) if value(step) == 1 else gast.BinOp(left=clone(k), op=gast.Mult(),
+                                                         right=clone(step))
+    return term if value(start) == 0 else gast.BinOp(left=clone(start), op=gast.Add(), right=term)
+
+
+def _has_comprehension(node):
+    return any(isinstance(n, (gast.ListComp, gast.GeneratorExp)) for n in walk(node))
+
+
+def _mentions(node, v):
+    return any(isinstance(n, gast.Name) and n.id == v for n in walk(node))
+
+
+def _is_builtin(resolve, func, obj):
+    try:
+        return isinstance(func, gast.Name) and resolve(func) is obj
+    except Exception:  # noqa: BLE001 - not resolvable: not the builtin
+        return False
+
+
+def _stacks(resolve, func):
+    """np.array, np.asarray or np.stack: a list of equal elements becomes its
+    materialised array."""
+    import numpy as np
+    try:
+        obj = resolve(func)
+    except Exception:  # noqa: BLE001 - not resolvable: not one of them
+        return False
+    return any(obj is f for f in (np.array, np.asarray, np.stack, np.ascontiguousarray))
+
+
+def _is_range(resolve, node):
+    return isinstance(node, gast.Call) and _is_builtin(resolve, node.func, builtins.range) \
+        and 1 <= len(node.args) <= 3 and not node.keywords
+
+
+def _is_user_function(obj):
+    import inspect
+    return inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(
+        ("numpy", "math", "s2sad"))
