@@ -233,3 +233,17 @@ def test_refused_with_the_line(f, message):
 def test_empty_comprehension_raises(jit):
     with pytest.raises(ValueError, match="at least one element"):
         s2sad.grad(empty_comprehension, jit=jit)(X, 0)
+
+
+def helper_with_comprehensions(x):
+    return sum(x[i] * x[i] for i in range(len(x))) + np.sum(np.array([x[i] ** 3 for i in range(2)]))
+
+
+def calls_helper_with_comprehensions(x):
+    return helper_with_comprehensions(x) * 2.0 + helper_with_comprehensions(x * x)
+
+
+def test_comprehensions_in_a_helper_compile(jit):
+    # the helper's copy in the forward sweep has its comprehensions lowered too
+    check_grad(calls_helper_with_comprehensions, (X,), jit=jit)
+    check_jvp(calls_helper_with_comprehensions, (X,), jit=jit)

@@ -448,6 +448,9 @@ class Program:
         tree = parsed.tree  # (a fresh tree; nested functions lifted out of it)
         tree.name = n
         tree = CallBinder(parsed, self.registry).bind_tree(tree, rules=False)
+        # the copy runs in the compiled forward sweep: comprehensions as loops
+        tree = lower_containers(tree, parsed.location, Namer.for_function(tree), parsed.resolve,
+                                self.runtime_objects, parsed.namespace)
         _strip_markers(tree, self.marker_resolver(parsed))
         self._name_derivative_calls_in_copy(tree, parsed)
         self._add_function(n, stmt_source(tree) + "\n", tree, first=True)
