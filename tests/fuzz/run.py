@@ -56,7 +56,15 @@ def main(argv=None):
     counts = collections.Counter()
     last = [t1]
 
+    import dataclasses
+    import json
+    partial = args.out + ".partial.jsonl"  # failures as they come: a killed run keeps them
+    open(partial, "w").close()
+
     def progress(i, r):
+        if r["status"] in ("fail", "invalid"):
+            with open(partial, "a") as fh:
+                fh.write(json.dumps(dict(program=dataclasses.asdict(progs[i]), result=r)) + "\n")
         counts[r["status"]] += 1
         done = sum(counts.values())
         if time.time() - last[0] > 30 or done == len(progs):
@@ -72,8 +80,6 @@ def main(argv=None):
     for p, r in zip(progs, results):
         if r["status"] in ("fail", "invalid"):
             groups[(r["status"],) + signature(r)].append((p, r))
-    import dataclasses
-    import json
     with open(args.out + ".jsonl", "w") as fh:
         for p, r in zip(progs, results):
             if r["status"] in ("fail", "invalid"):
