@@ -55,6 +55,7 @@ from hypothesis import strategies as st
 
 from .model import MAIN, Program, _HypothesisChoices, _RandomChoices, _Var  # noqa: F401
 from .spellings import _postprocess
+from .containers import ContainerStatements
 from .nested import NestedFunctions
 from .statements import Statements
 
@@ -98,6 +99,7 @@ FEATURES = (
     "nested_literal",   # np.array([[a, 2 * a], [a ** 2, c]])
     "fancy_index",      # x[[0, 0, 2]], x[idx] with repeated indices
     "nested_functions",  # def g(u): / g = lambda u: ... closing over locals, called (nested.py)
+    "containers",       # list/tuple literals, comprehensions, sum() of generators (containers.py)
     # finer features, named after the bugs they trigger (see KNOWN_BUGS)
     "branch_local_array",   # an array bound where the code may not run (a branch, after an exit)
     "tuple_early_return",   # an early return in a function returning a tuple
@@ -121,7 +123,7 @@ CALL_FORMS = ("helper_keywords", "axis_reductions", "keepdims", "transpose_axes"
               "clip_keywords", "norm_ord", "nested_literal", "fancy_index")
 
 
-class _Gen(Statements, NestedFunctions):
+class _Gen(Statements, NestedFunctions, ContainerStatements):
     def __init__(self, choices, avoid=frozenset(), jit=False):
         self.choices = choices
         self.avoid = frozenset(avoid)

@@ -78,6 +78,7 @@ class Statements(Expressions):
              and self.tuples_ok() else 0, "tuple_call"),
             (1, "intvar"),
             (2 if self.ok("nested_functions") else 0, "nested_fn"),  # nested.py
+            (2 if self.ok("containers") else 0, "container"),  # containers.py
             (1 if self.ok("stop_recording") and not fn.in_recording else 0, "recording"),
             (1 if self.ok("reset_recording") and not fn.no_reset
              and (fn.name == MAIN or self.ok("reset_in_helper")) else 0, "reset"),

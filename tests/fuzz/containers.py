@@ -1,0 +1,88 @@
+"""Lists, tuples and comprehensions in generated programs (issue #19): list
+and tuple literals of differentiated values read at constant and run-time
+indices, sum() of generators, np.array / np.stack of list comprehensions
+(over range, enumerate, zip and tuples), builtin sum of a list of arrays
+and numpy functions of list literals. Kept apart from the other statement
+kinds."""
+
+
+class ContainerStatements:
+    """Mixed into the generator (uses Statements' expr, new_var, emit...)."""
+
+    def st_container(self, budget, depth):
+        fn = self.fn
+        self.use("containers")
+        vectors = fn.vars(lambda v: not v.is_int and len(v.shape or ()) == 1)
+        forms = [(3, "literal"), (2, "literal_runtime"), (2, "np_of_literal")]
+        if vectors:
+            forms += [(3, "sum_generator"), (3, "array_comprehension"), (1, "enumerate_zip"),
+                      (1, "stack_comprehension"), (1, "sum_of_arrays")]
+        form = self.weighted(forms)
+        k = self.fresh("k")
+        if form in ("literal", "literal_runtime"):
+            lst = self.fresh("lst")
+            n = self.int(2, 4)
+            elts = [self.expr((), 2) if self.p(0.7) else self.pick(["1", "2", "0.5"])
+                    for _ in range(n)]
+            bracket = "[]" if self.p(0.5) else "()"
+            fn.emit(f"{lst} = {bracket[0]}{', '.join(elts)}{bracket[1]}")
+            if bracket == "[]" and self.p(0.4):
+                j = self.int(0, n - 1)
+                fn.emit(f"{lst}[{j}] = {lst}[{j}] * {self.expr((), 1)}")
+            if form == "literal":
+                i, j = self.int(-n, n - 1), self.int(0, n - 1)
+                value = f"{lst}[{i}] * {lst}[{j}] + len({lst})"
+            else:
+                loops = fn.vars(lambda v: v.is_int and v.role == "loop")
+                index = f"{self.pick(loops).name} % {n}" if loops else f"{self.int(0, n - 1)}"
+                value = f"{lst}[{index}] * {self.expr((), 1)}"
+            v = self.new_var(())
+            fn.emit(f"{v.name} = {value}")
+            return False
+        if form == "np_of_literal":
+            f = self.pick(["np.sum", "np.mean", "np.prod", "np.max"])
+            elts = [self.expr((), 2) for _ in range(self.int(2, 3))] + [self.pick(["1", "2.0"])]
+            v = self.new_var(())
+            fn.emit(f"{v.name} = {f}([{', '.join(elts)}])")
+            return False
+        vec = self.pick(vectors)
+        L = vec.shape[0]
+        if form == "sum_generator":
+            cond = f" if {k} % 2 == 0" if self.p(0.3) else ""
+            body = self.pick([f"{vec.name}[{k}] * {vec.name}[{k}]",
+                              f"np.sin({vec.name}[{k}]) * {self.expr((), 1)}",
+                              f"{vec.name}[{k}] * {k}"])
+            brackets = ("[", "]") if self.p(0.3) else ("", "")
+            v = self.new_var(())
+            fn.emit(f"{v.name} = sum({brackets[0]}{body} for {k} in range({L}){cond}{brackets[1]})")
+            return False
+        if form == "array_comprehension":
+            body = self.pick([f"{vec.name}[{k}] * {self.expr((), 1)}",
+                              f"np.tanh({vec.name}[{k}]) + {k}",
+                              f"{vec.name}[{k}] ** 2"])
+            it = self.pick([f"range({L})", f"range(len({vec.name}))"])
+            v = self.new_var((L,))
+            fn.emit(f"{v.name} = np.array([{body} for {k} in {it}])")
+            return False
+        if form == "enumerate_zip":
+            u = self.fresh("u")
+            other = self.pick(vectors)
+            if other.shape == vec.shape and self.p(0.5):
+                w = self.fresh("w")
+                body, it = f"{u} * {w}", f"zip({vec.name}, {other.name})"
+                target = f"{u}, {w}"
+            else:
+                body, it, target = f"{u} * {k}", f"enumerate({vec.name})", f"{k}, {u}"
+            v = self.new_var((L,))
+            fn.emit(f"{v.name} = np.array([{body} for {target} in {it}])")
+            return False
+        if form == "stack_comprehension":
+            c = self.fresh("c")
+            v = self.new_var(())
+            fn.emit(f"{v.name} = np.sum(np.stack([{vec.name} * {c} for {c} in (1.0, 2.0, 0.5)]) "
+                    f"* {self.expr((L,), 1)})")
+            return False
+        # sum_of_arrays: Python's sum of a list of arrays is elementwise
+        v = self.new_var((L,))
+        fn.emit(f"{v.name} = sum([{vec.name}, {self.expr((L,), 1)}, {vec.name} * {vec.name}])")
+        return False
