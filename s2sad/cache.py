@@ -16,7 +16,7 @@ import tempfile
 import numba
 import numpy
 
-from . import __version__, runtime
+from . import __version__, runtime, runtime_shapes
 
 
 def cache_dir():
@@ -27,7 +27,8 @@ def cache_dir():
     return path
 
 
-_RUNTIME_HASH = hashlib.sha256(inspect.getsource(runtime).encode()).hexdigest()[:12]
+_RUNTIME_HASH = hashlib.sha256((inspect.getsource(runtime) + inspect.getsource(runtime_shapes))
+                               .encode()).hexdigest()[:12]
 
 
 def module_key(source, extra=""):

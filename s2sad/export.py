@@ -5,7 +5,7 @@ import importlib
 import inspect
 import os
 
-from . import runtime
+from . import runtime, runtime_shapes
 
 _RUNTIME_IMPORT = "from s2sad.runtime import "
 
@@ -54,11 +54,23 @@ def _docstring_end(lines):
     return 0
 
 
+_SHAPES_MARKER = "# ---- the helpers of s2sad.runtime_shapes"
+
+
 def _runtime_source():
+    """s2sad.runtime and s2sad.runtime_shapes (which runtime re-exports) as
+    one module's text, without their docstrings."""
     src = inspect.getsource(runtime)
-    # drop the module docstring; keep everything else
     end = src.index('"""', 3) + 3
-    return src[end:].strip() + "\n"
+    own, _, tail = src[end:].partition(_SHAPES_MARKER)
+    shapes = inspect.getsource(runtime_shapes)
+    shapes = shapes[shapes.index('"""', 3) + 3:]
+    shapes = shapes.replace("__all__ = [", "_SHAPES_ALL = [", 1)
+    # the re-export's bookkeeping, without its imports
+    extra = "\n".join(line for line in tail.splitlines()[1:]
+                      if line and not line.startswith(("from ", "import ")))
+    extra = extra.replace("_shapes.__all__", "_SHAPES_ALL")
+    return own.strip() + "\n\n\n" + shapes.strip() + "\n\n" + extra + "\n"
 
 
 def _import_line(name, obj):

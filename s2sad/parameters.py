@@ -215,3 +215,55 @@ def describe_values(signature, values, diff_params):
         else:
             parts.append(f"{p.name}: {values[p.name].text}")
     return "; ".join(parts)
+
+
+# ---- values of the shape, sorting and contraction rules (rules/numpy_shape_rules.py) ----
+
+# np.squeeze's axis: the cotangent is a reshape to the argument's shape whatever it is
+AXIS_OF_SHAPE = Values("None, an int or a tuple of ints", _axis, gradient_free=True)
+PAIR_OF_AXES = Values("a pair of ints (a tuple)", lambda n, k: k.tag == "tuple" and len(
+    k.items) == 2 and all(_is_int(i) for i in k.items))
+INT_OR_INTS = Values("an int or a tuple of ints", lambda n, k: _is_int(k) or (
+    k.tag == "tuple" and all(_is_int(i) for i in k.items)))
+
+
+def _pad_width(node, kind):
+    return _is_int(kind) or (kind.tag == "tuple" and all(
+        _is_int(i) or (i.tag == "tuple" and all(_is_int(j) for j in i.items))
+        for i in kind.items))
+
+
+PAD_WIDTH = Values("an int, a tuple of ints or a tuple of pairs", _pad_width)
+ARRAY = Values("an array (at least 1-d)", lambda n, k: k.is_array)
+REAL = Values("a real (not complex) number or array",
+              lambda n, k: k.known and k.tag not in ("tuple", "none") and k.scalar_dtype != "c")
+# np.sort's kind: every algorithm gives the same sorted values
+SORT_KIND = Values("None or an algorithm's name (a constant)", lambda n, k: _constant(n) is None or
+                   isinstance(_constant(n), str), gradient_free=True)
+PAD_MODE = Values("'constant' or 'edge' (a constant)", lambda n, k: _constant(n) in ("constant",
+                                                                                     "edge"))
+
+
+def _einsum_subscripts(node, kind):
+    """Explicit or implicit subscripts, written as a constant, without an
+    ellipsis and without an index repeated within one operand (a diagonal)."""
+    c = _constant(node)
+    if not isinstance(c, str) or "." in c:
+        return False
+    inputs, _, output = c.replace(" ", "").partition("->")
+    parts = inputs.split(",")
+    letters = all(p.isalpha() or p == "" for p in parts + [output])
+    return letters and all(len(set(p)) == len(p) for p in parts + [output])
+
+
+EINSUM_SUBSCRIPTS = Values("a constant string of letters, without '...' and without an index "
+                           "repeated within one operand (a diagonal)", _einsum_subscripts)
+TENSORDOT_AXES = Values("an int, or a pair of ints or of tuples of ints",
+                        lambda n, k: _is_int(k) or (k.tag == "tuple" and len(k.items) == 2 and all(
+                            _is_int(i) or (i.tag == "tuple" and all(_is_int(j) for j in i.items))
+                            for i in k.items)))
+GRADIENT_OF = Values("a 1-d array, or an array with an int axis (np.gradient's list of results "
+                     "is not implemented)", lambda n, k, bound: k.is_array and (
+                         k.ndim == 1 or (bound.get("axis") is not None
+                                         and bound["axis"].tag == "int")))
+ARRAY_OR_NONE = Values("an array", lambda n, k: k.is_array)

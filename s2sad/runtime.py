@@ -632,3 +632,11 @@ def _digamma(x):
             return out
         return impl
     return lambda x: scalar(x)
+
+
+# ---- the helpers of s2sad.runtime_shapes (copied in by s2sad.export) ----------
+from .runtime_shapes import *  # noqa: E402,F401,F403
+from . import runtime_shapes as _shapes  # noqa: E402
+
+__all__ = __all__ + _shapes.__all__
+MAY_RETURN_FIRST_ARGUMENT = MAY_RETURN_FIRST_ARGUMENT + ("unstack_nd",)

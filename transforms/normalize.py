@@ -31,7 +31,9 @@ _OP_NAMES = {
 # Array methods rewritten as the numpy functions they stand for, so one
 # gradient rule serves `x.sum()` and `np.sum(x)`.
 METHODS = {"sum", "mean", "prod", "max", "min", "reshape", "ravel", "copy", "transpose",
-           "dot", "flatten", "cumsum", "clip", "std", "var", "argmax", "argmin", "any", "all"}
+           "dot", "flatten", "cumsum", "clip", "std", "var", "argmax", "argmin", "any", "all",
+           # (not sort or partition: the methods sort in place)
+           "astype", "squeeze", "repeat", "swapaxes", "diagonal", "trace"}
 _VARARGS = {"reshape", "transpose"}
 
 

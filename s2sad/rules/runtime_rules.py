@@ -123,3 +123,30 @@ def _prod_others_tangent(t, ans, x, axis=None):
 
 
 REGISTRY.lookup(rt.prod_others).tangent = _prod_others_tangent
+
+
+# ---- the helpers of s2sad.runtime_shapes: linear in the cotangent (or tangent) ----
+# (a permutation's helpers depend on ans and a only through the permutation,
+# which is locally constant)
+_linear(rt.diag_embed, _arg(1))
+_linear(rt.unrepeat, _arg(1))
+_linear(rt.undiff, _arg(1))
+_linear(rt.unpermute, _arg(2))
+_linear(rt.permute_like, _arg(1))
+_linear(rt.unpad, _arg(1))
+_linear(rt.untile, _arg(1))
+_linear(rt.unrollaxis, first_arg)
+_linear(rt.ungradient, _arg(1))
+_linear(rt.cross_grad_left, _arg(1), positions=(0, 2))
+_linear(rt.cross_grad_right, _arg(2), positions=(0, 1))
+_linear(rt.unkron_left, _arg(1), positions=(0, 2))
+_linear(rt.unkron_right, _arg(2), positions=(0, 1))
+_linear(rt.append_head, _arg(1))
+_linear(rt.append_tail, _arg(2))
+_linear(rt.unstack_nd, lambda args, kws: args[1])
+nondifferentiable(rt.tensordot_subscripts, rt.inner_subscripts, kind=lambda args, kws: K.UNKNOWN)
+_linear(rt.einsum_grad, lambda args, kws: K.UNKNOWN, positions=(0, 2))
+_linear(rt.einsum_grad_one, _arg(2))
+_linear(rt.unsplit, _arg(1))
+refused(rt.slogdet_tangent, kind=lambda args, kws: K.tuple_of([K.FLOAT, K.FLOAT]),
+        reason="third derivatives of np.linalg.slogdet are not implemented")

@@ -11,7 +11,7 @@ import zlib
 
 import numpy as np
 
-from . import families_arrays, families_elementwise, families_special
+from . import families_arrays, families_elementwise, families_shapes, families_special
 
 # modules whose registered rules the grid must cover (the runtime helpers'
 # rules are internal to generated code)
@@ -23,7 +23,7 @@ NOT_CALLED = {"builtins.print"}  # a rule, but no value to check
 @functools.lru_cache(maxsize=None)
 def _build():
     cases = (families_elementwise.cases() + families_arrays.cases()
-             + families_special.cases())
+             + families_special.cases() + families_shapes.cases())
     ids = [c.id for c in cases]
     dupes = {i for i in ids if ids.count(i) > 1}
     if dupes:

@@ -99,6 +99,10 @@ def main(argv=None):
     ap.add_argument("--jit", action="store_true", help="compile with numba (jit=True)")
     ap.add_argument("--limit", type=int, default=None, help="the first N cases only")
     ap.add_argument("--filter", default="", help="cases whose id contains this text")
+    ap.add_argument("--family", default="",
+                    help="cases of one families_*.py module only (e.g. shapes)")
+    ap.add_argument("--per-rule", type=int, default=None,
+                    help="at most N cases of each rule (the first ones of the grid)")
     ap.add_argument("--sample", type=int, default=None,
                     help="N cases taken round-robin over the rules (as the CI sample)")
     ap.add_argument("--modes", default=None,
@@ -114,11 +118,24 @@ def main(argv=None):
     modes = tuple((args.modes or ("grad,jvp" if args.jit else "grad,jvp,hvp,hessian")).split(","))
     cases = build_cases()
     indices = [i for i, c in enumerate(cases) if args.filter in c.id]
+    if args.family:
+        import importlib
+        family = importlib.import_module(f"{__package__}.families_{args.family}")
+        own = {c.id for c in family.cases()}
+        indices = [i for i in indices if cases[i].id in own]
     if args.sample is not None:
         position = {c.id: i for i, c in enumerate(cases)}
         chosen = ci_sample(args.sample, kinds=("value", "tie", "either", "refuse"),
                            salt="run", jit=False)
         indices = [position[c.id] for c in chosen if args.filter in c.id]
+    if args.per_rule is not None:
+        seen = {}
+        kept = []
+        for i in indices:
+            seen[cases[i].rule] = seen.get(cases[i].rule, 0) + 1
+            if seen[cases[i].rule] <= args.per_rule:
+                kept.append(i)
+        indices = kept
     if args.limit is not None:
         indices = indices[:args.limit]
     missing, unknown = coverage(cases)

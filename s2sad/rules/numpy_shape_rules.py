@@ -1,0 +1,317 @@
+"""numpy: shapes, stacking, flips, diagonals, padding, sorting, and tensor
+contractions (einsum, tensordot, inner, kron, cross). Names like
+`unstack_nd` are helpers of `s2sad.runtime_shapes` (see there)."""
+# flake8: noqa: F821  (runtime helpers are globals of the generated module)
+import numpy as np
+
+from ..registry import adjoint, tangent, first_arg
+from ..parameters import (ARRAY, ARRAY_OR_NONE, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_OF_SHAPE,
+                          EINSUM_SUBSCRIPTS, FLOAT_DTYPE, INT, INT_OR_INTS, MATRIX, PAD_MODE, PAD_WIDTH,
+                          PAIR_OF_AXES, SORT_KIND, TENSORDOT_AXES, VECTOR_OR_MATRIX)
+from ..transforms import kinds as K
+
+
+def _ndim(k):
+    return k.ndim if k.is_array else 0
+
+
+def _with_ndim(nd):
+    return lambda args, kws: K.array(nd(args, kws), args[0].dtype if args[0].is_array
+                                     else args[0].scalar_dtype)
+
+
+def _at_least(n):
+    return _with_ndim(lambda args, kws: max(_ndim(args[0]), n))
+
+
+def _joined(n):
+    """np.hstack (n=1), vstack (2), dstack (3): the tuple's items at least n-d."""
+    def kind(args, kws):
+        items = args[0].items
+        return K.array(max([n] + [_ndim(i) for i in items]),
+                       K.promote(*(i.scalar_dtype for i in items)))
+    return kind
+
+
+def _squeezed(args, kws):
+    axis = kws.get("axis", K.NONE)
+    if axis.tag == "none":
+        return K.UNKNOWN  # as many axes as have length 1
+    return K.array(_ndim(args[0]) - (len(axis.items) if axis.tag == "tuple" else 1),
+                   args[0].dtype)
+
+
+# ---- copies and reshapes ---------------------------------------------------------
+
+@adjoint(np.astype, kind=lambda args, kws: K.float_result(args[0]), linear=(0,),
+         values={"dtype": FLOAT_DTYPE})
+def astype(g, ans, x, dtype):
+    return g
+
+
+@adjoint(np.squeeze, kind=_squeezed, diff_argnums=(0,), linear=(0,),
+         values={"axis": AXIS_OF_SHAPE})
+def squeeze(g, ans, a, axis=None):
+    return reshape_like(g, a)
+
+
+@adjoint(np.atleast_1d, kind=_at_least(1), linear=(0,), values={"arys": ARRAY})
+def atleast_1d(g, ans, arys):
+    return reshape_like(g, arys)
+
+
+@adjoint(np.atleast_2d, kind=_at_least(2), linear=(0,))
+def atleast_2d(g, ans, arys):
+    return reshape_like(g, arys)
+
+
+@adjoint(np.atleast_3d, kind=_at_least(3), linear=(0,))
+def atleast_3d(g, ans, arys):
+    return reshape_like(g, arys)
+
+
+# ---- joining ----------------------------------------------------------------------
+
+@adjoint(np.hstack, kind=_joined(1), diff_argnums=(0,), linear=(0,))
+def hstack(g, ans, tup):
+    return unstack_nd(g, tup, "h")
+
+
+@adjoint(np.vstack, kind=_joined(2), diff_argnums=(0,), linear=(0,))
+def vstack(g, ans, tup):
+    return unstack_nd(g, tup, "v")
+
+
+@adjoint(np.dstack, kind=_joined(3), diff_argnums=(0,), linear=(0,))
+def dstack(g, ans, tup):
+    return unstack_nd(g, tup, "d")
+
+
+@adjoint(np.column_stack, kind=_joined(2), diff_argnums=(0,), linear=(0,))
+def column_stack(g, ans, tup):
+    return unstack_nd(g, tup, "c")
+
+
+@adjoint(np.append, kind=lambda args, kws: K.array(
+    1 if kws.get("axis", K.NONE).tag == "none" else _ndim(args[0]),
+    K.promote(args[0].scalar_dtype, args[1].scalar_dtype)), values={"axis": AXIS_INT_OR_NONE})
+def append(g, ans, arr, values, axis=None):
+    return append_head(g, arr, axis), append_tail(g, arr, values, axis)
+
+
+@tangent(np.append)
+def append_tangent(tarr, tvalues, ans, arr, values, axis=None):
+    # linear in (arr, values) together
+    return np.append(tarr, tvalues, axis)
+
+
+# ---- repeating ----------------------------------------------------------------------
+
+@adjoint(np.repeat, kind=lambda args, kws: K.array(
+    1 if kws.get("axis", K.NONE).tag == "none" else _ndim(args[0]), args[0].dtype),
+         diff_argnums=(0,), linear=(0,), values={"repeats": INT, "axis": AXIS_INT_OR_NONE})
+def repeat(g, ans, a, repeats, axis=None):
+    return unrepeat(g, a, repeats, axis)
+
+
+@adjoint(np.tile, kind=lambda args, kws: K.array(max(
+    _ndim(args[0]), len(args[1].items) if args[1].tag == "tuple" else 1), args[0].dtype),
+         diff_argnums=(0,), linear=(0,), values={"reps": INT_OR_INTS})
+def tile(g, ans, A, reps):
+    return untile(g, A, reps)
+
+
+@adjoint(np.pad, kind=first_arg, diff_argnums=(0,), linear=(0,),
+         values={"pad_width": PAD_WIDTH, "mode": PAD_MODE})
+def pad(g, ans, array, pad_width, mode="constant"):
+    return unpad(g, array, pad_width, mode)
+
+
+# ---- axes, flips, rolls --------------------------------------------------------------
+
+@adjoint(np.moveaxis, kind=first_arg, diff_argnums=(0,), linear=(0,),
+         values={"source": INT_OR_INTS, "destination": INT_OR_INTS})
+def moveaxis(g, ans, a, source, destination):
+    return np.moveaxis(g, destination, source)
+
+
+@adjoint(np.swapaxes, kind=first_arg, diff_argnums=(0,), linear=(0,),
+         values={"axis1": INT, "axis2": INT})
+def swapaxes(g, ans, a, axis1, axis2):
+    return np.swapaxes(g, axis1, axis2)
+
+
+@adjoint(np.rollaxis, kind=first_arg, diff_argnums=(0,), linear=(0,),
+         values={"axis": INT, "start": INT})
+def rollaxis(g, ans, a, axis, start=0):
+    return unrollaxis(g, axis, start)
+
+
+@adjoint(np.flip, kind=first_arg, diff_argnums=(0,), linear=(0,), values={"axis": AXIS})
+def flip(g, ans, m, axis=None):
+    return np.flip(g, axis)
+
+
+@adjoint(np.fliplr, kind=first_arg, linear=(0,))
+def fliplr(g, ans, m):
+    return np.fliplr(g)
+
+
+@adjoint(np.flipud, kind=first_arg, linear=(0,))
+def flipud(g, ans, m):
+    return np.flipud(g)
+
+
+@adjoint(np.rot90, kind=first_arg, diff_argnums=(0,), linear=(0,),
+         values={"k": INT, "axes": PAIR_OF_AXES})
+def rot90(g, ans, m, k=1, axes=(0, 1)):
+    return np.rot90(g, -k, axes)
+
+
+@adjoint(np.roll, kind=first_arg, diff_argnums=(0,), linear=(0,),
+         values={"shift": INT, "axis": AXIS})
+def roll(g, ans, a, shift, axis=None):
+    return np.roll(g, -shift, axis)
+
+
+# ---- diagonals and triangles ----------------------------------------------------------
+
+@adjoint(np.diag, kind=lambda args, kws: K.array(3 - args[0].ndim, args[0].dtype),
+         diff_argnums=(0,), linear=(0,), values={"v": VECTOR_OR_MATRIX, "k": INT})
+def diag(g, ans, v, k=0):
+    return np.diag(g, k)
+
+
+@adjoint(np.diag, when=lambda v, k=K.INT: v.ndim == 2)
+def diag_of_matrix(g, ans, v, k=0):
+    return diag_embed(g, v, k)
+
+
+@adjoint(np.diagonal, kind=lambda args, kws: K.array(1, args[0].dtype), diff_argnums=(0,),
+         linear=(0,), values={"a": MATRIX, "offset": INT})
+def diagonal(g, ans, a, offset=0):
+    return diag_embed(g, a, offset)
+
+
+@adjoint(np.trace, kind=lambda args, kws: K.scalar(args[0].dtype), diff_argnums=(0,),
+         linear=(0,), values={"a": MATRIX, "offset": INT})
+def trace(g, ans, a, offset=0):
+    return g * np.eye(a.shape[0], a.shape[1], offset)
+
+
+@adjoint(np.triu, kind=first_arg, diff_argnums=(0,), linear=(0,), values={"k": INT})
+def triu(g, ans, m, k=0):
+    return np.triu(g, k)
+
+
+@adjoint(np.tril, kind=first_arg, diff_argnums=(0,), linear=(0,), values={"k": INT})
+def tril(g, ans, m, k=0):
+    return np.tril(g, k)
+
+
+# ---- differences -----------------------------------------------------------------------
+
+@adjoint(np.diff, kind=first_arg, diff_argnums=(0,), linear=(0,),
+         values={"n": INT, "axis": AXIS_INT})
+def diff(g, ans, a, n=1, axis=-1):
+    return undiff(g, a, n, axis)
+
+
+# ---- sorting: through the permutation ---------------------------------------------------
+
+@adjoint(np.sort, kind=lambda args, kws: K.array(
+    1 if kws.get("axis", K.INT).tag == "none" else _ndim(args[0]), args[0].dtype),
+         diff_argnums=(0,), values={"axis": AXIS_INT_OR_NONE, "kind": SORT_KIND})
+def sort(g, ans, a, axis=-1, kind=None):
+    return unpermute(g, ans, a, axis)
+
+
+@adjoint(np.partition, kind=lambda args, kws: K.array(
+    1 if kws.get("axis", K.INT).tag == "none" else _ndim(args[0]), args[0].dtype),
+         diff_argnums=(0,), values={"kth": INT_OR_INTS, "axis": AXIS_INT_OR_NONE})
+def partition(g, ans, a, kth, axis=-1):
+    return unpermute(g, ans, a, axis)
+
+
+@tangent(np.sort)
+def sort_tangent(t, ans, a, axis=-1, kind=None):
+    return permute_like(t, ans, a, axis)
+
+
+@tangent(np.partition)
+def partition_tangent(t, ans, a, kth, axis=-1):
+    return permute_like(t, ans, a, axis)
+
+
+# ---- products -------------------------------------------------------------------------
+
+@adjoint(np.einsum, kind=lambda args, kws: K.UNKNOWN, diff_argnums=(1, 2), linear=(1, 2),
+         values={"subscripts": EINSUM_SUBSCRIPTS})
+def einsum(g, ans, subscripts, a):
+    return None, einsum_grad_one(g, subscripts, a)
+
+
+@adjoint(np.einsum, when=lambda subscripts, a, b: True, values={"b": ARRAY_OR_NONE})
+def einsum_two(g, ans, subscripts, a, b):
+    return None, einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+
+
+@adjoint(np.tensordot, kind=lambda args, kws: K.UNKNOWN, linear=(0, 1),
+         values={"a": ARRAY, "b": ARRAY, "axes": TENSORDOT_AXES})
+def tensordot(g, ans, a, b, axes=2):
+    subscripts = tensordot_subscripts(a, b, axes)
+    return einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+
+
+@adjoint(np.inner, kind=lambda args, kws: K.array(args[0].ndim + args[1].ndim - 2, "f"),
+         linear=(0, 1), values={"a": ARRAY, "b": ARRAY})
+def inner(g, ans, a, b):
+    subscripts = inner_subscripts(a, b)
+    return einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+
+
+@adjoint(np.kron, kind=lambda args, kws: K.array(max(_ndim(args[0]), _ndim(args[1])), "f"),
+         linear=(0, 1), values={"a": VECTOR_OR_MATRIX, "b": VECTOR_OR_MATRIX})
+def kron(g, ans, a, b):
+    return unkron_left(g, a, b), unkron_right(g, a, b)
+
+
+@adjoint(np.cross, kind=lambda args, kws: K.broadcast(*args), elementwise=True,
+         linear=(0, 1), values={"a": ARRAY, "b": ARRAY})
+def cross(g, ans, a, b):
+    return cross_grad_left(g, a, b), cross_grad_right(g, a, b)
+
+
+# ---- splitting: the parts' cotangents put back in place -----------------------------------
+
+def _split_kind(args, kws):
+    """As many parts as indices + 1; for a number of sections, not known
+    from the kinds (the parts are then typed where they are unpacked)."""
+    if args[1].tag == "tuple":
+        return K.tuple_of([args[0]] * (len(args[1].items) + 1))
+    return K.UNKNOWN
+
+
+@adjoint(np.split, np.array_split, kind=_split_kind, diff_argnums=(0,), linear=(0,),
+         values={"indices_or_sections": INT_OR_INTS, "axis": AXIS_INT})
+def split(g, ans, ary, indices_or_sections, axis=0):
+    return unsplit(g, ary, indices_or_sections, axis)
+
+
+@adjoint(np.hsplit, kind=_split_kind, diff_argnums=(0,), linear=(0,),
+         values={"indices_or_sections": INT_OR_INTS})
+def hsplit(g, ans, ary, indices_or_sections):
+    # along axis 1 (axis 0 of a 1-d array)
+    return unsplit(g, ary, indices_or_sections, min(1, ary.ndim - 1))
+
+
+@adjoint(np.vsplit, kind=_split_kind, diff_argnums=(0,), linear=(0,),
+         values={"indices_or_sections": INT_OR_INTS})
+def vsplit(g, ans, ary, indices_or_sections):
+    return unsplit(g, ary, indices_or_sections, 0)
+
+
+@adjoint(np.dsplit, kind=_split_kind, diff_argnums=(0,), linear=(0,),
+         values={"indices_or_sections": INT_OR_INTS})
+def dsplit(g, ans, ary, indices_or_sections):
+    return unsplit(g, ary, indices_or_sections, 2)

@@ -1,0 +1,549 @@
+"""Run-time helpers for the gradients of numpy's shape, stacking, sorting
+and contraction functions (the rules in s2sad/rules/numpy_shape_rules.py
+and numpy_more_rules.py).
+
+Like s2sad.runtime (which re-exports every name here, so generated code
+imports them from there), this module needs numpy and numba only: exported
+derivatives copy it in. Each helper is plain numpy; the ones whose primal
+numba compiles also have a numba overload. The others (np.pad, np.einsum,
+np.tile, ... are not numba functions) run only in derivatives that fall
+back to Python anyway.
+"""
+import numpy as np
+from numba.core import types
+from numba.extending import overload, register_jitable
+
+__all__ = ["diag_embed", "unrepeat", "undiff", "unpermute", "permute_like", "unpad", "untile",
+           "unrollaxis", "einsum_grad", "einsum_grad_one", "tensordot_subscripts", "inner_subscripts",
+           "append_head", "append_tail", "unstack_nd", "cross_grad", "cross_grad_left", "cross_grad_right", "unkron_left", "unkron_right",
+           "ungradient", "unsplit", "slogdet_tangent"]
+
+
+def _array(t):
+    return isinstance(t, types.Array)
+
+
+def _omitted(t):
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+def _shape_blocks(shape, axis):
+    """(before, n, after) of an array of `shape` along `axis` (None: all)."""
+    if axis is None:
+        return 1, int(np.prod(shape)), 1
+    axis = axis % len(shape)
+    return int(np.prod(shape[:axis])), shape[axis], int(np.prod(shape[axis + 1:]))
+
+
+@register_jitable
+def _blocks_of(shape, axis):
+    nd = len(shape)
+    ax = axis + nd if axis < 0 else axis
+    before, after = 1, 1
+    for k in range(ax):
+        before *= shape[k]
+    for k in range(ax + 1, nd):
+        after *= shape[k]
+    return before, shape[ax], after
+
+
+# ---- np.diag of a matrix -------------------------------------------------------
+
+def diag_embed(g, v, k=0):
+    """Zeros shaped like the matrix `v`, with `g` on its k-th diagonal (the
+    cotangent of np.diag(v, k) and np.diagonal(v, k) of a matrix)."""
+    out = np.zeros(np.shape(v), dtype=np.result_type(g, float))
+    n = np.size(g)
+    rows = np.arange(n) + max(-k, 0)
+    out[rows, rows + k] = g
+    return out
+
+
+@overload(diag_embed)
+def _diag_embed(g, v, k=0):
+    def impl(g, v, k=0):
+        out = np.zeros(v.shape)
+        r0 = -k if k < 0 else 0
+        for j in range(g.shape[0]):
+            out[r0 + j, r0 + j + k] = g[j]
+        return out
+    return impl
+
+
+# ---- np.repeat with an int count, np.diff ------------------------------------------
+
+def unrepeat(g, a, repeats, axis=None):
+    """The cotangent of np.repeat(a, repeats, axis), repeats an int: the sum
+    of each element's copies."""
+    before, n, after = _shape_blocks(np.shape(a), axis)
+    blocks = np.reshape(g, (before, n, repeats, after))
+    return np.reshape(blocks.sum(axis=2), np.shape(a))
+
+
+@overload(unrepeat)
+def _unrepeat(g, a, repeats, axis=None):
+    whole = _omitted(axis)
+    if not _array(a):
+        return lambda g, a, repeats, axis=None: np.sum(g)
+
+    def impl(g, a, repeats, axis=None):
+        if whole:
+            before, n, after = 1, a.size, 1
+        else:
+            before, n, after = _blocks_of(a.shape, axis)
+        src = np.ascontiguousarray(g).reshape((before, n * repeats, after))
+        out = np.zeros((before, n, after))
+        for i in range(before):
+            for j in range(n * repeats):
+                for m in range(after):
+                    out[i, j // repeats, m] += src[i, j, m]
+        return out.reshape(a.shape)
+    return impl
+
+
+def undiff(g, a, n=1, axis=-1):
+    """The cotangent of np.diff(a, n, axis): n times the adjoint of one
+    difference, which is -g[j] at j and g[j] at j + 1."""
+    g = np.moveaxis(np.asarray(g, dtype=float), axis, -1)
+    for _ in range(n):
+        pad = np.zeros(g.shape[:-1] + (1,))
+        g = np.concatenate((pad, g), axis=-1) - np.concatenate((g, pad), axis=-1)
+    return np.moveaxis(g, -1, axis).copy()
+
+
+@overload(undiff)
+def _undiff(g, a, n=1, axis=-1):
+    def impl(g, a, n=1, axis=-1):
+        before, m, after = _blocks_of(a.shape, axis)
+        cur = np.ascontiguousarray(g).reshape((before, m - n, after)).copy()
+        for step in range(n):
+            size = m - n + step  # the length of cur along the axis
+            nxt = np.zeros((before, size + 1, after))
+            for i in range(before):
+                for j in range(size):
+                    for k in range(after):
+                        nxt[i, j, k] -= cur[i, j, k]
+                        nxt[i, j + 1, k] += cur[i, j, k]
+            cur = nxt
+        return cur.reshape(a.shape)
+    return impl
+
+
+# ---- sort and partition: through the permutation -------------------------------------
+
+def _matching(ans_row, a_row):
+    """Positions p with ans_row == a_row[p]: the k-th smallest of each matched
+    to the k-th smallest of the other (stably, so ties keep numpy's order)."""
+    p = np.empty(a_row.shape[0], dtype=np.int64)
+    p[np.argsort(ans_row, kind="mergesort")] = np.argsort(a_row, kind="mergesort")
+    return p
+
+
+_matching_jit = register_jitable(_matching)
+
+
+def unpermute(g, ans, a, axis=-1):
+    """The cotangent of a permutation of `a` along `axis` (None: of its
+    elements) whose result is `ans` (np.sort, np.partition): g sent back to
+    where each element came from."""
+    before, n, after = _shape_blocks(np.shape(a), axis)
+    src = np.reshape(g, (before, n, after))
+    av, ansv = np.reshape(a, (before, n, after)), np.reshape(ans, (before, n, after))
+    out = np.zeros((before, n, after))
+    for i in range(before):
+        for k in range(after):
+            out[i, _matching(ansv[i, :, k], av[i, :, k]), k] = src[i, :, k]
+    return out.reshape(np.shape(a))
+
+
+def permute_like(t, ans, a, axis=-1):
+    """The tangent of a permutation of `a` along `axis` whose result is `ans`."""
+    before, n, after = _shape_blocks(np.shape(a), axis)
+    src = np.reshape(t, (before, n, after))
+    av, ansv = np.reshape(a, (before, n, after)), np.reshape(ans, (before, n, after))
+    out = np.zeros((before, n, after))
+    for i in range(before):
+        for k in range(after):
+            out[i, :, k] = src[i, _matching(ansv[i, :, k], av[i, :, k]), k]
+    return out.reshape(np.shape(ans))
+
+
+def _permutation_impl(forward):
+    def make(g, ans, a, axis=-1):
+        whole = _omitted(axis)
+
+        def impl(g, ans, a, axis=-1):
+            if whole:
+                before, n, after = 1, a.size, 1
+            else:
+                before, n, after = _blocks_of(a.shape, axis)
+            src = np.ascontiguousarray(g).reshape((before, n, after))
+            av = np.ascontiguousarray(a).reshape((before, n, after))
+            ansv = np.ascontiguousarray(ans).reshape((before, n, after))
+            out = np.zeros((before, n, after))
+            for i in range(before):
+                for k in range(after):
+                    p = _matching_jit(ansv[i, :, k].copy(), av[i, :, k].copy())
+                    for j in range(n):
+                        if forward:
+                            out[i, j, k] = src[i, p[j], k]
+                        else:
+                            out[i, p[j], k] = src[i, j, k]
+            return out.reshape(ans.shape if forward else a.shape)
+        return impl
+    return make
+
+
+overload(unpermute)(_permutation_impl(False))
+overload(permute_like)(_permutation_impl(True))
+
+
+# ---- np.pad, np.tile, np.rollaxis (Python: numba has not these primals) -------
+
+def unpad(g, array, pad_width, mode="constant"):
+    """The cotangent of np.pad(array, pad_width, mode) for the modes
+    "constant" (the padding is a constant: dropped) and "edge" (each padded
+    element is a copy of the edge element: added to it)."""
+    g = np.asarray(g, dtype=float)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (g.ndim, 2))
+    for axis in range(g.ndim):
+        before, after = int(widths[axis, 0]), int(widths[axis, 1])
+        n = g.shape[axis] - before - after
+        core = np.take(g, np.arange(before, before + n), axis=axis)
+        if mode == "edge":
+            first = [slice(None)] * g.ndim
+            last = [slice(None)] * g.ndim
+            first[axis], last[axis] = slice(0, 1), slice(n - 1, n)
+            core[tuple(first)] += np.sum(np.take(g, np.arange(before), axis=axis), axis=axis,
+                                         keepdims=True)
+            core[tuple(last)] += np.sum(np.take(g, np.arange(before + n, g.shape[axis]),
+                                                axis=axis), axis=axis, keepdims=True)
+        g = core
+    return g.reshape(np.shape(array))
+
+
+def untile(g, a, reps):
+    """The cotangent of np.tile(a, reps): the sum of the copies."""
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    g = np.asarray(g, dtype=float)
+    shape = (1,) * (g.ndim - np.ndim(a)) + np.shape(a)
+    reps = (1,) * (g.ndim - len(reps)) + reps
+    split = [d for r, s in zip(reps, shape) for d in (r, s)]
+    summed = g.reshape(split).sum(axis=tuple(range(0, 2 * g.ndim, 2)))
+    return summed.reshape(np.shape(a))
+
+
+def unrollaxis(g, axis, start=0):
+    """The cotangent of np.rollaxis(x, axis, start), x of g's ndim."""
+    nd = np.ndim(g)
+    axis = axis % nd
+    start = start + nd if start < 0 else start
+    destination = start - 1 if axis < start else start
+    return np.moveaxis(g, destination, axis).copy()
+
+
+# ---- contractions: einsum, tensordot, inner -----------------------------------------
+
+def _parse_subscripts(subscripts, count):
+    """(input subscripts, output subscripts) of an einsum without ellipsis
+    (an implicit output is the indices seen once, in alphabetical order)."""
+    text = subscripts.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    parts = inputs.split(",")
+    if not arrow:
+        letters = "".join(parts)
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return parts, output
+
+
+def einsum_grad(g, subscripts, operands, k):
+    """The cotangent of operand k of np.einsum(subscripts, *operands): the
+    einsum of g with the other operands, spread over the axes only operand k
+    has (summed in the product)."""
+    parts, output = _parse_subscripts(subscripts, len(operands))
+    others = [output] + [p for j, p in enumerate(parts) if j != k]
+    arrays = [g] + [o for j, o in enumerate(operands) if j != k]
+    present = set("".join(others))
+    target = parts[k]
+    kept = "".join(c for c in target if c in present)
+    r = np.einsum(",".join(others) + "->" + kept, *arrays)
+    missing = tuple(i for i, c in enumerate(target) if c not in present)
+    if missing:
+        r = np.broadcast_to(np.expand_dims(r, missing), np.shape(operands[k]))
+    return np.array(r, dtype=float)
+
+
+def einsum_grad_one(g, subscripts, a):
+    """The cotangent of a in np.einsum(subscripts, a) (linear in g only: a's
+    values are not used)."""
+    return einsum_grad(g, subscripts, (a,), 0)
+
+
+def tensordot_subscripts(a, b, axes=2):
+    """np.tensordot(a, b, axes) as an einsum (its subscripts)."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if np.ndim(axes) == 0:
+        left, right = list(range(na - axes, na)), list(range(axes))
+    else:
+        left, right = axes
+        left = [left] if np.ndim(left) == 0 else list(left)
+        right = [right] if np.ndim(right) == 0 else list(right)
+    left = [x % na for x in left]
+    right = [x % nb for x in right]
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    sa = [next(letters) for _ in range(na)]
+    sb = [next(letters) for _ in range(nb)]
+    for i, j in zip(left, right):
+        sb[j] = sa[i]
+    out = [c for i, c in enumerate(sa) if i not in left] + \
+        [c for j, c in enumerate(sb) if j not in right]
+    return "".join(sa) + "," + "".join(sb) + "->" + "".join(out)
+
+
+def inner_subscripts(a, b):
+    """np.inner(a, b) of arrays as an einsum (over their last axes)."""
+    na, nb = np.ndim(a), np.ndim(b)
+    sa = "abcdefghij"[:na - 1] + "z"
+    sb = "klmnopqrst"[:nb - 1] + "z"
+    return sa + "," + sb + "->" + sa[:-1] + sb[:-1]
+
+
+def _kron_blocks(g, a, b):
+    """g as blocks G[i0, j0, i1, j1, ...] = g[i0 * m0 + j0, ...], with a's
+    index i and b's index j (the shorter shape padded with ones in front)."""
+    nd = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (nd - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (nd - np.ndim(b)) + np.shape(b)
+    blocks = np.reshape(g, [d for pair in zip(sa, sb) for d in pair])
+    letters = "abcdefgh"[:nd], "ABCDEFGH"[:nd]
+    pairs = "".join(x + y for x, y in zip(*letters))
+    return blocks, sa, sb, pairs, letters
+
+
+def unkron_left(g, a, b):
+    """The cotangent of a in np.kron(a, b)."""
+    blocks, sa, sb, pairs, (la, lb) = _kron_blocks(g, a, b)
+    r = np.einsum(pairs + "," + lb + "->" + la, blocks, np.reshape(b, sb))
+    return np.reshape(r, np.shape(a))
+
+
+def unkron_right(g, a, b):
+    """The cotangent of b in np.kron(a, b)."""
+    blocks, sa, sb, pairs, (la, lb) = _kron_blocks(g, a, b)
+    r = np.einsum(pairs + "," + la + "->" + lb, blocks, np.reshape(a, sa))
+    return np.reshape(r, np.shape(b))
+
+
+def ungradient(g, f, axis=None):
+    """The cotangent of np.gradient(f, axis=axis) (unit spacing, first-order
+    edges: differences forward at the start, backward at the end, central
+    between)."""
+    axis = 0 if axis is None else axis
+    h = np.moveaxis(np.asarray(g, dtype=float), axis, -1)
+    out = np.zeros(h.shape)
+    out[..., 1] += h[..., 0]
+    out[..., 0] -= h[..., 0]
+    out[..., -1] += h[..., -1]
+    out[..., -2] -= h[..., -1]
+    out[..., 2:] += 0.5 * h[..., 1:-1]
+    out[..., :-2] -= 0.5 * h[..., 1:-1]
+    return np.moveaxis(out, -1, axis).copy()
+
+
+# ---- np.append, np.hstack / vstack / dstack / column_stack --------------------------
+
+def append_head(g, arr, axis=None):
+    """The cotangent of arr in np.append(arr, values, axis)."""
+    if axis is None:
+        return np.reshape(np.ravel(g)[:np.size(arr)], np.shape(arr)).copy()
+    return np.take(g, np.arange(np.shape(arr)[axis]), axis=axis)
+
+
+def append_tail(g, arr, values, axis=None):
+    """The cotangent of values in np.append(arr, values, axis)."""
+    if axis is None:
+        return np.reshape(np.ravel(g)[np.size(arr):], np.shape(values)).copy()
+    return np.take(g, np.arange(np.shape(arr)[axis], np.shape(g)[axis]), axis=axis)
+
+
+def range_along(g, start, stop, axis):
+    """g[start:stop] along `axis`, a copy."""
+    index = [slice(None)] * np.ndim(g)
+    index[axis] = slice(start, stop)
+    return g[tuple(index)].copy()
+
+
+@overload(range_along)
+def _range_along(g, start, stop, axis):
+    lines = ["def impl(g, start, stop, axis):"]
+    for ax in range(g.ndim):
+        index = ", ".join("start:stop" if k == ax else ":" for k in range(g.ndim))
+        lines += [f"    if axis == {ax} or axis == {ax - g.ndim}:",
+                  f"        return g[{index}].copy()"]
+    lines.append("    return g.copy()")
+    scope = {}
+    exec("\n".join(lines), scope)
+    return scope["impl"]
+
+
+@overload(append_head)
+def _append_head(g, arr, axis=None):
+    if not _omitted(axis):
+        def along(g, arr, axis=None):
+            return range_along(g, 0, arr.shape[axis], axis)
+        return along
+    return lambda g, arr, axis=None: np.ascontiguousarray(g).ravel()[:arr.size].reshape(
+        arr.shape).copy()
+
+
+@overload(append_tail)
+def _append_tail(g, arr, values, axis=None):
+    if not _omitted(axis):
+        def along(g, arr, values, axis=None):
+            return range_along(g, arr.shape[axis], g.shape[axis], axis)
+        return along
+    return lambda g, arr, values, axis=None: np.ascontiguousarray(g).ravel()[arr.size:].reshape(
+        values.shape).copy()
+
+
+def _nd_shape(shape, how):
+    """The shape np.hstack ("h"), vstack ("v"), dstack ("d") or column_stack
+    ("c") joins for an array of `shape`, and the axis it joins along."""
+    nd = len(shape)
+    if how == "h":
+        return (tuple(shape) if nd else (1,)), (0 if nd <= 1 else 1)
+    if how == "v":
+        return ((1,) * (2 - nd) + tuple(shape) if nd < 2 else tuple(shape)), 0
+    if how == "c":
+        return ((shape[0] if nd else 1, 1) if nd < 2 else tuple(shape)), 1
+    full = {0: (1, 1, 1), 1: (1,) + tuple(shape) + (1,), 2: tuple(shape) + (1,)}
+    return full.get(nd, tuple(shape)), 2
+
+
+def unstack_nd(g, xs, how):
+    """The cotangents of the arrays joined by np.hstack, vstack, dstack or
+    column_stack (`how`: "h", "v", "d", "c")."""
+    out, start = [], 0
+    for x in xs:
+        shape, axis = _nd_shape(np.shape(x), how)
+        stop = start + shape[axis]
+        part = np.take(g, np.arange(start, stop), axis=axis)
+        out.append(np.reshape(part, np.shape(x)) if np.ndim(x) else float(np.sum(part)))
+        start = stop
+    return tuple(out)
+
+
+@overload(unstack_nd)
+def _unstack_nd(g, xs, how):
+    how_value = getattr(how, "literal_value", None)
+    if how_value is None:
+        return None
+    lines = ["def impl(g, xs, how):", "    start = 0"]
+    names = []
+    for k, x in enumerate(xs):
+        nd = x.ndim if _array(x) else 0
+        _, axis = _nd_shape((2,) * nd, how_value)
+        width = {("h", 1): "x.shape[0]", ("v", 1): "1", ("c", 1): "1", ("d", 1): "1",
+                 ("d", 2): "1"}.get((how_value, nd), f"x.shape[{axis}]") if nd else "1"
+        index = ", ".join(f"start:start + {width.replace('x', f'xs[{k}]')}" if j == axis else ":"
+                          for j in range(g.ndim))
+        part = f"np.ascontiguousarray(g[{index}])"
+        value = f"{part}.reshape(xs[{k}].shape)" if nd else f"{part}.sum()"
+        lines += [f"    part{k} = {value}",
+                  f"    start += {width.replace('x', f'xs[{k}]')}"]
+        names.append(f"part{k}")
+    lines.append("    return (" + ", ".join(names) + ",)")
+    scope = {"np": np}
+    exec("\n".join(lines), scope)
+    return scope["impl"]
+
+
+# ---- np.cross ---------------------------------------------------------------------
+
+def _as_3_vectors(x):
+    """2-vectors as 3-vectors with z = 0 (as np.cross takes them)."""
+    if np.shape(x)[-1] == 3:
+        return np.asarray(x, dtype=float)
+    return np.concatenate((x, np.zeros(np.shape(x)[:-1] + (1,))), axis=-1)
+
+
+def cross_grad(g, a, b, k):
+    """The cotangent of a (k = 0) or b (k = 1) in np.cross(a, b) (vectors along
+    the last axis, of 3 or 2 elements; the product of two 2-vectors is the z
+    component of theirs as 3-vectors), before summing broadcast axes."""
+    a3, b3 = _as_3_vectors(a), _as_3_vectors(b)
+    if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2:  # g is the z component
+        g = np.stack((np.zeros(np.shape(g)), np.zeros(np.shape(g)), g), axis=-1)
+    if k == 0:
+        return np.cross(b3, g)[..., :np.shape(a)[-1]]
+    return np.cross(g, a3)[..., :np.shape(b)[-1]]
+
+
+def cross_grad_left(g, a, b):
+    """The cotangent of a in np.cross(a, b) (linear in g and b)."""
+    return cross_grad(g, a, b, 0)
+
+
+def cross_grad_right(g, a, b):
+    """The cotangent of b in np.cross(a, b) (linear in g and a)."""
+    return cross_grad(g, a, b, 1)
+
+
+@overload(cross_grad_left)
+def _cross_grad_left(g, a, b):
+    return lambda g, a, b: cross_grad(g, a, b, 0)
+
+
+@overload(cross_grad_right)
+def _cross_grad_right(g, a, b):
+    return lambda g, a, b: cross_grad(g, a, b, 1)
+
+
+@overload(cross_grad)
+def _cross_grad(g, a, b, k):
+    z_only = (g.ndim if _array(g) else 0) < max(a.ndim, b.ndim)
+
+    def impl(g, a, b, k):
+        if a.shape[-1] == 3:
+            a3 = np.asarray(a) * 1.0
+        else:
+            a3 = np.concatenate((a, np.zeros(a.shape[:-1] + (1,))), axis=-1)
+        if b.shape[-1] == 3:
+            b3 = np.asarray(b) * 1.0
+        else:
+            b3 = np.concatenate((b, np.zeros(b.shape[:-1] + (1,))), axis=-1)
+        if z_only:
+            zero = np.zeros(np.shape(g))
+            g3 = np.stack((zero, zero, zero + g), axis=-1)
+        else:
+            g3 = g
+        if k == 0:
+            return np.ascontiguousarray(np.cross(b3, g3)[..., :a.shape[-1]])
+        return np.ascontiguousarray(np.cross(g3, a3)[..., :b.shape[-1]])
+    return impl
+
+
+def unsplit(g, ary, indices_or_sections, axis=0):
+    """The cotangent of np.split / np.array_split(ary, indices_or_sections,
+    axis) from the parts' cotangents (a part nobody used has a 0.0)."""
+    n = np.shape(ary)[axis]
+    positions = np.array_split(np.arange(n), indices_or_sections)
+    out = np.zeros(np.shape(ary))
+    moved = np.moveaxis(out, axis, 0)  # a view: writes land in out
+    for part, index in zip(g, positions):
+        if np.ndim(part) == 0:
+            moved[index] += part
+        else:
+            moved[index] += np.moveaxis(part, axis, 0)
+    return out
+
+
+def slogdet_tangent(t, a):
+    """The tangent of np.linalg.slogdet(a) along t: the sign's (0) and
+    log|det|'s, trace(a^-1 t)."""
+    return 0.0, float(np.trace(np.linalg.solve(a, t)))
+
+
+@overload(slogdet_tangent)
+def _slogdet_tangent(t, a):
+    return lambda t, a: (0.0, np.trace(np.linalg.solve(a, t)))
