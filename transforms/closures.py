@@ -26,6 +26,7 @@ import types
 
 import gast
 
+from . import function_args
 from .emit import stmt_source
 from .errors import SourceLocation, UnsupportedSyntaxError
 from .syntax import clone, const, name
@@ -72,6 +73,7 @@ def lift_nested(tree, fn, location, namespace, source):
     """Lift the nested functions of `tree` (the parsed `fn`), in place: their
     statements leave the tree, calls pass the captured values, and
     `namespace` maps each call's name to its lifted function."""
+    function_args.hoist_lambdas(tree, namespace, set(namespace) | _all_names(tree))
     sites = _sites(tree, location)
     _refuse_other_lambdas(tree, location, sites)
     if not sites:
@@ -92,7 +94,7 @@ def lift_nested(tree, fn, location, namespace, source):
         s.captures = sorted((free & outer_locals) - set(by_name))
         _refuse_written_captures(s, location)
     _close_captures(sites, by_name, location)
-    _check_uses(tree, by_name, location)
+    _check_uses(tree, by_name, location, namespace)
     root = root_of(fn)
     siblings = {}
     for s in sites:
@@ -100,6 +102,12 @@ def lift_nested(tree, fn, location, namespace, source):
     taken = outer_locals | set(namespace) | _all_names(tree)
     for s in sites:
         _snapshot_defaults(s, taken)
+    pending = []  # helpers specialised for nested functions passed to them
+    function_args.specialise(tree, by_name, namespace, location, fn, pending)
+    for s in sites:
+        if isinstance(s.stmt, gast.Assign):  # a lambda's body is not in the tree
+            function_args.specialise(gast.Module(body=s.body, type_ignores=[]), by_name,
+                                     namespace, location, fn, pending)
     for s in sites:
         key = (fn.__code__, s.stmt.lineno, s.stmt.col_offset)
         lifted_tree = _lifted_tree(s, by_name, location)
@@ -111,6 +119,8 @@ def lift_nested(tree, fn, location, namespace, source):
                              siblings)
         siblings[s.lifted_name] = obj
         namespace[s.lifted_name] = obj
+    for needed, s in pending:
+        needed[s.lifted_name] = siblings[s.lifted_name]
     _rewrite_calls(tree, by_name, location)
     _remove_sites(tree.body, sites)
 
@@ -307,7 +317,7 @@ def _refuse_written_captures(site, location):
                     "outer function")
 
 
-def _check_uses(tree, by_name, location):
+def _check_uses(tree, by_name, location, namespace):
     """Every use of a nested function's name calls it, where its `def` has
     run: after it, in the block that defines it (or a block inside that).
     A call in another nested function's body (or defaults) counts where
@@ -342,7 +352,9 @@ def _check_uses(tree, by_name, location):
                 and isinstance(n.ctx, gast.Load)):
             continue
         parent = parents.get(id(n))
-        if not (isinstance(parent, gast.Call) and parent.func is n):
+        called = isinstance(parent, gast.Call) and parent.func is n
+        if not called and not function_args.passed_to_helper(
+                n, parent, parents.get(id(parent)), namespace):
             raise UnsupportedSyntaxError(
                 f"using the nested function '{n.id}' other than by calling it (returning, "
                 f"storing or passing it)", location, n,
