@@ -8,6 +8,7 @@ gives a function computing df/dx from readable generated source (see
 __version__ = "0.1.0"
 
 from .api import grad, jvp, value_and_grad, vjp  # noqa: E402
+from .checking import check_grads  # noqa: E402
 from .custom import (custom_gradient, custom_vjp, non_differentiable,  # noqa: E402
                      register_gradient)
 from .export import export  # noqa: E402
@@ -16,7 +17,7 @@ from .markers import reset_recording, stop_gradient, stop_recording  # noqa: E40
 from .errors import (CacheWarning, JitError, NumbaFallbackWarning, S2sadError,  # noqa: E402
                      SourceUnavailableError, UnsupportedSyntaxError)
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "stop_recording",
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "check_grads", "stop_gradient", "stop_recording",
            "reset_recording", "custom_gradient", "custom_vjp", "register_gradient",
            "non_differentiable", "export", "jacobian", "batch_jacobian", "hessian", "hvp", "JitError", "NumbaFallbackWarning", "CacheWarning", "S2sadError",
            "SourceUnavailableError", "UnsupportedSyntaxError"]

@@ -104,6 +104,18 @@ class Derivative:
     def __repr__(self):
         return f"<s2sad {self.mode} of {self.fn.__qualname__} wrt {self.wrt}>"
 
+    def _repr_markdown_(self):
+        """In a notebook: what it is and its generated source, highlighted."""
+        names = ", ".join(self._names[w] if isinstance(w, int) else str(w) for w in self.wrt)
+        head = f"**s2sad {self.mode}** of `{self.label}` w.r.t. `{names}`"
+        try:
+            body = "```python\n" + self.source.rstrip() + "\n```"
+        except Exception as exc:  # noqa: BLE001 - the display must not raise
+            body = f"(no source yet: {type(exc).__name__}: {exc})"
+        when = "for the kinds of its last call" if self._last is not None else \
+            "for argument kinds guessed from the source (call it to see the real ones)"
+        return f"{head}, generated {when}:\n\n{body}\n"
+
     def __call__(self, *args, **kwargs):
         extra = []
         if self.mode in ("vjp", "jvp"):
@@ -242,9 +254,11 @@ class Derivative:
         """The compiled entry for these (bound, converted) argument values."""
         return self._entry(tuple(K.of_value(v) for v in values))
 
-    def specialisation(self):
-        """The compiled entry of the last call (or, before any call, of
-        the kinds guessed from the source)."""
+    def specialisation(self, kinds=None):
+        """The compiled entry for argument `kinds` (transforms.kinds), or of
+        the last call (before any call: of the kinds guessed from the source)."""
+        if kinds is not None:
+            return self._entry(tuple(kinds))
         if self._last is None:
             return self._entry(tuple(_guess_kinds(_innermost(self.fn))))
         return self._last
