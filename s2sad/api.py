@@ -360,4 +360,15 @@ def _guess_kinds(fn):
         if isinstance(node, gast.Attribute) and node.attr in ("shape", "T", "size") \
                 and isinstance(node.value, gast.Name) and node.value.id in ndims:
             ndims[node.value.id] = max(ndims[node.value.id], 1)
-    return [K.array(ndims[a]) if ndims[a] else K.FLOAT for a in args]
+    counts = {n.id for node in walk(tree) if isinstance(node, gast.Call)
+              and isinstance(node.func, gast.Name) and node.func.id == "range"
+              for a in node.args for n in walk(a) if isinstance(n, gast.Name)}
+    defaults = {name: p.default for name, p in inspect.signature(fn).parameters.items()
+                if p.default is not p.empty}
+    kinds = []
+    for a in args:  # a default's own kind; a count of a range is an int
+        if a in defaults and not ndims[a]:
+            kinds.append(K.of_value(defaults[a]))
+        else:
+            kinds.append(K.array(ndims[a]) if ndims[a] else K.INT if a in counts else K.FLOAT)
+    return kinds

@@ -10,6 +10,7 @@ import numpy as np
 from . import __version__, runtime
 from . import rules  # noqa: F401  (registers the gradient templates)
 from .markers import MARKERS
+from .precision import to_float32
 from .registry import REGISTRY
 from .transforms.program import Program
 
@@ -27,11 +28,13 @@ class Generated:
         self.checks_own_indices = frozenset(checks_own_indices)
 
 
-def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True, flat=None):
+def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True, flat=None,
+             dtype=None):
     """`boundscheck`: generated functions check their indices themselves where
     they can, numba the others; False: nobody checks. `flat`: container
     arguments flattened to their leaves (s2sad.pytrees.Flat), whose kinds
-    `arg_kinds` and positions `wrt` are."""
+    `arg_kinds` and positions `wrt` are. `dtype` "float32": the module
+    computes in float32 (s2sad.precision)."""
     # The passes make and drop hundreds of thousands of tree nodes; the
     # cyclic collector, triggered by them, would scan every object of the
     # process each time (with jax or torch loaded, most of the time taken).
@@ -40,7 +43,10 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat)
+        gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat)
+        if dtype == "float32":
+            gen.source = to_float32(gen.source)
+        return gen
     finally:
         if enabled:
             gc.enable()

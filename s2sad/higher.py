@@ -9,7 +9,6 @@ import numpy as np
 
 from . import pytrees
 from .api import Derivative, _as_value, jvp, vjp
-from .partials import unpartial
 from .primitives import as_function
 
 
@@ -17,7 +16,7 @@ class _Transform:
     """Shared plumbing: bind arguments, find the one `wrt` argument."""
 
     def __init__(self, fn, wrt, jit):
-        fn = as_function(unpartial(fn))
+        fn = as_function(fn)
         functools.update_wrapper(self, fn)
         self.fn, self.jit = fn, jit
         self.signature = inspect.signature(fn)
@@ -75,18 +74,18 @@ class jacobian(_Transform):
             mode = "rev" if out.size <= np.size(x) else "fwd"
         in_shape, out_shape = np.shape(x), out.shape
         if mode == "rev":
-            rows = np.empty((out.size,) + in_shape)
+            rows = np.empty((out.size,) + in_shape, _dtype(x))
             for k in range(out.size):
-                seed = np.zeros(out.size)
+                seed = np.zeros(out.size, _dtype(out))
                 seed[k] = 1.0
-                seed = seed.reshape(out_shape) if out_shape else 1.0
+                seed = seed.reshape(out_shape) if out_shape else seed[0]
                 rows[k] = self._vjp(*values, seed)
             return rows.reshape(out_shape + in_shape)
-        cols = np.empty((np.size(x),) + out_shape)
+        cols = np.empty((np.size(x),) + out_shape, _dtype(x))
         for k in range(np.size(x)):
-            tangent = np.zeros(np.size(x))
+            tangent = np.zeros(np.size(x), _dtype(x))
             tangent[k] = 1.0
-            tangent = tangent.reshape(in_shape) if in_shape else 1.0
+            tangent = tangent.reshape(in_shape) if in_shape else tangent[0]
             cols[k] = self._jvp(*values, tangent)[1]
         return np.moveaxis(cols.reshape(in_shape + out_shape),
                            list(range(len(in_shape))),
@@ -189,9 +188,15 @@ class hessian(_Transform):
         values, x = self.bind(args, kwargs)
         shape = np.shape(x)
         n = int(np.prod(shape)) if shape else 1
-        cols = np.empty((n, n))
+        cols = np.empty((n, n), _dtype(x))
         for k in range(n):
-            v = np.zeros(n)
+            v = np.zeros(n, _dtype(x))
             v[k] = 1.0
-            cols[k] = np.ravel(self._hvp(*values, v.reshape(shape) if shape else 1.0))
+            cols[k] = np.ravel(self._hvp(*values, v.reshape(shape) if shape else v[0]))
         return cols.T.reshape(shape + shape)
+
+
+def _dtype(x):
+    """float32 for a float32 argument or output, else float64."""
+    dtype = getattr(x, "dtype", None)
+    return dtype if dtype is not None and dtype == np.float32 else np.float64

@@ -11,6 +11,7 @@ import textwrap
 
 import numpy as np
 
+from .precision import cast_like
 from .transforms.flatten_args import Structure, path_text
 
 
@@ -196,6 +197,8 @@ class Flat:
             given = iter(grads[i] for i in indices)
             values = [next(given) if is_float(v) else np.zeros(np.shape(v)) if np.ndim(v)
                       else 0.0 for v in self.values[start:start + len(s.leaf_paths())]]
+            leaves_ = self.values[start:start + len(values)]
+            values = [cast_like(g, v) for g, v in zip(values, leaves_)]
             out.append(unflatten(s, values, self.args[arg]))
         return out
 

@@ -214,3 +214,22 @@ def test_notebook_display_shows_the_source():
     after = d._repr_markdown_()
     assert "**s2sad grad** of `model" in after and "w.r.t. `x, a`" in after
     assert "last call" in after and "def grad_model(x, a):" in after
+
+
+def test_command_line_on_an_example_file():
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "quickstart.py")
+    shown = _run("show", f"{path}:simulate", "--wrt", "a,b,c")
+    assert shown.returncode == 0, shown.stderr
+    assert "def grad_simulate(a, b, c, x0, dt, steps):" in shown.stdout
+
+
+def test_guessed_kinds_follow_defaults_and_range_counts():
+    from s2sad.api import _guess_kinds
+    from s2sad.transforms import kinds as K
+
+    def simulate(a, x, n, dt=0.01, steps=10):
+        s = a
+        for i in range(n):
+            s += dt * x[i, 0] * steps
+        return s
+    assert _guess_kinds(simulate) == [K.FLOAT, K.array(2), K.INT, K.FLOAT, K.INT]

@@ -1,0 +1,174 @@
+"""float32: a derivative computes in its arguments' precision.
+
+A call whose float arguments are all float32 (NumPy scalars or arrays;
+Python floats are "weak" and take the other arguments' precision, as in
+NumPy 2 and JAX) gets a derivative that computes in float32: its value,
+tapes, adjoints and gradients are float32. numba types a float literal as
+float64 and `np.zeros(n)` as a float64 array, and a float64 operand makes
+the whole expression float64; so the generated module of a float32
+derivative spells its constants `np.float32(1.0)` and gives allocations
+`dtype=np.float32`. The rewrite works on the module's tokens, so the
+comments and layout of the generated source stay as they are. Mixed
+float32 and float64 arguments follow NumPy's promotion (float64), and each
+gradient is returned in its argument's dtype."""
+import ast
+
+import numpy as np
+
+# numpy allocations whose default dtype is float64
+_ALLOCATIONS = {"zeros", "ones", "empty", "full", "eye", "identity", "linspace"}
+_TYPE = "np.float32"
+
+
+def working_dtype(values):
+    """"float32" when the float arguments (leaves) are all float32, else
+    None (float64: the generated code as it always was)."""
+    seen = set()
+    for v in values:
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            seen.add(v.dtype)
+        elif isinstance(v, np.floating):
+            seen.add(v.dtype)
+    return "float32" if seen == {np.dtype(np.float32)} else None
+
+
+def cast_like(g, arg):
+    """A gradient in its argument's dtype: float32 for a float32 argument
+    (a mixed float32/float64 call computes in float64), a NumPy float32
+    scalar for a np.float32 one."""
+    dtype = getattr(arg, "dtype", None)
+    if dtype is None or dtype.kind != "f":
+        return g
+    if isinstance(g, np.ndarray):
+        return g if g.dtype == dtype or g.ndim != np.ndim(arg) else g.astype(dtype)
+    if isinstance(g, (float, np.floating)) and not isinstance(arg, np.ndarray):
+        return dtype.type(g)
+    return g
+
+
+def scalars_as(value, dtype):
+    """Python floats in `value` (a float or a tuple) as NumPy scalars of
+    `dtype`."""
+    if isinstance(value, tuple):
+        return tuple(scalars_as(v, dtype) for v in value)
+    return np.dtype(dtype).type(value) if type(value) is float else value
+
+
+def to_float32(source):
+    """The generated module `source`, computing in float32: float literals
+    become np.float32(...), and so do int literals that are an operand of
+    arithmetic with a value not known to be an int (numba computes float32
+    * 3 in float64); float64 allocations get dtype=np.float32 and float(...)
+    becomes np.float32(...). Edits are made in place in the text, so
+    comments and layout stay as they are."""
+    tree = ast.parse(source)
+    edits = []  # ((line, col), (line, col), text)
+    for fn in [n for n in tree.body if isinstance(n, ast.FunctionDef)] or [tree]:
+        _Float32(source, _int_names(fn), edits).visit(fn)
+    for n in tree.body:  # module constants: DT = 0.01
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant):
+            _Float32(source, set(), edits).visit(n)
+    lines = source.splitlines(keepends=True)
+    for (r1, c1), (r2, c2), text in sorted(edits, reverse=True):
+        assert r1 == r2
+        line = lines[r1 - 1].encode()
+        lines[r1 - 1] = (line[:c1] + text.encode() + line[c2:]).decode()
+    out = "".join(lines)
+    if "import numpy as np" not in out:
+        first = out.index("\nimport ") + 1 if "\nimport " in out else out.index("\n\n\n") + 2
+        out = out[:first] + "import numpy as np\n" + out[first:]
+    return out
+
+
+def _is_number(node, kind):
+    return isinstance(node, ast.Constant) and type(node.value) is kind
+
+
+class _Float32(ast.NodeVisitor):
+    def __init__(self, source, ints, edits):
+        self.source, self.ints, self.edits = source, ints, edits
+        self.index_depth = 0  # inside a subscript's index or a shape argument
+
+    def wrap(self, node):
+        self.edits.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset),
+                           f"{_TYPE}({ast.get_source_segment(self.source, node)})"))
+
+    def visit_Constant(self, node):
+        if type(node.value) is float:
+            self.wrap(node)
+
+    def visit_Subscript(self, node):
+        self.visit(node.value)
+        self.index_depth += 1
+        self.visit(node.slice)
+        self.index_depth -= 1
+
+    def visit_Call(self, node):
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        if isinstance(f, ast.Attribute) and f.attr == "float32":
+            return  # already np.float32(...)
+        if isinstance(f, ast.Name) and f.id == "float":
+            self.edits.append(((f.lineno, f.col_offset), (f.end_lineno, f.end_col_offset), _TYPE))
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "np" \
+                and name in _ALLOCATIONS and not any(k.arg == "dtype" for k in node.keywords):
+            self.edits.append(((node.end_lineno, node.end_col_offset - 1),
+                               (node.end_lineno, node.end_col_offset - 1), f", dtype={_TYPE}"))
+        self.visit(f)
+        shape_like = name in ("range", "int", "len") or name in _ALLOCATIONS
+        self.index_depth += shape_like
+        for a in node.args + [k.value for k in node.keywords]:
+            self.visit(a)
+        self.index_depth -= shape_like
+
+    def visit_BinOp(self, node):
+        wrapped = []
+        if not self.index_depth and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            for mine, other in ((node.left, node.right), (node.right, node.left)):
+                if _is_int(mine, self.ints) and not _is_int(other, self.ints):
+                    self.wrap(mine)  # an int with a float: numba would make it float64
+                    wrapped.append(mine)
+        for child in (node.left, node.right):
+            if child not in wrapped:
+                self.visit(child)
+
+
+def _int_names(fn):
+    """Names that hold ints: loop counters over range, names bound to int
+    expressions, names used in indices, range() or shapes."""
+    ints = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
+                getattr(n.iter.func, "id", "") == "range":
+            ints |= {t.id for t in ast.walk(n.target) if isinstance(t, ast.Name)}
+        elif isinstance(n, ast.Subscript):
+            ints |= {t.id for t in ast.walk(n.slice) if isinstance(t, ast.Name)}
+        elif isinstance(n, ast.Call) and getattr(n.func, "id", "") == "range":
+            ints |= {t.id for a in n.args for t in ast.walk(a) if isinstance(t, ast.Name)}
+    for _ in range(4):  # bindings of int expressions, to a fixpoint
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                    isinstance(n.targets[0], ast.Name) and _is_int(n.value, ints):
+                ints.add(n.targets[0].id)
+    return ints
+
+
+def _is_int(node, ints):
+    if _is_number(node, int):
+        return True
+    if isinstance(node, ast.Name):
+        return node.id in ints
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+            return True
+        return not isinstance(node.op, ast.Div) and _is_int(node.left, ints) and \
+            _is_int(node.right, ints)
+    if isinstance(node, ast.UnaryOp):
+        return _is_int(node.operand, ints)
+    if isinstance(node, ast.Call):
+        return getattr(node.func, "id", "") in ("len", "int", "round")
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("size", "ndim")
+    if isinstance(node, ast.Subscript):  # x.shape[0]
+        return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+    return False

@@ -1,0 +1,142 @@
+"""float32 arguments get float32 gradients, computed in float32: values
+match the float64 results to float32 tolerance, and the compiled
+derivative of a float32 problem holds no float64 value."""
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import numerical_grad
+
+f32 = np.float32
+rng = np.random.default_rng(3)
+
+
+def float64_values(df):
+    """The variables numba typed float64 in the compiled derivative of the
+    last call (the literals inside np.float32(...) excepted)."""
+    entry = df.specialisation()
+    dispatcher = getattr(entry.module.jitted(), entry.fname)
+    found = {}
+    for cres in dispatcher.overloads.values():
+        for var, typ in cres.type_annotation.typemap.items():
+            if "float64" in str(typ) and not var.startswith("$const"):
+                found[var] = str(typ)
+    return found
+
+
+def euler(a, b, c, x0, dt):
+    x = x0
+    for i in range(200):
+        x = x + dt * (a * np.sin(x) - b * x ** 3 + c)
+    return x
+
+
+def elementwise(x, w):
+    y = 0.0
+    for i in range(x.shape[0]):
+        y += w[i] * np.tanh(x[i])
+    return y
+
+
+def buffers(x, k):
+    n = x.shape[0]
+    u = np.zeros(n)
+    for step in range(5):
+        for i in range(1, n - 1):
+            u[i] = x[i] + k * (x[i - 1] - 2.0 * x[i] + x[i + 1]) + 0.5 * u[i]
+    return np.sum(u * u) / n
+
+
+def vectorised(x, W):
+    return np.mean(np.tanh(x @ W) ** 2) + 0.5 * np.sum(x * x)
+
+
+CASES = [
+    (euler, (0.5, 0.1, 0.2, 0.3, 0.01), (0, 1, 2)),
+    (elementwise, (rng.normal(size=50), rng.normal(size=50)), (0, 1)),
+    (buffers, (rng.normal(size=12), 0.2), (0, 1)),
+    (vectorised, (rng.normal(size=(4, 3)), rng.normal(size=(3, 2))), (0, 1)),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+def as32(args):
+    return tuple(a.astype(f32) if isinstance(a, np.ndarray) else f32(a) for a in args)
+
+
+@pytest.mark.parametrize("fn, args, wrt", CASES, ids=IDS)
+def test_reverse_gradient_is_float32_and_matches_float64(fn, args, wrt, jit):
+    g64 = s2sad.grad(fn, wrt=wrt, jit=jit)(*args)
+    g32 = s2sad.grad(fn, wrt=wrt, jit=jit)(*as32(args))
+    for a, b, arg in zip(g32, g64, [args[w] for w in wrt]):
+        assert np.asarray(a).dtype == np.float32, (fn.__name__, type(a))
+        assert np.shape(a) == np.shape(arg)
+        np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-4)
+    for p, b in zip(wrt, g64):  # the float64 derivative itself is right
+        np.testing.assert_allclose(b, numerical_grad(fn, args, p), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn, args, wrt", CASES, ids=IDS)
+def test_compiled_float32_derivative_has_no_float64_value(fn, args, wrt):
+    df = s2sad.grad(fn, wrt=wrt, jit=True)
+    df(*as32(args))
+    assert float64_values(df) == {}, df.source
+    if fn is buffers:  # tapes and the user's buffer are float32
+        assert "np.zeros(n, dtype=np.float32)" in df.source
+
+
+def test_float64_problem_is_unchanged():
+    df = s2sad.grad(euler, wrt=(0, 1, 2), jit=True)
+    df(0.5, 0.1, 0.2, 0.3, 0.01)
+    assert "np.float32" not in df.source
+    assert float64_values(df)  # it does compute in float64
+
+
+@pytest.mark.parametrize("fn, args, wrt", CASES, ids=IDS)
+def test_jvp_and_vjp_in_float32(fn, args, wrt, jit):
+    args32 = as32(args)
+    tangent = args32[wrt[0]] * f32(0.5) + f32(0.25)
+    value, t32 = s2sad.jvp(fn, wrt=wrt[0], jit=jit)(*args32, tangent)
+    _, t64 = s2sad.jvp(fn, wrt=wrt[0], jit=jit)(*args, np.asarray(tangent, dtype=float)
+                                               if np.ndim(tangent) else float(tangent))
+    assert np.asarray(t32).dtype == np.float32 and np.asarray(value).dtype == np.float32
+    np.testing.assert_allclose(t32, t64, rtol=2e-3, atol=2e-4)
+    g = s2sad.vjp(fn, wrt=wrt[0], jit=jit)(*args32, f32(2.0))
+    g64 = s2sad.vjp(fn, wrt=wrt[0], jit=jit)(*args, 2.0)
+    assert np.asarray(g).dtype == np.float32
+    np.testing.assert_allclose(g, g64, rtol=2e-3, atol=2e-4)
+
+
+def test_hessian_in_float32(jit):
+    def f(x):
+        return np.sum(np.sin(x) * x ** 2)
+
+    x = rng.normal(size=4)
+    h64 = s2sad.hessian(f, jit=jit)(x)
+    h32 = s2sad.hessian(f, jit=jit)(x.astype(f32))
+    assert h32.dtype == np.float32
+    np.testing.assert_allclose(h32, h64, rtol=2e-3, atol=2e-4)
+
+
+def test_mixed_precision_follows_numpy_promotion(jit):
+    x32, w64 = rng.normal(size=5).astype(f32), rng.normal(size=5)
+    gx, gw = s2sad.grad(elementwise, wrt=(0, 1), jit=jit)(x32, w64)
+    assert gx.dtype == np.float32 and gw.dtype == np.float64  # each its argument's
+    ex, ew = s2sad.grad(elementwise, wrt=(0, 1), jit=jit)(x32.astype(float), w64)
+    np.testing.assert_allclose(gx, ex, rtol=1e-6)
+    np.testing.assert_allclose(gw, ew, rtol=1e-6)  # tanh(x) of float32 x is float32
+
+
+def test_python_floats_take_the_arrays_precision(jit):
+    x = rng.normal(size=6).astype(f32)
+    g = s2sad.grad(buffers, wrt=0, jit=jit)(x, 0.2)
+    assert g.dtype == np.float32
+
+
+def test_float32_leaves_of_a_dict(jit):
+    def loss(p, x):
+        return np.sum(np.tanh(x * p["w"]) * p["s"])
+
+    p = {"w": rng.normal(size=3).astype(f32), "s": f32(1.5)}
+    g = s2sad.grad(loss, jit=jit)(p, rng.normal(size=3).astype(f32))
+    assert g["w"].dtype == np.float32 and isinstance(g["s"], np.float32)
