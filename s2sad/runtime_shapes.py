@@ -350,6 +350,37 @@ def ungradient(g, f, axis=None):
     return np.moveaxis(out, -1, axis).copy()
 
 
+@register_jitable
+def _kron_2d_grads(g, a2, b2):
+    """The cotangents of a2 and b2 in np.kron(a2, b2) of matrices."""
+    m1, n1 = a2.shape
+    m2, n2 = b2.shape
+    blocks = np.ascontiguousarray(g).reshape((m1, m2, n1, n2))
+    ga, gb = np.zeros((m1, n1)), np.zeros((m2, n2))
+    for i in range(m1):
+        for j in range(m2):
+            for k in range(n1):
+                for m in range(n2):
+                    ga[i, k] += blocks[i, j, k, m] * b2[j, m]
+                    gb[j, m] += blocks[i, j, k, m] * a2[i, k]
+    return ga, gb
+
+
+def _kron_overload(which):
+    def make(g, a, b):
+        def impl(g, a, b):
+            a2 = np.ascontiguousarray(a).reshape((1, a.size)) if a.ndim == 1 else a
+            b2 = np.ascontiguousarray(b).reshape((1, b.size)) if b.ndim == 1 else b
+            grads = _kron_2d_grads(g, a2 * 1.0, b2 * 1.0)
+            return grads[which].reshape((a if which == 0 else b).shape)
+        return impl
+    return make
+
+
+overload(unkron_left)(_kron_overload(0))
+overload(unkron_right)(_kron_overload(1))
+
+
 # ---- np.append, np.hstack / vstack / dstack / column_stack --------------------------
 
 def append_head(g, arr, axis=None):
@@ -536,6 +567,35 @@ def unsplit(g, ary, indices_or_sections, axis=0):
         else:
             moved[index] += np.moveaxis(part, axis, 0)
     return out
+
+
+
+@overload(unsplit)
+def _unsplit(g, ary, indices_or_sections, axis=0):
+    n_parts = len(g)
+    parts = list(g.types) if hasattr(g, "types") else [g.dtype] * n_parts
+    nd = ary.ndim
+    lines = ["def impl(g, ary, indices_or_sections, axis=0):",
+             "    out = np.zeros(ary.shape)", "    ax = axis + ary.ndim if axis < 0 else axis",
+             "    n = ary.shape[ax]"]
+    if isinstance(indices_or_sections, types.Integer):  # as np.array_split cuts
+        lines += ["    each = n // indices_or_sections", "    extra = n % indices_or_sections"]
+        bounds = [(f"{k} * each + min({k}, extra)", f"{k + 1} * each + min({k + 1}, extra)")
+                  for k in range(n_parts)]
+    else:  # indices, as slices take them (negative from the end)
+        cuts = ["0"] + [f"indices_or_sections[{k}]" for k in range(n_parts - 1)] + ["n"]
+        bounds = list(zip(cuts[:-1], cuts[1:]))
+    for k, (start, stop) in enumerate(bounds):
+        if not _array(parts[k]):
+            continue  # a part nobody used: its cotangent is 0.0
+        lines += [f"    start, stop = {start}, {stop}"]
+        for a in range(nd):
+            index = ", ".join("start:stop" if j == a else ":" for j in range(nd))
+            lines += [f"    if ax == {a}:", f"        out[{index}] += g[{k}]"]
+    lines.append("    return out")
+    scope = {"np": np}
+    exec("\n".join(lines), scope)
+    return scope["impl"]
 
 
 def slogdet_tangent(t, a):

@@ -152,6 +152,11 @@ def flip(g, ans, m, axis=None):
     return np.flip(g, axis)
 
 
+@adjoint(np.flip, when=lambda m: True)
+def flip_all(g, ans, m):
+    return np.flip(g)  # (numba's np.flip takes no axis)
+
+
 @adjoint(np.fliplr, kind=first_arg, linear=(0,))
 def fliplr(g, ans, m):
     return np.fliplr(g)
@@ -172,6 +177,16 @@ def rot90(g, ans, m, k=1, axes=(0, 1)):
          values={"shift": INT, "axis": AXIS})
 def roll(g, ans, a, shift, axis=None):
     return np.roll(g, -shift, axis)
+
+
+@adjoint(np.rot90, when=lambda m, k=K.INT: True)
+def rot90_first_axes(g, ans, m, k=1):
+    return np.rot90(g, -k)
+
+
+@adjoint(np.roll, when=lambda a, shift: True)
+def roll_flat(g, ans, a, shift):
+    return np.roll(g, -shift)
 
 
 # ---- diagonals and triangles ----------------------------------------------------------
