@@ -73,7 +73,8 @@ def lift_nested(tree, fn, location, namespace, source):
     """Lift the nested functions of `tree` (the parsed `fn`), in place: their
     statements leave the tree, calls pass the captured values, and
     `namespace` maps each call's name to its lifted function."""
-    function_args.hoist_lambdas(tree, namespace, set(namespace) | _all_names(tree))
+    local = function_args.bound_names(tree)
+    function_args.hoist_lambdas(tree, namespace, set(namespace) | _all_names(tree), local)
     sites = _sites(tree, location)
     _refuse_other_lambdas(tree, location, sites)
     if not sites:
@@ -94,7 +95,7 @@ def lift_nested(tree, fn, location, namespace, source):
         s.captures = sorted((free & outer_locals) - set(by_name))
         _refuse_written_captures(s, location)
     _close_captures(sites, by_name, location)
-    _check_uses(tree, by_name, location, namespace)
+    _check_uses(tree, by_name, location, namespace, local)
     root = root_of(fn)
     siblings = {}
     for s in sites:
@@ -103,11 +104,11 @@ def lift_nested(tree, fn, location, namespace, source):
     for s in sites:
         _snapshot_defaults(s, taken)
     pending = []  # helpers specialised for nested functions passed to them
-    function_args.specialise(tree, by_name, namespace, location, fn, pending)
+    function_args.specialise(tree, by_name, namespace, location, fn, pending, local)
     for s in sites:
         if isinstance(s.stmt, gast.Assign):  # a lambda's body is not in the tree
             function_args.specialise(gast.Module(body=s.body, type_ignores=[]), by_name,
-                                     namespace, location, fn, pending)
+                                     namespace, location, fn, pending, local)
     for s in sites:
         key = (fn.__code__, s.stmt.lineno, s.stmt.col_offset)
         lifted_tree = _lifted_tree(s, by_name, location)
@@ -317,7 +318,7 @@ def _refuse_written_captures(site, location):
                     "outer function")
 
 
-def _check_uses(tree, by_name, location, namespace):
+def _check_uses(tree, by_name, location, namespace, local):
     """Every use of a nested function's name calls it, where its `def` has
     run: after it, in the block that defines it (or a block inside that).
     A call in another nested function's body (or defaults) counts where
@@ -354,12 +355,12 @@ def _check_uses(tree, by_name, location, namespace):
         parent = parents.get(id(n))
         called = isinstance(parent, gast.Call) and parent.func is n
         if not called and not function_args.passed_to_helper(
-                n, parent, parents.get(id(parent)), namespace):
+                n, parent, parents.get(id(parent)), namespace, local):
             raise UnsupportedSyntaxError(
                 f"using the nested function '{n.id}' other than by calling it (returning, "
                 f"storing or passing it)", location, n,
-                "Call it where it is needed; s2sad differentiates calls of nested "
-                "functions. A function passed to another must be a module-level function")
+                "Call it where it is needed, or pass it to a module-level helper that "
+                "calls it")
         m = n
         while id(m) not in paths:
             m = parents[id(m)]

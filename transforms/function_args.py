@@ -27,10 +27,19 @@ from .syntax import clone, name
 _SPECIALISED = {}  # (outer code, helper, its function parameters) -> (name, function, source)
 
 
-def helper_of(call, namespace):
-    """The plain Python function a call calls, or None."""
+def bound_names(tree):
+    """Every name the function binds anywhere (its nested functions too): a
+    call of one of them is not a call of the global of that name."""
+    out = {n.name for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
+    return out | {n.id for n in gast.walk(tree)
+                  if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+
+
+def helper_of(call, namespace, local=frozenset()):
+    """The plain Python function a call calls, or None (also for a name the
+    function binds itself, in `local`)."""
     from .closures import LIFTED
-    if not isinstance(call.func, gast.Name):
+    if not isinstance(call.func, gast.Name) or call.func.id in local:
         return None
     obj = namespace.get(call.func.id)
     if not inspect.isfunction(obj) or obj in LIFTED or getattr(obj, "__s2sad_derivative__",
@@ -41,7 +50,7 @@ def helper_of(call, namespace):
     return obj
 
 
-def hoist_lambdas(tree, namespace, taken):
+def hoist_lambdas(tree, namespace, taken, local):
     """Bind each lambda written as an argument of a helper call to a name,
     in a statement just before the one holding the call. Returns the new
     assignments (for the caller to treat as nested functions)."""
@@ -53,7 +62,7 @@ def hoist_lambdas(tree, namespace, taken):
             s = stmts[k]
             before = []
             for node in _own_nodes(s):
-                if not isinstance(node, gast.Call) or helper_of(node, namespace) is None:
+                if not isinstance(node, gast.Call) or helper_of(node, namespace, local) is None:
                     continue
                 slots = [(node.args, j) for j in range(len(node.args))]
                 slots += [(node.keywords, j) for j in range(len(node.keywords))]
@@ -103,16 +112,16 @@ def _own_nodes(stmt):
     return out
 
 
-def passed_to_helper(n, parent, grandparent, namespace):
+def passed_to_helper(n, parent, grandparent, namespace, local):
     """Whether the name `n` is an argument of a call of a plain helper."""
     if isinstance(parent, gast.keyword):
-        return isinstance(grandparent, gast.Call) and helper_of(grandparent, namespace) \
+        return isinstance(grandparent, gast.Call) and helper_of(grandparent, namespace, local) \
             is not None
     return isinstance(parent, gast.Call) and any(a is n for a in parent.args) and \
-        helper_of(parent, namespace) is not None
+        helper_of(parent, namespace, local) is not None
 
 
-def specialise(root, by_name, namespace, location, fn, pending):
+def specialise(root, by_name, namespace, location, fn, pending, local):
     """Rewrite every call in `root` that passes a nested function to a plain
     helper into a call of the helper specialised for it. `pending` collects
     (siblings dict, site) pairs, filled in once the sites are lifted."""
@@ -121,7 +130,7 @@ def specialise(root, by_name, namespace, location, fn, pending):
     class Rewrite(gast.NodeTransformer):
         def visit_Call(self, node):
             self.generic_visit(node)
-            h = helper_of(node, namespace)
+            h = helper_of(node, namespace, local)
             if h is None:
                 return node
             passed = {id(a) for a in list(node.args) + [k.value for k in node.keywords]
