@@ -247,3 +247,41 @@ def test_comprehensions_in_a_helper_compile(jit):
     # the helper's copy in the forward sweep has its comprehensions lowered too
     check_grad(calls_helper_with_comprehensions, (X,), jit=jit)
     check_jvp(calls_helper_with_comprehensions, (X,), jit=jit)
+
+
+# ---- variables holding several results -------------------------------------------
+
+def two_results(x):
+    return x * 2.0, np.sin(x)
+
+
+def helper_result_indexed(x):
+    return np.sum(two_results(x)[1] * x)
+
+
+def helper_result_held(x):
+    r = two_results(x)
+    q = r
+    a, b = q
+    return np.sum(r[0] * r[-1]) + np.sum(a * b)
+
+
+def primitive_result_indexed(A):
+    return np.linalg.slogdet(A)[1] + np.linalg.slogdet(A @ A)[1] * 0.5
+
+
+def result_held_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        r = two_results(x * i)
+        s += np.sum(r[0] * r[1])
+    return s
+
+
+@pytest.mark.parametrize("f, args", [
+    (helper_result_indexed, (X,)), (helper_result_held, (X,)),
+    (primitive_result_indexed, (M @ M.T + 3.0 * np.eye(3),)), (result_held_in_loop, (X,)),
+])
+def test_tuple_results_held_in_a_variable(f, args, jit):
+    check_grad(f, args, jit=jit)
+    check_jvp(f, args, jit=jit)

@@ -14,6 +14,7 @@ from .aliases import Ownership, check_aliased_writes
 from .bounds import add_index_checks, mark_accesses
 from .bind import CallBinder
 from .containers import lower_containers
+from .tuples import split_tuple_variables
 from .desugar import desugar
 from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
@@ -52,6 +53,9 @@ class Specialised:
         self.tree = tree
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
         self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+        if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
+            self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
+            self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
         check_aliased_writes(tree, self.kinds, self.parsed.location)
         program.name_derivative_calls(tree, self.parsed, self.kinds)
         ret = tree.body[-1]
