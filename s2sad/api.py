@@ -5,7 +5,7 @@ import threading
 
 import numpy as np
 
-from . import backend, cache, guards, pytrees
+from . import backend, cache, guards, precision, pytrees
 from .generate import generate
 from .partials import unpartial
 from .primitives import as_function
@@ -143,7 +143,8 @@ class Derivative:
         if flat is not None and self.mode == "jvp":
             extra = flat.tangents(self._where, extra)  # of the leaves
         extra = [_as_value(v) for v in extra]
-        entry = self._entry(tuple(K.of_value(v) for v in values), flat)
+        dtype = precision.working_dtype(values)  # "float32", or None for float64
+        entry = self._entry(tuple(K.of_value(v) for v in values), flat, dtype)
         if self.mode == "vjp":
             guards.check_seed(self._where, entry.generated.output_kind, extra[0])
         elif self.mode == "jvp":
@@ -158,6 +159,11 @@ class Derivative:
         if flat is not None and self.mode != "jvp":
             grads = flat.gradients(grads)
             grads = grads[0] if self.single else tuple(grads)
+        elif self.mode != "jvp":  # each gradient in its argument's dtype
+            grads = _cast(grads, self.wrt, self.single, values)
+        if dtype is not None:  # numba returns a float32 scalar as a Python float
+            value = precision.scalars_as(value, dtype)
+            grads = precision.scalars_as(grads, dtype) if self.mode == "jvp" else grads
         if self.mode == "vjp":
             guards.check_seed_shape(self._where, value, extra[0])
         return (value, grads) if self.with_value else grads
@@ -173,13 +179,13 @@ class Derivative:
                             f"supported. Pass their leaves as separate arguments.")
         return pytrees.Flat(self._where, names, values, self.wrt)
 
-    def _entry(self, kinds, flat=None):
-        key = kinds if flat is None else (flat.key, kinds)
+    def _entry(self, kinds, flat=None, dtype=None):
+        key = kinds if flat is None and dtype is None else (flat and flat.key, dtype, kinds)
         with self._lock:  # threads asking for the same kinds generate and compile once
             self._check_fresh()
             entry = self._entries.get(key)
             if entry is None:
-                entry = self._entries[key] = self._build(kinds, flat)
+                entry = self._entries[key] = self._build(kinds, flat, dtype)
             self._last = entry
             return entry
 
@@ -200,10 +206,10 @@ class Derivative:
             return self.fn.generated_function(kinds)
         return self.fn
 
-    def _generate(self, kinds, mode=None, flat=None):
+    def _generate(self, kinds, mode=None, flat=None, dtype=None):
         wrt, single = (self.wrt, self.single) if flat is None else (flat.wrt, False)
         return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
-                        self.stop_gradients, self.boundscheck, flat)
+                        self.stop_gradients, self.boundscheck, flat, dtype)
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,
@@ -212,10 +218,10 @@ class Derivative:
         return backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace,
                                           self.boundscheck, gen.checks_own_indices)
 
-    def _build(self, kinds, flat=None):
+    def _build(self, kinds, flat=None, dtype=None):
         for hook in list(GENERATE_HOOKS):
             hook(self, kinds)
-        gen = self._generate(kinds, flat=flat)
+        gen = self._generate(kinds, flat=flat, dtype=dtype)
         module = self._module(gen)
         jit = self.jit
         if jit == "auto" and _has_loops(gen.source):
@@ -252,7 +258,8 @@ class Derivative:
 
     def specialisation_for(self, values):
         """The compiled entry for these (bound, converted) argument values."""
-        return self._entry(tuple(K.of_value(v) for v in values))
+        return self._entry(tuple(K.of_value(v) for v in values), None,
+                           precision.working_dtype(values))
 
     def specialisation(self, kinds=None):
         """The compiled entry for argument `kinds` (transforms.kinds), or of
@@ -279,7 +286,8 @@ class Derivative:
         values = [_as_value(v) for v in bound.arguments.values()]
         flat = self._flatten(list(bound.arguments), values)
         values = values if flat is None else flat.values
-        return self._generate([K.of_value(v) for v in values], flat=flat).source
+        return self._generate([K.of_value(v) for v in values], flat=flat,
+                              dtype=precision.working_dtype(values)).source
 
 
 def _with_trailing(signature, extra):
@@ -290,6 +298,13 @@ def _with_trailing(signature, extra):
         extra = "_" + extra
     return signature.replace(parameters=params + [inspect.Parameter(
         extra, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+
+
+def _cast(grads, wrt, single, values):
+    if single:
+        return precision.cast_like(grads, values[wrt[0]]) if isinstance(wrt[0], int) else grads
+    return tuple(precision.cast_like(g, values[w]) if isinstance(w, int) else g
+                 for g, w in zip(grads, wrt))
 
 
 def _has_loops(source):

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import accumulate, cleanup, kinds as K
 from .activity import analyse
-from .aliases import Ownership, check_aliased_writes
+from .aliases import Ownership, check_aliased_writes, written_memory
 from .bounds import add_index_checks, mark_accesses
 from .bind import CallBinder
 from .containers import lower_containers
@@ -18,13 +18,14 @@ from .tuples import split_tuple_variables
 from .desugar import desugar
 from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
+from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .normalize import normalize
 from .ops import resolve_call
 from .ordering import ascend_independent_loops
 from .promote import promote_accumulators
 from .reverse import ReverseMode
-from .source import parse_function, positional_parameters
+from .source import positional_parameters
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
 
@@ -36,7 +37,7 @@ class Specialised:
     argument kinds."""
 
     def __init__(self, fn, arg_kinds, program):
-        self.parsed = parse_function(fn)
+        self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
         self.namer = Namer.for_function(tree, extra=program.module_names)
@@ -377,11 +378,7 @@ class Program:
     def _copy_written_args(tree, args):
         """Arrays the function writes into are copied, so neither the
         primal writes nor the reverse sweep's restores reach the caller's."""
-        written = set()
-        for n in walk(tree):
-            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) \
-                    and isinstance(n.value, gast.Name):
-                written.add(n.value.id)
+        written = written_memory(tree)  # through a second name too (buf = x)
         return [assign(a, call(gast.Attribute(value=name(a), attr="copy", ctx=gast.Load())))
                 for a in args if a in written]
 
