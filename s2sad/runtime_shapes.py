@@ -14,7 +14,7 @@ from numba.core import types
 from numba.extending import overload, register_jitable
 
 __all__ = ["diag_embed", "unrepeat", "undiff", "unpermute", "permute_like", "unpad", "untile",
-           "unrollaxis", "einsum_grad", "einsum_grad_one", "tensordot_subscripts", "inner_subscripts",
+           "unrollaxis", "einsum_grad", "einsum_grad_one", "einsum_grad3", "tensordot_subscripts", "inner_subscripts",
            "append_head", "append_tail", "unstack_nd", "cross_grad", "cross_grad_left", "cross_grad_right", "unkron_left", "unkron_right",
            "ungradient", "unsplit", "slogdet_tangent"]
 
@@ -277,6 +277,15 @@ def einsum_grad_one(g, subscripts, a):
     """The cotangent of a in np.einsum(subscripts, a) (linear in g only: a's
     values are not used)."""
     return einsum_grad(g, subscripts, (a,), 0)
+
+
+def einsum_grad3(g, subscripts, k, like, p, q):
+    """The cotangent of operand k (`like`, whose shape alone is used) of a
+    three-operand einsum whose other operands are p and q, in order: linear in
+    g, p and q separately."""
+    operands = [p, q]
+    operands.insert(k, like)
+    return einsum_grad(g, subscripts, tuple(operands), k)
 
 
 def tensordot_subscripts(a, b, axes=2):

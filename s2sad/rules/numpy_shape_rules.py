@@ -43,7 +43,7 @@ def _squeezed(args, kws):
 
 # ---- copies and reshapes ---------------------------------------------------------
 
-@adjoint(np.astype, kind=lambda args, kws: K.float_result(args[0]), linear=(0,),
+@adjoint(np.astype, kind=lambda args, kws: K.float_result(args[0]), diff_argnums=(0,), linear=(0,),
          values={"dtype": FLOAT_DTYPE})
 def astype(g, ans, x, dtype):
     return g
@@ -260,7 +260,7 @@ def partition_tangent(t, ans, a, kth, axis=-1):
 
 # ---- products -------------------------------------------------------------------------
 
-@adjoint(np.einsum, kind=lambda args, kws: K.UNKNOWN, diff_argnums=(1, 2), linear=(1, 2),
+@adjoint(np.einsum, kind=lambda args, kws: K.UNKNOWN, diff_argnums=(1, 2, 3), linear=(1, 2, 3),
          values={"subscripts": EINSUM_SUBSCRIPTS})
 def einsum(g, ans, subscripts, a):
     return None, einsum_grad_one(g, subscripts, a)
@@ -269,6 +269,12 @@ def einsum(g, ans, subscripts, a):
 @adjoint(np.einsum, when=lambda subscripts, a, b: True, values={"b": ARRAY_OR_NONE})
 def einsum_two(g, ans, subscripts, a, b):
     return None, einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+
+
+@adjoint(np.einsum, when=lambda subscripts, a, b, c: True, values={"c": ARRAY_OR_NONE})
+def einsum_three(g, ans, subscripts, a, b, c):
+    return (None, einsum_grad3(g, subscripts, 0, a, b, c), einsum_grad3(g, subscripts, 1, b, a, c),
+            einsum_grad3(g, subscripts, 2, c, a, b))
 
 
 @adjoint(np.tensordot, kind=lambda args, kws: K.UNKNOWN, linear=(0, 1),

@@ -147,6 +147,9 @@ _linear(rt.unstack_nd, lambda args, kws: args[1])
 nondifferentiable(rt.tensordot_subscripts, rt.inner_subscripts, kind=lambda args, kws: K.UNKNOWN)
 _linear(rt.einsum_grad, lambda args, kws: K.UNKNOWN, positions=(0, 2))
 _linear(rt.einsum_grad_one, _arg(2))
+# (a two-operand einsum's cotangent is linear in the other operand, so in the tuple;
+# with three operands it is bilinear in the other two: they are separate arguments)
+_linear(rt.einsum_grad3, _arg(3), positions=(0, 4, 5))
 _linear(rt.unsplit, _arg(1))
 refused(rt.slogdet_tangent, kind=lambda args, kws: K.tuple_of([K.FLOAT, K.FLOAT]),
         reason="third derivatives of np.linalg.slogdet are not implemented")

@@ -204,7 +204,12 @@ def product_cases():
         ("transpose", "np.einsum('ij->ji', x)", {"x": a34}),
         ("sum", "np.einsum('ij->', x)", {"x": a34}), ("rows", "np.einsum('ij->i', x)", {"x": a34}),
         ("spaces", "np.einsum('ij, jk -> ik', x, y)", {"x": a34, "y": b45}),
-        ("same", "np.einsum('ij,ij->i', x, x)", {"x": a34})])
+        ("same", "np.einsum('ij,ij->i', x, x)", {"x": a34}),
+        ("three", "np.einsum('i,ij,j->', x, y, z)",
+         {"x": ((3,), ANY), "y": a34, "z": ((4,), ANY)}),
+        ("three_chain", "np.einsum('ij,jk,kl->il', x, y, z)",
+         {"x": ((2, 3), ANY), "y": a34, "z": ((4, 2), ANY)}),
+        ("three_same", "np.einsum('i,i,i->i', x, x, y)", {"x": ((3,), ANY), "y": ((3,), ANY)})])
     out += _table("numpy.tensordot", [
         ("default", "np.tensordot(x, y)", {"x": ((2, 3, 4), ANY), "y": ((3, 4, 2), ANY)}),
         ("int1", "np.tensordot(x, y, 1)", {"x": a34, "y": b45}),
@@ -349,7 +354,7 @@ def refusal_cases():
         ("numpy.pad", "mode_variable", "np.pad(x, 1, mode=m)", {**V, "m": ((), const("edge"))}),
         ("numpy.einsum", "ellipsis", "np.einsum('...i,...i->...', x, x)", M),
         ("numpy.einsum", "diagonal", "np.einsum('ii->i', x)", {"x": ((3, 3), ANY)}),
-        ("numpy.einsum", "three", "np.einsum('i,i,i->', x, x, x)", V),
+        ("numpy.einsum", "four", "np.einsum('i,i,i,i->', x, x, x, x)", V),
         ("numpy.sort", "order", "np.sort(x, order='a')", V),
         ("numpy.repeat", "array_repeats", "np.repeat(x, np.array([1, 2, 1, 1]))", V),
         ("numpy.diff", "prepend", "np.diff(x, prepend=0.0)", V),
