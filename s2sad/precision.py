@@ -18,6 +18,7 @@ import numpy as np
 # numpy allocations whose default dtype is float64
 _ALLOCATIONS = {"zeros", "ones", "empty", "full", "eye", "identity", "linspace"}
 _TYPE = "np.float32"
+_CONSTANTS = {"pi", "e", "tau", "inf", "nan", "euler_gamma"}
 
 
 def working_dtype(values):
@@ -96,6 +97,13 @@ class _Float32(ast.NodeVisitor):
     def visit_Constant(self, node):
         if type(node.value) is float:
             self.wrap(node)
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id in ("np", "math") and \
+                node.attr in _CONSTANTS:
+            self.wrap(node)  # math.pi is a float64
+        else:
+            self.visit(node.value)
 
     def visit_Subscript(self, node):
         self.visit(node.value)

@@ -116,6 +116,10 @@ def test_hessian_in_float32(jit):
     h32 = s2sad.hessian(f, jit=jit)(x.astype(f32))
     assert h32.dtype == np.float32
     np.testing.assert_allclose(h32, h64, rtol=2e-3, atol=2e-4)
+    for mode in ("rev", "fwd"):
+        J = s2sad.jacobian(np.sin, mode=mode, jit=jit)(x.astype(f32))
+        assert J.dtype == np.float32
+        np.testing.assert_allclose(J, np.diag(np.cos(x)), rtol=1e-6, atol=1e-6)
 
 
 def test_mixed_precision_follows_numpy_promotion(jit):

@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from .generator import HEADER, MAIN
+from . import variants
 from .reference import Recorder, reference_source
 
 H = 1e-6            # finite-difference step
@@ -137,7 +138,7 @@ def load(programs, workdir=None):
     plain, ref = [HEADER], [HEADER]
     for i, p in enumerate(programs):
         src = rename(p.source, f"p{i}_")
-        plain.append(src)
+        plain.append(src + "\n\n\n" + variants.tree_source(p, src, f"p{i}_"))
         ref.append(reference_source(src))
     for name, parts in ((tag, plain), (tag + "_ref", ref)):
         with open(os.path.join(workdir, name + ".py"), "w") as fh:
@@ -148,8 +149,11 @@ def load(programs, workdir=None):
     mod = importlib.import_module(tag)
     refmod = importlib.import_module(tag + "_ref")
     refmod._R = recorder = Recorder()
-    return [Loaded(p, getattr(mod, f"p{i}_{MAIN}"), getattr(refmod, f"p{i}_{MAIN}"), recorder,
-                   mutations) for i, p in enumerate(programs)]
+    loaded = [Loaded(p, getattr(mod, f"p{i}_{MAIN}"), getattr(refmod, f"p{i}_{MAIN}"), recorder,
+                     mutations) for i, p in enumerate(programs)]
+    for i, L in enumerate(loaded):  # the pytree variant, when the program has one
+        L.tree = getattr(mod, f"p{i}_{MAIN}_tree", None)
+    return loaded
 
 
 # ---- values -------------------------------------------------------------------------
@@ -365,6 +369,10 @@ def check(L, jit=None):
             bad = other_sizes(L, args, derivative, seen)
             if bad:
                 return dict(res, status="fail", category="index checks (jit)", message=bad)
+    if res["fd"] == "ok" and False in grads:  # pytree and float32 variants
+        bad = variants.check_variants(L, args, grads[False], _close)
+        if bad:
+            return dict(res, **bad)
     if jit and False in grads and True in grads:
         gscale = max([1.0] + [float(np.max(np.abs(np.ravel(g)))) for g in grads[False]])
         for p, gp, gj in zip(prog.wrt, grads[False], grads[True]):

@@ -64,7 +64,8 @@ def main(argv=None):
     def progress(i, r):
         if r["status"] in ("fail", "invalid"):
             with open(partial, "a") as fh:
-                fh.write(json.dumps(dict(program=dataclasses.asdict(progs[i]), result=r)) + "\n")
+                fh.write(json.dumps(dict(program=dataclasses.asdict(progs[i]), result=r),
+                                   default=sorted) + "\n")  # features: a frozenset
         counts[r["status"]] += 1
         done = sum(counts.values())
         if time.time() - last[0] > 30 or done == len(progs):
