@@ -289,6 +289,10 @@ def out_of_range(p):
     return p[0] * p[2]
 
 
+def shadowed_in_comprehension(p):
+    return sum([p[0] * 2.0 for p in [(1.0, 2.0)]]) + p[1]
+
+
 @pytest.mark.parametrize("fn, arg, construct", [
     (passed_to_helper, {"a": 1.0}, "passed whole to helper()"),
     (with_len, {"a": 1.0}, "len(p)"),
@@ -302,6 +306,7 @@ def out_of_range(p):
     (rebound, {"a": 1.0}, "assigning to 'p'"),
     (alias_rebound, {"n": {"x": 1.0}, "m": {"x": 2.0}}, "'q', bound to p['n']"),
     (out_of_range, (1.0, np.ones(2)), "p[2] (a tuple of 2 has no element 2)"),
+    (shadowed_in_comprehension, (1.0, np.ones(2)), "'p' bound again"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_refused_with_file_line_and_construct(fn, arg, construct, jit):
     with pytest.raises(TypeError) as info:

@@ -133,6 +133,11 @@ class _Rewrite:
                 self.refuse(node, f"assigning to '{a}'", a,
                             "Give the new value a name of its own")
         tree.body = self.block(tree.body)
+        for n in walk(tree):  # a comprehension's or nested function's own name
+            if isinstance(n, gast.Name) and n.id in self.trees and \
+                    isinstance(n.ctx, (gast.Store, gast.Param)):
+                self.refuse(n, f"'{n.id}' bound again (it names {self.trees[n.id][0]!r} or a "
+                            f"part of it)", self.trees[n.id][0], "Use a name of its own")
         self.replace_reads(tree)
 
     # ---- statements --------------------------------------------------------
