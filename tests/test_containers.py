@@ -222,7 +222,7 @@ def empty_comprehension(x, n):
     (list_appended, ".append"),
     (generator_to_numpy, "generator expression"),
     (comprehension_under_condition, "under a condition"),
-    (literal_aliased_and_written, "two names"),
+    (literal_aliased_and_written, "list of values"),
 ])
 def test_refused_with_the_line(f, message):
     with pytest.raises((SyntaxError, LookupError, TypeError)) as info:
@@ -285,3 +285,59 @@ def result_held_in_loop(x):
 def test_tuple_results_held_in_a_variable(f, args, jit):
     check_grad(f, args, jit=jit)
     check_jvp(f, args, jit=jit)
+
+
+# ---- lists built by appending ---------------------------------------------------------
+
+def appended_in_loop(x):
+    out = []
+    for i in range(len(x)):
+        y = x[i] * 2.0
+        out.append(np.sin(y) * x[0])
+        y = y + 1.0
+    return np.sum(np.array(out) ** 2) + out[1] * y
+
+
+def appended_rows(M):
+    rows = []
+    for row in M:
+        rows.append(row * np.sum(row))
+    return np.sum(np.stack(rows) ** 2)
+
+
+def appended_with_enumerate(x):
+    acc = []
+    for k, u in enumerate(x):
+        acc.append(u * k)
+    return sum(acc) * x[0]
+
+
+@pytest.mark.parametrize("f, args", [(appended_in_loop, (X,)), (appended_rows, (M,)),
+                                     (appended_with_enumerate, (X,))])
+def test_list_appended_in_a_loop(f, args, jit):
+    check_grad(f, args, jit=jit)
+    check_jvp(f, args, jit=jit)
+
+
+def appended_under_condition(x):
+    out = []
+    for i in range(len(x)):
+        if x[i] > 0:
+            out.append(x[i])
+    return np.sum(np.array(out))
+
+
+def appended_in_while(x):
+    out = []
+    i = 0
+    while i < 3:
+        out.append(x[i] * x[i])
+        i += 1
+    return out[0] + out[2]
+
+
+@pytest.mark.parametrize("f", [appended_under_condition, appended_in_while])
+def test_other_appends_of_differentiated_values_are_refused(f):
+    # (these gave a zero gradient without an error)
+    with pytest.raises(SyntaxError, match="list"):
+        s2sad.grad(f)(X)

@@ -8,7 +8,7 @@ generated code easy to follow."""
 import gast
 
 from .ops import differentiable_operands
-from .syntax import base_name, walk_stmts
+from .syntax import base_name, walk, walk_stmts
 
 
 def _assignments(body):
@@ -35,7 +35,10 @@ def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
     flows = []  # (targets, operand names) per assignment
     for s in walk_stmts(tree.body):
         if _is_append(s):  # stack.append(v): v flows into the list
-            flows.append(([s.value.func.value.id], {base_name(s.value.args[0])} - {None}))
+            # (every name the appended expression reads: a user's list may
+            # be given x[i] * x[i], not just a name)
+            flows.append(([s.value.func.value.id], {n.id for n in walk(s.value.args[0])
+                                                    if isinstance(n, gast.Name)}))
         if not isinstance(s, gast.Assign) or getattr(s, "s2sad_constant", False):
             continue  # stop_gradient, stop_recording, stop_gradients
         operands = {base_name(a) for a in differentiable_operands(s.value, fn, registry)}

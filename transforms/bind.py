@@ -184,7 +184,7 @@ def _readable_function(obj):
     if getattr(obj, "__s2sad_custom__", None):
         return getattr(obj, "fn", None)
     if inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(
-            ("numpy", "math")):
+            ("numpy", "math", "s2sad")):  # (s2sad.grad(f, wrt=0) is evaluated, not read)
         return obj
     return None
 

@@ -25,7 +25,10 @@ import builtins
 
 import gast
 
+from .containers_common import (has_comprehension, is_builtin, is_range, is_user_function,
+                                mentions, range_element, stacks)
 from .errors import UnsupportedSyntaxError
+from .literals import SumOfLiteral, scalarise_literals
 from .syntax import assign, call, clone, const, name, store, walk
 
 EMPTY_STACK = "empty_stack"  # the runtime helper allocating a materialised list
@@ -45,8 +48,8 @@ def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespa
     if lowering.materialised:
         _check_list_uses(fn_tree, lowering.materialised, location, resolve)
         _CopiesOfMaterialised(lowering.materialised, resolve).visit(fn_tree)
-    _scalarise_literals(fn_tree, namer, resolve)
-    _SumOfLiteral(resolve).visit(fn_tree)
+    scalarise_literals(fn_tree, namer, resolve)
+    SumOfLiteral(resolve).visit(fn_tree)
     return fn_tree
 
 
@@ -61,14 +64,20 @@ class _Comprehensions:
         self.allocates = False  # whether the function now calls empty_stack
 
     def block(self, stmts):
-        out = []
-        for s in stmts:
-            out += self.statement(s)
+        out, i = [], 0
+        while i < len(stmts):
+            appended = self.appended_loop(stmts, i)
+            if appended is not None:
+                more, i = appended
+                out += more
+                continue
+            out += self.statement(stmts[i])
+            i += 1
         return out
 
     def statement(self, s):
         if isinstance(s, gast.While):
-            if _has_comprehension(s.test):
+            if has_comprehension(s.test):
                 raise self.refuse(s.test, "a comprehension in a while condition",
                                   "Compute it in the loop body into a variable")
             s.body, s.orelse = self.block(s.body), self.block(s.orelse)
@@ -84,11 +93,11 @@ class _Comprehensions:
         if isinstance(s, (gast.FunctionDef, gast.With)):
             s.body = self.block(s.body)
             return [s]
-        if not _has_comprehension(s):
+        if not has_comprehension(s):
             return [s]
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(
                 s.targets[0], gast.Name) and isinstance(s.value, gast.ListComp) \
-                and not _mentions(s.value, s.targets[0].id):
+                and not mentions(s.value, s.targets[0].id):
             # v = [e for ...]: filled in place, under the user's name
             target = s.targets[0].id
             self.materialised[target] = s.value
@@ -128,7 +137,7 @@ class _Comprehensions:
                 return node  # its own scope: lowered when it is lifted
 
             def visit_Call(self, node):
-                if _is_builtin(lowering.resolve, node.func, builtins.sum) and node.args \
+                if is_builtin(lowering.resolve, node.func, builtins.sum) and node.args \
                         and isinstance(node.args[0], _COMPREHENSIONS):
                     self.check_unconditional(node)
                     start = node.args[1] if len(node.args) > 1 else next(
@@ -138,7 +147,7 @@ class _Comprehensions:
                     stmts.extend(lowering.accumulate(node.args[0], total, start))
                     return name(total)
                 reduce = next((f for f in (builtins.max, builtins.min, builtins.list,
-                                           builtins.tuple) if _is_builtin(
+                                           builtins.tuple) if is_builtin(
                     lowering.resolve, node.func, f)), None)
                 if reduce is not None and len(node.args) == 1 and not node.keywords \
                         and isinstance(node.args[0], _COMPREHENSIONS):
@@ -151,7 +160,7 @@ class _Comprehensions:
                     # max over the elements, as Python's max iterates them
                     return call("np." + reduce.__name__, name(vals))
                 if len(node.args) == 1 and not node.keywords and isinstance(
-                        node.args[0], gast.ListComp) and _stacks(lowering.resolve, node.func):
+                        node.args[0], gast.ListComp) and stacks(lowering.resolve, node.func):
                     # np.array([e for ...]) is the materialised array itself
                     self.check_unconditional(node)
                     vals = lowering.namer.fresh("vals")
@@ -196,7 +205,7 @@ class _Comprehensions:
     def loop(self, gen, body):
         """`for target in iter: body`, over a range as written, over anything
         else by index (lists and tuples of arrays included)."""
-        if _is_range(self.resolve, gen.iter) and isinstance(gen.target, gast.Name):
+        if is_range(self.resolve, gen.iter) and isinstance(gen.target, gast.Name):
             return [gast.For(target=gen.target, iter=gen.iter, body=body, orelse=[],
                              type_comment=None)]
         count, prelude, bind = self.sequence(gen)
@@ -208,20 +217,20 @@ class _Comprehensions:
         """(number of elements, statements before the loop, k -> statements
         binding the target to element k)."""
         it = gen.iter
-        if _is_range(self.resolve, it):
+        if is_range(self.resolve, it):
             args = list(it.args)
             start, step = (args[0], args[2] if len(args) > 2 else const(1)) if len(args) > 1 \
                 else (const(0), const(1))
             return call("len", clone(it)), [], lambda k: [
-                assign(clone(gen.target), _range_element(start, step, k))]
-        if isinstance(it, gast.Call) and _is_builtin(self.resolve, it.func, builtins.enumerate) \
+                assign(clone(gen.target), range_element(start, step, k))]
+        if isinstance(it, gast.Call) and is_builtin(self.resolve, it.func, builtins.enumerate) \
                 and len(it.args) == 1 and not it.keywords and isinstance(gen.target, gast.Tuple) \
                 and len(gen.target.elts) == 2:
             inner = gast.comprehension(target=gen.target.elts[1], iter=it.args[0], ifs=[],
                                        is_async=0)
             count, prelude, bind = self.sequence(inner)
             return count, prelude, lambda k: [assign(clone(gen.target.elts[0]), k)] + bind(k)
-        if isinstance(it, gast.Call) and _is_builtin(self.resolve, it.func, builtins.zip) \
+        if isinstance(it, gast.Call) and is_builtin(self.resolve, it.func, builtins.zip) \
                 and it.args and not it.keywords and isinstance(gen.target, gast.Tuple) \
                 and len(gen.target.elts) == len(it.args):
             parts = [self.sequence(gast.comprehension(target=t, iter=a, ifs=[], is_async=0))
@@ -242,34 +251,73 @@ class _Comprehensions:
                                                                 ctx=gast.Load()))]
 
     def materialise(self, comp, vals):
-        """`vals`: the comprehension as an array (its first element peeled
-        to allocate it with the element's shape and type)."""
+        """`vals`: the comprehension as an array."""
         comp = self.renamed(comp)
-        self.allocates = True
         if len(comp.generators) != 1 or comp.generators[0].ifs:
             raise self.refuse(comp, "a list comprehension with several `for`s or an `if`, "
                               "other than summed by sum()", "Write the loop out, filling a "
                               "preallocated array")
-        gen = comp.generators[0]
-        count, prelude, bind = self.sequence(gen)
+        count, prelude, bind = self.sequence(comp.generators[0])
+        return self.filled(vals, count, prelude, bind, [], comp.elt, [], comp,
+                           "a list comprehension")
+
+    def filled(self, vals, count, prelude, bind, before, elt, after, node, what):
+        """A loop filling the array `vals` with `elt` after the statements
+        `before` (and then `after`) of each iteration; its first iteration
+        is peeled, to allocate `vals` with the element's shape and type."""
+        self.allocates = True
         n = self.namer.fresh("n_" + vals)
         k = self.namer.fresh("k")
         first = self.namer.fresh(vals + "_first")
         empty = gast.If(test=gast.Compare(left=name(n), ops=[gast.Eq()], comparators=[const(0)]),
                         body=[gast.Raise(exc=call("ValueError", const(
-                            f"{self.location.describe(comp)}: s2sad needs at least one "
-                            f"element in a list comprehension, to know its shape")), cause=None)],
+                            f"{self.location.describe(node)}: s2sad needs at least one "
+                            f"element in {what}, to know its shape")), cause=None)],
                         orelse=[])
-        stmts = prelude + [assign(n, count), empty] + bind(const(0)) + [
-            assign(first, clone(comp.elt)),
+        stmts = prelude + [assign(n, count), empty] + bind(const(0)) + clone(before) + [
+            assign(first, clone(elt)),
             assign(vals, call(EMPTY_STACK, name(n), name(first))),
             assign(gast.Subscript(value=name(vals), slice=const(0), ctx=gast.Store()),
-                   name(first)),
+                   name(first))] + clone(after) + [
             gast.For(target=store(k), iter=call("range", const(1), name(n)),
-                     body=bind(name(k)) + [assign(gast.Subscript(
-                         value=name(vals), slice=name(k), ctx=gast.Store()), comp.elt)],
+                     body=bind(name(k)) + before + [assign(gast.Subscript(
+                         value=name(vals), slice=name(k), ctx=gast.Store()), elt)] + after,
                      orelse=[], type_comment=None)]
         return self.block(stmts)
+
+    def appended_loop(self, stmts, i):
+        """`out = []` and, before any other use of `out`, a for loop appending
+        to it once per iteration (not under an if, no break, continue or
+        return): an array filled as a comprehension's. (statements, index
+        of the statement after the loop), or None."""
+        s = stmts[i]
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(
+                s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts):
+            return None
+        out = s.targets[0].id
+        j = next((j for j in range(i + 1, len(stmts)) if mentions(stmts[j], out)), None)
+        loop = stmts[j] if j is not None else None
+        if not isinstance(loop, gast.For) or loop.orelse or any(
+                isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.FunctionDef,
+                               gast.Lambda)) for n in walk(loop)):
+            return None
+        appends = [k for k, b in enumerate(loop.body) if _appends_to(b, out)]
+        if len(appends) != 1 or any(mentions(b, out) for k, b in enumerate(loop.body)
+                                    if k != appends[0]) or mentions(loop.iter, out):
+            return None
+        p = appends[0]
+        elt = loop.body[p].value.args[0]
+        if mentions(elt, out):
+            return None
+        gen = gast.comprehension(target=loop.target, iter=loop.iter, ifs=[], is_async=0)
+        try:
+            count, prelude, bind = self.sequence(gen)
+        except UnsupportedSyntaxError:
+            return None
+        self.materialised[out] = s
+        lowered = self.filled(out, count, prelude, bind, loop.body[:p], elt, loop.body[p + 1:],
+                              loop.body[p], "a list built by appending in a loop")
+        return self.block(stmts[i + 1:j]) + lowered, j + 1
 
     def renamed(self, comp):
         """The comprehension with its variables given fresh names (they are
@@ -298,6 +346,13 @@ class _Comprehensions:
         return UnsupportedSyntaxError(construct, self.location, node, hint)
 
 
+def _appends_to(stmt, out):
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and isinstance(
+        stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append" and isinstance(
+        stmt.value.func.value, gast.Name) and stmt.value.func.value.id == out \
+        and len(stmt.value.args) == 1 and not stmt.value.keywords
+
+
 def _check_list_uses(fn_tree, names, location, resolve):
     """A materialised list is an array: refuse the uses where a list and an
     array differ."""
@@ -319,143 +374,12 @@ def _check_list_uses(fn_tree, names, location, resolve):
                 is_list(c) for c in [node.left] + node.comparators):
             bad = "comparing a list"
         elif isinstance(node, gast.Call) and any(is_list(a) for a in node.args) and \
-                _is_user_function(resolve(node.func)):
+                is_user_function(resolve(node.func)):
             bad = "a list passed to a function s2sad differentiates through its source"
         if bad:
             raise UnsupportedSyntaxError(
                 f"{bad} built by a comprehension (s2sad keeps it as an array)", location, node,
                 "Convert it with np.array(...) and use array operations")
-
-
-# ---- list and tuple literals bound to a name ---------------------------------
-
-def _scalarise_literals(fn_tree, namer, resolve):
-    bindings = {}
-    for node in walk(fn_tree):
-        for target in _stored_names(node):
-            bindings.setdefault(target, []).append(node)
-    candidates = {}
-    for node in walk(fn_tree):
-        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], gast.Name) and isinstance(node.value, (gast.List, gast.Tuple)) \
-                and len(bindings.get(node.targets[0].id, [])) == 1 \
-                and not any(isinstance(e, gast.Starred) for e in node.value.elts):
-            candidates[node.targets[0].id] = node
-    if not candidates:
-        return
-    excluded = {a.id for a in walk(fn_tree.args) if isinstance(a, gast.Name)}
-    for node in walk(fn_tree):  # another scope's names (a nested def or lambda)
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fn_tree:
-            excluded |= {n.id for n in walk(node) if isinstance(n, gast.Name)}
-    for v, stmt in list(candidates.items()):
-        if v in excluded or not _uses_understood(fn_tree, v, stmt, len(stmt.value.elts),
-                                                 resolve):
-            del candidates[v]
-    if not candidates:
-        return
-    parts = {v: [namer.fresh(f"{v}_{j}") for j in range(len(s.value.elts))]
-             for v, s in candidates.items()}
-    _Scalarise(candidates, parts).visit(fn_tree)
-
-
-def _stored_names(node):
-    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-        return [node.id]
-    return []
-
-
-def _uses_understood(fn_tree, v, stmt, size, resolve):
-    """Every use of `v` is an element read or write at a constant index, a
-    read at a run-time index, a whole read that cannot change it (an
-    argument of a function with a rule, a return value, unpacking,
-    iteration) or len(v)."""
-    parents = {}
-    for node in walk(fn_tree):
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
-    for node in walk(fn_tree):
-        if not (isinstance(node, gast.Name) and node.id == v) or node is stmt.targets[0]:
-            continue
-        parent = parents.get(id(node))
-        if isinstance(parent, gast.Subscript) and parent.value is node:
-            if any(isinstance(n, gast.Slice) for n in walk(parent.slice)):
-                return False
-            constant = _constant_index(parent.slice, size) is not None
-            if not isinstance(parent.ctx, gast.Load) and not (
-                    constant and isinstance(stmt.value, gast.List)):
-                return False
-            continue
-        if not isinstance(node.ctx, gast.Load):
-            return False
-        if isinstance(parent, gast.Call) and node in parent.args:
-            if _is_user_function(resolve(parent.func)) or not isinstance(
-                    parent.func, (gast.Name, gast.Attribute)):
-                return False  # a helper could change the list it is given
-            continue
-        if isinstance(parent, gast.Return) or (isinstance(parent, gast.For) and parent.iter is node):
-            continue
-        if isinstance(parent, gast.Assign) and parent.value is node and isinstance(
-                parent.targets[0], gast.Tuple):
-            continue  # a, b = v
-        return False
-    return True
-
-
-def _constant_index(node, size):
-    value = node.value if isinstance(node, gast.Constant) else (
-        -node.operand.value if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
-        and isinstance(node.operand, gast.Constant) else None)
-    if isinstance(value, bool) or not isinstance(value, int) or not -size <= value < size:
-        return None
-    return value % size
-
-
-class _Scalarise(gast.NodeTransformer):
-    def __init__(self, candidates, parts):
-        self.candidates, self.parts = candidates, parts
-
-    def literal(self, v):
-        kind = type(self.candidates[v].value)
-        return kind(elts=[name(p) for p in self.parts[v]], ctx=gast.Load())
-
-    def visit_Assign(self, node):
-        if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name) \
-                and node.targets[0].id in self.candidates \
-                and self.candidates[node.targets[0].id] is node:
-            v = node.targets[0].id
-            value = self.visit(node.value)
-            return gast.copy_location(gast.Assign(
-                targets=[gast.Tuple(elts=[store(p) for p in self.parts[v]], ctx=gast.Store())],
-                value=gast.Tuple(elts=value.elts, ctx=gast.Load()), type_comment=None), node)
-        return self.generic_visit(node)
-
-    def visit_Subscript(self, node):
-        if isinstance(node.value, gast.Name) and node.value.id in self.candidates:
-            v = node.value.id
-            index = _constant_index(node.slice, len(self.parts[v]))
-            if index is not None:
-                return gast.copy_location(name(self.parts[v][index], node.ctx), node)
-            # a run-time index reads the elements as an array, as numpy would
-            return gast.copy_location(gast.Subscript(
-                value=call("np.array", self.literal(v)), slice=self.visit(node.slice),
-                ctx=node.ctx), node)
-        return self.generic_visit(node)
-
-    def visit_Call(self, node):
-        if isinstance(node.func, gast.Name) and node.func.id == "len" and len(node.args) == 1 \
-                and isinstance(node.args[0], gast.Name) and node.args[0].id in self.candidates:
-            return const(len(self.parts[node.args[0].id]))
-        return self.generic_visit(node)
-
-    def visit_For(self, node):
-        if isinstance(node.iter, gast.Name) and node.iter.id in self.candidates:
-            node.iter = call("np.array", self.literal(node.iter.id))
-        return self.generic_visit(node)
-
-    def visit_Name(self, node):
-        if node.id in self.candidates and isinstance(node.ctx, gast.Load):
-            return gast.copy_location(self.literal(node.id), node)
-        return node
 
 
 class _CopiesOfMaterialised(gast.NodeTransformer):
@@ -468,74 +392,14 @@ class _CopiesOfMaterialised(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], gast.Name) \
-                and node.args[0].id in self.names and _stacks(self.resolve, node.func):
+                and node.args[0].id in self.names and stacks(self.resolve, node.func):
             return gast.copy_location(call("np.copy", node.args[0]), node)
+        if 1 <= len(node.args) <= 2 and not node.keywords and isinstance(node.args[0], gast.Name) \
+                and node.args[0].id in self.names and is_builtin(self.resolve, node.func,
+                                                                 builtins.sum):
+            # Python's sum adds the elements, the array's first axis
+            total = call("np.sum", node.args[0], keywords=[("axis", const(0))])
+            if len(node.args) == 2:
+                total = gast.BinOp(left=node.args[1], op=gast.Add(), right=total)
+            return gast.copy_location(total, node)
         return node
-
-
-class _SumOfLiteral(gast.NodeTransformer):
-    """sum([a, b, c]) is 0 + a + b + c, Python's order of additions."""
-
-    def __init__(self, resolve):
-        self.resolve = resolve
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if _is_builtin(self.resolve, node.func, builtins.sum) and len(node.args) in (1, 2) \
-                and isinstance(node.args[0], (gast.List, gast.Tuple)) and not node.keywords \
-                and not any(isinstance(e, gast.Starred) for e in node.args[0].elts):
-            total = node.args[1] if len(node.args) == 2 else const(0)
-            for e in node.args[0].elts:
-                total = gast.BinOp(left=total, op=gast.Add(), right=e)
-            return gast.copy_location(total, node) if hasattr(total, "lineno") else total
-        return node
-
-
-# ---- small predicates -----------------------------------------------------------
-
-def _range_element(start, step, k):
-    """start + k * step, without the terms that are 0 or the factors that are 1."""
-    def value(node):
-        return node.value if isinstance(node, gast.Constant) else None
-    if value(k) == 0:
-        return clone(start)
-    term = clone(k) if value(step) == 1 else gast.BinOp(left=clone(k), op=gast.Mult(),
-                                                         right=clone(step))
-    return term if value(start) == 0 else gast.BinOp(left=clone(start), op=gast.Add(), right=term)
-
-
-def _has_comprehension(node):
-    return any(isinstance(n, (gast.ListComp, gast.GeneratorExp)) for n in walk(node))
-
-
-def _mentions(node, v):
-    return any(isinstance(n, gast.Name) and n.id == v for n in walk(node))
-
-
-def _is_builtin(resolve, func, obj):
-    try:
-        return isinstance(func, gast.Name) and resolve(func) is obj
-    except Exception:  # noqa: BLE001 - not resolvable: not the builtin
-        return False
-
-
-def _stacks(resolve, func):
-    """np.array, np.asarray or np.stack: a list of equal elements becomes its
-    materialised array."""
-    import numpy as np
-    try:
-        obj = resolve(func)
-    except Exception:  # noqa: BLE001 - not resolvable: not one of them
-        return False
-    return any(obj is f for f in (np.array, np.asarray, np.stack, np.ascontiguousarray))
-
-
-def _is_range(resolve, node):
-    return isinstance(node, gast.Call) and _is_builtin(resolve, node.func, builtins.range) \
-        and 1 <= len(node.args) <= 3 and not node.keywords
-
-
-def _is_user_function(obj):
-    import inspect
-    return inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(
-        ("numpy", "math", "s2sad"))

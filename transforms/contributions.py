@@ -60,6 +60,7 @@ class Contributions:
         `z = value`."""
         g = g if g is not None else name(self.d(z))
         ans = name(z) if z else None
+        self.refuse_active_list(s, value)
         if isinstance(value, gast.Subscript):
             refuse_active_index(value, self.is_active_atom, self.fn.location, s)
             return [], [(value, g)]
@@ -87,6 +88,23 @@ class Contributions:
                                          self.fn.location, s,
                                          "Keep the values in separate variables or an array")
         return [], []
+
+    def refuse_active_list(self, s, value):
+        """A Python list holding values that need a gradient is a stack
+        (append and pop, as generated tapes use it) and nothing else: any
+        other use would lose its gradient."""
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and value.func.attr == "pop":
+            return
+        for n in walk(value):
+            if isinstance(n, gast.Name) and n.id in self.active \
+                    and self.kinds.get(n.id, K.UNKNOWN).tag == "list":
+                raise UnsupportedSyntaxError(
+                    f"a list of values that need a gradient ('{n.id}', built with .append) "
+                    f"used here", self.fn.location, s,
+                    f"Build it as `{n.id} = []` followed by a for loop appending once per "
+                    f"iteration (s2sad fills an array), use a list comprehension, or preallocate "
+                    f"an array")
 
     def call_contributions(self, s, g, ans, value, z):
         prim = resolve_call(value, self.fn, self.registry)
