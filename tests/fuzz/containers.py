@@ -1,7 +1,8 @@
 """Lists, tuples and comprehensions in generated programs (issue #19): list
 and tuple literals of differentiated values read at constant and run-time
 indices, sum() of generators, np.array / np.stack of list comprehensions
-(over range, enumerate, zip and tuples), builtin sum of a list of arrays
+(over range, enumerate, zip and tuples), lists built by appending in a
+loop, builtin sum of a list of arrays
 and numpy functions of list literals. Kept apart from the other statement
 kinds."""
 
@@ -16,7 +17,7 @@ class ContainerStatements:
         forms = [(3, "literal"), (2, "literal_runtime"), (2, "np_of_literal")]
         if vectors:
             forms += [(3, "sum_generator"), (3, "array_comprehension"), (1, "enumerate_zip"),
-                      (1, "stack_comprehension"), (1, "sum_of_arrays")]
+                      (1, "stack_comprehension"), (1, "sum_of_arrays"), (2, "append_loop")]
         form = self.weighted(forms)
         k = self.fresh("k")
         if form in ("literal", "literal_runtime"):
@@ -78,11 +79,25 @@ class ContainerStatements:
             return False
         if form == "stack_comprehension":
             c = self.fresh("c")
+            weight = self.expr((L,), 1)  # (before the new variable exists)
             v = self.new_var(())
             fn.emit(f"{v.name} = np.sum(np.stack([{vec.name} * {c} for {c} in (1.0, 2.0, 0.5)]) "
-                    f"* {self.expr((L,), 1)})")
+                    f"* {weight})")
+            return False
+        if form == "append_loop":
+            out, t = self.fresh("out"), self.fresh("t")
+            fn.emit(f"{out} = []")
+            fn.emit(f"for {k} in range({L}):")
+            fn.indent += 1
+            fn.emit(f"{t} = {vec.name}[{k}] * {self.expr((), 1)}")
+            fn.emit(f"{out}.append(np.sin({t}) + {k})")
+            fn.indent -= 1
+            v = self.new_var(())
+            fn.emit(f"{v.name} = " + self.pick([f"np.sum(np.array({out}) ** 2)", f"sum({out})",
+                                                f"{out}[{self.int(0, L - 1)}] * len({out})"]))
             return False
         # sum_of_arrays: Python's sum of a list of arrays is elementwise
+        other = self.expr((L,), 1)
         v = self.new_var((L,))
-        fn.emit(f"{v.name} = sum([{vec.name}, {self.expr((L,), 1)}, {vec.name} * {vec.name}])")
+        fn.emit(f"{v.name} = sum([{vec.name}, {other}, {vec.name} * {vec.name}])")
         return False
