@@ -8,7 +8,6 @@ helper, gives a new file. Files are written atomically (temporary file +
 rename), so concurrent processes never see a half-written module; numba's
 own cache (`cache=True`) sits in `__pycache__` beside them."""
 import hashlib
-import inspect
 import os
 import sys
 import tempfile
@@ -16,7 +15,8 @@ import tempfile
 import numba
 import numpy
 
-from . import __version__, runtime, runtime_shapes
+from . import __version__
+from .export import _runtime_source
 
 
 def cache_dir():
@@ -27,8 +27,8 @@ def cache_dir():
     return path
 
 
-_RUNTIME_HASH = hashlib.sha256((inspect.getsource(runtime) + inspect.getsource(runtime_shapes))
-                               .encode()).hexdigest()[:12]
+# runtime.py with every module it re-exports (runtime_shapes, runtime_forms), as exported
+_RUNTIME_HASH = hashlib.sha256(_runtime_source().encode()).hexdigest()[:12]
 
 
 def module_key(source, extra=""):

@@ -4,8 +4,9 @@ modules (numba kernels, ...) are imported from where they are defined."""
 import importlib
 import inspect
 import os
+import re
 
-from . import runtime, runtime_shapes
+from . import runtime
 
 _RUNTIME_IMPORT = "from s2sad.runtime import "
 
@@ -54,23 +55,26 @@ def _docstring_end(lines):
     return 0
 
 
-_SHAPES_MARKER = "# ---- the helpers of s2sad.runtime_shapes"
+_SECTION = "\n# ---- the helpers of s2sad."
 
 
 def _runtime_source():
-    """s2sad.runtime and s2sad.runtime_shapes (which runtime re-exports) as
-    one module's text, without their docstrings."""
+    """s2sad.runtime and the modules it re-exports (each in a section marked
+    `# ---- the helpers of s2sad.<module>`) as one module's text, without
+    their docstrings and the re-exports' imports."""
     src = inspect.getsource(runtime)
-    end = src.index('"""', 3) + 3
-    own, _, tail = src[end:].partition(_SHAPES_MARKER)
-    shapes = inspect.getsource(runtime_shapes)
-    shapes = shapes[shapes.index('"""', 3) + 3:]
-    shapes = shapes.replace("__all__ = [", "_SHAPES_ALL = [", 1)
-    # the re-export's bookkeeping, without its imports
-    extra = "\n".join(line for line in tail.splitlines()[1:]
-                      if line and not line.startswith(("from ", "import ")))
-    extra = extra.replace("_shapes.__all__", "_SHAPES_ALL")
-    return own.strip() + "\n\n\n" + shapes.strip() + "\n\n" + extra + "\n"
+    sections = src[src.index('"""', 3) + 3:].split(_SECTION)
+    parts = [sections[0].strip()]
+    for section in sections[1:]:
+        name = section.split()[0]
+        text = inspect.getsource(importlib.import_module(f"{__package__}.{name}"))
+        names = f"_{name.upper()}_ALL"
+        text = text[text.index('"""', 3) + 3:].replace("__all__ = [", f"{names} = [", 1)
+        # the re-export's bookkeeping (`__all__ = __all__ + _x.__all__`), without its imports
+        extra = "\n".join(line for line in section.splitlines()[1:]
+                          if line and not line.startswith(("from ", "import ")))
+        parts.append(text.strip() + "\n\n" + re.sub(r"\b_\w+\.__all__", names, extra))
+    return "\n\n\n".join(parts) + "\n"
 
 
 def _import_line(name, obj):

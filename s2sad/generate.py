@@ -12,6 +12,7 @@ from . import rules  # noqa: F401  (registers the gradient templates)
 from .markers import MARKERS
 from .precision import to_float32
 from .registry import REGISTRY
+from .runtime_forms import FORMS
 from .transforms.program import Program
 
 
@@ -57,6 +58,7 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     program.flat_arguments = {fn: flat.structures} if flat else {}
     program.module_names.update(runtime.__all__)
     program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
+    program.call_forms = FORMS  # numpy forms numba lacks, as helpers (runtime_forms.py)
     program.runtime_helpers.update(
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
     if mode == "jvp":

@@ -110,6 +110,12 @@ def _unreduce(g, x, axis=None):
         return lambda g, x, axis=None: g
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
         return lambda g, x, axis=None: np.full(x.shape, g)
+    if isinstance(axis, types.BaseTuple):
+        def over_axes(g, x, axis=None):
+            out = np.empty(x.shape)
+            out[...] = keep_axes(g, x, axis)
+            return out
+        return over_axes
     lines = ["def impl(g, x, axis=None):", "    out = np.empty(x.shape)"]
     for ax in range(x.ndim):
         shape = ", ".join("1" if k == ax else f"x.shape[{k}]" for k in range(x.ndim))
@@ -420,8 +426,8 @@ def reshape_like(g, x):
 
 @overload(reshape_like)
 def _reshape_like(g, x):
-    if not _is_array(x):
-        return lambda g, x: g.sum()
+    if not _is_array(x):  # keepdims of a number's reduction: g is a number or a 0-d array
+        return (lambda g, x: g.sum()) if _is_array(g) else (lambda g, x: g)
     return lambda g, x: np.ascontiguousarray(g).reshape(x.shape)
 
 
@@ -640,3 +646,10 @@ from . import runtime_shapes as _shapes  # noqa: E402
 
 __all__ = __all__ + _shapes.__all__
 MAY_RETURN_FIRST_ARGUMENT = MAY_RETURN_FIRST_ARGUMENT + ("unstack_nd",)
+
+
+# ---- the helpers of s2sad.runtime_forms (copied in by s2sad.export) ----------
+from .runtime_forms import *  # noqa: E402,F401,F403
+from . import runtime_forms as _forms  # noqa: E402
+
+__all__ = __all__ + _forms.__all__

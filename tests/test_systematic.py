@@ -102,6 +102,36 @@ def test_rule_jit(case, functions, fallbacks):
     _verdict(case, results)
 
 
+# Forms numba lacks, rewritten into runtime helpers by the late pass
+# (transforms/numba_forms.py, s2sad/runtime_forms.py): they ran as Python
+# with jit=True before; now their derivatives must compile.
+MUST_COMPILE = [
+    "numpy.mean:mean/2x3x4/axis=(2, 0)", "numpy.mean:mean/3/axis=None", "numpy.mean:mean/s/axis=()",
+    "numpy.max:max/2x3/axis=-1/keepdims", "numpy.amin:amin/2x3x4/axis=(0, 1)",
+    "numpy.prod:prod/2x3/axis=-2", "numpy.var:var/3/axis=0/ddof1", "numpy.std:std/3/axis=-1/keepdims",
+    "numpy.linalg.norm:norm/4/axis=0", "numpy.linalg.norm:norm/2x3/ord=1, axis=1",
+    "numpy.linalg.norm:norm/2x3x4/ord='fro', axis=(0, 2)", "numpy.matmul:matmul/2x3_3x4",
+    "numpy.array:array/dtype=float", "numpy.sum:sum/s/axis=None/keepdims",
+    "numpy.sum:sum/2x3x4/axis=(0, 2)"]
+
+
+@pytest.fixture(scope="module")
+def must_compile(tmp_path_factory):
+    cases = {c.id: c for c in build_cases(("value",))}
+    chosen = [cases[i] for i in MUST_COMPILE]
+    functions = write_module(chosen, tmp_path_factory.mktemp("compiled"), "systematic_compiled")
+    return {c.id: (c, functions[c.id]) for c in chosen}
+
+
+@pytest.mark.parametrize("case_id", MUST_COMPILE)
+def test_rule_compiles(case_id, must_compile):
+    case, fn = must_compile[case_id]
+    results = run_case(case, fn, jit=True, modes=JIT_MODES)
+    fell = [f"{r.mode}: {r.fallback[:300]}" for r in results if r.fallback]
+    assert not fell, f"{case.id} fell back to Python:\n" + "\n".join(fell)
+    _verdict(case, results)
+
+
 @pytest.mark.parametrize("case", REFUSALS, ids=lambda c: c.id)
 def test_refused(case, functions):
     """Calls a rule does not implement raise (LookupError, TypeError or an

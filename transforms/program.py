@@ -20,6 +20,7 @@ from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
+from .numba_forms import module_resolver, rewrite_forms
 from .normalize import normalize
 from .ops import resolve_call
 from .ordering import ascend_independent_loops
@@ -85,6 +86,7 @@ class Program:
         self._customs = {}
         self._return_kinds = {}
         self._derivative_calls = {}  # function -> {call position: generated function}
+        self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
 
     # ---- custom gradients and user rules -------------------------------
     def provide(self, obj, parsed=None):
@@ -125,6 +127,7 @@ class Program:
             bwd = self._fresh_module_name(obj.__name__ + "_bwd")
             parsed, fwd_tree, bwd_tree = split_custom_gradient(obj.fn, fwd, bwd)
             for tree in (fwd_tree, bwd_tree):
+                self._late_forms(tree, parsed)
                 self._add_function(tree.name, stmt_source(tree) + "\n", tree, first=True)
                 self._collect_globals(tree, parsed)
             kinds = K.KindInference(self.call_kind(parsed)).run(fwd_tree, list(arg_kinds))
@@ -285,6 +288,7 @@ class Program:
         self._clean(fdef, rev, spec, args)
         self._collect_globals(fdef, parsed)
         doc = self._docstring(parsed, wrt_names, mode)
+        self._late_forms(fdef, parsed)
         self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
@@ -323,6 +327,7 @@ class Program:
         self._collect_globals(fdef, parsed)
         doc = (f"Value of {parsed.name} and its directional derivative (forward mode) "
                f"along tangents of {', '.join(wrt_names)} ({parsed.location.describe()}).")
+        self._late_forms(fdef, parsed)
         self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
@@ -436,6 +441,10 @@ class Program:
                     parsed.location, None, "Rename one of them")
             self.globals[n] = obj
 
+    def _late_forms(self, tree, parsed):
+        if self.call_forms:
+            rewrite_forms(tree, self.call_forms, module_resolver(parsed.namespace, {"np": np}))
+
     def _add_function(self, fname, source, tree, first=False):
         self.functions.insert(0 if first else len(self.functions), (fname, source))
         self.names_used.update(n.id for n in walk(tree) if isinstance(n, gast.Name))
@@ -454,6 +463,7 @@ class Program:
                                 self.runtime_objects, parsed.namespace)
         _strip_markers(tree, self.marker_resolver(parsed))
         self._name_derivative_calls_in_copy(tree, parsed)
+        self._late_forms(tree, parsed)
         self._add_function(n, stmt_source(tree) + "\n", tree, first=True)
         self._collect_globals(tree, parsed)
 

@@ -1,4 +1,4 @@
 """Gradient templates, one module per namespace. Importing this package
 registers them all."""
 from . import operators, math_rules, numpy_rules, builtin_rules, runtime_rules, numpy_shape_rules, \
-    numpy_more_rules  # noqa: F401
+    numpy_more_rules, forms_rules  # noqa: F401

@@ -1,0 +1,9 @@
+"""The helpers of s2sad.runtime_forms stand for numpy calls numba cannot
+compile (`mean_axis(x, axis=0)` is `np.mean(x, axis=0)`): each takes the
+rule of the numpy function it stands for, so a generated derivative that
+calls one can be differentiated again. Imported after every numpy rule."""
+from .. import runtime_forms
+from ..registry import REGISTRY
+
+for _name, _fn in runtime_forms.STANDS_FOR.items():
+    REGISTRY.register(getattr(runtime_forms, _name), REGISTRY.lookup(_fn))
