@@ -341,3 +341,14 @@ def test_other_appends_of_differentiated_values_are_refused(f):
     # (these gave a zero gradient without an error)
     with pytest.raises(SyntaxError, match="list"):
         s2sad.grad(f)(X)
+
+
+def tuple_variable_returned_inside_a_tuple(x):
+    r = (x ** 2, x)
+    return x * 2.0, r
+
+
+def test_a_tuple_variable_in_a_returned_tuple_is_refused_not_dropped():
+    # it was split into its elements and the nested output lost its gradient
+    with pytest.raises(SyntaxError, match="tuple or list"):
+        s2sad.grad(tuple_variable_returned_inside_a_tuple)(3.0)

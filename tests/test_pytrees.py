@@ -320,8 +320,6 @@ def test_refused_with_file_line_and_construct(fn, arg, construct, jit):
     assert "Pass its leaves as separate arguments" in message
 
 
-@pytest.mark.xfail(strict=True, reason="a nested tuple output's gradient is the first output's "
-                   "(2.0, not 9.0) since transforms/tuples.py (742a478): wrong, not refused")
 def test_a_nested_tuple_output_is_summed_or_refused_never_wrong():
     def nested(x):
         return (x * 2.0, (x ** 2, x))

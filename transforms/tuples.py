@@ -37,13 +37,16 @@ def split_tuple_variables(tree, kinds, namer):
 
 
 def _understood(node, parents, arity):
+    up = parents.get(id(node))
+    while up is not None:  # an output, also inside a returned tuple: the tuple itself
+        if isinstance(up, gast.Return):
+            return False
+        up = parents.get(id(up))
     parent = parents.get(id(node))
     if isinstance(node.ctx, gast.Store):  # t = <value>: the whole target
         return isinstance(parent, gast.Assign) and parent.targets == [node]
     if isinstance(parent, gast.Subscript) and parent.value is node:
         return isinstance(parent.ctx, gast.Load) and _constant(parent.slice, arity) is not None
-    if isinstance(parent, gast.Return):
-        return False  # an output: the tuple itself
     if isinstance(parent, gast.Assign) and parent.value is node:
         target = parent.targets[0]
         return isinstance(target, gast.Name) or (isinstance(target, gast.Tuple)
