@@ -210,7 +210,7 @@ def test_array_copy_and_matmul(jit):
 
 def copied_products(x):
     y = np.array(x, dtype=float)
-    return np.sum(np.matmul(y, y.T) * np.array(x))
+    return np.sum(np.matmul(y, y.T) ** 2) + np.sum(np.matmul(y[0], y.T) * np.array(x)[:, 0])
 
 
 def test_copies_and_matmul_compile(jit):
