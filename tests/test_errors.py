@@ -21,7 +21,7 @@ def with_try(x):
 
 
 def with_comprehension(x):
-    return sum([x * k for k in range(3)])
+    return sum({x * k for k in range(3)})
 
 
 def with_generator(x):
@@ -92,7 +92,7 @@ def with_dict_comprehension(x):
 
 
 def with_generator_expression(x):
-    return sum(x * k for k in range(3))
+    return np.sum(np.array(x * k for k in range(3)))
 
 
 def with_import(x):
@@ -152,12 +152,13 @@ def with_chained_assignment(x):
 
 def with_list_of_active_values(x):
     a = [x, x]
-    return a[0] * a[1]
+    b = a  # (a second name of the list: not one variable per element)
+    return b[0] * a[1]
 
 
 SYNTAX = [
     (with_try, "a try statement"),
-    (with_comprehension, "a list comprehension"),
+    (with_comprehension, "a set comprehension"),
     (with_generator, "yield"),
     (with_global, "a global statement"),
     (with_class, "a class definition"),
