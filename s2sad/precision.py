@@ -155,10 +155,27 @@ def _int_names(fn):
             ints |= {t.id for a in n.args for t in ast.walk(a) if isinstance(t, ast.Name)}
     for _ in range(4):  # bindings of int expressions, to a fixpoint
         for n in ast.walk(fn):
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
-                    isinstance(n.targets[0], ast.Name) and _is_int(n.value, ints):
-                ints.add(n.targets[0].id)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1:
+                target, value = n.targets[0], n.value
+                if isinstance(target, ast.Name) and _is_int(value, ints):
+                    ints.add(target.id)
+                elif isinstance(target, ast.Tuple) and isinstance(value, ast.Attribute) \
+                        and value.attr == "shape":  # n, m = x.shape
+                    ints |= {t.id for t in target.elts if isinstance(t, ast.Name)}
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr == "append" and isinstance(n.func.value, ast.Name) and \
+                    len(n.args) == 1 and _is_int(n.args[0], ints):
+                # a list of ints (a tape of counters): what it pops is an int
+                ints.add(n.func.value.id + ".pop()")
     return ints
+
+
+def _popped_from(node):
+    """The list `node` pops from (`stack.pop()`), or None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr == "pop" and isinstance(node.func.value, ast.Name) and not node.args:
+        return node.func.value.id
+    return None
 
 
 def _is_int(node, ints):
@@ -174,6 +191,8 @@ def _is_int(node, ints):
     if isinstance(node, ast.UnaryOp):
         return _is_int(node.operand, ints)
     if isinstance(node, ast.Call):
+        if _popped_from(node) is not None:
+            return _popped_from(node) + ".pop()" in ints
         return getattr(node.func, "id", "") in ("len", "int", "round")
     if isinstance(node, ast.Attribute):
         return node.attr in ("size", "ndim")

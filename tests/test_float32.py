@@ -144,3 +144,23 @@ def test_float32_leaves_of_a_dict(jit):
     p = {"w": rng.normal(size=3).astype(f32), "s": f32(1.5)}
     g = s2sad.grad(loss, jit=jit)(p, rng.normal(size=3).astype(f32))
     assert g["w"].dtype == np.float32 and isinstance(g["s"], np.float32)
+
+
+def backward_loop_with_exit(c, A):
+    s = c
+    for i in range(A.shape[0] - 1, -1, -1):
+        if s * s < -0.7:
+            continue  # (the loop's counters go on a tape of ints)
+        s = s * 0.5 + (c if s <= -0.5 else A[i, i % 2]) * A[i, 0]
+    return s
+
+
+def test_counters_of_a_backward_loop_stay_ints(jit):
+    # n, m = A.shape and the counters popped from a tape were taken for
+    # floats: the index became float32 and the derivative raised IndexError
+    A = np.array([[-0.2, -1.4], [1.0, -0.7], [1.25, -1.0]], dtype=np.float32)
+    g = s2sad.grad(backward_loop_with_exit, wrt=(0, 1), jit=jit)(np.float32(-0.9), A)
+    g64 = s2sad.grad(backward_loop_with_exit, wrt=(0, 1), jit=jit)(-0.9, A.astype(np.float64))
+    assert g[1].dtype == np.float32
+    np.testing.assert_allclose(g[1], g64[1], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(g[0], g64[0], rtol=1e-4, atol=1e-5)
