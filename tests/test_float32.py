@@ -148,10 +148,13 @@ def test_float32_leaves_of_a_dict(jit):
 
 def backward_loop_with_exit(c, A):
     s = c
-    for i in range(A.shape[0] - 1, -1, -1):
-        if s * s < -0.7:
-            continue  # (the loop's counters go on a tape of ints)
-        s = s * 0.5 + (c if s <= -0.5 else A[i, i % 2]) * A[i, 0]
+    for t in range(2):
+        for i in range(A.shape[0] - 1, -1, -1):
+            if s * s < -0.7:
+                continue
+            s = s * 0.5 + (c if s <= -0.5 else A[i, i % 2]) * A[i, 0]
+            if s > 100.0:
+                return s  # (the inner loop's bounds go on tapes of ints)
     return s
 
 
