@@ -9,6 +9,7 @@ import numpy as np
 
 from . import pytrees
 from .api import Derivative, _as_value, jvp, vjp
+from .partials import unpartial
 from .primitives import as_function
 
 
@@ -16,7 +17,7 @@ class _Transform:
     """Shared plumbing: bind arguments, find the one `wrt` argument."""
 
     def __init__(self, fn, wrt, jit):
-        fn = as_function(fn)
+        fn = as_function(unpartial(fn))
         functools.update_wrapper(self, fn)
         self.fn, self.jit = fn, jit
         self.signature = inspect.signature(fn)
