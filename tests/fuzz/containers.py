@@ -29,14 +29,15 @@ class ContainerStatements:
             fn.emit(f"{lst} = {bracket[0]}{', '.join(elts)}{bracket[1]}")
             if bracket == "[]" and self.p(0.4):
                 j = self.int(0, n - 1)
-                fn.emit(f"{lst}[{j}] = {lst}[{j}] * {self.expr((), 1)}")
+                fn.emit(f"{lst}[{j}] = {lst}[{j}] * 1.0 * {self.expr((), 1)}")
             if form == "literal":
                 i, j = self.int(-n, n - 1), self.int(0, n - 1)
-                value = f"{lst}[{i}] * {lst}[{j}] + len({lst})"
+                # (* 1.0: two int elements must not make an int variable)
+                value = f"{lst}[{i}] * {lst}[{j}] * 1.0 + len({lst})"
             else:
                 loops = fn.vars(lambda v: v.is_int and v.role == "loop")
                 index = f"{self.pick(loops).name} % {n}" if loops else f"{self.int(0, n - 1)}"
-                value = f"{lst}[{index}] * {self.expr((), 1)}"
+                value = f"{lst}[{index}] * 1.0 * {self.expr((), 1)}"
             v = self.new_var(())
             fn.emit(f"{v.name} = {value}")
             return False
