@@ -17,8 +17,10 @@ def split_tuple_variables(tree, kinds, namer):
     """Rewrite `tree` in place; whether anything changed (kinds must then
     be inferred again)."""
     args = {a.id for a in walk(tree.args) if isinstance(a, gast.Name)}
-    candidates = {v: len(k.items) for v, k in kinds.items()
-                  if isinstance(v, str) and k.tag == "tuple" and v not in args and k.items}
+    # (only tuples that carry a gradient: a shape stays `n = shape[0]`, which the
+    # bounds prover reads)
+    candidates = {v: len(k.items) for v, k in kinds.items() if isinstance(v, str)
+                  and k.tag == "tuple" and v not in args and k.items and k.differentiable}
     if not candidates:
         return False
     parents = {}
