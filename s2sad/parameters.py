@@ -60,6 +60,7 @@ def _axis(node, kind, tuples=True, none=True):
 
 
 AXIS = Values("None, an int or a tuple of ints", _axis)
+AXIS_VALUES = ("None, an int or a tuple of ints", "None or an int", "an int")  # (texts: see bind)
 AXIS_INT_OR_NONE = Values("None or an int", lambda n, k: _axis(n, k, tuples=False))
 AXIS_INT = Values("an int", lambda n, k: _axis(n, k, tuples=False, none=False))
 INT = Values("an int", lambda n, k: _is_int(k))
@@ -93,6 +94,7 @@ KEEPDIMS = Values("True or False, written as a constant",
 BOOL = Values("True or False, written as a constant",
               lambda n, k: _constant(n) is True or _constant(n) is False)
 SCALAR = Values("a scalar", lambda n, k: k.is_scalar)
+NOT_ARRAY = Values("a number (not an array, as for Python's math)", lambda n, k: not k.is_array)
 MATRIX = Values("a 2-d array (stacks of matrices are not implemented)",
                 lambda n, k: k.is_array and k.ndim == 2)
 NOT_NONE = Values("a number or an array (not None)", lambda n, k: k.tag != "none")

@@ -43,12 +43,6 @@ KNOWN = {
     **{(f"math.{f}:math.{f}/{p}", m): _DIGAMMA for f, p in [("gamma", "s"), ("lgamma", "s"),
                                                             ("lgamma", "negative")]
        for m in ("hvp", "hessian")},
-    **{("math.sin:refuse/array", m): "math.sin of an array is differentiated elementwise; "
-       "Python raises TypeError" for m in _BOTH},
-    **{("numpy.array:refuse/dtype_int", m): "np.array(x, dtype=int) is accepted (its rule "
-       "declares dtype None or float64)" for m in _BOTH},
-    **{("numpy.sum:refuse/axis_list", m): "np.sum(x, axis=[0, 1]) is accepted; numpy raises "
-       "TypeError" for m in _BOTH},
     ("numpy.where:zero/where_sqrt_nan", "grad"): "nan from the branch np.where does not take "
     "(0 * nan, as in JAX and autograd)",
 }

@@ -25,6 +25,7 @@ import numbers
 import gast
 import numpy as np
 
+from ..parameters import AXIS_VALUES
 from .errors import UnsupportedSyntaxError
 from .syntax import const
 
@@ -128,6 +129,12 @@ class CallBinder:
             if p.name not in bound.arguments:
                 continue
             value = bound.arguments[p.name]
+            values = getattr(rule, "values", {}).get(p.name)
+            if isinstance(value, gast.List) and values is not None and values.text in AXIS_VALUES:
+                # numpy's reductions take an int or a tuple: a list raises TypeError
+                raise TypeError(f"{self.parsed.location.describe(node)}: {_callee(node)}(): "
+                                f"{p.name} must be an int or a tuple of ints, not a list "
+                                f"(numpy raises TypeError for it)")
             if p.default is p.empty or p.kind == p.POSITIONAL_ONLY:
                 args.append(value)
             else:

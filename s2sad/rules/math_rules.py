@@ -1,13 +1,21 @@
 """The `math` module: scalar functions."""
+import inspect
 import math
 
-from ..parameters import NUMBER
+from ..parameters import NOT_ARRAY, NUMBER
 from ..registry import adjoint, float_scalar, nondifferentiable, int_scalar
 from ..transforms import kinds as K
 
 
 def _scalar(fn):
-    return adjoint(fn, kind=float_scalar, pointwise=True)
+    """A rule of a math function: its arguments are numbers (math.sin of an
+    array raises TypeError in Python; its gradient is refused, not made
+    elementwise)."""
+    def rule(template):
+        names = list(inspect.signature(template).parameters)[2:]
+        return adjoint(fn, kind=float_scalar, pointwise=True,
+                       values={n: NOT_ARRAY for n in names})(template)
+    return rule
 
 
 @_scalar(math.sin)
