@@ -501,3 +501,15 @@ def element_of_gather_in_loop(x):
                                element_of_gather_in_loop])
 def test_calls_outside_assignments_and_gathered_elements(f, jit):
     check_grad(f, (np.array([1.0, 2.0, 3.0]),), jit=jit)
+
+
+def norms_of_zero(x):
+    z = x - x  # identically zero: finite differences see a zero derivative
+    return np.linalg.norm(z) + np.linalg.norm(z, ord=1.5) ** 2 + np.sum(
+        np.linalg.norm(np.outer(z, x), axis=0)) + x[0]
+
+
+def test_norm_at_the_zero_vector_has_gradient_zero(jit):
+    # (0 / 0 gave nan, times the zero Jacobian of x - x: nan)
+    check_grad(norms_of_zero, (np.array([1.0, 2.0, 3.0]),), jit=jit)
+    check_jvp(norms_of_zero, (np.array([1.0, 2.0, 3.0]),), jit=jit)

@@ -270,12 +270,14 @@ def cumsum(g, ans, a, axis=None):
 @adjoint(np.linalg.norm, kind=norm_kind, diff_argnums=(0,),
          values={"ord": NORM_ORD, "axis": AXIS, "keepdims": KEEPDIMS})
 def norm(g, ans, x, ord=None, axis=None, keepdims=False):
-    return unreduce(g / ans ** (ord - 1), x, axis) * np.sign(x) * np.abs(x) ** (ord - 1)
+    # at the zero vector: 0, a subgradient (as PyTorch), not 0 / 0
+    return unreduce(g / (ans + (ans == 0)) ** (ord - 1), x, axis) * np.sign(x) * np.abs(x) ** (
+        ord - 1)
 
 
 @adjoint(np.linalg.norm, when=lambda x, ord=K.NONE, axis=K.NONE: ord.tag not in ("int", "float"))
 def norm_2(g, ans, x, ord=None, axis=None, keepdims=False):
-    return unreduce(g / ans, x, axis) * x
+    return unreduce(g / (ans + (ans == 0)), x, axis) * x
 
 
 # ---- products -------------------------------------------------------------
@@ -450,12 +452,13 @@ def extremum_tangent_rule(t, ans, a, axis=None, keepdims=False):
 
 @tangent(np.linalg.norm)
 def norm_tangent(t, ans, x, ord=None, axis=None, keepdims=False):
-    return sum_axis(np.sign(x) * np.abs(x) ** (ord - 1) * t, axis) / ans ** (ord - 1)
+    return sum_axis(np.sign(x) * np.abs(x) ** (ord - 1) * t, axis) / (ans + (ans == 0)) ** (
+        ord - 1)
 
 
 @tangent(np.linalg.norm, when=lambda x, ord=K.NONE, axis=K.NONE: ord.tag not in ("int", "float"))
 def norm_2_tangent(t, ans, x, ord=None, axis=None, keepdims=False):
-    return sum_axis(x * t, axis) / ans
+    return sum_axis(x * t, axis) / (ans + (ans == 0))
 
 
 @tangent(np.linalg.det)
