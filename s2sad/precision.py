@@ -162,12 +162,25 @@ def _int_names(fn):
                 elif isinstance(target, ast.Tuple) and isinstance(value, ast.Attribute) \
                         and value.attr == "shape":  # n, m = x.shape
                     ints |= {t.id for t in target.elts if isinstance(t, ast.Name)}
+                elif isinstance(target, ast.Name) and _int_dtype(value):
+                    ints.add(target.id + "[]")  # an array of ints (a tape of counters)
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
                     n.func.attr == "append" and isinstance(n.func.value, ast.Name) and \
                     len(n.args) == 1 and _is_int(n.args[0], ints):
                 # a list of ints (a tape of counters): what it pops is an int
                 ints.add(n.func.value.id + ".pop()")
     return ints
+
+
+def _int_dtype(node):
+    """An allocation with an int dtype (`np.empty(n, dtype=np.int64)`)."""
+    if not isinstance(node, ast.Call):
+        return False
+    for k in node.keywords:
+        if k.arg == "dtype":
+            text = ast.unparse(k.value)
+            return text in ("int", "np.int64", "np.int32", "np.intp", "numpy.int64")
+    return False
 
 
 def _popped_from(node):
@@ -196,6 +209,8 @@ def _is_int(node, ints):
         return getattr(node.func, "id", "") in ("len", "int", "round")
     if isinstance(node, ast.Attribute):
         return node.attr in ("size", "ndim")
-    if isinstance(node, ast.Subscript):  # x.shape[0]
+    if isinstance(node, ast.Subscript):  # x.shape[0], tape[k] of a tape of ints
+        if isinstance(node.value, ast.Name):
+            return node.value.id + "[]" in ints
         return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
     return False

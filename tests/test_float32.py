@@ -167,3 +167,23 @@ def test_counters_of_a_backward_loop_stay_ints(jit):
     assert g[1].dtype == np.float32
     np.testing.assert_allclose(g[1], g64[1], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(g[0], g64[0], rtol=1e-4, atol=1e-5)
+
+
+def triangular_with_exit(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(i + 1):
+            if s > 100.0:
+                break  # (the inner loop's trip counts go on a tape of ints)
+            s = s * 0.5 + x[j] * x[i]
+        if s > 1000.0:
+            return s
+    return s
+
+
+def test_counters_read_back_from_an_int_tape_stay_ints(jit):
+    x = np.array([0.5, -1.0, 0.25, 2.0], dtype=np.float32)
+    g = s2sad.grad(triangular_with_exit, jit=jit)(x)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, s2sad.grad(triangular_with_exit, jit=jit)(
+        x.astype(np.float64)), rtol=1e-4, atol=1e-5)
