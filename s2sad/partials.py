@@ -21,6 +21,7 @@ import linecache
 import numpy as np
 
 from .transforms.errors import SourceUnavailableError
+from .transforms.names import fresh_name
 
 _COUNT = itertools.count()
 
@@ -59,11 +60,7 @@ def unpartial(obj):
         return constant(p.name, value)
 
     def constant(base, value):
-        n, k = base, 1
-        while n in taken:
-            k += 1
-            n = f"{base}_{k}"
-        taken.add(n)
+        n = fresh_name(base, taken, sep="_")
         namespace[n] = value
         return n
 

@@ -29,7 +29,8 @@ import gast
 from . import function_args
 from .emit import stmt_source
 from .errors import SourceLocation, UnsupportedSyntaxError
-from .syntax import clone, const, name
+from .names import fresh_name
+from .syntax import clone, name
 
 _SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
            gast.GeneratorExp)
@@ -417,22 +418,13 @@ def _snapshot_defaults(site, taken):
                                             and isinstance(d.operand, gast.Constant)):
             site.defaults[p.id] = d
             continue
-        var = _fresh(f"{site.lifted_name}_{p.id}", taken)
+        var = fresh_name(f"{site.lifted_name}_{p.id}", taken)
         site.pre.append(gast.copy_location(
             gast.Assign(targets=[gast.Name(id=var, ctx=gast.Store(), annotation=None,
                                            type_comment=None)], value=d, type_comment=None),
             site.stmt))
         site.defaults[p.id] = name(var)
     site.params = [p.id for p in params]
-
-
-def _fresh(base, taken):
-    candidate, k = base, 1
-    while candidate in taken:
-        k += 1
-        candidate = f"{base}{k}"
-    taken.add(candidate)
-    return candidate
 
 
 def _lifted_tree(site, by_name, location):

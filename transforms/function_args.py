@@ -22,6 +22,7 @@ import inspect
 import gast
 
 from .errors import UnsupportedSyntaxError
+from .names import fresh_name
 from .syntax import clone, name
 
 _SPECIALISED = {}  # (outer code, helper, its function parameters) -> (name, function, source)
@@ -70,7 +71,7 @@ def hoist_lambdas(tree, namespace, taken, local):
                     value = holder[j].value if holder is node.keywords else holder[j]
                     if not isinstance(value, gast.Lambda):
                         continue
-                    n = _fresh(f"lambda_{value.lineno}", taken)
+                    n = fresh_name(f"lambda_{value.lineno}", taken, sep="_")
                     target = gast.Name(id=n, ctx=gast.Store(), annotation=None,
                                        type_comment=None)
                     stmt = gast.copy_location(gast.Assign(targets=[target], value=value,
@@ -125,8 +126,6 @@ def specialise(root, by_name, namespace, location, fn, pending, local):
     """Rewrite every call in `root` that passes a nested function to a plain
     helper into a call of the helper specialised for it. `pending` collects
     (siblings dict, site) pairs, filled in once the sites are lifted."""
-    from .closures import _fresh as fresh_name
-
     class Rewrite(gast.NodeTransformer):
         def visit_Call(self, node):
             self.generic_visit(node)
@@ -246,12 +245,3 @@ def _check_only_called(tree, params, location, h):
             f"{h.__name__} using its function parameter '{n.id}' other than by calling it "
             f"(a nested function or lambda is passed to it)", location, n,
             f"Call {n.id} in {h.__name__} itself, or pass a module-level function")
-
-
-def _fresh(base, taken):
-    candidate, k = base, 1
-    while candidate in taken:
-        k += 1
-        candidate = f"{base}_{k}"
-    taken.add(candidate)
-    return candidate

@@ -14,16 +14,21 @@ class Namer:
         return cls(taken | set(extra) | _RESERVED)
 
     def fresh(self, base):
-        base = base.strip("_") or "t"
-        candidate, k = base, 1
-        while candidate in self.taken:
-            k += 1
-            candidate = f"{base}{k}"
-        self.taken.add(candidate)
-        return candidate
+        return fresh_name(base.strip("_") or "t", self.taken)
 
     def reserve(self, name):
         self.taken.add(name)
+
+
+def fresh_name(base, taken, sep=""):
+    """`base`, or `base2`, `base3`, ... (`sep` between): the first not in
+    `taken`, which it joins."""
+    candidate, k = base, 1
+    while candidate in taken:
+        k += 1
+        candidate = f"{base}{sep}{k}"
+    taken.add(candidate)
+    return candidate
 
 
 # Names generated code relies on, plus builtins a temporary must not shadow.
