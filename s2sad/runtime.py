@@ -581,6 +581,8 @@ def _matmul_grad_right(g, x, y):
 # ---- values ------------------------------------------------------------------
 
 def zeros_like(x):
+    if isinstance(x, (list, tuple)):  # the parts of np.split(x, n): a list of arrays
+        return [zeros_like(v) for v in x]
     return np.zeros_like(x) if isinstance(x, np.ndarray) else 0.0 * x
 
 

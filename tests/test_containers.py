@@ -352,3 +352,25 @@ def test_a_tuple_variable_in_a_returned_tuple_is_refused_not_dropped():
     # it was split into its elements and the nested output lost its gradient
     with pytest.raises(SyntaxError, match="tuple or list"):
         s2sad.grad(tuple_variable_returned_inside_a_tuple)(3.0)
+
+
+# ---- results of unknown arity subscripted (np.split into n parts) ----------------
+
+def split_literal_count(x):
+    return np.sum(np.split(x, 2)[1] ** 2) + np.sum(np.array_split(x, 3)[0] * x[:2])
+
+
+def split_counted_by_variable(x):
+    n = 3
+    parts = np.split(x, n)
+    return np.sum(parts[0] * parts[2]) + np.sum(np.sin(parts[1]))
+
+
+@pytest.mark.parametrize("fn", [split_literal_count, split_counted_by_variable])
+def test_split_parts_subscripted(fn, jit):
+    import warnings
+    with warnings.catch_warnings():
+        # a count held in a variable is only known at run time: the list of
+        # parts may run uncompiled
+        warnings.simplefilter("ignore", s2sad.NumbaFallbackWarning)
+        check_grad(fn, (np.linspace(-1.0, 2.0, 6),), jit=jit)

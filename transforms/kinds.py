@@ -3,7 +3,7 @@ of some ndim and dtype, or a tuple. The derivative is generated for the kinds
 of the arguments it is called with (as numba specialises on types), which is
 what lets it initialise `dx = 0.0` rather than `np.zeros_like(x)`, preallocate
 typed tapes and skip broadcasting reductions between scalars."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import gast
 import numpy as np
@@ -15,6 +15,10 @@ class Kind:
     ndim: int = 0
     dtype: str = "f"    # arrays: f (float), i (int), b (bool), c (complex)
     items: tuple = ()
+    # an int literal written in the call being typed (`np.split(x, 2)`):
+    # kind functions may read it; it never reaches a variable, and kinds
+    # compare without it
+    value: object = field(default=None, compare=False, repr=False)
 
     @property
     def is_array(self):
@@ -172,7 +176,7 @@ class KindInference:
                 self.bind(s.value.func.value.id, list_of(self.expr(s.value.args[0])))
 
     def bind(self, var, kind):
-        self.env[var] = join(self.env.get(var), kind)
+        self.env[var] = join(self.env.get(var), _without_literals(kind))
 
     def assign(self, target, kind):
         if isinstance(target, gast.Name):
@@ -185,6 +189,8 @@ class KindInference:
 
     def expr(self, node):
         if isinstance(node, gast.Constant):
+            if type(node.value) is int:
+                return Kind("int", value=node.value)
             return of_value(node.value)
         if isinstance(node, gast.Name):
             return self.env.get(node.id, UNKNOWN)
@@ -266,6 +272,13 @@ class KindInference:
         if attr in ("real", "imag"):
             return array(base.ndim, "f") if base.is_array else FLOAT
         return UNKNOWN
+
+
+def _without_literals(kind):
+    """A variable's kind holds no literal: it may be reassigned."""
+    if kind is None or (kind.value is None and not kind.items):
+        return kind
+    return replace(kind, value=None, items=tuple(_without_literals(k) for k in kind.items))
 
 
 def _sequence_index_kind(node):

@@ -306,10 +306,13 @@ def cross(g, ans, a, b):
 # ---- splitting: the parts' cotangents put back in place -----------------------------------
 
 def _split_kind(args, kws):
-    """As many parts as indices + 1; for a number of sections, not known
-    from the kinds (the parts are then typed where they are unpacked)."""
+    """As many parts as indices + 1, or as the number of sections when it is
+    written as a literal (`np.split(x, 2)`); otherwise not known from the
+    kinds (the parts are then typed where they are unpacked)."""
     if args[1].tag == "tuple":
         return K.tuple_of([args[0]] * (len(args[1].items) + 1))
+    if args[1].tag == "int" and args[1].value is not None and args[1].value > 0:
+        return K.tuple_of([args[0]] * args[1].value)
     return K.UNKNOWN
 
 
