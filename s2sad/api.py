@@ -293,11 +293,14 @@ class Derivative:
 def _with_trailing(signature, extra):
     """How a vjp or jvp is called: the function's arguments, then the seed
     or tangent (so the function's defaults can only be given by keyword)."""
-    params = [p.replace(default=inspect.Parameter.empty) for p in signature.parameters.values()]
+    params = list(signature.parameters.values())
+    # the seed follows the positional parameters; keyword-only ones stay after it
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    positional = [p.replace(default=inspect.Parameter.empty) for p in params[:n]]
     while extra in signature.parameters:
         extra = "_" + extra
-    return signature.replace(parameters=params + [inspect.Parameter(
-        extra, inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+    return signature.replace(parameters=positional + [inspect.Parameter(
+        extra, inspect.Parameter.POSITIONAL_OR_KEYWORD)] + params[n:])
 
 
 def _cast(grads, wrt, single, values):

@@ -50,6 +50,15 @@ class _Transform:
                             f"not {type(x).__name__}")
         return values, x
 
+    def call(self, fn, values, *extra):
+        """`fn(*values, *extra)` with `values` bound in signature order: the
+        keyword-only parameters' values go by keyword, after the extra
+        (seed or tangent) positional argument."""
+        params = list(self.signature.parameters.values())
+        n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        keywords = {p.name: v for p, v in zip(params[n:], values[n:])}
+        return fn(*values[:n], *extra, **keywords)
+
 
 class jacobian(_Transform):
     """`jacobian(f, wrt=0, mode="auto")(*args)`: the Jacobian of the output
@@ -67,7 +76,7 @@ class jacobian(_Transform):
 
     def __call__(self, *args, **kwargs):
         values, x = self.bind(args, kwargs, containers=True)
-        out = np.asarray(self.fn(*values))  # shape of the output
+        out = np.asarray(self.call(self.fn, values))  # shape of the output
         if pytrees.is_container(x):
             return self._of_container(values, x, out)
         mode = self.mode
@@ -80,14 +89,14 @@ class jacobian(_Transform):
                 seed = np.zeros(out.size, _dtype(out))
                 seed[k] = 1.0
                 seed = seed.reshape(out_shape) if out_shape else seed[0]
-                rows[k] = self._vjp(*values, seed)
+                rows[k] = self.call(self._vjp, values, seed)
             return rows.reshape(out_shape + in_shape)
         cols = np.empty((np.size(x),) + out_shape, _dtype(x))
         for k in range(np.size(x)):
             tangent = np.zeros(np.size(x), _dtype(x))
             tangent[k] = 1.0
             tangent = tangent.reshape(in_shape) if in_shape else tangent[0]
-            cols[k] = self._jvp(*values, tangent)[1]
+            cols[k] = self.call(self._jvp, values, tangent)[1]
         return np.moveaxis(cols.reshape(in_shape + out_shape),
                            list(range(len(in_shape))),
                            list(range(len(out_shape), len(out_shape) + len(in_shape))))
@@ -107,7 +116,7 @@ class jacobian(_Transform):
             for k in range(out.size):
                 seed = np.zeros(out.size, out.dtype)
                 seed[k] = 1.0
-                g = self._vjp(*values, seed.reshape(out.shape) if out.shape else seed[0])
+                g = self.call(self._vjp, values, seed.reshape(out.shape) if out.shape else seed[0])
                 for block, leaf in zip(blocks, pytrees.leaves(g)):
                     block[k] = leaf
         else:
@@ -119,7 +128,7 @@ class jacobian(_Transform):
                     one = np.zeros(sizes[j], np.asarray(p).dtype)
                     one[e] = 1.0
                     tangent[j] = one.reshape(np.shape(p)) if np.ndim(p) else one[0]
-                    _, col = self._jvp(*values, pytrees.unflatten(structure, tangent, x))
+                    _, col = self.call(self._jvp, values, pytrees.unflatten(structure, tangent, x))
                     blocks[j].reshape(out.size, sizes[j])[:, e] = np.ravel(col)
         return pytrees.unflatten(structure, [b.reshape(out.shape + np.shape(p))
                                              for b, p in zip(blocks, parts)], x)
@@ -141,7 +150,7 @@ class batch_jacobian(_Transform):
 
     def __call__(self, *args, **kwargs):
         values, x = self.bind(args, kwargs)
-        out = np.asarray(self.fn(*values))
+        out = np.asarray(self.call(self.fn, values))
         if np.ndim(x) < 1 or out.ndim < 1 or out.shape[0] != np.shape(x)[0]:
             raise ValueError(f"batch_jacobian needs an argument and an output with the same "
                              f"first (batch) axis; got {np.shape(x)} and {out.shape}")
@@ -151,7 +160,7 @@ class batch_jacobian(_Transform):
         for j in range(outs):
             seed = np.zeros((batch, outs))
             seed[:, j] = 1.0
-            result[:, j] = self._vjp(*values, seed.reshape(out.shape))
+            result[:, j] = self.call(self._vjp, values, seed.reshape(out.shape))
         return result.reshape(out.shape + np.shape(x)[1:])
 
 
@@ -193,7 +202,7 @@ class hessian(_Transform):
         for k in range(n):
             v = np.zeros(n, _dtype(x))
             v[k] = 1.0
-            cols[k] = np.ravel(self._hvp(*values, v.reshape(shape) if shape else v[0]))
+            cols[k] = np.ravel(self.call(self._hvp, values, v.reshape(shape) if shape else v[0]))
         return cols.T.reshape(shape + shape)
 
 

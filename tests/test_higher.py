@@ -149,3 +149,30 @@ def test_gradient_inside_a_differentiated_function(jit):
     x, W = rng.normal(size=(4, 3)), rng.normal(size=(3, 2))
     got = s2sad.grad(input_gradient_penalty, wrt=1, jit=jit)(x, W)
     np.testing.assert_allclose(got, fd_jacobian(input_gradient_penalty, (x, W), 1), atol=1e-6)
+
+
+# ---- keyword-only parameters ---------------------------------------------------
+
+def cubic_keyword_only(x, *, w, scale=2.0):
+    return scale * np.sum(w * x ** 3)
+
+
+def square_keyword_only(x, *, w):
+    return w * x ** 2
+
+
+def test_keyword_only_parameters(jit):
+    x, w = np.array([0.5, -1.5, 2.0]), np.array([1.0, 3.0, -2.0])
+    expected = np.diag(3.0 * 6.0 * w * x)  # scale 3 x d2/dx2 of w x^3
+    got = s2sad.hessian(cubic_keyword_only, jit=jit)(x, w=w, scale=3.0)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(s2sad.hessian(cubic_keyword_only, jit=jit)(x, w=w),
+                               expected * 2.0 / 3.0, rtol=1e-12)
+    # w.r.t. a keyword-only parameter: the function is linear in it
+    np.testing.assert_allclose(s2sad.hessian(cubic_keyword_only, wrt="w", jit=jit)(x, w=w),
+                               np.zeros((3, 3)), atol=0)
+    for mode in ("rev", "fwd"):
+        jac = s2sad.jacobian(square_keyword_only, mode=mode, jit=jit)(x, w=w)
+        np.testing.assert_allclose(jac, np.diag(2.0 * w * x), rtol=1e-12)
+    np.testing.assert_allclose(s2sad.vjp(square_keyword_only, jit=jit)(x, np.ones(3), w=w),
+                               2.0 * w * x, rtol=1e-12)
