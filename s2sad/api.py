@@ -7,7 +7,7 @@ import numpy as np
 
 from . import backend, cache, guards, precision, pytrees
 from .generate import generate
-from .partials import unpartial
+from .partials import fixed_parameters, unpartial
 from .primitives import as_function
 from .transforms import kinds as K
 
@@ -338,7 +338,8 @@ def _as_value(v):
 
 
 def _resolve_wrt(fn, signature, wrt):
-    params = list(signature.parameters)
+    every = list(signature.parameters)
+    params = [p for p in every if p not in fixed_parameters(fn)]  # a partial's own
     single = not isinstance(wrt, (tuple, list))
     items = [wrt] if single else list(wrt)
     if not items:
@@ -349,12 +350,15 @@ def _resolve_wrt(fn, signature, wrt):
             if not w.isidentifier():
                 raise ValueError(f"wrt names '{w}', which is not a Python name")
             # an argument, or a variable of the function (checked when compiled)
-            positions.append(params.index(w) if w in params else w)
+            if w in fixed_parameters(fn):
+                raise ValueError(f"wrt names '{w}', which the partial binds; differentiate "
+                                 f"the function itself to get its gradient")
+            positions.append(every.index(w) if w in every else w)
         elif isinstance(w, (int, np.integer)) and not isinstance(w, bool):
             if not -len(params) <= w < len(params):
                 raise ValueError(f"wrt={w} is out of range: {fn.__name__} has {len(params)} "
                                  f"argument(s)")
-            positions.append(int(w) % len(params))
+            positions.append(every.index(params[int(w)]))
         else:
             raise TypeError(f"wrt must be an argument position or name, or a tuple of them; "
                             f"got {w!r}")

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import pytrees
 from .api import Derivative, _as_value, jvp, vjp
-from .partials import unpartial
+from .partials import fixed_parameters, unpartial
 from .primitives import as_function
 
 
@@ -21,7 +21,8 @@ class _Transform:
         functools.update_wrapper(self, fn)
         self.fn, self.jit = fn, jit
         self.signature = inspect.signature(fn)
-        params = list(self.signature.parameters)
+        every = list(self.signature.parameters)
+        params = [p for p in every if p not in fixed_parameters(fn)]  # a partial's own
         if isinstance(wrt, str):
             if wrt not in params:
                 raise ValueError(f"wrt names '{wrt}', but {fn.__name__} has no argument of "
@@ -29,7 +30,7 @@ class _Transform:
             wrt = params.index(wrt)
         if not isinstance(wrt, int) or not -len(params) <= wrt < len(params):
             raise ValueError(f"wrt must be one argument (position or name) of {fn.__name__}")
-        self.wrt = wrt % len(params)
+        self.wrt = every.index(params[wrt])
 
     def bind(self, args, kwargs, containers=False):
         """The argument values and the one differentiated. `containers`:

@@ -7,10 +7,11 @@ Python function s2sad reads (its source is registered in linecache):
     def partial_f(x):
         return f(W, x, scale=scale)
 
-Bound floats and arrays become trailing parameters with their values as
-defaults (`def partial_f(x, W=W_bound)`), so the derivative takes them as
-arguments (their kinds known, not frozen into compiled code) while the
-partial's remaining parameters keep their positions (`wrt=0` is `x`);
+Bound floats and arrays become keyword-only parameters with their values
+as defaults (`def partial_f(x, *, W_bound=W_value)`), so the derivative
+takes them as arguments (their kinds known, not frozen into compiled code)
+while the partial's remaining parameters keep their positions (`wrt=0` is
+`x`, `wrt=-1` never a positionally bound value, which no caller can pass);
 other bound values (ints, strings, tuples) are constants of the
 function."""
 import functools
@@ -51,12 +52,19 @@ def unpartial(obj):
                         f"**kwargs: give it plain parameters")
     namespace = {fname: func}
     taken = {fname} | {p.name for p in params}
-    hidden = []  # bound floats and arrays: trailing parameters with their values
+    hidden = []  # bound floats and arrays: keyword-only parameters with their values
+    fixed = []  # the hidden parameters of positionally bound values
 
-    def bound(p, value):
+    def bound(p, value, by_keyword):
         if isinstance(value, (float, np.floating, np.ndarray)) and not isinstance(value, bool):
-            hidden.append(f"{p.name}={constant(p.name + '_bound', value)}")
-            return p.name
+            # a keyword-bound value may be overridden by keyword, as functools
+            # allows; a positionally bound one gets a name no caller can pass
+            name = p.name if by_keyword else fresh_name(p.name + "_bound", taken, sep="_")
+            taken.add(name)
+            hidden.append(f"{name}={constant(p.name + '_value', value)}")
+            if not by_keyword:
+                fixed.append(name)
+            return name
         return constant(p.name, value)
 
     def constant(base, value):
@@ -71,11 +79,11 @@ def unpartial(obj):
     unknown = set(obj.keywords) - {p.name for p in params}
     if unknown:
         raise TypeError(f"partial of {fname}: unknown keyword(s) {sorted(unknown)}")
-    call_args = [bound(p, v) for p, v in zip(positional, obj.args)]
+    call_args = [bound(p, v, False) for p, v in zip(positional, obj.args)]
     keywords, plain, kwonly = [], [], []
     for p in params[len(obj.args):]:
         if p.name in obj.keywords:
-            keywords.append(f"{p.name}={bound(p, obj.keywords[p.name])}")
+            keywords.append(f"{p.name}={bound(p, obj.keywords[p.name], True)}")
             continue
         own = p.name if p.default is p.empty else \
             f"{p.name}={constant(p.name + '_default', p.default)}"
@@ -88,7 +96,7 @@ def unpartial(obj):
                 call_args.append(p.name)
             else:
                 keywords.append(f"{p.name}={p.name}")
-    own = plain + hidden + (["*"] + kwonly if kwonly else [])
+    own = plain + (["*"] + hidden + kwonly if hidden or kwonly else [])
     name = "partial_" + fname
     filename = f"<s2sad: functools.partial of {fname}, #{next(_COUNT)}>"
     text = (f"def {name}({', '.join(own)}):\n"
@@ -97,4 +105,11 @@ def unpartial(obj):
     exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - our own source
     fn = namespace.pop(name)
     fn.__s2sad_partial__ = obj
+    fn.__s2sad_fixed__ = tuple(fixed)  # not the partial's parameters: never `wrt`
     return fn
+
+
+def fixed_parameters(fn):
+    """The parameters of an unpartial'd function that hold positionally bound
+    values: not parameters of the partial, so `wrt` never counts or names them."""
+    return getattr(fn, "__s2sad_fixed__", ())

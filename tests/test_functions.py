@@ -470,6 +470,21 @@ def test_partial_of_a_partial_and_hessian(jit):
     np.testing.assert_allclose(h, numeric, rtol=1e-4, atol=1e-6)
 
 
+def test_partial_negative_wrt_and_bound_values_are_not_parameters(jit):
+    p = partial(model, W)  # remaining: x, scale, bias
+    g = s2sad.grad(p, wrt=-1, jit=jit)(X)  # bias, never the bound W
+    expected = numerical_grad(lambda b: model(W, X, 2.0, b), (0.0,), 0)
+    np.testing.assert_allclose(g, expected, rtol=1e-5, atol=1e-7)
+    h = s2sad.hessian(partial(model, W, X), wrt=-1, jit=jit)(2.0, 0.3)  # bias
+    assert np.shape(h) == ()
+    with pytest.raises(TypeError):  # as functools: W is not the partial's to take
+        s2sad.grad(p, jit=jit)(X, W=W)
+    with pytest.raises(TypeError):
+        s2sad.grad(p, jit=jit)(X, 2.0, 0.0, W)
+    with pytest.raises(ValueError):
+        s2sad.grad(p, wrt=3, jit=jit)
+
+
 def test_partial_of_a_lambda_and_of_numpy(jit):
     p = partial(lambda a, b: np.sum(a * np.sin(b)), X)
     np.testing.assert_allclose(s2sad.grad(p, jit=jit)(X), X * np.cos(X))
