@@ -69,3 +69,19 @@ def second_of_helper_pair(x, y):
 def test_tuple_from_a_helper(jit):
     # the helper's jvp binds both values and both tangents
     check_jvp(second_of_helper_pair, (np.array([1.0, 2.0]), np.array([3.0, 4.0])), wrt=(0, 1), jit=jit)
+
+
+# ---- a helper called with a constant: no tangent for it ---------------------------
+
+def power_of(b, p):
+    return b ** p
+
+
+def powers_at_negative_base(x):
+    return power_of(x, 2.0) + np.sum(power_of(x * x - 3.0, 3.0))
+
+
+def test_helper_constant_argument_has_no_tangent(jit):
+    # the exponent's tangent is 0 * log(b) * b ** p: nan at a negative base
+    # unless the helper's jvp is specialised to the arguments active at the call
+    check_jvp(powers_at_negative_base, (np.array([-1.5, 0.5, 2.0]),), jit=jit)

@@ -16,8 +16,8 @@ from .templates import inline, template_of
 
 
 class ForwardMode:
-    """`context` provides `registry`, `helper_jvp(fn, arg_kinds)` -> name of
-    the helper's generated jvp, and `custom_pair`."""
+    """`context` provides `registry`, `helper_jvp(fn, arg_kinds, active)` ->
+    name of the helper's generated jvp, and `custom_pair`."""
 
     def __init__(self, fn, tree, kinds, active, namer, context):
         self.fn, self.tree, self.kinds, self.active = fn, tree, kinds, active
@@ -209,7 +209,8 @@ class ForwardMode:
 
     def helper_call(self, value, helper, value_target, tangent_target):
         arg_kinds = [self.atom_kind(a) for a in value.args]
-        jvp_name, mask = self.context.helper_jvp(helper, arg_kinds)
+        jvp_name, mask = self.context.helper_jvp(helper, arg_kinds,
+                                                 [self.is_active(a) for a in value.args])
         tangents = [self.tangent_atom(a) or self.zero_like(a)
                     for a, m in zip(value.args, mask) if m]
         both = gast.Tuple(elts=[value_target, tangent_target], ctx=gast.Store())

@@ -331,11 +331,14 @@ class Program:
         self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
-    def helper_jvp(self, helper, arg_kinds):
+    def helper_jvp(self, helper, arg_kinds, active):
+        """The helper's jvp for these argument kinds, with tangents only for the
+        arguments `active` at the call (a constant's tangent is not a zero to
+        multiply: 0 * log(b) is nan at a negative base)."""
         fn = helper.function_for(arg_kinds)
-        key = ("jvp", fn, tuple(arg_kinds))
+        mask = tuple(k.differentiable and a for k, a in zip(arg_kinds, active))
+        key = ("jvp", fn, tuple(arg_kinds), mask)
         if key not in self.helper_vjps:
-            mask = [k.differentiable for k in arg_kinds]
             gen = self._fresh_module_name("jvp_" + helper.name)
             self.helper_vjps[key] = (gen, mask)
             self.jvp(fn, list(arg_kinds), [i for i, m in enumerate(mask) if m], gen)
