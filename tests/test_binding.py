@@ -513,3 +513,15 @@ def test_norm_at_the_zero_vector_has_gradient_zero(jit):
     # (0 / 0 gave nan, times the zero Jacobian of x - x: nan)
     check_grad(norms_of_zero, (np.array([1.0, 2.0, 3.0]),), jit=jit)
     check_jvp(norms_of_zero, (np.array([1.0, 2.0, 3.0]),), jit=jit)
+
+
+# ---- module attributes that are None ------------------------------------------------
+
+def newaxis_index(x, A):
+    return np.sum(x[::2, np.newaxis] * A[np.newaxis, 0, :2]) + np.sum(x[None, 1:] ** 2)
+
+
+def test_np_newaxis_is_none_in_an_index(jit):
+    x, A = np.array([0.5, -1.0, 2.0, 0.3, 1.1]), np.arange(6.0).reshape(2, 3) / 3.0
+    check_grad(newaxis_index, (x, A), wrt=0, jit=jit)
+    check_grad(newaxis_index, (x, A), wrt=1, jit=jit)

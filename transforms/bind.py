@@ -21,6 +21,7 @@ Calls to anything else (constructors, callables without a rule, no-gradient
 primitives) are left as written."""
 import inspect
 import numbers
+import types
 
 import gast
 import numpy as np
@@ -79,6 +80,15 @@ class CallBinder:
                                                                              gast.Constant)):
                     return node
                 return binder(node)
+
+            def visit_Attribute(self, node):
+                # a module's None (np.newaxis) is the constant None in an index
+                if isinstance(node.ctx, gast.Load):
+                    base = binder.parsed.resolve(node.value)
+                    if isinstance(base, types.ModuleType) and \
+                            getattr(base, node.attr, False) is None:
+                        return gast.copy_location(gast.Constant(value=None, kind=None), node)
+                return self.generic_visit(node)
 
         return Binder().visit(tree)
 
