@@ -85,3 +85,31 @@ def test_helper_constant_argument_has_no_tangent(jit):
     # the exponent's tangent is 0 * log(b) * b ** p: nan at a negative base
     # unless the helper's jvp is specialised to the arguments active at the call
     check_jvp(powers_at_negative_base, (np.array([-1.5, 0.5, 2.0]),), jit=jit)
+
+
+# ---- an argument not differentiated, then overwritten with an active value ---------
+
+def power_overwrites_base(a, b):
+    a = a ** b
+    return a * b
+
+
+def buffer_argument_written(x, buf):
+    buf[0] = x[0] * x[1]
+    buf[1] = np.sin(buf[0]) + x[2]
+    return np.sum(buf * buf)
+
+
+def test_overwritten_argument_starts_with_zero_tangent(jit):
+    check_jvp(power_overwrites_base, (1.3, 0.7), wrt=1, jit=jit)
+    check_jvp(buffer_argument_written, (np.array([0.5, -1.2, 2.0]), np.ones(3)), wrt=0,
+              jit=jit)
+
+
+def test_hessian_wrt_a_parameter_when_another_is_overwritten(jit):
+    import s2sad
+    a, b = 1.3, 0.7
+    # d2/db2 of a**b * b = log(a)^2 a^b b + 2 log(a) a^b
+    expected = np.log(a) ** 2 * a ** b * b + 2 * np.log(a) * a ** b
+    got = s2sad.hessian(power_overwrites_base, wrt=1, jit=jit)(a, b)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)

@@ -309,6 +309,10 @@ class Program:
         copies += [assign(fm.d(w), call(gast.Attribute(value=name(fm.d(w)), attr="copy",
                                                        ctx=gast.Load())))
                    for w in wrt_names if w in written]  # nor the caller's tangents
+        # an argument not differentiated but later given an active value
+        # (`a = a ** b` w.r.t. b) starts with a zero tangent
+        copies += [assign(fm.d(a), fm.zero_like(name(a)))
+                   for a in args if a in active and a not in wrt_names]
         body = copies + fm.block(tree.body[:-1])
         value = tree.body[-1].value
         outs = [fm.tangent_atom(o) or fm.zero_like(o) for o in spec.outputs]
