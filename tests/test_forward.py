@@ -113,3 +113,16 @@ def test_hessian_wrt_a_parameter_when_another_is_overwritten(jit):
     expected = np.log(a) ** 2 * a ** b * b + 2 * np.log(a) * a ** b
     got = s2sad.hessian(power_overwrites_base, wrt=1, jit=jit)(a, b)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+# ---- chains of subscripts and .T: the tangent takes the same chain ----------------
+
+def chained_subscripts(A):
+    r = A[1][:2]
+    c = A.T[0]  # a column: dA.T[0], not the row dA[0]
+    return np.sum(np.kron(A[0], r)) + np.sum(c * A[2][::-1]) + \
+        np.sum(A[:, 1][::-1] * np.arange(3.0))
+
+
+def test_chained_subscript_tangent(jit):
+    check_jvp(chained_subscripts, (np.arange(9.0).reshape(3, 3) / 4 - 1.0,), jit=jit)

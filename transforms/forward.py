@@ -58,7 +58,13 @@ class ForwardMode:
             return None
         if isinstance(atom, gast.Name):
             return name(self.d(atom.id))
-        return subscript(self.d(base_name(atom)), clone(atom.slice))
+        # the same chain of subscripts (and .T) on the tangent: A[1][:2] -> dA[1][:2]
+        tangent = clone(atom)
+        node = tangent
+        while isinstance(node.value, (gast.Subscript, gast.Attribute)):
+            node = node.value
+        node.value = name(self.d(base_name(atom)))
+        return tangent
 
     # ---- statements -------------------------------------------------------
     def block(self, stmts):
