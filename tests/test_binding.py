@@ -525,3 +525,38 @@ def test_np_newaxis_is_none_in_an_index(jit):
     x, A = np.array([0.5, -1.0, 2.0, 0.3, 1.1]), np.arange(6.0).reshape(2, 3) / 3.0
     check_grad(newaxis_index, (x, A), wrt=0, jit=jit)
     check_grad(newaxis_index, (x, A), wrt=1, jit=jit)
+
+
+# ---- spellings that mean a form the rule implements (transforms/spellings.py) ------
+
+def reshape_order_c(x):
+    return np.sum(np.reshape(x, (2, 3), order="C")[1] * np.arange(3.0))
+
+
+def sum_out_none(x):
+    return np.sum(x ** 2, axis=0, out=None) @ np.arange(3.0)
+
+
+def clip_one_sided(x):
+    return np.sum(np.clip(x, None, 0.3) ** 2) + np.sum(np.clip(x, a_min=-0.1, a_max=None) ** 3)
+
+
+def clip_numpy2_names(x):
+    return np.sum(np.clip(x, min=-0.4, max=0.6) * x)
+
+
+def reshape_order_f(x):
+    return np.sum(np.reshape(x, (2, 3), order="F")[1] * np.arange(3.0))
+
+
+@pytest.mark.parametrize("fn", [reshape_order_c, sum_out_none, clip_one_sided,
+                                clip_numpy2_names])
+def test_default_and_alias_spellings(fn, jit):
+    x = np.array([[0.5, -1.2, 0.25], [1.4, 0.05, -0.6]])
+    check_grad(fn, (x,), jit=jit)
+    check_jvp(fn, (x,), jit=jit)
+
+
+def test_order_f_is_refused_not_dropped(jit):
+    with pytest.raises(LookupError, match="order"):
+        s2sad.grad(reshape_order_f, jit=jit)(np.ones((2, 3)))

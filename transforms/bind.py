@@ -28,6 +28,7 @@ import numpy as np
 
 from ..parameters import AXIS_VALUES
 from .errors import UnsupportedSyntaxError
+from .spellings import respell
 from .syntax import const
 
 KEEP_AXES = "keep_axes"  # the runtime helper keepdims=True becomes
@@ -51,7 +52,10 @@ class CallBinder:
         if rule is not None:
             if rule.signature is None:
                 return node
-            return self.bind_rule(node, rule)
+            respelled = respell(node, obj, rule)
+            if respelled is not node and respelled.func is not node.func:
+                return self(respelled)  # another function's call (np.clip -> np.minimum)
+            return self.bind_rule(respelled, rule)
         fn = _readable_function(obj)
         if fn is not None:
             return self.bind_helper(node, fn)
