@@ -29,6 +29,7 @@ import numpy as np
 from ..parameters import AXIS_VALUES
 from .errors import UnsupportedSyntaxError
 from .spellings import respell
+from ..numpy_definitions import numpy_definition
 from .syntax import const
 
 KEEP_AXES = "keep_axes"  # the runtime helper keepdims=True becomes
@@ -56,10 +57,23 @@ class CallBinder:
             if respelled is not node and respelled.func is not node.func:
                 return self(respelled)  # another function's call (np.clip -> np.minimum)
             return self.bind_rule(respelled, rule)
+        definition = numpy_definition(obj)
+        if definition is not None:  # np.average: a helper s2sad defines
+            return self.bind_helper(self.definition_call(node, definition), definition)
         fn = _readable_function(obj)
         if fn is not None:
             return self.bind_helper(node, fn)
         return node
+
+    def definition_call(self, node, definition):
+        """`node` calling `definition` by a name of the function's namespace
+        (the numpy function's own name unless the module uses it)."""
+        ns, ref = self.parsed.namespace, definition.__name__
+        while ns.setdefault(ref, definition) is not definition:
+            ref += "_"
+        func = gast.Name(id=ref, ctx=gast.Load(), annotation=None, type_comment=None)
+        return gast.copy_location(gast.Call(func=func, args=node.args,
+                                            keywords=node.keywords), node)
 
     def bind_tree(self, tree, rules=True):
         """Every call in `tree` bound, wherever it is (if and while tests,

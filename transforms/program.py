@@ -27,6 +27,7 @@ from .ordering import ascend_independent_loops
 from .promote import promote_accumulators
 from .reverse import ReverseMode
 from .source import positional_parameters
+from .none_tests import fold_none_tests
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
 
@@ -41,6 +42,7 @@ class Specialised:
         self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
+        tree = fold_none_tests(tree, arg_kinds)
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)
         marker_of = program.marker_resolver(self.parsed)

@@ -1,0 +1,85 @@
+"""numpy functions s2sad differentiates through its own definitions
+(s2sad/numpy_definitions.py), and optional parameters tested with `is None`,
+decided by the argument's kind: against finite differences (and numpy's
+values), compiled and as Python, reverse and forward mode."""
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import check_grad, check_jvp
+
+A = np.array([[0.5, -1.2, 0.8], [1.4, 0.3, -0.6]])
+W2 = np.array([0.3, 0.7])
+W3 = np.array([0.2, 0.5, 0.3])
+
+
+def average_forms(a, w2, w3):
+    return (np.average(a) + np.sum(np.average(a, axis=0, weights=w2) ** 2)
+            + np.sum(np.average(a, axis=1, weights=w3) * np.arange(2.0))
+            + np.average(a, weights=a * a + 1.0))
+
+
+def nan_reductions(a):
+    b = np.where(a > 1.0, np.nan, a)  # entries above 1 are missing
+    return np.nansum(b * b) + np.sum(np.nanmean(b, axis=0) ** 2) + np.nanmean(b)
+
+
+def running_products(a):
+    return np.sum(np.cumprod(a) * np.arange(6.0)) + np.sum(np.cumprod(a[0], axis=0) ** 2)
+
+
+@pytest.mark.parametrize("fn, args, wrts", [
+    (average_forms, (A, W2, W3), (0, 1, 2)),
+    (nan_reductions, (A,), (0,)),
+    (running_products, (A,), (0,)),
+])
+def test_definitions_against_finite_differences(fn, args, wrts, jit):
+    for wrt in wrts:
+        check_grad(fn, args, wrt=wrt, jit=jit)
+        check_jvp(fn, args, wrt=wrt, jit=jit)
+
+
+def test_definitions_agree_with_numpy():
+    from s2sad import numpy_definitions as d
+    np.testing.assert_allclose(d.average(A, 0, W2), np.average(A, axis=0, weights=W2))
+    np.testing.assert_allclose(d.average(A, 1, W3), np.average(A, axis=1, weights=W3))
+    np.testing.assert_allclose(d.average(A, None, A * A), np.average(A, weights=A * A))
+    b = np.where(A > 1.0, np.nan, A)
+    np.testing.assert_allclose(d.nanmean(b, 0), np.nanmean(b, axis=0))
+    np.testing.assert_allclose(d.nansum(b, None), np.nansum(b))
+    np.testing.assert_allclose(d.cumprod(A, None), np.cumprod(A))
+
+
+def cumprod_rows(a):
+    return np.sum(np.cumprod(a, axis=1))
+
+
+def test_cumprod_of_a_matrix_along_an_axis_is_refused():
+    # (compiled, the refusal comes after numba's fallback warning)
+    with pytest.raises(ValueError, match="1-D"):
+        s2sad.grad(cumprod_rows, jit=False)(A)
+
+
+# ---- `is None` on an optional parameter ------------------------------------------
+
+def weighted_loss(x, w=None, scale=None):
+    if w is None:
+        total = np.sum(x * x)
+    else:
+        total = np.sum(w * x * x)
+    if scale is not None:
+        total = total * scale
+    return total
+
+
+def calls_with_and_without_options(x, w):
+    return weighted_loss(x) + weighted_loss(x, w) + weighted_loss(x, w=w, scale=2.0)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_none_tests_decided_by_kind(jit, wrt):
+    check_grad(calls_with_and_without_options, (A[0], W3), wrt=wrt, jit=jit)
+    check_jvp(calls_with_and_without_options, (A[0], W3), wrt=wrt, jit=jit)
+    np.testing.assert_allclose(s2sad.grad(weighted_loss, jit=jit)(A[0]), 2.0 * A[0])
+    np.testing.assert_allclose(s2sad.grad(weighted_loss, jit=jit)(A[0], W3, 3.0),
+                               6.0 * W3 * A[0])
