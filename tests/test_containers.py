@@ -374,3 +374,45 @@ def test_split_parts_subscripted(fn, jit):
         # parts may run uncompiled
         warnings.simplefilter("ignore", s2sad.NumbaFallbackWarning)
         check_grad(fn, (np.linspace(-1.0, 2.0, 6),), jit=jit)
+
+
+# ---- for loops over enumerate, zip, reversed and unpacked rows -----------------------
+
+def loops_over_iterators(x, P):
+    s = 0.0
+    for i, a in enumerate(x, 1):
+        s += i * a ** 2
+    for a, b, j in zip(x, x[::-1], range(2, 10)):
+        s += a * b * j
+    for k in reversed(range(1, x.shape[0])):
+        s = s * 0.9 + x[k] * k
+    for a in reversed(x):
+        s = s * 0.5 + np.sin(a)
+    for u, v in P:
+        if u > 1.5:
+            break
+        s += u * v
+    for n, (u, v) in enumerate(zip(P[:, 0], P[:, 1]), start=2):
+        s += n * u * np.cos(v)
+    return s
+
+
+def test_for_loops_over_iterators(jit):
+    P = np.array([[0.3, 1.0], [0.7, -0.4], [2.0, 1.0], [0.1, 0.2]])
+    for wrt in (0, 1):
+        check_grad(loops_over_iterators, (X, P), wrt=wrt, jit=jit)
+        check_jvp(loops_over_iterators, (X, P), wrt=wrt, jit=jit)
+
+
+def unpack_matrix_rows(Q):
+    s = 0.0
+    for top, bottom in Q:  # each Q[k] is 2 x 3: two rows
+        s += np.sum(top * np.sin(bottom))
+    first, second = Q[0]
+    return s + np.sum(first ** 2) * np.sum(second)
+
+
+def test_unpacking_rows_of_arrays(jit):
+    Q = np.linspace(-1.0, 1.5, 18).reshape(3, 2, 3)
+    check_grad(unpack_matrix_rows, (Q,), jit=jit)
+    check_jvp(unpack_matrix_rows, (Q,), jit=jit)

@@ -89,6 +89,8 @@ class _Comprehensions:
         if isinstance(s, gast.For):
             before, s.iter = self.hoist(s.iter)
             s.body, s.orelse = self.block(s.body), self.block(s.orelse)
+            if self.needs_counter(s):
+                return before + self.counted(s)
             return before + [s]
         if isinstance(s, (gast.FunctionDef, gast.With)):
             s.body = self.block(s.body)
@@ -213,6 +215,23 @@ class _Comprehensions:
         return prelude + [gast.For(target=store(k), iter=call("range", count),
                                    body=bind(name(k)) + body, orelse=[], type_comment=None)]
 
+    def needs_counter(self, loop):
+        """`for i, a in enumerate(x)`, `for a, b in zip(x, y)`, `for a in
+        reversed(x)`, `for a, b in pairs`: loops the reverse pass takes as a
+        counted loop binding the targets from the counter."""
+        it = loop.iter
+        return not loop.orelse and (isinstance(loop.target, (gast.Tuple, gast.List)) or (
+            isinstance(it, gast.Call) and any(is_builtin(self.resolve, it.func, f) for f in (
+                builtins.enumerate, builtins.zip, builtins.reversed))))
+
+    def counted(self, loop):
+        gen = gast.comprehension(target=loop.target, iter=loop.iter, ifs=[], is_async=0)
+        count, prelude, bind = self.sequence(gen)
+        k = self.namer.fresh("k")
+        new = gast.For(target=store(k), iter=call("range", count), body=bind(name(k)) + loop.body,
+                       orelse=[], type_comment=None)
+        return prelude + [gast.copy_location(new, loop)]
+
     def sequence(self, gen):
         """(number of elements, statements before the loop, k -> statements
         binding the target to element k)."""
@@ -224,12 +243,25 @@ class _Comprehensions:
             return call("len", clone(it)), [], lambda k: [
                 assign(clone(gen.target), range_element(start, step, k))]
         if isinstance(it, gast.Call) and is_builtin(self.resolve, it.func, builtins.enumerate) \
-                and len(it.args) == 1 and not it.keywords and isinstance(gen.target, gast.Tuple) \
+                and _enumerate_start(it) is not None and isinstance(gen.target, gast.Tuple) \
                 and len(gen.target.elts) == 2:
             inner = gast.comprehension(target=gen.target.elts[1], iter=it.args[0], ifs=[],
                                        is_async=0)
             count, prelude, bind = self.sequence(inner)
-            return count, prelude, lambda k: [assign(clone(gen.target.elts[0]), k)] + bind(k)
+            start = _enumerate_start(it)
+            return count, prelude, lambda k: [assign(clone(gen.target.elts[0]), k if (
+                isinstance(start, gast.Constant) and start.value == 0) else gast.BinOp(
+                left=clone(k), op=gast.Add(), right=clone(start)))] + bind(k)
+        if isinstance(it, gast.Call) and is_builtin(self.resolve, it.func, builtins.reversed) \
+                and len(it.args) == 1 and not it.keywords:
+            inner = gast.comprehension(target=gen.target, iter=it.args[0], ifs=[], is_async=0)
+            count, prelude, bind = self.sequence(inner)
+            if not isinstance(count, gast.Name):  # the count is read in every iteration
+                n = self.namer.fresh("n")
+                prelude, count = prelude + [assign(n, count)], name(n)
+            return count, prelude, lambda k: bind(gast.BinOp(
+                left=gast.BinOp(left=clone(count), op=gast.Sub(), right=const(1)),
+                op=gast.Sub(), right=clone(k)))
         if isinstance(it, gast.Call) and is_builtin(self.resolve, it.func, builtins.zip) \
                 and it.args and not it.keywords and isinstance(gen.target, gast.Tuple) \
                 and len(gen.target.elts) == len(it.args):
@@ -403,3 +435,14 @@ class _CopiesOfMaterialised(gast.NodeTransformer):
                 total = gast.BinOp(left=node.args[1], op=gast.Add(), right=total)
             return gast.copy_location(total, node)
         return node
+
+
+def _enumerate_start(call):
+    """enumerate(x) or enumerate(x, start): the start, or None for another form."""
+    if len(call.args) == 1 and not call.keywords:
+        return const(0)
+    if len(call.args) == 2 and not call.keywords:
+        return call.args[1]
+    if len(call.args) == 1 and len(call.keywords) == 1 and call.keywords[0].arg == "start":
+        return call.keywords[0].value
+    return None

@@ -182,8 +182,12 @@ class KindInference:
         if isinstance(target, gast.Name):
             self.bind(target.id, kind)
         elif isinstance(target, (gast.Tuple, gast.List)):
-            items = kind.items if kind.tag == "tuple" and len(kind.items) == len(target.elts) \
-                else [UNKNOWN] * len(target.elts)
+            if kind.tag == "tuple" and len(kind.items) == len(target.elts):
+                items = kind.items
+            elif kind.is_array:  # unpacking iterates over the first axis
+                items = [array(kind.ndim - 1, kind.dtype)] * len(target.elts)
+            else:
+                items = [UNKNOWN] * len(target.elts)
             for t, k in zip(target.elts, items):
                 self.assign(t, k)
 

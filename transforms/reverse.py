@@ -471,6 +471,9 @@ class ReverseMode(Contributions):
             return saves + [s] + afters, restores
         g = gast.Tuple(elts=[name(self.d(n)) if n in self.active else self.zero_of(n) for n in names_],
                        ctx=gast.Load())
+        unpacked = self.atom_kind(s.value)
+        if unpacked.is_array:  # u, v = P[k]: the cotangent is an array too (numba adds no tuple)
+            g = call("np.array" if unpacked.ndim == 1 else "np.stack", g)
         prelude, pairs = self.contributions(s, None, s.value, g=g)
         if getattr(s, "s2sad_constant", False):
             prelude, pairs = [], []
