@@ -131,3 +131,26 @@ def test_an_early_return_of_an_array_written_later(jit):
         J = s2sad.jacobian(early_return, wrt=0, jit=jit)(a, flag)
         expected = np.zeros((3, 3)) if flag > 0 else 3.0 * np.eye(3)
         np.testing.assert_allclose(J, expected)
+
+
+# ---- a tape of an array that is later written in place ---------------------------
+
+def swapped_buffers(x, k, n):
+    u = x.copy()
+    w = np.zeros_like(x)
+    m = x.shape[0]
+    total = 0.0
+    for t in range(n):
+        for i in range(1, m - 1):
+            w[i] = u[i] + k * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+        w[0] = u[0]
+        w[m - 1] = u[m - 1]
+        total = total - 0.5 * w[1] * w[1]  # reads the buffer's values of this step
+        u, w = w, u  # ... which a later step overwrites
+    return np.sum(u * u) + total
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_tape_of_a_swapped_buffer_holds_its_values(jit, wrt):
+    x = np.sin(np.linspace(0.0, 3.0, 8))
+    check_grad(swapped_buffers, (x, 0.2, 9), wrt=wrt, jit=jit)

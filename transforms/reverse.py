@@ -15,7 +15,7 @@ from .syntax import (assign, base_name, binding_counts, call, clone, const, name
                     parse_expr, store, subscript)
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
-from .tapes import LoopFrame, Tapes, frame_for, placeholder, unparse
+from .tapes import LoopFrame, Tapes, frame_for, names_written_in_place, placeholder, unparse
 from .templates import fold
 
 
@@ -87,9 +87,10 @@ class ReverseMode(Contributions):
         self.needed = self.with_operands_of_recomputed(
             _value_reads(reads, shape_only) - self.generated, shape_only)
         self.record_enabled = True
+        written_in_place = names_written_in_place(self.tree)
         while True:
             self.namer.taken = taken | set(self.adjoints.values())
-            self.tapes = Tapes(self.namer)
+            self.tapes = Tapes(self.namer, written_in_place)
             self.placeholders, self.loop_restores, self.loop_hoisted = {}, {}, {}
             fwd, rev, reads = self.sweeps(body)
             needed = self.with_operands_of_recomputed(

@@ -14,7 +14,8 @@ that statement restores it. Storage depends on where the statement is:
 import gast
 
 from .emit import stmt_source
-from .syntax import assign, call, clone, const, name, names_loaded, names_stored, parse_expr, walk
+from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
+                     parse_expr, walk)
 
 
 unparse = stmt_source  # an expression's source
@@ -87,8 +88,9 @@ def placeholder(kind):
 class Tapes:
     """Creates the storage for recorded values and the code to use it."""
 
-    def __init__(self, namer):
+    def __init__(self, namer, written_in_place=frozenset()):
         self.namer = namer
+        self.written_in_place = written_in_place  # arrays a tape must copy
         self.setup = []          # list tapes, created at the top of the function
         self.allocations = {}    # id(outermost loop) -> preallocation statements
         self.names = set()       # every name this class made
@@ -111,7 +113,8 @@ class Tapes:
         if not frames:
             saved = self._fresh(label + "_old")
             value = load
-            if is_array_value and isinstance(target, gast.Subscript):
+            if is_array_value and (isinstance(target, gast.Subscript)
+                                   or label in self.written_in_place):
                 value = call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
             return [assign(saved, value)], [assign(clone(target), name(saved))]
         if kind.is_scalar and all(f.counted for f in frames) and self._invariant(frames):
@@ -119,7 +122,7 @@ class Tapes:
         stack = self._fresh(label + "_stack")
         self.setup.append(assign(stack, gast.List(elts=[], ctx=gast.Load())))
         value = load
-        if is_array_value and isinstance(target, gast.Subscript):
+        if is_array_value and (isinstance(target, gast.Subscript) or label in self.written_in_place):
             value = call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
         push = gast.Expr(value=call(gast.Attribute(value=name(stack), attr="append",
                                                    ctx=gast.Load()), value))
@@ -150,3 +153,47 @@ class Tapes:
         store_slot = clone(slot)
         store_slot.ctx = gast.Store()
         return [assign(store_slot, load)], [assign(clone(target), slot)]
+
+
+def names_written_in_place(tree):
+    """Names whose array may be written in place somewhere in `tree`,
+    through the name itself or another name bound to the same array
+    (`u, w = w, u` swaps two buffers; `row = A[i]` may be a view). A tape
+    holding such an array must hold a copy: a reference would show the
+    later writes when the reverse sweep reads it back."""
+    parent = {}
+
+    def find(a):
+        while parent.setdefault(a, a) != a:
+            a = parent[a]
+        return a
+
+    def union(a, b):
+        parent[find(a)] = find(b)
+
+    written = set()
+    for node in walk(tree):
+        if isinstance(node, (gast.Assign, gast.AugAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for t in targets:
+                for sub in walk(t):
+                    if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store):
+                        written.add(base_name(sub))
+            if isinstance(node, gast.AugAssign) or getattr(node, "s2sad_inplace", False):
+                written |= {base_name(t) for t in targets}
+            if isinstance(node, gast.Assign):
+                for t, v in _paired(targets[0], node.value):
+                    source = base_name(v) if isinstance(
+                        v, (gast.Name, gast.Subscript, gast.Attribute)) else None
+                    if isinstance(t, gast.Name) and source is not None:
+                        union(t.id, source)
+    written.discard(None)
+    dirty = {find(w) for w in written}
+    return {n for n in parent if find(n) in dirty} | written
+
+
+def _paired(target, value):
+    if isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, (gast.Tuple, gast.List)) \
+            and len(target.elts) == len(value.elts):
+        return [p for t, v in zip(target.elts, value.elts) for p in _paired(t, v)]
+    return [(target, value)]
