@@ -653,3 +653,10 @@ from .runtime_forms import *  # noqa: E402,F401,F403
 from . import runtime_forms as _forms  # noqa: E402
 
 __all__ = __all__ + _forms.__all__
+
+
+# ---- binomial checkpointing of loops (s2sad.checkpointing) -------------------
+from .checkpointing import *  # noqa: E402,F401,F403
+from . import checkpointing as _checkpointing  # noqa: E402
+
+__all__ = __all__ + _checkpointing.__all__

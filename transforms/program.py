@@ -13,6 +13,8 @@ from .activity import analyse
 from .aliases import Ownership, check_aliased_writes, written_memory
 from .bounds import add_index_checks, mark_accesses
 from .bind import CallBinder
+from .checkpoint_loops import (is_loop as is_checkpointed_loop, lift_loops,
+                               result_kind as checkpointed_kind, strip_marks)
 from .containers import lower_containers
 from .tuples import split_tuple_variables
 from .desugar import desugar
@@ -37,8 +39,12 @@ class Specialised:
     """A user function parsed, desugared, normalised and typed for given
     argument kinds."""
 
-    def __init__(self, fn, arg_kinds, program):
+    def __init__(self, fn, arg_kinds, program, loops=None):
         self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
+        # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
+        # marked s2sad.checkpointed, "budget" also the others under a budget
+        lift_loops(self.parsed, program.memory_budget if loops == "budget" else None,
+                   lift=loops is not None)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
         self.namer = Namer.for_function(tree, extra=program.module_names)
@@ -87,6 +93,7 @@ class Program:
         self._return_kinds = {}
         self._derivative_calls = {}  # function -> {call position: generated function}
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
+        self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
 
     # ---- custom gradients and user rules -------------------------------
     def provide(self, obj, parsed=None):
@@ -176,6 +183,9 @@ class Program:
     # ---- kinds of calls -----------------------------------------------
     def call_kind(self, parsed):
         def kind_of(call_node, arg_kinds, kw_kinds):
+            if isinstance(call_node.func, gast.Name) \
+                    and is_checkpointed_loop(parsed.namespace.get(call_node.func.id)):
+                return checkpointed_kind(parsed.namespace[call_node.func.id], arg_kinds)
             try:
                 prim = resolve_call(call_node, parsed, self.registry)
             except (LookupError, NameError):
@@ -215,7 +225,7 @@ class Program:
         mode "gradient": `(args) -> gradients` (what `grad` returns, as a
         function that can itself be differentiated).
         Returns the generated function's name."""
-        spec = Specialised(fn, arg_kinds, self)
+        spec = Specialised(fn, arg_kinds, self, "marked" if mode == "helper" else "budget")
         parsed, tree = spec.parsed, spec.tree
         args = parsed.arg_names
         wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
@@ -462,6 +472,7 @@ class Program:
         tree = lower_containers(tree, parsed.location, Namer.for_function(tree), parsed.resolve,
                                 self.runtime_objects, parsed.namespace)
         _strip_markers(tree, self.marker_resolver(parsed))
+        strip_marks(tree, parsed)  # s2sad.checkpointed(range(n)): range(n)
         self._name_derivative_calls_in_copy(tree, parsed)
         self._late_forms(tree, parsed)
         self._add_function(n, stmt_source(tree) + "\n", tree, first=True)

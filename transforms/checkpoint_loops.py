@@ -1,0 +1,522 @@
+"""Checkpointed loops: the reverse sweep of a long counted loop from a few
+snapshots of its state (binomial checkpointing, s2sad/checkpointing.py)
+instead of a tape of every iteration.
+
+Before the function is normalised, a top-level `for t in range(...)` loop
+that is marked `s2sad.checkpointed(range(...), snapshots=k)`, or that runs
+under a memory budget, has its body lifted into a step function
+
+    def f_step_12(u, v, k, dt, t):     # the loop-carried state, then what the
+        <the loop body>                 # body only reads, then the counter
+        return u, v
+
+and the loop becomes one call, `u, v = f_loop_12(start, stop, stride,
+snapshots, budget, u, v, k, dt)`. Reverse mode turns that call into
+`f_loop_12_fwd` (the steps, keeping snapshots where the schedule wants them)
+and, in the reverse sweep, `f_loop_12_bwd` (the schedule: steps run again
+from snapshots, and the adjoint of each step, `vjp_f_step_12`, once). Under
+a budget the original loop stays as the branch taken when its tape fits:
+
+    if trip_count(0, n, 1) * <bytes a step records, estimated> <= budget:
+        for t in range(n): ...            # today's tapes
+    else:
+        u, v = f_loop_12(0, n, 1, 0, budget, u, v, k, dt)
+
+The loop-carried state is every variable the body assigns (or writes into)
+that an iteration reads before assigning it, or that code after the loop
+reads."""
+import ast
+import itertools
+import linecache
+
+import gast
+
+from . import kinds as K
+from .emit import stmt_source
+from .errors import UnsupportedSyntaxError
+from .syntax import call, const, name, names_loaded, names_stored, parse_expr, walk
+
+_COUNTER = itertools.count()
+
+
+class CheckpointedLoop:
+    """A lifted loop: what the generated code calls in its place."""
+
+    __s2sad_checkpointed_loop__ = True
+
+    def __init__(self, name, step, state, consts, counter, location, node):
+        self.__name__ = name
+        self.step = step            # the step function (a Python function with source)
+        self.state, self.consts, self.counter = state, consts, counter
+        self.location, self.node = location, node
+
+    def where(self):
+        return self.location.describe(self.node)
+
+
+def is_loop(obj):
+    return getattr(obj, "__s2sad_checkpointed_loop__", False)
+
+
+# ---- lifting --------------------------------------------------------------
+
+def lift_loops(parsed, budget=None, lift=True):
+    """Rewrite the top-level counted loops of `parsed.tree` (in place) that
+    are marked checkpointed, or, under `budget` bytes, every one whose body
+    can be a step function. `lift` False: only drop the marks."""
+    if not lift:
+        strip_marks(parsed.tree, parsed)
+        return
+    body = parsed.tree.body
+    out = []
+    for k, s in enumerate(body):
+        marked = _marked(s, parsed)
+        if marked is None and (budget is None or not _counted(s)):
+            out.append(s)
+            continue
+        refusal = _refusal(s, body[k + 1:], parsed)
+        if refusal is not None:
+            if marked is not None:
+                raise UnsupportedSyntaxError(f"a checkpointed loop with {refusal[0]}",
+                                             parsed.location, refusal[1], refusal[2])
+            out.append(s)  # under a budget: recorded as usual
+            continue
+        out.extend(_lift(s, body[k + 1:], parsed, marked, budget))
+    parsed.tree.body = out
+    if hasattr(parsed, "_locals"):
+        del parsed._locals
+
+
+def strip_marks(tree, parsed):
+    """`for t in s2sad.checkpointed(range(n), snapshots=k)` as `for t in
+    range(n)` (forward mode and primal copies run the loop as it is)."""
+    for s in walk(tree):
+        if isinstance(s, gast.For):
+            marked = _marked(s, parsed)
+            if marked is not None:
+                s.iter = marked[0]
+
+
+def _marked(s, parsed):
+    """For `for t in s2sad.checkpointed(range(...), snapshots=k)`: (the
+    range call, the snapshots expression or None)."""
+    if not isinstance(s, gast.For) or not isinstance(s.iter, gast.Call):
+        return None
+    from s2sad.checkpointing import checkpointed
+    if parsed.resolve(s.iter.func) is not checkpointed:
+        return None
+    args = list(s.iter.args)
+    kws = {k.arg: k.value for k in s.iter.keywords}
+    if len(args) == 2 and "snapshots" not in kws:
+        kws["snapshots"] = args.pop()
+    if len(args) != 1 or set(kws) - {"snapshots"} or not _is_range(args[0], parsed):
+        raise UnsupportedSyntaxError(
+            "s2sad.checkpointed of anything but range(...)", parsed.location, s,
+            "Write `for t in s2sad.checkpointed(range(n), snapshots=k):`")
+    return args[0], kws.get("snapshots")
+
+
+def _is_range(node, parsed):
+    return isinstance(node, gast.Call) and parsed.resolve(node.func) is range \
+        and not node.keywords and 1 <= len(node.args) <= 3
+
+
+def _counted(s):
+    return isinstance(s, gast.For) and isinstance(s.target, gast.Name) \
+        and isinstance(s.iter, gast.Call) and isinstance(s.iter.func, gast.Name) \
+        and s.iter.func.id == "range" and not s.orelse
+
+
+def _refusal(loop, after, parsed):
+    """(what, node, hint) if the loop cannot be lifted into a step function."""
+    if loop.orelse:
+        return "an else clause", loop, "Move the else block after the loop"
+    if not isinstance(loop.target, gast.Name):
+        return "a tuple target", loop, "Loop over range(...) with one counter"
+    for node in _walk_stmts_outer(loop.body):
+        if isinstance(node, (gast.Break, gast.Continue)):
+            return ("an early exit (break or continue in its body)", node,
+                    "Checkpointing reruns whole iterations: remove the exit or the "
+                    "checkpointing (the loop is then recorded as usual)")
+    for node in walk(gast.Module(body=loop.body, type_ignores=[])):
+        if isinstance(node, (gast.Return, gast.Yield, gast.Global, gast.Nonlocal)):
+            return ("an early exit (return in its body)", node,
+                    "Checkpointing reruns whole iterations: remove the return or the "
+                    "checkpointing (the loop is then recorded as usual)")
+    counter = loop.target.id
+    if counter in names_stored(loop.body):
+        return "its counter assigned in its body", loop, "Use another name"
+    if counter in names_loaded(after):
+        return ("its counter read after the loop", loop,
+                "Compute the last counter value from the range instead")
+    return None
+
+
+def _walk_stmts_outer(stmts):
+    """Statements of `stmts` and of their branches, not of nested loops
+    (whose break and continue are their own)."""
+    for s in stmts:
+        yield s
+        if isinstance(s, gast.If):
+            yield from _walk_stmts_outer(s.body)
+            yield from _walk_stmts_outer(s.orelse)
+        elif isinstance(s, (gast.With, gast.Try)):
+            yield from _walk_stmts_outer(s.body)
+
+
+def _exposed(stmts, defined):
+    """(names read before they are assigned in `stmts`, given `defined`;
+    names surely assigned after them)."""
+    out, defined = set(), set(defined)
+    for s in stmts:
+        if isinstance(s, gast.If):
+            out |= names_loaded(s.test) - defined
+            e1, d1 = _exposed(s.body, defined)
+            e2, d2 = _exposed(s.orelse, defined)
+            out |= e1 | e2
+            defined = d1 & d2
+        elif isinstance(s, gast.For):
+            out |= names_loaded(s.iter) - defined
+            out |= _exposed(s.body, defined | names_stored(s.target))[0]
+        elif isinstance(s, gast.While):
+            out |= names_loaded(s.test) - defined
+            out |= _exposed(s.body, defined)[0]
+        elif isinstance(s, gast.With):
+            out |= names_loaded(s.items) - defined
+            e, defined = _exposed(s.body, defined)
+            out |= e
+        elif isinstance(s, gast.Assign):
+            out |= names_loaded(s) - defined
+            defined |= {t.id for t in _name_targets(s.targets)}
+        elif isinstance(s, gast.AugAssign):
+            out |= (names_loaded(s) | names_stored(s)) - defined
+        else:
+            out |= names_loaded(s) - defined
+    return out, defined
+
+
+def _name_targets(targets):
+    for t in targets:
+        if isinstance(t, gast.Name):
+            yield t
+        elif isinstance(t, (gast.Tuple, gast.List)):
+            yield from _name_targets(t.elts)
+
+
+def _lift(loop, after, parsed, marked, budget):
+    body = loop.body
+    counter = loop.target.id
+    local = set(parsed.arg_names) | names_stored(parsed.tree.body)
+    stored = names_stored(body) - {counter}
+    exposed = _exposed(body, {counter})[0]
+    after_reads = names_loaded(after)
+    ordered = _in_order(body)
+    state = [v for v in ordered if v in stored and (v in exposed or v in after_reads)]
+    consts = [v for v in ordered if v in local and v not in stored and v != counter
+              and v in names_loaded(body)]
+    before = _assigned_before(parsed.tree.body, loop) | set(parsed.arg_names)
+    for v in state + consts:
+        if v not in before:
+            raise UnsupportedSyntaxError(
+                f"a checkpointed loop whose variable '{v}' is first assigned in it", parsed.location,
+                loop, f"Give '{v}' a value of its type before the loop")
+    if not state:
+        raise UnsupportedSyntaxError("a checkpointed loop that changes nothing", parsed.location,
+                                     loop, "Remove the loop")
+    line = parsed.location.line_of(loop) or 0
+    base = f"{parsed.name}_{'step'}_{line}"
+    step = _step_function(base, state, consts, counter, body, parsed)
+    loop_name = f"s2sad_{parsed.name}_loop_{line}_{next(_COUNTER)}"
+    obj = CheckpointedLoop(f"{parsed.name}_loop_{line}", step, state, consts, counter,
+                           parsed.location, loop)
+    parsed.namespace[loop_name] = obj
+    rng = marked[0] if marked else loop.iter
+    a = list(rng.args)
+    start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
+    stride = a[2] if len(a) == 3 else const(1)
+    snapshots = marked[1] if marked and marked[1] is not None else const(0)
+    call_node = call(name(loop_name), start, stop, stride, snapshots,
+                     const(int(budget) if budget is not None and marked is None else 0),
+                     *[name(v) for v in state + consts])
+    target = name(state[0], gast.Store()) if len(state) == 1 else gast.Tuple(
+        elts=[name(v, gast.Store()) for v in state], ctx=gast.Store())
+    lifted = gast.Assign(targets=[target], value=call_node, type_comment=None)
+    gast.copy_location(lifted, loop)
+    _locate(lifted, loop)
+    if marked is not None:
+        return [lifted]
+    # under a budget: the recorded loop when its tape fits
+    per_step = _per_step_bytes(body, state)
+    test = parse_expr(f"trip_count(0, 1, 1) * {per_step} <= {int(budget)}")
+    test.left.left.args = [start, stop, stride]
+    parsed.namespace.setdefault("trip_count", _runtime("trip_count"))
+    parsed.namespace.setdefault("state_nbytes", _runtime("state_nbytes"))
+    choice = gast.If(test=test, body=[loop], orelse=[lifted])
+    gast.copy_location(choice, loop)
+    _locate(choice, loop)
+    return [choice]
+
+
+def _runtime(n):
+    from s2sad import checkpointing
+    return getattr(checkpointing, n)
+
+
+def _per_step_bytes(body, state):
+    """An estimate of what one iteration records: a state's worth of bytes
+    per assignment in the body (a tape entry per written element or value)."""
+    count = sum(1 for s in walk(gast.Module(body=body, type_ignores=[]))
+                if isinstance(s, (gast.Assign, gast.AugAssign)))
+    sizes = " + ".join(f"state_nbytes({v})" for v in state)
+    return f"{max(count, 1)} * ({sizes})"
+
+
+def _locate(node, src):
+    for n in walk(node):
+        if hasattr(n, "lineno") and getattr(n, "lineno", None) is None:
+            gast.copy_location(n, src)
+
+
+def _in_order(body):
+    seen, out = set(), []
+    for n in walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, gast.Name) and n.id not in seen:
+            seen.add(n.id)
+            out.append(n.id)
+    return sorted(out, key=out.index)
+
+
+def _assigned_before(stmts, loop):
+    out = set()
+    for s in stmts:
+        if s is loop:
+            break
+        out |= names_stored(s)
+    return out
+
+
+def _step_function(fname, state, consts, counter, body, parsed):
+    """The loop body as a Python function with source (what the compiler
+    reads): (state..., consts..., counter) -> state."""
+    params = ", ".join(state + consts + [counter])
+    result = state[0] if len(state) == 1 else "(" + ", ".join(state) + ")"
+    text = ast.unparse(gast.gast_to_ast(gast.Module(body=body, type_ignores=[])))
+    inner = "\n".join("    " + ln for ln in text.splitlines())
+    source = f"def {fname}({params}):\n{inner}\n    return {result}\n"
+    filename = f"<s2sad step of the loop at {parsed.location.describe(body[0])}>"
+    filename = filename.replace("<s2sad", f"<s2sad {next(_COUNTER)}")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = dict(parsed.namespace)
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
+    return namespace[fname]
+
+
+# ---- kinds ------------------------------------------------------------------
+
+def result_kind(loop, arg_kinds):
+    """Kind of `u, v = f_loop(start, stop, stride, snapshots, budget, u, v, ...)`."""
+    items = tuple(arg_kinds[5:5 + len(loop.state)])
+    return items[0] if len(items) == 1 else K.tuple_of(items)
+
+
+# ---- the generated functions ------------------------------------------------
+
+def loop_functions(program, loop, arg_kinds):
+    """(forward name, backward name, which state variables and which
+    consts get adjoints) of the lifted loop, generated into the module."""
+    key = ("checkpointed loop", loop, tuple(arg_kinds))
+    cache = program.__dict__.setdefault("_checkpointed_loops", {})
+    if key in cache:
+        return cache[key]
+    from .ops import Helper
+    p, q = len(loop.state), len(loop.consts)
+    state_kinds = list(arg_kinds[5:5 + p])
+    const_kinds = list(arg_kinds[5 + p:5 + p + q])
+    for v, k in zip(loop.state + loop.consts, state_kinds + const_kinds):
+        if not (k.is_array or k.is_scalar):
+            raise UnsupportedSyntaxError(
+                f"a checkpointed loop carrying '{v}', a {k}", loop.location, loop.node,
+                "Carry only numbers and arrays across its iterations")
+    step_kinds = state_kinds + const_kinds + [K.INT]
+    returned = program.helper_return_kind(loop.step, step_kinds)
+    returned = list(returned.items) if p > 1 and returned.tag == "tuple" else [returned]
+    for v, k, r in zip(loop.state, state_kinds, returned):
+        if r != k:
+            raise UnsupportedSyntaxError(
+                f"a checkpointed loop whose variable '{v}' changes from {k} to {r} in an "
+                f"iteration", loop.location, loop.node,
+                f"Give '{v}' a value of its final type before the loop (e.g. 0.0, not 0)")
+    step = program.provide(loop.step)
+    vjp, mask = program.helper_vjp(Helper(loop.step), step_kinds, None, None)
+    base = program._fresh_module_name(loop.__name__)
+    fwd, bwd = base + "_fwd", base + "_bwd"
+    program.module_names.update((fwd, bwd))
+    state_mask, const_mask = list(mask[:p]), list(mask[p:p + q])
+    sources = [_forward_source(fwd, loop, step, state_kinds),
+               _backward_source(bwd, loop, step, vjp, state_kinds, const_kinds, mask)]
+    for text in sources:
+        tree = gast.parse(text).body[0]
+        program._add_function(tree.name, text, tree)
+    cache[key] = (fwd, bwd, state_mask, const_mask)
+    return cache[key]
+
+
+_DT = {"i": ", dtype=np.int64", "b": ", dtype=np.bool_", "c": ", dtype=np.complex128", "f": ""}
+
+
+def _snapshot_alloc(v, k):
+    if k.is_array:
+        return f"{v}_snapshots = np.empty((revolve_slots(schedule),) + {v}.shape, dtype={v}.dtype)"
+    return f"{v}_snapshots = np.empty(revolve_slots(schedule){_DT[k.scalar_dtype]})"
+
+
+def _copy(v, k):
+    return f"{v}.copy()" if k.is_array else v
+
+
+def _schedule_cases(loop, step, state_kinds, indent):
+    S = ", ".join(loop.state)
+    args = ", ".join(loop.state + loop.consts)
+    pad = " " * indent
+    lines = [
+        "if action == ADVANCE:",
+        "    for i in range(revolve_from(schedule), revolve_to(schedule)):",
+        f"        {S} = {step}({args}, start + i * stride)",
+        "elif action == TAKESHOT:",
+    ] + [f"    {v}_snapshots[revolve_slot(schedule)] = {v}" for v in loop.state]
+    return [pad + ln for ln in lines]
+
+
+def _forward_source(fname, loop, step, state_kinds):
+    S = ", ".join(loop.state)
+    C = ", ".join(loop.consts)
+    params = ", ".join(["start", "stop", "stride", "snapshots", "budget"] + loop.state
+                       + loop.consts)
+    copies = ", ".join(_copy(v, k) for v, k in zip(loop.state, state_kinds))
+    sizes = " + ".join(f"state_nbytes({v})" for v in loop.state)
+    out = ", ".join(f"{v}_out" for v in loop.state)
+    lines = [
+        f"def {fname}({params}):",
+        f'    """The steps of the checkpointed loop at {loop.where()}, keeping snapshots',
+        "    of its state where the binomial schedule (revolve) wants them; stops",
+        '    before the last step, the first the reverse sweep turns."""',
+        "    steps = trip_count(start, stop, stride)",
+        f"    slots = checkpoint_slots(snapshots, budget, steps, {sizes}, "
+        f"{max(1, len(loop.state))} * ({sizes}))",
+        "    schedule = revolve_start(steps, slots)",
+    ] + ["    " + _snapshot_alloc(v, k) for v, k in zip(loop.state, state_kinds)] + [
+        f"    {S}{',' if len(loop.state) == 1 else ''} = {copies}"
+        f"{',' if len(loop.state) == 1 else ''}  # the caller's arrays stay as they are",
+        "    while True:",
+        "        action = revolve(schedule)",
+    ] + _schedule_cases(loop, step, state_kinds, 8) + [
+        "        else:  # FIRSTURN (the state is before the last step), or TERMINATE",
+        "            break",
+        f"    {out}{',' if len(loop.state) == 1 else ''} = {S}{',' if len(loop.state) == 1 else ''}",
+        "    if steps > 0:",
+        f"        {out}{',' if len(loop.state) == 1 else ''} = "
+        f"{step}({copies}, {C + ', ' if C else ''}start + (steps - 1) * stride)"
+        f"{'' if len(loop.state) > 1 else ','}",
+        f"    residuals = (schedule, {', '.join(v + '_snapshots' for v in loop.state)}, "
+        f"{S}, {C + ', ' if C else ''}start, stride)",
+        f"    return {out}, residuals",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _zero(v, k):
+    return f"np.zeros_like({v})" if k.is_array else "0.0"
+
+
+def _backward_source(fname, loop, step, vjp, state_kinds, const_kinds, mask):
+    p = len(loop.state)
+    S = ", ".join(loop.state)
+    C = ", ".join(loop.consts)
+    dS = [f"d{v}" for v in loop.state]
+    dC = [f"d{v}" for v in loop.consts]
+    diff = [d for d, m in zip(dS + dC, mask) if m]
+    seed = dS[0] if p == 1 else "(" + ", ".join(dS) + ")"
+    step_results = [f"{d}_step" if d in dC else d for d in diff]
+    lines = [
+        f"def {fname}(residuals, {', '.join(dS)}):",
+        f'    """The reverse sweep of the checkpointed loop at {loop.where()}: the',
+        "    schedule goes on from where the forward sweep stopped, running steps",
+        '    again from snapshots, and reverses each step once."""',
+        f"    schedule, {', '.join(v + '_snapshots' for v in loop.state)}, {S}, "
+        f"{C + ', ' if C else ''}start, stride = residuals",
+    ] + [f"    {d} = {_zero(v, k)}" for d, v, k, m in
+         zip(dC, loop.consts, const_kinds, mask[p:]) if m] + [
+        "    action = revolve_current(schedule)",
+        "    while action != TERMINATE:",
+    ] + _schedule_cases(loop, step, state_kinds, 8) + [
+        "        elif action == RESTORE:",
+    ] + [f"            {v} = {v}_snapshots[revolve_slot(schedule)]"
+         f"{'.copy()' if k.is_array else ''}" for v, k in zip(loop.state, state_kinds)] + [
+        "        else:  # FIRSTURN, YOUTURN: the adjoint of one step, from the state before it",
+    ]
+    if vjp is not None and diff:
+        targets = ", ".join(step_results) + ("," if len(step_results) == 1 else "")
+        lines.append(f"            {targets} = {vjp}({S}, {C + ', ' if C else ''}"
+                     f"start + revolve_step(schedule) * stride, {seed})")
+        lines += [f"            {d} += {d}_step" for d in diff if d in dC]
+    else:
+        lines.append("            pass")
+    lines += [
+        "        action = revolve(schedule)",
+        f"    return {', '.join(diff) + (',' if len(diff) == 1 else '') if diff else '()'}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# ---- reverse mode -------------------------------------------------------------
+
+def reverse_call(rev, s, frames):
+    """(forward, reverse) statements for `u, v = f_loop(...)` in reverse
+    mode (rev: a ReverseMode), or None if `s` is no lifted loop."""
+    value = s.value
+    if not isinstance(value, gast.Call):
+        return None
+    loop = rev.fn.resolve(value.func)
+    if not is_loop(loop):
+        return None
+    from .syntax import assign, store
+    if frames:
+        raise UnsupportedSyntaxError("a checkpointed loop inside another loop", loop.location,
+                                     loop.node, "Checkpoint the outer loop")
+    target = s.targets[0]
+    outs = [target.id] if isinstance(target, gast.Name) else [e.id for e in target.elts]
+    arg_kinds = [rev.atom_kind(a) for a in value.args]
+    fwd_name, bwd_name, state_mask, const_mask = loop_functions(rev.context, loop, arg_kinds)
+    saves, restores = [], []
+    for e in ([target] if isinstance(target, gast.Name) else target.elts):
+        sv, af, rs = rev.record(e, s, frames)
+        saves += sv + af
+        restores += rs
+    res = rev.namer.fresh(loop.__name__ + "_residuals")
+    rev.generated.add(res)
+    fwd = assign(gast.Tuple(elts=[store(o) for o in outs] + [store(res)], ctx=gast.Store()),
+                 call(name(fwd_name), *value.args), src=s)
+    if not any(o in rev.active for o in outs):
+        return saves + [fwd], restores
+    p = len(loop.state)
+    state_args, const_args = value.args[5:5 + p], value.args[5 + p:]
+    seeds = []
+    for o, k in zip(outs, arg_kinds[5:5 + p]):
+        if o in rev.active and k.differentiable:
+            seeds.append(name(rev.d(o)))
+        else:
+            seeds.append(call("np.zeros_like", name(o)) if k.is_array else const(0.0))
+    diff_atoms = [a for a, m in zip(list(state_args) + list(const_args), state_mask + const_mask)
+                  if m]
+    results = [rev.namer.fresh("d" + (a.id if isinstance(a, gast.Name) else "arg") + "_loop")
+               for a in diff_atoms]
+    rev.generated.update(results)
+    stmts = []
+    if results:
+        tgt = store(results[0]) if len(results) == 1 else gast.Tuple(
+            elts=[store(r) for r in results], ctx=gast.Store())
+        stmts.append(assign(tgt, call(name(bwd_name), name(res), *seeds)))
+    # the outputs' adjoints are spent: zero them, then add what flows to the inputs
+    stmts += [rev.zero_stmt(o) for o in outs if o in rev.active]
+    stmts += rev.accumulate_all([(a, name(r)) for a, r in zip(diff_atoms, results)], None)
+    return saves + [fwd], stmts + restores
