@@ -167,12 +167,11 @@ def trip_count(start, stop, stride):
 def checkpoint_slots(snapshots, budget, steps, state_bytes, step_bytes):
     """Snapshots for a checkpointed loop: `snapshots` if given (> 0), else
     as many copies of the state as fit in `budget` bytes besides one step's
-    tape; at most one per step."""
+    tape (0 if not one does); at most one per step."""
     if snapshots <= 0:
-        if budget < state_bytes + step_bytes:
-            raise MemoryError("s2sad: the memory budget is smaller than one copy of a "
-                              "checkpointed loop's state and one step's tape; raise it")
         snapshots = (budget - step_bytes) // max(state_bytes, 1)
+        if snapshots < 1:
+            return 0
     return max(1, min(snapshots, max(steps, 1)))
 
 
@@ -192,6 +191,32 @@ def schedule_actions(steps, snapshots):
             out.append((a, int(revolve_step(schedule))))
         else:
             return out
+
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def memory_budget(memory):
+    """Bytes of a `memory=` option: an int, or a string such as "64MB",
+    "1.5 GiB"; None takes the S2SAD_MEMORY environment variable, and without
+    it there is no budget (None: loops record their tapes as they go)."""
+    import os
+    import re
+    if memory is None:
+        memory = os.environ.get("S2SAD_MEMORY") or None
+        if memory is None:
+            return None
+    if isinstance(memory, (int, np.integer)) and not isinstance(memory, bool):
+        if memory <= 0:
+            raise ValueError(f"memory must be positive, not {memory}")
+        return int(memory)
+    if isinstance(memory, str):
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]i?b|b)?\s*", memory.lower())
+        if m and float(m.group(1)) > 0:
+            return int(float(m.group(1)) * _UNITS[m.group(2) or ""])
+    raise ValueError(f"memory must be a positive number of bytes or a string such as "
+                     f"'64MB' or '2GiB', not {memory!r}")
 
 
 def checkpointed(iterable, snapshots=None):

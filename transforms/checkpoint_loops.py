@@ -44,8 +44,9 @@ class CheckpointedLoop:
 
     __s2sad_checkpointed_loop__ = True
 
-    def __init__(self, name, step, state, consts, counter, location, node):
+    def __init__(self, name, step, state, consts, counter, location, node, assignments=1):
         self.__name__ = name
+        self.assignments = assignments  # per iteration: what its tape is estimated from
         self.step = step            # the step function (a Python function with source)
         self.state, self.consts, self.counter = state, consts, counter
         self.location, self.node = location, node
@@ -228,7 +229,7 @@ def _lift(loop, after, parsed, marked, budget):
     step = _step_function(base, state, consts, counter, body, parsed)
     loop_name = f"s2sad_{parsed.name}_loop_{line}_{next(_COUNTER)}"
     obj = CheckpointedLoop(f"{parsed.name}_loop_{line}", step, state, consts, counter,
-                           parsed.location, loop)
+                           parsed.location, loop, _assignments(body))
     parsed.namespace[loop_name] = obj
     rng = marked[0] if marked else loop.iter
     a = list(rng.args)
@@ -262,13 +263,16 @@ def _runtime(n):
     return getattr(checkpointing, n)
 
 
+def _assignments(body):
+    return max(1, sum(1 for s in walk(gast.Module(body=body, type_ignores=[]))
+                      if isinstance(s, (gast.Assign, gast.AugAssign))))
+
+
 def _per_step_bytes(body, state):
     """An estimate of what one iteration records: a state's worth of bytes
     per assignment in the body (a tape entry per written element or value)."""
-    count = sum(1 for s in walk(gast.Module(body=body, type_ignores=[]))
-                if isinstance(s, (gast.Assign, gast.AugAssign)))
     sizes = " + ".join(f"state_nbytes({v})" for v in state)
-    return f"{max(count, 1)} * ({sizes})"
+    return f"{_assignments(body)} * ({sizes})"
 
 
 def _locate(node, src):
@@ -352,13 +356,37 @@ def loop_functions(program, loop, arg_kinds):
     fwd, bwd = base + "_fwd", base + "_bwd"
     program.module_names.update((fwd, bwd))
     state_mask, const_mask = list(mask[:p]), list(mask[p:p + q])
-    sources = [_forward_source(fwd, loop, step, state_kinds),
-               _backward_source(bwd, loop, step, vjp, state_kinds, const_kinds, mask)]
+    names = _LocalNames(loop)
+    sources = [_forward_source(fwd, names, step, state_kinds),
+               _backward_source(bwd, names, step, vjp, state_kinds, const_kinds, mask)]
     for text in sources:
         tree = gast.parse(text).body[0]
         program._add_function(tree.name, text, tree)
     cache[key] = (fwd, bwd, state_mask, const_mask)
     return cache[key]
+
+
+_RESERVED = {"start", "stop", "stride", "snapshots", "budget", "steps", "slots", "schedule",
+             "action", "i", "residuals", "np"}
+
+
+class _LocalNames:
+    """The loop's variables as the forward and backward functions name
+    them: the user's names, unless one would clash with the functions' own
+    (`steps`, `schedule`, ...) or with another's adjoint or snapshots."""
+
+    def __init__(self, loop):
+        taken = set(_RESERVED)
+        renamed = []
+        for v in loop.state + loop.consts:
+            n = v
+            while {n, "d" + n, n + "_snapshots", n + "_out", "d" + n + "_step"} & taken:
+                n += "_"
+            taken |= {n, "d" + n, n + "_snapshots", n + "_out", "d" + n + "_step"}
+            renamed.append(n)
+        self.state, self.consts = renamed[:len(loop.state)], renamed[len(loop.state):]
+        self.where = loop.where
+        self.assignments = loop.assignments
 
 
 _DT = {"i": ", dtype=np.int64", "b": ", dtype=np.bool_", "c": ", dtype=np.complex128", "f": ""}
@@ -402,7 +430,9 @@ def _forward_source(fname, loop, step, state_kinds):
         '    before the last step, the first the reverse sweep turns."""',
         "    steps = trip_count(start, stop, stride)",
         f"    slots = checkpoint_slots(snapshots, budget, steps, {sizes}, "
-        f"{max(1, len(loop.state))} * ({sizes}))",
+        f"{loop.assignments} * ({sizes}))",
+        "    if slots == 0:",
+        f"        raise MemoryError({_budget_message(loop)!r})",
         "    schedule = revolve_start(steps, slots)",
     ] + ["    " + _snapshot_alloc(v, k) for v, k in zip(loop.state, state_kinds)] + [
         f"    {S}{',' if len(loop.state) == 1 else ''} = {copies}"
@@ -422,6 +452,12 @@ def _forward_source(fname, loop, step, state_kinds):
         f"    return {out}, residuals",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _budget_message(loop):
+    return (f"s2sad: the memory budget is smaller than one snapshot of the state of the "
+            f"checkpointed loop at {loop.where()} plus one step's tape; give grad a larger "
+            f"memory=")
 
 
 def _zero(v, k):
@@ -455,7 +491,7 @@ def _backward_source(fname, loop, step, vjp, state_kinds, const_kinds, mask):
         "        else:  # FIRSTURN, YOUTURN: the adjoint of one step, from the state before it",
     ]
     if vjp is not None and diff:
-        targets = ", ".join(step_results) + ("," if len(step_results) == 1 else "")
+        targets = ", ".join(step_results)
         lines.append(f"            {targets} = {vjp}({S}, {C + ', ' if C else ''}"
                      f"start + revolve_step(schedule) * stride, {seed})")
         lines += [f"            {d} += {d}_step" for d in diff if d in dC]
@@ -463,7 +499,7 @@ def _backward_source(fname, loop, step, vjp, state_kinds, const_kinds, mask):
         lines.append("            pass")
     lines += [
         "        action = revolve(schedule)",
-        f"    return {', '.join(diff) + (',' if len(diff) == 1 else '') if diff else '()'}",
+        f"    return {', '.join(diff) if diff else '()'}",
     ]
     return "\n".join(lines) + "\n"
 

@@ -1,0 +1,251 @@
+"""Checkpointed loops: the binomial schedule itself, and gradients of
+checkpointed loops (explicit s2sad.checkpointed and memory budgets) against
+the recorded ones and finite differences."""
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import checkpointing as C
+from gradcheck import numerical_grad
+
+
+# ---- the schedule -----------------------------------------------------------
+
+def _simulate(steps, snapshots):
+    """Run the schedule on a state that is the step index; check every action
+    is possible; return (advances, advances per step, most snapshots held)."""
+    schedule = C.revolve_start(steps, snapshots)
+    position, slots, turned = 0, {}, []
+    per_step = [0] * steps
+    most = 0
+    while True:
+        action = C.revolve(schedule)
+        if action == C.ADVANCE:
+            a, b = C.revolve_from(schedule), C.revolve_to(schedule)
+            assert position == a and a < b <= steps
+            for i in range(a, b):
+                per_step[i] += 1
+            position = b
+        elif action == C.TAKESHOT:
+            slots[C.revolve_slot(schedule)] = position
+            most = max(most, len(slots))
+        elif action == C.RESTORE:
+            position = slots[C.revolve_slot(schedule)]
+        elif action in (C.FIRSTURN, C.YOUTURN):
+            step = C.revolve_step(schedule)
+            assert position == step  # the adjoint starts from the state before it
+            assert (action == C.FIRSTURN) == (not turned)
+            turned.append(step)
+            # snapshots above the current one are no longer held
+            slots = {k: v for k, v in slots.items() if v < step or k <= C.revolve_slot(schedule)}
+        else:
+            assert action == C.TERMINATE
+            break
+    assert turned == list(range(steps - 1, -1, -1)), "every step reversed once, last first"
+    assert all(0 <= k < snapshots for k in slots)
+    return sum(per_step), per_step, most
+
+
+@pytest.mark.parametrize("snapshots", [1, 2, 3, 5])
+def test_schedule_reverses_every_step_once_with_the_binomial_count(snapshots):
+    for steps in range(1, 60):
+        total, per_step, most = _simulate(steps, snapshots)
+        r = C.repetitions(steps, min(snapshots, steps))
+        s = min(snapshots, steps)
+        assert math.comb(s + r, s) >= steps and (r == 0 or math.comb(s + r - 1, s) < steps)
+        assert most <= snapshots
+        assert max(per_step) <= r  # no step runs forward more than r times
+        # Griewank and Walther's minimal number of forward steps
+        assert total == r * steps - math.comb(s + r, s + 1), (steps, snapshots)
+
+
+def test_schedule_at_the_binomial_limit():
+    # C(3 + 4, 3) = 35 steps with 3 snapshots: 4 repetitions, 36 takes 5
+    assert C.repetitions(35, 3) == 4 and C.repetitions(36, 3) == 5
+    assert max(_simulate(35, 3)[1]) == 4
+    assert C.binomial_steps(10**6, 3) > 10**17  # capped, no overflow
+
+
+def test_schedule_with_one_step_and_none():
+    assert C.schedule_actions(1, 3) == [(C.FIRSTURN, 0)]
+    assert C.schedule_actions(0, 3) == []
+
+
+def test_memory_budget_parsing(monkeypatch):
+    assert C.memory_budget("64MB") == 64 * 10**6
+    assert C.memory_budget("1 GiB") == 2**30
+    assert C.memory_budget(4096) == 4096
+    monkeypatch.delenv("S2SAD_MEMORY", raising=False)
+    assert C.memory_budget(None) is None
+    monkeypatch.setenv("S2SAD_MEMORY", "2kb")
+    assert C.memory_budget(None) == 2000
+    for bad in ("lots", -1, 0, "5 parsecs"):
+        with pytest.raises(ValueError):
+            C.memory_budget(bad)
+
+
+# ---- gradients --------------------------------------------------------------
+
+def ode_recorded(x, a, n):
+    for t in range(n):
+        x = x + 0.01 * (a * math.sin(x) - 0.5 * x * x * x + 1.0)
+    return x
+
+
+def ode_1(x, a, n):
+    for t in s2sad.checkpointed(range(n), snapshots=1):
+        x = x + 0.01 * (a * math.sin(x) - 0.5 * x * x * x + 1.0)
+    return x
+
+
+def ode_2(x, a, n):
+    for t in s2sad.checkpointed(range(n), snapshots=2):
+        x = x + 0.01 * (a * math.sin(x) - 0.5 * x * x * x + 1.0)
+    return x
+
+
+def ode_all(x, a, n):
+    for t in s2sad.checkpointed(range(n), snapshots=n):
+        x = x + 0.01 * (a * math.sin(x) - 0.5 * x * x * x + 1.0)
+    return x
+
+
+@pytest.mark.parametrize("fn, jit", [(ode_1, False), (ode_2, False), (ode_all, False),
+                                     (ode_2, True)])
+def test_scalar_state_explicit_snapshots(fn, jit):
+    ref = s2sad.grad(ode_recorded, (0, 1), jit=jit)(0.3, 1.2, 23)
+    got = s2sad.value_and_grad(fn, (0, 1), jit=jit)(0.3, 1.2, 23)
+    assert got[0] == pytest.approx(ode_recorded(0.3, 1.2, 23), rel=1e-14)
+    np.testing.assert_allclose(got[1], ref, rtol=1e-12)
+    fd = numerical_grad(ode_recorded, (0.3, 1.2, 23), 1)
+    assert got[1][1] == pytest.approx(fd, rel=1e-6)
+
+
+def test_explicit_loop_with_no_steps_and_a_strided_range():
+    def f(x, n):
+        y = x * 1.0
+        for t in s2sad.checkpointed(range(2, n, 3), snapshots=2):
+            y = y * (1.0 + 0.1 * t) + 0.5 * math.sin(y)
+        return y
+
+    g = s2sad.grad(f, jit=False)
+    assert g(0.7, 2) == pytest.approx(1.0)
+    assert g(0.7, 17) == pytest.approx(numerical_grad(f, (0.7, 17), 0), rel=1e-6)
+
+
+def _helper(v, c):
+    return v * c
+
+
+def heat(x, k, n):
+    u = x.copy()
+    m = x.shape[0]
+    total = 0.0
+    count = 0
+    for t in range(n):
+        w = np.zeros_like(u)
+        for i in range(1, m - 1):
+            w[i] = u[i] + k * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+        w[0] = u[0]
+        w[m - 1] = u[m - 1]
+        if t % 2 == 0:
+            total = total + np.sum(_helper(w, k))
+        else:
+            total = total - 0.5 * w[1] * w[1]
+        count = count + 1
+        u = w
+    return np.sum(u * u) + total * count
+
+
+# what one state takes: u (8 floats), total, count; the estimate of one
+# step's tape is a state per assignment (7)
+_STATE = 8 * 8 + 8 + 8
+
+
+@pytest.mark.parametrize("budget, jit", [(8 * _STATE, False), (9 * _STATE, False),
+                                         (14 * _STATE, False), (9 * _STATE, True)])
+def test_array_state_nested_loop_branch_and_helper_under_budgets(budget, jit):
+    x = np.sin(np.linspace(0.0, 3.0, 8))
+    ref = s2sad.grad(heat, (0, 1), jit=jit)(x, 0.2, 9)
+    g = s2sad.grad(heat, (0, 1), jit=jit, memory=budget)
+    got = g(x, 0.2, 9)
+    assert "revolve(schedule)" in g.source  # the checkpointed branch is there
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-12)
+    assert got[1] == pytest.approx(ref[1], rel=1e-12)
+    np.testing.assert_allclose(got[0], numerical_grad(heat, (x, 0.2, 9), 0), rtol=1e-5)
+
+
+def test_budget_that_fits_takes_the_recorded_loop():
+    x = np.sin(np.linspace(0.0, 3.0, 8))
+    g = s2sad.grad(heat, (0, 1), jit=False, memory="1GB")
+    np.testing.assert_allclose(g(x, 0.2, 9)[0], s2sad.grad(heat, jit=False)(x, 0.2, 9),
+                               rtol=1e-14)
+
+
+def test_budget_below_one_snapshot_is_refused():
+    x = np.ones(8)
+    with pytest.raises(MemoryError, match="checkpointed loop at .*test_checkpointing.py"):
+        s2sad.grad(heat, jit=False, memory=100)(x, 0.2, 9)
+
+
+def test_vjp_with_a_budget(jit):
+    def f(x, n):
+        y = x * 1.0
+        for t in range(n):
+            y = np.tanh(y) + 0.1 * y
+        return y
+
+    x, seed = np.linspace(-1, 1, 4), np.arange(4.0)
+    ref = s2sad.vjp(f, jit=jit)(x, 12, seed)
+    got = s2sad.vjp(f, jit=jit, memory=3 * 32)(x, 12, seed)
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-14)
+
+
+def test_early_exit_is_refused_when_marked_and_recorded_under_a_budget():
+    def marked(x, n):
+        for t in s2sad.checkpointed(range(n), snapshots=2):
+            x = x * 0.9 + 0.1
+            if x > 5.0:
+                break
+        return x
+
+    def budget(x, n):
+        for t in range(n):
+            x = x * 1.1 + 0.1
+            if x > 5.0:
+                break
+        return x
+
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="early exit"):
+        s2sad.grad(marked, jit=False)(1.0, 10)
+    g = s2sad.grad(budget, jit=False, memory=8)
+    assert g(1.0, 30) == pytest.approx(numerical_grad(budget, (1.0, 30), 0), rel=1e-6)
+    assert "revolve" not in g.source
+
+
+def test_refusals_name_the_variable():
+    def changes_type(x, n):
+        s = 0
+        for t in s2sad.checkpointed(range(n), snapshots=2):
+            s = s + x
+        return s
+
+    def first_assigned_inside(x, n):
+        for t in s2sad.checkpointed(range(n), snapshots=2):
+            y = x * 2.0
+            x = y
+        return x + y
+
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="'s' changes from int to float"):
+        s2sad.grad(changes_type, jit=False)(1.0, 3)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="'y' is first assigned in it"):
+        s2sad.grad(first_assigned_inside, jit=False)(1.0, 3)
+
+
+def test_forward_mode_and_the_function_itself_run_the_loop_as_it_is():
+    assert ode_2(0.3, 1.2, 5) == ode_recorded(0.3, 1.2, 5)
+    value, tangent = s2sad.jvp(ode_2, 0, jit=False)(0.3, 1.2, 5, 1.0)
+    assert tangent == pytest.approx(s2sad.grad(ode_recorded, 0, jit=False)(0.3, 1.2, 5))
