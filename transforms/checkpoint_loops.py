@@ -82,7 +82,12 @@ def lift_loops(parsed, budget=None, lift=True):
                                              parsed.location, refusal[1], refusal[2])
             out.append(s)  # under a budget: recorded as usual
             continue
-        out.extend(_lift(s, body[k + 1:], parsed, marked, budget))
+        try:
+            out.extend(_lift(s, body[k + 1:], parsed, marked, budget))
+        except UnsupportedSyntaxError:
+            if marked is not None:
+                raise
+            out.append(s)  # under a budget: recorded as usual
     parsed.tree.body = out
     if hasattr(parsed, "_locals"):
         del parsed._locals
@@ -210,7 +215,7 @@ def _lift(loop, after, parsed, marked, budget):
     local = set(parsed.arg_names) | names_stored(parsed.tree.body)
     stored = names_stored(body) - {counter}
     exposed = _exposed(body, {counter})[0]
-    after_reads = names_loaded(after)
+    after_reads = _exposed(after, set())[0]  # (a later `for i` binds its own i)
     ordered = _in_order(body)
     state = [v for v in ordered if v in stored and (v in exposed or v in after_reads)]
     consts = [v for v in ordered if v in local and v not in stored and v != counter
@@ -248,8 +253,8 @@ def _lift(loop, after, parsed, marked, budget):
         return [lifted]
     # under a budget: the recorded loop when its tape fits
     per_step = _per_step_bytes(body, state)
-    test = parse_expr(f"trip_count(0, 1, 1) * {per_step} <= {int(budget)}")
-    test.left.left.args = [start, stop, stride]
+    bounds = ", ".join(stmt_source(e) for e in (start, stop, stride))
+    test = parse_expr(f"trip_count({bounds}) * {per_step} <= {int(budget)}")
     parsed.namespace.setdefault("trip_count", _runtime("trip_count"))
     parsed.namespace.setdefault("state_nbytes", _runtime("state_nbytes"))
     choice = gast.If(test=test, body=[loop], orelse=[lifted])
