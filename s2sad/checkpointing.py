@@ -234,6 +234,23 @@ def checkpointed(iterable, snapshots=None):
     return iterable
 
 
+def checkpoint(fn):
+    """JAX's `jax.checkpoint` (`torch.utils.checkpoint`): calls of `fn` in a
+    differentiated function record nothing inside `fn`; the reverse sweep
+    runs `fn`'s forward again, recording, and then its reverse. This is how
+    s2sad differentiates every call of a plain Python helper (the caller's
+    forward sweep calls the helper itself, the reverse sweep its
+    `vjp_<helper>`), so `checkpoint` returns `fn` unchanged; it states the
+    intent, and keeps code written for JAX working."""
+    import inspect
+    if not callable(fn):
+        raise TypeError(f"s2sad.checkpoint takes a function, not {fn!r}")
+    if not (inspect.isfunction(fn) or getattr(fn, "__s2sad_derivative__", False)):
+        raise TypeError(f"s2sad.checkpoint takes a Python function s2sad can read; {fn!r} "
+                        f"has a gradient rule or no source, and is not recomputed")
+    return fn
+
+
 __all__ = ["ADVANCE", "TAKESHOT", "RESTORE", "FIRSTURN", "YOUTURN", "TERMINATE",
            "revolve_start", "revolve", "revolve_current", "revolve_from", "revolve_to",
            "revolve_slot", "revolve_step", "revolve_slots", "trip_count", "checkpoint_slots",

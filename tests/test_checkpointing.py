@@ -252,3 +252,29 @@ def test_forward_mode_and_the_function_itself_run_the_loop_as_it_is():
     assert ode_2(0.3, 1.2, 5) == ode_recorded(0.3, 1.2, 5)
     value, tangent = s2sad.jvp(ode_2, 0, jit=False)(0.3, 1.2, 5, 1.0)
     assert tangent == pytest.approx(s2sad.grad(ode_recorded, 0, jit=False)(0.3, 1.2, 5))
+
+
+def _layer(h, w):
+    return np.tanh(w * h + 0.1)
+
+
+_checkpointed_layer = s2sad.checkpoint(_layer)
+
+
+def test_checkpoint_of_a_helper_recomputes_it_in_the_reverse_sweep(jit):
+    def net(x, w):
+        h = x
+        for k in range(3):
+            h = _checkpointed_layer(h, w)
+        return np.sum(h * h)
+
+    x = np.linspace(-1.0, 1.0, 5)
+    g = s2sad.grad(net, (0, 1), jit=jit)
+    got = g(x, 0.7)
+    np.testing.assert_allclose(got[0], numerical_grad(net, (x, 0.7), 0), rtol=1e-6)
+    assert got[1] == pytest.approx(numerical_grad(net, (x, 0.7), 1), rel=1e-6)
+    forward, reverse = g.source.split("def grad_net")[1].split("# return")
+    assert "_layer(h, w)" in forward and "tanh" not in forward  # nothing inside recorded
+    assert "vjp__layer(" in reverse  # its forward runs again there, then its reverse
+    with pytest.raises(TypeError):
+        s2sad.checkpoint(np.sin)
