@@ -169,7 +169,8 @@ def checkpoint_slots(snapshots, budget, steps, state_bytes, step_bytes):
     as many copies of the state as fit in `budget` bytes besides one step's
     tape (0 if not one does); at most one per step."""
     if snapshots <= 0:
-        snapshots = (budget - step_bytes) // max(state_bytes, 1)
+        # a slot: a copy of the state, and the step it holds (8 bytes)
+        snapshots = (budget - step_bytes) // (state_bytes + 8)
         if snapshots < 1:
             return 0
     return max(1, min(snapshots, max(steps, 1)))

@@ -160,12 +160,14 @@ def heat(x, k, n):
 
 
 # what one state takes: u (8 floats), total, count; the estimate of one
-# step's tape is a state per assignment (8): budgets for 1, 2 and 8 snapshots
+# step's tape is a state per assignment (8); a snapshot slot holds a state
+# and the step it is of: budgets for 1, 2 and 8 snapshots
 _STATE = 8 * 8 + 8 + 8
+_TAPE, _SLOT = 8 * _STATE, _STATE + 8
 
 
-@pytest.mark.parametrize("budget, jit", [(9 * _STATE, False), (10 * _STATE, False),
-                                         (16 * _STATE, False), (10 * _STATE, True)])
+@pytest.mark.parametrize("budget, jit", [(_TAPE + _SLOT, False), (_TAPE + 2 * _SLOT, False),
+                                         (_TAPE + 8 * _SLOT, False), (_TAPE + 2 * _SLOT, True)])
 def test_array_state_nested_loop_branch_and_helper_under_budgets(budget, jit):
     x = np.sin(np.linspace(0.0, 3.0, 8))
     ref = s2sad.grad(heat, (0, 1), jit=False)(x, 0.2, 9)
@@ -199,7 +201,7 @@ def test_vjp_with_a_budget(jit):
 
     x, seed = np.linspace(-1, 1, 4), np.arange(4.0)
     ref = s2sad.vjp(f, jit=False)(x, 12, seed)
-    got = s2sad.vjp(f, jit=jit, memory=3 * 32)(x, 12, seed)  # y: 32 bytes, 2 snapshots
+    got = s2sad.vjp(f, jit=jit, memory=32 + 2 * 40)(x, 12, seed)  # y: 32 bytes, 2 snapshots
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
     np.testing.assert_allclose(got[0], ref[0], rtol=1e-14)
     if not jit:  # the budget goes to the checkpointed loop: one snapshot less does not fit
@@ -278,3 +280,25 @@ def test_checkpoint_of_a_helper_recomputes_it_in_the_reverse_sweep(jit):
     assert "vjp__layer(" in reverse  # its forward runs again there, then its reverse
     with pytest.raises(TypeError):
         s2sad.checkpoint(np.sin)
+
+
+def _integrate(y, a, n):
+    for t in range(n):
+        y = y + 0.1 * np.sin(a * y)
+    return y
+
+
+def test_a_helpers_time_loop_is_checkpointed_under_a_budget():
+    def last(y0, a, n):
+        y = _integrate(y0, a, n)
+        return y[y.shape[0] - 1] + np.sum(y)
+
+    y0 = np.linspace(0.0, 1.0, 4)
+    ref = s2sad.grad(last, (0, 1), jit=False)(y0, 0.8, 15)
+    g = s2sad.grad(last, (0, 1), jit=False, memory=32 + 3 * 40)  # y: 32 bytes, 3 snapshots
+    got = g(y0, 0.8, 15)
+    assert "def vjp__integrate" in g.source and "revolve(schedule)" in g.source
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-12)
+    assert got[1] == pytest.approx(ref[1], rel=1e-12)
+    with pytest.raises(MemoryError, match="checkpointed loop"):
+        s2sad.grad(last, jit=False, memory=40)(y0, 0.8, 15)

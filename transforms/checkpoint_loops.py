@@ -317,7 +317,9 @@ def _step_function(fname, state, consts, counter, body, parsed):
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = dict(parsed.namespace)
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
-    return namespace[fname]
+    step = namespace[fname]
+    step.__s2sad_step__ = True
+    return step
 
 
 # ---- kinds ------------------------------------------------------------------

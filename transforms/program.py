@@ -225,7 +225,9 @@ class Program:
         mode "gradient": `(args) -> gradients` (what `grad` returns, as a
         function that can itself be differentiated).
         Returns the generated function's name."""
-        spec = Specialised(fn, arg_kinds, self, "marked" if mode == "helper" else "budget")
+        # (a checkpointed loop's step function is not split again)
+        spec = Specialised(fn, arg_kinds, self,
+                           "marked" if getattr(fn, "__s2sad_step__", False) else "budget")
         parsed, tree = spec.parsed, spec.tree
         args = parsed.arg_names
         wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
