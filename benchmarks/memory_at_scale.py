@@ -53,9 +53,17 @@ def euler(a, x0, nsteps):
 
 import numpy as np  # noqa: E402  (after the functions: they read it as a global)
 
+def _ode():
+    from benchmarks.gradbench.ode import ode_last
+    return ode_last
+
+
 CASES = {
     "heat": (heat, lambda steps: (np.sin(np.linspace(0, 3, 4096)), 0.5, steps), (0, 1)),
     "euler": (euler, lambda steps: (1.1, 0.3, steps), (0,)),
+    # GradBench ode at n = 10^5 (the time loop is in a helper), s steps
+    "ode": (_ode, lambda steps: (np.random.default_rng(0).random(10**5 if steps > 3 else 4),
+                                 steps), (0,)),
 }
 
 
@@ -71,6 +79,7 @@ def probe(case, budget, steps):
     import s2sad
     from s2sad import checkpointing as C
     fn, make, wrt = CASES[case]
+    fn = fn() if fn is _ode else fn
     memory = None if budget == "none" else budget
     g = s2sad.grad(fn, wrt, jit=True, memory=memory)
     g(*make(3))  # compile (cached) at a small size
@@ -82,13 +91,14 @@ def probe(case, budget, steps):
     g(*args)
     elapsed = time.perf_counter() - start
     _, peak = _rss()
-    state = 2 * 4096 * 8 if case == "heat" else 8  # u and un; x
-    assignments = 4 if case == "heat" else 1
+    state = {"heat": 2 * 4096 * 8, "euler": 8, "ode": 5 * 10**5 * 8}[case]  # u, un; x; y, k1..k4
+    assignments = {"heat": 4, "euler": 1, "ode": 9}[case]
     reps = None
     if memory is not None:
         budget_bytes = C.memory_budget(memory)
         if steps * assignments * state > budget_bytes:
             s = C.checkpoint_slots(0, budget_bytes, steps, state, assignments * state)
+            s = max(1, min(s, steps))
             reps = C.repetitions(steps, s)
     return {"case": case, "budget": budget, "steps": steps, "peak_bytes": peak - base,
             "seconds": elapsed, "repetitions": reps}
@@ -111,6 +121,8 @@ def table(quick=False):
         rows.append(_run("heat", budget, big))
     rows.append(_run("euler", "none", 10**7 // scale))
     rows.append(_run("euler", "1MB", 10**7 // scale))
+    rows.append(_run("ode", "none", 100 // scale or 2))
+    rows.append(_run("ode", "64MB", 100 // scale or 2))
     return rows, big
 
 

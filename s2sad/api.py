@@ -260,8 +260,10 @@ class Derivative:
         with self._lock:
             self._check_fresh()
             if key not in self._entries:
+                # (no budget: this code is differentiated again, or called from
+                # differentiated code)
                 gen = generate(self._target(arg_kinds), arg_kinds, self.wrt, mode, self.single,
-                               self.stop_gradients, self.boundscheck, memory=self.memory)
+                               self.stop_gradients, self.boundscheck)
                 self._entries[key] = self._module(gen).python.__dict__[gen.entry]
             return self._entries[key]
 

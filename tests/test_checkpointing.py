@@ -302,3 +302,35 @@ def test_a_helpers_time_loop_is_checkpointed_under_a_budget():
     assert got[1] == pytest.approx(ref[1], rel=1e-12)
     with pytest.raises(MemoryError, match="checkpointed loop"):
         s2sad.grad(last, jit=False, memory=40)(y0, 0.8, 15)
+
+
+def test_stop_gradients_and_reset_recording_in_the_loop_are_not_lifted():
+    def f(x, n):
+        y = x * 1.0
+        for t in range(n):
+            z = y * y
+            y = y + 0.1 * z
+        return y
+
+    def marked(x, n):
+        y = x * 1.0
+        for t in s2sad.checkpointed(range(n), snapshots=2):
+            z = y * y
+            y = y + 0.1 * z
+        return y
+
+    def reset(x, n):
+        y = x * 1.0
+        for t in s2sad.checkpointed(range(n), snapshots=2):
+            s2sad.reset_recording()
+            y = y * 1.5
+        return y
+
+    ref = s2sad.grad(f, jit=False, stop_gradients="z")(0.5, 6)
+    g = s2sad.grad(f, jit=False, stop_gradients="z", memory=8)  # recorded: no budget needed
+    assert g(0.5, 6) == pytest.approx(ref, rel=1e-14) and "revolve" not in g.source
+    assert ref == pytest.approx(1.0)  # z is a constant: y moves by constants
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="stop_gradients"):
+        s2sad.grad(marked, jit=False, stop_gradients="z")(0.5, 6)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="reset_recording"):
+        s2sad.grad(reset, jit=False)(0.5, 6)

@@ -61,10 +61,12 @@ def is_loop(obj):
 
 # ---- lifting --------------------------------------------------------------
 
-def lift_loops(parsed, budget=None, lift=True):
+def lift_loops(parsed, budget=None, lift=True, stopped=()):
     """Rewrite the top-level counted loops of `parsed.tree` (in place) that
     are marked checkpointed, or, under `budget` bytes, every one whose body
-    can be a step function. `lift` False: only drop the marks."""
+    can be a step function. `lift` False: only drop the marks. `stopped`:
+    the variables `stop_gradients` names (a loop assigning one is not
+    lifted: its step function would not know)."""
     if not lift:
         strip_marks(parsed.tree, parsed)
         return
@@ -75,7 +77,7 @@ def lift_loops(parsed, budget=None, lift=True):
         if marked is None and (budget is None or not _counted(s)):
             out.append(s)
             continue
-        refusal = _refusal(s, body[k + 1:], parsed)
+        refusal = _refusal(s, body[k + 1:], parsed, set(stopped))
         if refusal is not None:
             if marked is not None:
                 raise UnsupportedSyntaxError(f"a checkpointed loop with {refusal[0]}",
@@ -133,8 +135,17 @@ def _counted(s):
         and s.iter.func.id == "range" and not s.orelse
 
 
-def _refusal(loop, after, parsed):
+def _refusal(loop, after, parsed, stopped=frozenset()):
     """(what, node, hint) if the loop cannot be lifted into a step function."""
+    from s2sad.markers import reset_recording
+    stopped_here = sorted(stopped & names_stored(loop.body))
+    if stopped_here:
+        return (f"a variable named in stop_gradients ('{stopped_here[0]}') assigned in it",
+                loop, "Assign it outside the loop, or leave the loop unmarked")
+    for node in walk(gast.Module(body=loop.body, type_ignores=[])):
+        if isinstance(node, gast.Call) and parsed.resolve(node.func) is reset_recording:
+            return ("reset_recording() in its body", node,
+                    "Call it outside the loop, or leave the loop unmarked")
     if loop.orelse:
         return "an else clause", loop, "Move the else block after the loop"
     if not isinstance(loop.target, gast.Name):

@@ -39,12 +39,12 @@ class Specialised:
     """A user function parsed, desugared, normalised and typed for given
     argument kinds."""
 
-    def __init__(self, fn, arg_kinds, program, loops=None):
+    def __init__(self, fn, arg_kinds, program, loops=None, stopped=()):
         self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
         # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
         # marked s2sad.checkpointed, "budget" also the others under a budget
         lift_loops(self.parsed, program.memory_budget if loops == "budget" else None,
-                   lift=loops is not None)
+                   lift=loops is not None, stopped=stopped)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
         self.namer = Namer.for_function(tree, extra=program.module_names)
@@ -227,7 +227,8 @@ class Program:
         Returns the generated function's name."""
         # (a checkpointed loop's step function is not split again)
         spec = Specialised(fn, arg_kinds, self,
-                           "marked" if getattr(fn, "__s2sad_step__", False) else "budget")
+                           "marked" if getattr(fn, "__s2sad_step__", False) else "budget",
+                           stop_gradients)
         parsed, tree = spec.parsed, spec.tree
         args = parsed.arg_names
         wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
