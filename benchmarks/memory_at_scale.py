@@ -92,12 +92,13 @@ def probe(case, budget, steps):
     elapsed = time.perf_counter() - start
     _, peak = _rss()
     state = {"heat": 2 * 4096 * 8, "euler": 8, "ode": 5 * 10**5 * 8}[case]  # u, un; x; y, k1..k4
+    largest = {"heat": 4096 * 8, "euler": 8, "ode": 10**5 * 8}[case]
     assignments = {"heat": 4, "euler": 1, "ode": 9}[case]
     reps = None
     if memory is not None:
         budget_bytes = C.memory_budget(memory)
-        if steps * assignments * state > budget_bytes:
-            s = C.checkpoint_slots(0, budget_bytes, steps, state, assignments * state)
+        if steps * assignments * largest > budget_bytes:
+            s = C.checkpoint_slots(0, budget_bytes, steps, state, assignments * largest)
             s = max(1, min(s, steps))
             reps = C.repetitions(steps, s)
     return {"case": case, "budget": budget, "steps": steps, "peak_bytes": peak - base,

@@ -160,10 +160,10 @@ def heat(x, k, n):
 
 
 # what one state takes: u (8 floats), total, count; the estimate of one
-# step's tape is a state per assignment (8); a snapshot slot holds a state
-# and the step it is of: budgets for 1, 2 and 8 snapshots
+# step's tape is its largest variable (u) per assignment (8); a snapshot
+# slot holds a state and the step it is of: budgets for 1, 2 and 8 snapshots
 _STATE = 8 * 8 + 8 + 8
-_TAPE, _SLOT = 8 * _STATE, _STATE + 8
+_TAPE, _SLOT = 8 * 64, _STATE + 8
 
 
 @pytest.mark.parametrize("budget, jit", [(_TAPE + _SLOT, False), (_TAPE + 2 * _SLOT, False),

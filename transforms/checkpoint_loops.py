@@ -285,10 +285,17 @@ def _assignments(body):
 
 
 def _per_step_bytes(body, state):
-    """An estimate of what one iteration records: a state's worth of bytes
-    per assignment in the body (a tape entry per written element or value)."""
-    sizes = " + ".join(f"state_nbytes({v})" for v in state)
-    return f"{_assignments(body)} * ({sizes})"
+    """An estimate of what one iteration records: per assignment in the
+    body, the bytes of the largest loop-carried variable (a tape entry per
+    value, or per element written in an inner loop)."""
+    return f"{_assignments(body)} * {_largest(state)}"
+
+
+def _largest(variables):
+    expr = f"state_nbytes({variables[0]})"
+    for v in variables[1:]:
+        expr = f"max({expr}, state_nbytes({v}))"
+    return expr
 
 
 def _locate(node, src):
@@ -448,7 +455,7 @@ def _forward_source(fname, loop, step, state_kinds):
         '    before the last step, the first the reverse sweep turns."""',
         "    steps = trip_count(start, stop, stride)",
         f"    slots = checkpoint_slots(snapshots, budget, steps, {sizes}, "
-        f"{loop.assignments} * ({sizes}))",
+        f"{loop.assignments} * {_largest(loop.state)})",
         "    if slots == 0:",
         f"        raise MemoryError({_budget_message(loop)!r})",
         "    schedule = revolve_start(steps, slots)",
