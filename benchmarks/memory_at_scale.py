@@ -93,12 +93,13 @@ def probe(case, budget, steps):
     _, peak = _rss()
     state = {"heat": 2 * 4096 * 8, "euler": 8, "ode": 5 * 10**5 * 8}[case]  # u, un; x; y, k1..k4
     largest = {"heat": 4096 * 8, "euler": 8, "ode": 10**5 * 8}[case]
-    assignments = {"heat": 4, "euler": 1, "ode": 9}[case]
+    assignments = {"heat": 12, "euler": 10, "ode": 33}[case]  # checkpoint_loops._assignments
     reps = None
     if memory is not None:
         budget_bytes = C.memory_budget(memory)
         if steps * assignments * largest > budget_bytes:
-            s = C.checkpoint_slots(0, budget_bytes, steps, state, assignments * largest)
+            s = C.checkpoint_slots(0, budget_bytes, steps, state,
+                                   assignments * largest + 2 * state)
             s = max(1, min(s, steps))
             reps = C.repetitions(steps, s)
     return {"case": case, "budget": budget, "steps": steps, "peak_bytes": peak - base,

@@ -160,10 +160,11 @@ def heat(x, k, n):
 
 
 # what one state takes: u (8 floats), total, count; the estimate of one
-# step's tape is its largest variable (u) per assignment (8); a snapshot
-# slot holds a state and the step it is of: budgets for 1, 2 and 8 snapshots
+# step's memory is its largest variable (u) per assignment or operation
+# (24) and two states (adjoints, copies); a snapshot slot holds a state and
+# the step it is of: budgets for 1, 2 and 8 snapshots
 _STATE = 8 * 8 + 8 + 8
-_TAPE, _SLOT = 8 * 64, _STATE + 8
+_TAPE, _SLOT = 24 * 64 + 2 * _STATE, _STATE + 8
 
 
 @pytest.mark.parametrize("budget, jit", [(_TAPE + _SLOT, False), (_TAPE + 2 * _SLOT, False),
@@ -201,12 +202,13 @@ def test_vjp_with_a_budget(jit):
 
     x, seed = np.linspace(-1, 1, 4), np.arange(4.0)
     ref = s2sad.vjp(f, jit=False)(x, 12, seed)
-    got = s2sad.vjp(f, jit=jit, memory=32 + 2 * 40)(x, 12, seed)  # y: 32 bytes, 2 snapshots
+    # y: 32 bytes; a step: 4 values and 2 states; 2 snapshots
+    got = s2sad.vjp(f, jit=jit, memory=6 * 32 + 2 * 40)(x, 12, seed)
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
     np.testing.assert_allclose(got[0], ref[0], rtol=1e-14)
     if not jit:  # the budget goes to the checkpointed loop: one snapshot less does not fit
         with pytest.raises(MemoryError, match="checkpointed loop"):
-            s2sad.vjp(f, jit=jit, memory=40)(x, 12, seed)
+            s2sad.vjp(f, jit=jit, memory=6 * 32 + 39)(x, 12, seed)
 
 
 def test_early_exit_is_refused_when_marked_and_recorded_under_a_budget():
@@ -295,13 +297,14 @@ def test_a_helpers_time_loop_is_checkpointed_under_a_budget():
 
     y0 = np.linspace(0.0, 1.0, 4)
     ref = s2sad.grad(last, (0, 1), jit=False)(y0, 0.8, 15)
-    g = s2sad.grad(last, (0, 1), jit=False, memory=32 + 3 * 40)  # y: 32 bytes, 3 snapshots
+    # y: 32 bytes; a step: 5 values and 2 states; 3 snapshots
+    g = s2sad.grad(last, (0, 1), jit=False, memory=7 * 32 + 3 * 40)
     got = g(y0, 0.8, 15)
     assert "def vjp__integrate" in g.source and "revolve(schedule)" in g.source
     np.testing.assert_allclose(got[0], ref[0], rtol=1e-12)
     assert got[1] == pytest.approx(ref[1], rel=1e-12)
     with pytest.raises(MemoryError, match="checkpointed loop"):
-        s2sad.grad(last, jit=False, memory=40)(y0, 0.8, 15)
+        s2sad.grad(last, jit=False, memory=7 * 32 + 39)(y0, 0.8, 15)
 
 
 def test_stop_gradients_and_reset_recording_in_the_loop_are_not_lifted():

@@ -280,8 +280,14 @@ def _runtime(n):
 
 
 def _assignments(body):
+    """Values an iteration may record: assignments, and the operations
+    whose results (temporaries once normalised) the reverse sweep may read;
+    index arithmetic is not counted."""
+    indices = {id(n) for s in walk(gast.Module(body=body, type_ignores=[]))
+               if isinstance(s, gast.Subscript) for n in walk(s.slice)}
     return max(1, sum(1 for s in walk(gast.Module(body=body, type_ignores=[]))
-                      if isinstance(s, (gast.Assign, gast.AugAssign))))
+                      if isinstance(s, (gast.Assign, gast.AugAssign, gast.BinOp, gast.Call))
+                      and id(s) not in indices))
 
 
 def _per_step_bytes(body, state):
@@ -454,8 +460,9 @@ def _forward_source(fname, loop, step, state_kinds):
         "    of its state where the binomial schedule (revolve) wants them; stops",
         '    before the last step, the first the reverse sweep turns."""',
         "    steps = trip_count(start, stop, stride)",
+        "    # besides the snapshots: one step's tape, adjoints and copies of the state",
         f"    slots = checkpoint_slots(snapshots, budget, steps, {sizes}, "
-        f"{loop.assignments} * {_largest(loop.state)})",
+        f"{loop.assignments} * {_largest(loop.state)} + 2 * ({sizes}))",
         "    if slots == 0:",
         f"        raise MemoryError({_budget_message(loop)!r})",
         "    schedule = revolve_start(steps, slots)",
