@@ -167,7 +167,10 @@ def trip_count(start, stop, stride):
 def checkpoint_slots(snapshots, budget, steps, state_bytes, step_bytes):
     """Snapshots for a checkpointed loop: `snapshots` if given (> 0), else
     as many copies of the state as fit in `budget` bytes besides one step's
-    tape (0 if not one does); at most one per step."""
+    tape (0 if not one does), else (no budget either) about sqrt(steps);
+    at most one per step."""
+    if snapshots <= 0 and budget <= 0:
+        snapshots = int(np.sqrt(steps)) + 1
     if snapshots <= 0:
         # a slot: a copy of the state, and the step it holds (8 bytes)
         snapshots = (budget - step_bytes) // (state_bytes + 8)
@@ -228,7 +231,9 @@ def checkpointed(iterable, snapshots=None):
 
     Its reverse sweep keeps `k` copies of the loop-carried state instead of
     a tape of every iteration, and runs iterations again from them (revolve).
-    Called outside a derivative it is `iterable` itself."""
+    Without `snapshots`, as many as the derivative's memory budget holds, or
+    (no budget) about sqrt(n). Called outside a derivative it is `iterable`
+    itself."""
     if snapshots is not None and (not isinstance(snapshots, (int, np.integer))
                                   or isinstance(snapshots, bool) or snapshots < 1):
         raise ValueError(f"snapshots must be a positive int, not {snapshots!r}")

@@ -337,3 +337,21 @@ def test_stop_gradients_and_reset_recording_in_the_loop_are_not_lifted():
         s2sad.grad(marked, jit=False, stop_gradients="z")(0.5, 6)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="reset_recording"):
         s2sad.grad(reset, jit=False)(0.5, 6)
+
+
+def test_marked_loop_without_snapshots_and_a_nested_mark():
+    def plain(x, n):
+        for t in s2sad.checkpointed(range(n)):  # about sqrt(n) snapshots
+            x = x + 0.01 * math.sin(x)
+        return x
+
+    def nested(x, n):
+        if n > 0:
+            for t in s2sad.checkpointed(range(n), snapshots=2):
+                x = x * 1.1
+        return x
+
+    assert s2sad.grad(plain, jit=False)(0.4, 30) == pytest.approx(
+        numerical_grad(plain, (0.4, 30), 0), rel=1e-6)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="inside another statement"):
+        s2sad.grad(nested, jit=False)(0.4, 3)

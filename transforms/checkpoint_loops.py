@@ -91,6 +91,12 @@ def lift_loops(parsed, budget=None, lift=True, stopped=()):
                 raise
             out.append(s)  # under a budget: recorded as usual
     parsed.tree.body = out
+    for s in walk(parsed.tree):  # a marked loop that is not at the top
+        if isinstance(s, gast.For) and s not in out and _marked(s, parsed) is not None:
+            raise UnsupportedSyntaxError(
+                "s2sad.checkpointed on a loop inside another statement", parsed.location, s,
+                "Mark a loop at the top level of the function, or move the loop into a "
+                "helper function and mark it there")
     if hasattr(parsed, "_locals"):
         del parsed._locals
 
@@ -252,8 +258,9 @@ def _lift(loop, after, parsed, marked, budget):
     start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
     stride = a[2] if len(a) == 3 else const(1)
     snapshots = marked[1] if marked and marked[1] is not None else const(0)
+    # a marked loop without snapshots= takes the derivative's budget
     call_node = call(name(loop_name), start, stop, stride, snapshots,
-                     const(int(budget) if budget is not None and marked is None else 0),
+                     const(int(budget) if budget is not None else 0),
                      *[name(v) for v in state + consts])
     target = name(state[0], gast.Store()) if len(state) == 1 else gast.Tuple(
         elts=[name(v, gast.Store()) for v in state], ctx=gast.Store())
