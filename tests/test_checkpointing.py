@@ -355,3 +355,23 @@ def test_marked_loop_without_snapshots_and_a_nested_mark():
         numerical_grad(plain, (0.4, 30), 0), rel=1e-6)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="inside another statement"):
         s2sad.grad(nested, jit=False)(0.4, 3)
+
+
+def test_two_marked_loops_matrix_and_bool_state_and_a_negative_stride():
+    def f(A, n):
+        B = A * 1.0
+        flag = False
+        for t in s2sad.checkpointed(range(n, 0, -2), snapshots=2):
+            B = np.tanh(B) * (1.0 + 0.01 * t)
+            flag = not flag
+        s = 0.0
+        for t in s2sad.checkpointed(range(n), snapshots=3):
+            s = s + np.sum(B * B) * 0.1
+            B = B * 0.9
+        if flag:
+            s = s * 2.0
+        return s + np.sum(B)
+
+    A = np.arange(6.0).reshape(2, 3) / 7
+    np.testing.assert_allclose(s2sad.grad(f, jit=False)(A, 7),
+                               numerical_grad(f, (A, 7), 0), rtol=1e-6)
