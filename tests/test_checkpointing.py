@@ -375,3 +375,41 @@ def test_two_marked_loops_matrix_and_bool_state_and_a_negative_stride():
     A = np.arange(6.0).reshape(2, 3) / 7
     np.testing.assert_allclose(s2sad.grad(f, jit=False)(A, 7),
                                numerical_grad(f, (A, 7), 0), rtol=1e-6)
+
+
+def _stepped(x, w, n, k):
+    y = x * 1.0
+    acc = 0.0
+    for t in s2sad.checkpointed(range(n), snapshots=k):
+        z = np.sin(y) * w
+        if t % 3 == 1:
+            z = z * z
+        y = y + 0.1 * z
+        acc = acc + np.sum(y) * 0.01
+    return np.sum(y * y) + acc
+
+
+def _stepped_recorded(x, w, n, k):
+    y = x * 1.0
+    acc = 0.0
+    for t in range(n):
+        z = np.sin(y) * w
+        if t % 3 == 1:
+            z = z * z
+        y = y + 0.1 * z
+        acc = acc + np.sum(y) * 0.01
+    return np.sum(y * y) + acc
+
+
+def test_every_snapshot_count_gives_the_recorded_gradient():
+    # snapshots from a variable: one derivative for every (steps, snapshots);
+    # (compiled, the same code: see the jit cases above)
+    x = np.linspace(-0.5, 0.5, 3)
+    g = s2sad.grad(_stepped, (0, 1), jit=False)
+    ref = s2sad.grad(_stepped_recorded, (0, 1), jit=False)
+    for n in range(0, 13):
+        want = ref(x, 0.8, n, 1)
+        for k in range(1, n + 2):
+            got = g(x, 0.8, n, k)
+            np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-15)
+            assert got[1] == pytest.approx(want[1], rel=1e-12, abs=1e-15)
