@@ -413,3 +413,16 @@ def test_every_snapshot_count_gives_the_recorded_gradient():
             got = g(x, 0.8, n, k)
             np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-15)
             assert got[1] == pytest.approx(want[1], rel=1e-12, abs=1e-15)
+
+
+def test_an_int_accumulator_that_becomes_a_float_under_a_budget():
+    def f(x, n):
+        s = 0  # an int, then floats are added
+        for t in range(n):
+            s = s + x * x
+        return s
+
+    # s: 8 bytes; a step: 3 values and 2 states; 2 snapshots of 16 bytes
+    g = s2sad.grad(f, jit=False, memory=5 * 8 + 2 * 16)
+    assert g(1.5, 4) == pytest.approx(12.0)
+    assert "revolve" in g.source

@@ -45,8 +45,10 @@ class CheckpointedLoop:
 
     __s2sad_checkpointed_loop__ = True
 
-    def __init__(self, name, step, state, consts, counter, location, node, assignments=1):
+    def __init__(self, name, step, state, consts, counter, location, node, assignments=1,
+                 budgeted=False):
         self.__name__ = name
+        self.budgeted = budgeted  # lifted under a budget (not marked)
         self.assignments = assignments  # per iteration: what its tape is estimated from
         self.step = step            # the step function (a Python function with source)
         self.state, self.consts, self.counter = state, consts, counter
@@ -62,12 +64,13 @@ def is_loop(obj):
 
 # ---- lifting --------------------------------------------------------------
 
-def lift_loops(parsed, budget=None, lift=True, stopped=()):
+def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=()):
     """Rewrite the top-level counted loops of `parsed.tree` (in place) that
     are marked checkpointed, or, under `budget` bytes, every one whose body
     can be a step function. `lift` False: only drop the marks. `stopped`:
     the variables `stop_gradients` names (a loop assigning one is not
-    lifted: its step function would not know)."""
+    lifted: its step function would not know). `skip`: lines of loops
+    not to lift under the budget."""
     if not lift:
         strip_marks(parsed.tree, parsed)
         return
@@ -75,7 +78,7 @@ def lift_loops(parsed, budget=None, lift=True, stopped=()):
     out = []
     for k, s in enumerate(body):
         marked = _marked(s, parsed)
-        if marked is None and (budget is None or not _counted(s)):
+        if marked is None and (budget is None or not _counted(s) or s.lineno in skip):
             out.append(s)
             continue
         refusal = _refusal(s, body[k + 1:], parsed, set(stopped))
@@ -252,7 +255,7 @@ def _lift(loop, after, parsed, marked, budget):
     step = _step_function(base, state, consts, counter, body, parsed)
     loop_name = f"s2sad_{parsed.name}_loop_{line}_{next(_COUNTER)}"
     obj = CheckpointedLoop(f"{parsed.name}_loop_{line}", step, state, consts, counter,
-                           parsed.location, loop, _assignments(body))
+                           parsed.location, loop, _assignments(body), marked is None)
     parsed.namespace[loop_name] = obj
     rng = marked[0] if marked else loop.iter
     a = list(rng.args)
@@ -355,6 +358,41 @@ def _step_function(fname, state, consts, counter, body, parsed):
 
 
 # ---- kinds ------------------------------------------------------------------
+
+def kind_refusal(program, loop, arg_kinds):
+    """(construct, hint) if the lifted loop's variables have kinds a step
+    function cannot carry, else None."""
+    p, q = len(loop.state), len(loop.consts)
+    state_kinds = list(arg_kinds[5:5 + p])
+    const_kinds = list(arg_kinds[5 + p:5 + p + q])
+    for v, k in zip(loop.state + loop.consts, state_kinds + const_kinds):
+        if not (k.is_array or k.is_scalar):
+            return (f"a checkpointed loop carrying '{v}', a {k}",
+                    "Carry only numbers and arrays across its iterations")
+    returned = program.helper_return_kind(loop.step, state_kinds + const_kinds + [K.INT])
+    returned = list(returned.items) if p > 1 and returned.tag == "tuple" else [returned]
+    for v, k, r in zip(loop.state, state_kinds, returned):
+        if r != k:
+            return (f"a checkpointed loop whose variable '{v}' changes from {k} to {r} in an "
+                    f"iteration",
+                    f"Give '{v}' a value of its final type before the loop (e.g. 0.0, not 0)")
+    return None
+
+
+def unliftable(tree, parsed, kinds, program):
+    """Lines of the loops lifted under a budget (not marked) whose
+    variables' kinds a step function cannot carry: they are recorded."""
+    out = set()
+    for s in walk(tree):
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) \
+                and isinstance(s.value.func, gast.Name):
+            loop = parsed.namespace.get(s.value.func.id)
+            if is_loop(loop) and loop.budgeted:
+                arg_kinds = [K.of_atom(a, kinds) for a in s.value.args]
+                if kind_refusal(program, loop, arg_kinds) is not None:
+                    out.add(loop.node.lineno)
+    return out
+
 
 def result_kind(loop, arg_kinds):
     """Kind of `u, v = f_loop(start, stop, stride, snapshots, budget, u, v, ...)`."""

@@ -7,7 +7,7 @@ written as source text that reads like a hand-written driver; the schedule
 itself is s2sad.checkpointing's (runtime helpers)."""
 import gast
 
-from .checkpoint_loops import _largest, is_loop
+from .checkpoint_loops import _largest, is_loop, kind_refusal
 from .errors import UnsupportedSyntaxError
 from .syntax import call, const, name
 from . import kinds as K
@@ -26,20 +26,10 @@ def loop_functions(program, loop, arg_kinds):
     p, q = len(loop.state), len(loop.consts)
     state_kinds = list(arg_kinds[5:5 + p])
     const_kinds = list(arg_kinds[5 + p:5 + p + q])
-    for v, k in zip(loop.state + loop.consts, state_kinds + const_kinds):
-        if not (k.is_array or k.is_scalar):
-            raise UnsupportedSyntaxError(
-                f"a checkpointed loop carrying '{v}', a {k}", loop.location, loop.node,
-                "Carry only numbers and arrays across its iterations")
+    refusal = kind_refusal(program, loop, arg_kinds)
+    if refusal is not None:
+        raise UnsupportedSyntaxError(refusal[0], loop.location, loop.node, refusal[1])
     step_kinds = state_kinds + const_kinds + [K.INT]
-    returned = program.helper_return_kind(loop.step, step_kinds)
-    returned = list(returned.items) if p > 1 and returned.tag == "tuple" else [returned]
-    for v, k, r in zip(loop.state, state_kinds, returned):
-        if r != k:
-            raise UnsupportedSyntaxError(
-                f"a checkpointed loop whose variable '{v}' changes from {k} to {r} in an "
-                f"iteration", loop.location, loop.node,
-                f"Give '{v}' a value of its final type before the loop (e.g. 0.0, not 0)")
     step = program.provide(loop.step)
     vjp, mask = program.helper_vjp(Helper(loop.step), step_kinds, None, None)
     base = program._fresh_module_name(loop.__name__)

@@ -14,7 +14,7 @@ from .aliases import Ownership, check_aliased_writes, written_memory
 from .bounds import add_index_checks, mark_accesses
 from .bind import CallBinder
 from .checkpoint_loops import (is_loop as is_checkpointed_loop, lift_loops,
-                               result_kind as checkpointed_kind, strip_marks)
+                               result_kind as checkpointed_kind, strip_marks, unliftable)
 from .containers import lower_containers
 from .tuples import split_tuple_variables
 from .desugar import desugar
@@ -39,12 +39,12 @@ class Specialised:
     """A user function parsed, desugared, normalised and typed for given
     argument kinds."""
 
-    def __init__(self, fn, arg_kinds, program, loops=None, stopped=()):
+    def __init__(self, fn, arg_kinds, program, loops=None, stopped=(), skip=()):
         self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
         # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
         # marked s2sad.checkpointed, "budget" also the others under a budget
-        lift_loops(self.parsed, program.memory_budget if loops == "budget" else None,
-                   lift=loops is not None, stopped=stopped)
+        budget = program.memory_budget if loops == "budget" else None
+        lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
         self.namer = Namer.for_function(tree, extra=program.module_names)
@@ -64,6 +64,11 @@ class Specialised:
         if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
             self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
             self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+        if budget is not None:  # loops whose variables a step cannot carry: recorded
+            more = unliftable(tree, self.parsed, self.kinds, program)
+            if more:
+                self.__init__(fn, arg_kinds, program, loops, stopped, set(skip) | more)
+                return
         check_aliased_writes(tree, self.kinds, self.parsed.location)
         program.name_derivative_calls(tree, self.parsed, self.kinds)
         ret = tree.body[-1]
