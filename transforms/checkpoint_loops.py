@@ -29,6 +29,7 @@ reads."""
 import ast
 import itertools
 import linecache
+import os
 
 import gast
 
@@ -347,8 +348,9 @@ def _step_function(fname, state, consts, counter, body, parsed):
     text = ast.unparse(gast.gast_to_ast(gast.Module(body=body, type_ignores=[])))
     inner = "\n".join("    " + ln for ln in text.splitlines())
     source = f"def {fname}({params}):\n{inner}\n    return {result}\n"
-    filename = f"<s2sad step of the loop at {parsed.location.describe(body[0])}>"
-    filename = filename.replace("<s2sad", f"<s2sad {next(_COUNTER)}")
+    # (a name of its own, without '/': messages show the loop's file and line)
+    where = f"{os.path.basename(parsed.location.filename)}:{parsed.location.line_of(body[0])}"
+    filename = f"<the loop body at {where}, in {parsed.name} ({next(_COUNTER)})>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = dict(parsed.namespace)
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
