@@ -426,3 +426,19 @@ def test_an_int_accumulator_that_becomes_a_float_under_a_budget():
     g = s2sad.grad(f, jit=False, memory=5 * 8 + 2 * 16)
     assert g(1.5, 4) == pytest.approx(12.0)
     assert "revolve" in g.source
+
+
+def test_a_budget_with_a_dict_argument():
+    def f(p, n):
+        y = p["x"] * 1.0
+        for t in range(n):
+            y = np.tanh(y * p["w"]) + 0.1 * y
+        return np.sum(y)
+
+    p = {"x": np.linspace(0.0, 1.0, 3), "w": 0.7}
+    ref = s2sad.grad(f, jit=False)(p, 9)
+    g = s2sad.grad(f, jit=False, memory=200)  # 1 snapshot of y (24 bytes)
+    got = g(p, 9)
+    assert "revolve(schedule)" in g.source
+    np.testing.assert_allclose(got["x"], ref["x"], rtol=1e-12)
+    assert got["w"] == pytest.approx(ref["w"], rel=1e-12)
