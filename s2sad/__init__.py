@@ -12,6 +12,7 @@ from .checking import check_grads  # noqa: E402
 from .custom import (custom_gradient, custom_vjp, non_differentiable,  # noqa: E402
                      register_gradient)
 from .export import export  # noqa: E402
+from .checkpointing import checkpoint, checkpointed  # noqa: E402
 from .higher import batch_jacobian, hessian, hvp, jacobian  # noqa: E402
 from .markers import reset_recording, stop_gradient, stop_recording  # noqa: E402
 from .errors import (CacheWarning, JitError, NumbaFallbackWarning, S2sadError,  # noqa: E402
@@ -21,3 +22,4 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "check_grads", "stop_gradient
            "reset_recording", "custom_gradient", "custom_vjp", "register_gradient",
            "non_differentiable", "export", "jacobian", "batch_jacobian", "hessian", "hvp", "JitError", "NumbaFallbackWarning", "CacheWarning", "S2sadError",
            "SourceUnavailableError", "UnsupportedSyntaxError"]
+__all__ += ["checkpoint", "checkpointed"]

@@ -6,6 +6,7 @@ import threading
 import numpy as np
 
 from . import backend, cache, guards, precision, pytrees
+from .checkpointing import memory_budget
 from .generate import generate
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
@@ -18,7 +19,8 @@ _JIT_CHOICES = (True, False, "require", "auto")
 GENERATE_HOOKS = []
 
 
-def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
+def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
+        memory=None):
     """Gradient of `fn` with respect to `wrt`.
 
     `wrt` is an argument position or name, or the name of a variable
@@ -30,30 +32,35 @@ def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
     on big arrays (see backend.Entry); `jit=True` always compiles, `jit=False`
     never, `jit="require"` raises when numba cannot. `boundscheck=False` lets compiled
     code index without checking bounds (faster; an index out of range then
-    reads or writes memory that is not the array's). Usable as `@grad` or
-    `@grad(...)`."""
+    reads or writes memory that is not the array's). `memory` (bytes, or a
+    string like "64MB"; default: the S2SAD_MEMORY environment variable) is
+    what a top-level loop's tape may take: a loop that would record more is
+    reversed by binomial checkpointing (see README, "Memory at scale").
+    Usable as `@grad` or `@grad(...)`."""
     if fn is None:
         return lambda f: grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                              boundscheck=boundscheck)
-    return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck)
+                              boundscheck=boundscheck, memory=memory)
+    return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck, memory)
 
 
-def value_and_grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
+def value_and_grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
+        memory=None):
     """Like `grad`, but returns `(value, gradient)`."""
     if fn is None:
         return lambda f: value_and_grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                                        boundscheck=boundscheck)
-    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck)
+                                        boundscheck=boundscheck, memory=memory)
+    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck, memory)
 
 
-def vjp(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
+def vjp(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
+        memory=None):
     """Vector-Jacobian product: `vjp(f)(*args, seed)` weights the outputs of
     `f` by `seed` (shape of the output; a tuple for a tuple output), like
     `grad_ys` in `tf.gradients`."""
     if fn is None:
         return lambda f: vjp(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                             boundscheck=boundscheck)
-    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck)
+                             boundscheck=boundscheck, memory=memory)
+    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck, memory)
 
 
 def jvp(fn=None, wrt=0, *, jit="auto", boundscheck=True):
@@ -71,7 +78,8 @@ class Derivative:
 
     __s2sad_derivative__ = True
 
-    def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True):
+    def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
+                 memory=None):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
         fn = as_function(unpartial(fn))  # np.sin itself: through its rule; a partial
@@ -79,6 +87,7 @@ class Derivative:
         del self.__wrapped__  # a derivative is not its function (inspect.unwrap)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
         self.boundscheck = bool(boundscheck)
+        self.memory = memory_budget(memory)  # bytes, or None: loops record as they go
         self.signature = inspect.signature(fn)  # what the function's arguments bind to
         params = self.signature.parameters.values()
         self._names = [p.name for p in params]
@@ -209,7 +218,7 @@ class Derivative:
     def _generate(self, kinds, mode=None, flat=None, dtype=None):
         wrt, single = (self.wrt, self.single) if flat is None else (flat.wrt, False)
         return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
-                        self.stop_gradients, self.boundscheck, flat, dtype)
+                        self.stop_gradients, self.boundscheck, flat, dtype, self.memory)
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,
@@ -251,6 +260,8 @@ class Derivative:
         with self._lock:
             self._check_fresh()
             if key not in self._entries:
+                # (no budget: this code is differentiated again, or called from
+                # differentiated code)
                 gen = generate(self._target(arg_kinds), arg_kinds, self.wrt, mode, self.single,
                                self.stop_gradients, self.boundscheck)
                 self._entries[key] = self._module(gen).python.__dict__[gen.entry]

@@ -30,12 +30,13 @@ class Generated:
 
 
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True, flat=None,
-             dtype=None):
+             dtype=None, memory=None):
     """`boundscheck`: generated functions check their indices themselves where
     they can, numba the others; False: nobody checks. `flat`: container
     arguments flattened to their leaves (s2sad.pytrees.Flat), whose kinds
     `arg_kinds` and positions `wrt` are. `dtype` "float32": the module
-    computes in float32 (s2sad.precision)."""
+    computes in float32 (s2sad.precision). `memory`: bytes a loop's tape
+    may take before the loop is checkpointed (s2sad.checkpointing)."""
     # The passes make and drop hundreds of thousands of tree nodes; the
     # cyclic collector, triggered by them, would scan every object of the
     # process each time (with jax or torch loaded, most of the time taken).
@@ -44,7 +45,8 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     enabled = gc.isenabled()
     gc.disable()
     try:
-        gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat)
+        gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
+                        memory)
         if dtype == "float32":
             gen.source = to_float32(gen.source)
         return gen
@@ -53,8 +55,10 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
             gc.enable()
 
 
-def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat):
+def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
+              memory=None):
     program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
+    program.memory_budget = memory
     program.flat_arguments = {fn: flat.structures} if flat else {}
     program.module_names.update(runtime.__all__)
     program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}

@@ -655,3 +655,10 @@ from .runtime_forms import *  # noqa: E402,F401,F403
 from . import runtime_forms as _forms  # noqa: E402
 
 __all__ = __all__ + _forms.__all__
+
+
+# ---- the helpers of s2sad.checkpointing (binomial checkpointing of loops) -----
+from .checkpointing import *  # noqa: E402,F401,F403
+from . import checkpointing as _checkpointing  # noqa: E402
+
+__all__ = __all__ + _checkpointing.__all__

@@ -13,6 +13,8 @@ from .activity import analyse
 from .aliases import Ownership, check_aliased_writes, written_memory
 from .bounds import add_index_checks, mark_accesses
 from .bind import CallBinder
+from .checkpoint_loops import (is_loop as is_checkpointed_loop, lift_loops,
+                               result_kind as checkpointed_kind, strip_marks, unliftable)
 from .containers import lower_containers
 from .tuples import split_tuple_variables
 from .desugar import desugar
@@ -38,8 +40,12 @@ class Specialised:
     """A user function parsed, desugared, normalised and typed for given
     argument kinds."""
 
-    def __init__(self, fn, arg_kinds, program):
+    def __init__(self, fn, arg_kinds, program, loops=None, stopped=(), skip=()):
         self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
+        # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
+        # marked s2sad.checkpointed, "budget" also the others under a budget
+        budget = program.memory_budget if loops == "budget" else None
+        lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
         tree = fold_none_tests(tree, arg_kinds)
@@ -60,6 +66,11 @@ class Specialised:
         if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
             self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
             self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+        if budget is not None:  # loops whose variables a step cannot carry: recorded
+            more = unliftable(tree, self.parsed, self.kinds, program)
+            if more:
+                self.__init__(fn, arg_kinds, program, loops, stopped, set(skip) | more)
+                return
         check_aliased_writes(tree, self.kinds, self.parsed.location)
         program.name_derivative_calls(tree, self.parsed, self.kinds)
         ret = tree.body[-1]
@@ -89,6 +100,7 @@ class Program:
         self._return_kinds = {}
         self._derivative_calls = {}  # function -> {call position: generated function}
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
+        self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
 
     # ---- custom gradients and user rules -------------------------------
     def provide(self, obj, parsed=None):
@@ -178,6 +190,9 @@ class Program:
     # ---- kinds of calls -----------------------------------------------
     def call_kind(self, parsed):
         def kind_of(call_node, arg_kinds, kw_kinds):
+            if isinstance(call_node.func, gast.Name) \
+                    and is_checkpointed_loop(parsed.namespace.get(call_node.func.id)):
+                return checkpointed_kind(parsed.namespace[call_node.func.id], arg_kinds)
             try:
                 prim = resolve_call(call_node, parsed, self.registry)
             except (LookupError, NameError):
@@ -217,7 +232,10 @@ class Program:
         mode "gradient": `(args) -> gradients` (what `grad` returns, as a
         function that can itself be differentiated).
         Returns the generated function's name."""
-        spec = Specialised(fn, arg_kinds, self)
+        # (a checkpointed loop's step function is not split again)
+        spec = Specialised(fn, arg_kinds, self,
+                           "marked" if getattr(fn, "__s2sad_step__", False) else "budget",
+                           stop_gradients)
         parsed, tree = spec.parsed, spec.tree
         args = parsed.arg_names
         wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
@@ -471,6 +489,7 @@ class Program:
         tree = lower_containers(tree, parsed.location, Namer.for_function(tree), parsed.resolve,
                                 self.runtime_objects, parsed.namespace)
         _strip_markers(tree, self.marker_resolver(parsed))
+        strip_marks(tree, parsed)  # s2sad.checkpointed(range(n)): range(n)
         self._name_derivative_calls_in_copy(tree, parsed)
         self._late_forms(tree, parsed)
         self._add_function(n, stmt_source(tree) + "\n", tree, first=True)

@@ -8,7 +8,7 @@ adjoint a contribution is linear in (so it can be dropped when that adjoint
 is known to be zero)."""
 import gast
 
-from . import fusion, kinds as K
+from . import checkpoint_sweeps, fusion, kinds as K
 from .contributions import Contributions
 from .errors import UnsupportedSyntaxError
 from .syntax import (assign, base_name, binding_counts, call, clone, const, name, names_loaded,
@@ -382,6 +382,9 @@ class ReverseMode(Contributions):
         return save + [fwd] + after + push, rev
 
     def assign_name(self, s, z, value, frames):
+        lifted = checkpoint_sweeps.reverse_call(self, s, frames)
+        if lifted is not None:
+            return lifted
         custom = self.custom_call(value)
         if custom is not None:
             return self.assign_custom(s, z, value, frames, custom)
@@ -461,6 +464,9 @@ class ReverseMode(Contributions):
         return save + [s] + after, rev + restore
 
     def assign_tuple(self, s, target, frames):
+        lifted = checkpoint_sweeps.reverse_call(self, s, frames)
+        if lifted is not None:
+            return lifted
         names_ = [e.id for e in target.elts]
         saves, afters, restores = [], [], []
         for e in target.elts:
