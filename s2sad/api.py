@@ -5,7 +5,7 @@ import threading
 
 import numpy as np
 
-from . import backend, cache, guards, precision, pytrees
+from . import backend, cache, guards, precision, pytrees, travel
 from .generate import generate
 from .partials import unpartial
 from .primitives import as_function
@@ -74,9 +74,10 @@ class Derivative:
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
-        fn = as_function(unpartial(fn))  # np.sin itself: through its rule; a partial
+        given, fn = fn, as_function(unpartial(fn))  # np.sin itself: through its rule; a partial
         functools.update_wrapper(self, fn)
         del self.__wrapped__  # a derivative is not its function (inspect.unwrap)
+        self._given = given  # what a pickle refers to (s2sad.travel)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
         self.boundscheck = bool(boundscheck)
         self.signature = inspect.signature(fn)  # what the function's arguments bind to
@@ -100,6 +101,14 @@ class Derivative:
         name = getattr(fn, "__qualname__", repr(fn))
         self.label = f"{name} ({code.co_filename}:{code.co_firstlineno})" if code else name
         self._where = f"{mode} of {self.label}"  # what error messages name
+
+    def __reduce__(self):
+        """Pickles as a reference to the function plus the options; the
+        receiving process generates (or loads from its cache) its own."""
+        options = dict(wrt=self.wrt[0] if self.single else self.wrt, jit=self.jit,
+                       mode=self.mode, with_value=self.with_value,
+                       stop_gradients=self.stop_gradients, boundscheck=self.boundscheck)
+        return travel.rebuild, (Derivative, travel.reference(self._given), options)
 
     def __repr__(self):
         return f"<s2sad {self.mode} of {self.fn.__qualname__} wrt {self.wrt}>"
