@@ -18,7 +18,7 @@ _JIT_CHOICES = (True, False, "require", "auto")
 GENERATE_HOOKS = []
 
 
-def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
+def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True, parallel=False):
     """Gradient of `fn` with respect to `wrt`.
 
     `wrt` is an argument position or name, or the name of a variable
@@ -30,30 +30,33 @@ def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
     on big arrays (see backend.Entry); `jit=True` always compiles, `jit=False`
     never, `jit="require"` raises when numba cannot. `boundscheck=False` lets compiled
     code index without checking bounds (faster; an index out of range then
-    reads or writes memory that is not the array's). Usable as `@grad` or
-    `@grad(...)`."""
+    reads or writes memory that is not the array's). `parallel=True` runs
+    the derivative's loops that s2sad proves independent as numba prange
+    loops (a `prange` in `fn` does so for that loop anyway). Usable as
+    `@grad` or `@grad(...)`."""
     if fn is None:
         return lambda f: grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                              boundscheck=boundscheck)
-    return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck)
+                              boundscheck=boundscheck, parallel=parallel)
+    return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck, parallel)
 
 
-def value_and_grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
+def value_and_grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
+                   parallel=False):
     """Like `grad`, but returns `(value, gradient)`."""
     if fn is None:
         return lambda f: value_and_grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                                        boundscheck=boundscheck)
-    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck)
+                                        boundscheck=boundscheck, parallel=parallel)
+    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck, parallel)
 
 
-def vjp(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True):
+def vjp(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True, parallel=False):
     """Vector-Jacobian product: `vjp(f)(*args, seed)` weights the outputs of
     `f` by `seed` (shape of the output; a tuple for a tuple output), like
     `grad_ys` in `tf.gradients`."""
     if fn is None:
         return lambda f: vjp(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                             boundscheck=boundscheck)
-    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck)
+                             boundscheck=boundscheck, parallel=parallel)
+    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck, parallel)
 
 
 def jvp(fn=None, wrt=0, *, jit="auto", boundscheck=True):
@@ -71,7 +74,8 @@ class Derivative:
 
     __s2sad_derivative__ = True
 
-    def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True):
+    def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
+                 parallel=False):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
         given, fn = fn, as_function(unpartial(fn))  # np.sin itself: through its rule; a partial
@@ -80,6 +84,7 @@ class Derivative:
         self._given = given  # what a pickle refers to (s2sad.travel)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
         self.boundscheck = bool(boundscheck)
+        self.parallel = bool(parallel)  # every loop proven independent as a prange
         self.signature = inspect.signature(fn)  # what the function's arguments bind to
         params = self.signature.parameters.values()
         self._names = [p.name for p in params]
@@ -107,7 +112,8 @@ class Derivative:
         receiving process generates (or loads from its cache) its own."""
         options = dict(wrt=self.wrt[0] if self.single else self.wrt, jit=self.jit,
                        mode=self.mode, with_value=self.with_value,
-                       stop_gradients=self.stop_gradients, boundscheck=self.boundscheck)
+                       stop_gradients=self.stop_gradients, boundscheck=self.boundscheck,
+                       parallel=self.parallel)
         return travel.rebuild, (Derivative, travel.reference(self._given), options)
 
     def __repr__(self):
@@ -218,7 +224,7 @@ class Derivative:
     def _generate(self, kinds, mode=None, flat=None, dtype=None):
         wrt, single = (self.wrt, self.single) if flat is None else (flat.wrt, False)
         return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
-                        self.stop_gradients, self.boundscheck, flat, dtype)
+                        self.stop_gradients, self.boundscheck, flat, dtype, self.parallel)
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,

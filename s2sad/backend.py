@@ -28,6 +28,10 @@ from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
 # generated function that checks its own indices (transforms/bounds.py) is
 # compiled without numba's check at every access.
 _NJIT_OPTIONS = dict(cache=True, error_model="numpy")
+# a module with prange loops: numba parallelises those loops only (not the
+# whole-array expressions, whose sums would change order)
+_PRANGE_ONLY = dict(prange=True, comprehension=False, setitem=False, reduction=False,
+                    numpy=False, stencil=False, fusion=False, inplace_binop=False)
 
 # Called as hook(module_name, function_name) whenever s2sad asks numba to
 # compile (or load from its cache) a derivative: tests count compilations.
@@ -132,6 +136,8 @@ class CompiledModule:
         for fname in self.functions:
             checked = self.boundscheck and fname not in self.checks_own_indices
             options = dict(_NJIT_OPTIONS, cache=cache, boundscheck=checked)
+            if "prange(" in self.source:
+                options["parallel"] = _PRANGE_ONLY
             module.__dict__[fname] = numba.njit(**options)(module.__dict__[fname])
         return module
 

@@ -24,6 +24,7 @@ from .numba_forms import module_resolver, rewrite_forms
 from .normalize import normalize
 from .ops import resolve_call
 from .ordering import ascend_independent_loops
+from .parallel import check_independent, parallelise
 from .promote import promote_accumulators
 from .reverse import ReverseMode
 from .source import positional_parameters
@@ -59,6 +60,8 @@ class Specialised:
             self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
             self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
         check_aliased_writes(tree, self.kinds, self.parsed.location)
+        if any(getattr(n, "s2sad_parallel", False) for n in walk(tree)):
+            check_independent(tree, self.kinds, self.parsed.location)
         program.name_derivative_calls(tree, self.parsed, self.kinds)
         ret = tree.body[-1]
         self.outputs = list(ret.value.elts) if isinstance(ret.value, gast.Tuple) else [ret.value]
@@ -87,6 +90,8 @@ class Program:
         self._return_kinds = {}
         self._derivative_calls = {}  # function -> {call position: generated function}
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
+        self.parallel = False  # grad(..., parallel=True): every safe loop as prange (parallel.py)
+        self.chunks = 2  # chunks of a parallel loop with accumulators (numba's thread count)
 
     # ---- custom gradients and user rules -------------------------------
     def provide(self, obj, parsed=None):
@@ -235,6 +240,7 @@ class Program:
             {"grad": "grad_", "gradient": "grad_", "vjp": "vjp_", "helper": "vjp_"}[mode]
             + parsed.name)
         rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self, spec.temporaries)
+        rev.parallel = self.parallel and mode != "helper"  # (a helper may run in a parallel loop)
         rev.captures = captures
         seed_param = None
         if mode in ("grad", "gradient"):
@@ -411,6 +417,7 @@ class Program:
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
         promote_accumulators(body, spec.namer)
         self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
+        parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)
 
     def _check_indices(self, fdef, kinds, shadows, location):
         if not self.index_checks:

@@ -27,6 +27,7 @@ class ReverseMode(Contributions):
     differentiable arguments)."""
 
     fuse_loops = True  # fused sweeps for loops that only add to totals (fusion.py)
+    parallel = False  # every loop may become a prange (parallel.py): no shared tapes
 
     def __init__(self, fn, tree, kinds, active, namer, context, temporaries=()):
         self.fn, self.tree, self.kinds, self.active = fn, tree, kinds, active
@@ -220,6 +221,7 @@ class ReverseMode(Contributions):
         fwd = gast.For(target=s.target, iter=s.iter, body=bf or [gast.Pass()], orelse=[],
                        type_comment=None)
         gast.copy_location(fwd, s)
+        fwd.s2sad_parallel = getattr(s, "s2sad_parallel", False)  # a prange (parallel.py)
         return save + [fwd], ([self.reversed_for(s, br)] if br else []) + restore
 
     def reversed_for(self, s, body):
@@ -242,6 +244,7 @@ class ReverseMode(Contributions):
             it = fold(parse_expr(f"range({first}, {end}, {-st})"))
             loop = gast.For(target=store(i), iter=it, body=body, orelse=[], type_comment=None)
             loop.s2sad_ascending = clone(s.iter)  # if its iterations are independent (ordering.py)
+            loop.s2sad_parallel = getattr(s, "s2sad_parallel", False)
             return gast.copy_location(loop, s)
         k = self.namer.fresh(i + "_iter")
         self.generated.add(k)
