@@ -52,6 +52,15 @@ def options_key(source, functions, boundscheck, checks_own_indices=()):
     return key
 
 
+def _uses_prange(source, fname):
+    """Whether the function `fname` of the module `source` has a prange loop."""
+    start = source.find(f"\ndef {fname}(")
+    if start < 0:
+        return False
+    end = source.find("\ndef ", start + 1)
+    return "prange(" in source[start:end if end >= 0 else len(source)]
+
+
 class CompiledModule:
     """A generated module, as Python and (lazily) as numba code. One per
     module name in a process: equal sources share their compiled code."""
@@ -136,7 +145,7 @@ class CompiledModule:
         for fname in self.functions:
             checked = self.boundscheck and fname not in self.checks_own_indices
             options = dict(_NJIT_OPTIONS, cache=cache, boundscheck=checked)
-            if "prange(" in self.source:
+            if _uses_prange(self.source, fname):
                 options["parallel"] = _PRANGE_ONLY
             module.__dict__[fname] = numba.njit(**options)(module.__dict__[fname])
         return module

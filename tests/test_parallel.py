@@ -227,3 +227,27 @@ def test_parallel_derivatives_pickle():
     import pickle
     g = pickle.loads(pickle.dumps(s2sad.grad(elementwise, wrt=(0, 1), parallel=True)))
     assert g.parallel
+
+
+def packed(x, l):
+    """W3's pattern: a counter private to the iteration (t), recorded and
+    restored by the adjoint, and a packed-triangle index that depends on it."""
+    s = 0.0
+    for i in prange(x.shape[0]):
+        t = 0
+        for col in range(x.shape[1] - 1):
+            for row in range(col + 1, x.shape[1]):
+                s += l[t] * x[i, col] * x[i, row]
+                t += 1
+    return s
+
+
+def test_private_counter_recorded_by_the_adjoint(jit):
+    rng = np.random.default_rng(3)
+    x, l = rng.normal(size=(40, 4)), rng.normal(size=6)
+    g = s2sad.grad(packed, wrt=(0, 1), jit=jit, boundscheck=False)
+    expected = s2sad.grad(packed, wrt=(0, 1), jit=jit)(x, l)  # serial: t's index checks
+    for _ in range(REPEATS if jit else 1):
+        _same(g(x, l), expected)
+    np.testing.assert_allclose(g(x, l)[1], numerical_grad(packed, (x, l), 1), rtol=1e-6)
+    assert "for chunk in prange(n_chunks):" in g.source

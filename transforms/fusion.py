@@ -339,7 +339,8 @@ def _fused_loop(mode, loop, maybe, surely, totals):
     fused = gast.For(target=loop.target, iter=loop.iter, body=iteration_f + iteration_r,
                      orelse=[], type_comment=None)
     gast.copy_location(fused, loop)
-    fused.s2sad_parallel = getattr(loop, "s2sad_parallel", False)
+    from .parallel import parallel_marks  # (parallel.py reads fusion's _Exposure)
+    parallel_marks(fused, loop)
     fused.s2sad_comment = (f"each iteration only adds to {', '.join(sorted(totals))}: "
                            f"its adjoint runs right after it")
     # the loop binds its counter: a value of that name the reverse sweep reads is kept

@@ -58,10 +58,12 @@ class Analysis:
     """How the iterations of `loop` share data, or `problem`: why they
     depend on each other (None if they do not)."""
 
-    def __init__(self, loop, reads_after, kinds, generated):
+    def __init__(self, loop, reads_after, kinds, generated, stacks=frozenset()):
         self.loop, self.kinds, self.generated = loop, kinds, generated
+        self.stacks = stacks  # list tapes each iteration makes for itself
         self.i = loop.target.id
         self.accumulators = []  # arrays to privatise
+        self.private = frozenset()  # names each iteration writes before reading
         self.problem = self._analyse(reads_after)
 
     def _analyse(self, reads_after):
@@ -75,6 +77,7 @@ class Analysis:
             if not self._is_total(body, v):
                 return f"'{v}' carries a value from one iteration to the next"
         private = stored - exposed
+        self.private = frozenset(private)
         leaked = private & reads_after
         if leaked:
             return f"'{sorted(leaked)[0]}', assigned in each iteration, is read after the loop"
@@ -98,7 +101,7 @@ class Analysis:
                 if isinstance(node, gast.Raise):
                     return "it may raise (numba runs such a loop serially)"
             for node in walk(gast.Module(body=body, type_ignores=[])):
-                if isinstance(node, gast.Call) and not _is_pure(node.func):
+                if isinstance(node, gast.Call) and not _is_pure(node.func, self.stacks):
                     return f"it calls {_unparse(node.func)}, which may write its arguments"
                 if isinstance(node, (gast.Return, gast.Break)):
                     return "it may leave the loop early"
@@ -136,13 +139,22 @@ def check_independent(tree, kinds, location):
     for loop, reads_after in _loops_with_following_reads(tree.body, ()):
         if not getattr(loop, "s2sad_parallel", False):
             continue
-        problem = Analysis(loop, reads_after, kinds, generated=False).problem
+        analysis = Analysis(loop, reads_after, kinds, generated=False)
+        problem = analysis.problem
+        loop.s2sad_private = analysis.private  # values no iteration passes on
         if problem is not None:
             raise UnsupportedSyntaxError(
                 f"a prange loop whose iterations depend on each other ({problem})", location,
                 loop, "numba would run it with races and give wrong results too. Use range, or "
                 "let each iteration write only its own elements (a[i] = ...) and add to totals "
                 "(s += ...)")
+
+
+def parallel_marks(new, old):
+    """Carry a user's prange marks from the loop `old` to `new`, a loop of
+    the derivative made from it."""
+    new.s2sad_parallel = getattr(old, "s2sad_parallel", False)
+    new.s2sad_private = getattr(old, "s2sad_private", frozenset())
 
 
 def parallelise(body, kinds, namer, everywhere=False, chunks=2):
@@ -156,10 +168,14 @@ def parallelise(body, kinds, namer, everywhere=False, chunks=2):
     while k < len(body):
         loop = body[k]
         if isinstance(loop, gast.For) and (everywhere or getattr(loop, "s2sad_parallel", False)):
-            new = _parallel_form(loop, body[k + 1:], kinds, namer, chunks)
+            stacks = _iteration_stacks(loop, body[:k], body[k + 1:])
+            new = _parallel_form(loop, body[k + 1:], kinds, namer, chunks, set(stacks))
             if new is not None:
                 body[k:k + 1] = new
                 k += len(new) - 1
+                for init in stacks.values():  # each iteration has its own now
+                    body.remove(init)
+                    k -= 1
                 changed = True
             elif getattr(loop, "s2sad_parallel", False):
                 loop.s2sad_comment = ("prange in the function, but this loop of the derivative "
@@ -168,16 +184,50 @@ def parallelise(body, kinds, namer, everywhere=False, chunks=2):
     return changed
 
 
-def _parallel_form(loop, after, kinds, namer, chunks):
+def _iteration_stacks(loop, before, after):
+    """Tapes that are lists (`prod_stack = []` before the loop) used only in
+    the loop, by append and pop: in a fused sweep each iteration pops what
+    it pushed, so each iteration can have its own. name -> its `= []`."""
+    inits = {s.targets[0].id: s for s in before if isinstance(s, gast.Assign)
+             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List)
+             and not s.value.elts}
+    if not inits:
+        return {}
+    uses = {}
+    for node in walk(gast.Module(body=loop.body + before + after, type_ignores=[])):
+        for child in _children_using(node, None):
+            uses.setdefault(child[1], []).append(child[0])
+    stacks = {}
+    for v, init in inits.items():
+        parents = uses.get(v, [])
+        in_loop = {id(n) for n in walk(gast.Module(body=loop.body, type_ignores=[]))}
+        if parents and all(isinstance(p, gast.Attribute) and p.attr in ("append", "pop")
+                           and id(p) in in_loop for p in parents):
+            stacks[v] = init
+    return stacks
+
+
+def _parallel_form(loop, after, kinds, namer, chunks, stacks=frozenset()):
     bounds = _ascending_bounds(loop)
     if bounds is None:
         loop.s2sad_serial_reason = "its range has a step"
         return None
     checks, loop_body = _hoist_checks(loop)
+    loop_body = [assign(v, gast.List(elts=[], ctx=gast.Load())) for v in sorted(stacks)] \
+        + loop_body
     trial = gast.For(target=loop.target, iter=loop.iter, body=loop_body, orelse=[],
                      type_comment=None)
     reads_after = _AugExposure({}).exposed(after, set())
-    analysis = Analysis(trial, reads_after, kinds, generated=True)
+    analysis = Analysis(trial, reads_after, kinds, generated=True, stacks=stacks)
+    carried = _carried_privates(analysis, loop, loop_body, kinds)
+    if carried:
+        # the user's iterations write these before reading them: the value a
+        # recording reads at the start of an iteration (to restore it at the
+        # end of its adjoint) is never used, so it may be any value
+        loop_body = [assign(v, const(0 if kinds[v].tag == "int" else 0.0)) for v in carried] \
+            + loop_body
+        trial.body = loop_body
+        analysis = Analysis(trial, reads_after, kinds, generated=True, stacks=stacks)
     if analysis.problem is not None:
         loop.s2sad_serial_reason = analysis.problem
         return None
@@ -195,6 +245,17 @@ def _parallel_form(loop, after, kinds, namer, chunks):
         return pre + [new]
     return pre + _chunked(loop, loop_body, start, stop, analysis.accumulators, namer, comment,
                           chunks)
+
+
+def _carried_privates(analysis, loop, body, kinds):
+    """Scalars private to the user's prange iterations that the derivative's
+    iteration reads before writing (a recording of their previous value)."""
+    if analysis.problem is None or not getattr(loop, "s2sad_private", None):
+        return []
+    stored = _stores(body)[0]
+    exposed = _AugExposure({}).exposed(body, {loop.target.id})
+    return sorted(v for v in stored & exposed & loop.s2sad_private
+                  if getattr(kinds.get(v), "tag", None) in ("int", "float"))
 
 
 def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
@@ -520,13 +581,15 @@ def _reads_own_rows(body, a, i):
 
 
 def _children_using(node, a):
-    """The nodes directly containing a load of the name `a` under `node`."""
+    """The nodes directly containing a load of the name `a` under `node`
+    (`a` None: (node, name) for every name loaded)."""
     out = []
     for field in getattr(node, "_fields", ()):
         value = getattr(node, field, None)
         for child in value if isinstance(value, list) else [value]:
-            if isinstance(child, gast.Name) and child.id == a and isinstance(child.ctx, gast.Load):
-                out.append(node)
+            if isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load) \
+                    and (a is None or child.id == a):
+                out.append(node if a is not None else (node, child.id))
     return out
 
 
@@ -557,7 +620,10 @@ def _loaded_outside_updates(s, v):
     return names_loaded(s)
 
 
-def _is_pure(func):
+def _is_pure(func, stacks=()):
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+            and func.value.id in stacks:
+        return func.attr in ("append", "pop")  # an iteration's own tape
     if isinstance(func, gast.Name):
         return func.id in _PURE_BUILTINS
     if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):

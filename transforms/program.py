@@ -240,7 +240,8 @@ class Program:
             {"grad": "grad_", "gradient": "grad_", "vjp": "vjp_", "helper": "vjp_"}[mode]
             + parsed.name)
         rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self, spec.temporaries)
-        rev.parallel = self.parallel and mode != "helper"  # (a helper may run in a parallel loop)
+        rev.helper = mode == "helper"
+        rev.parallel = self.parallel and not rev.helper
         rev.captures = captures
         seed_param = None
         if mode in ("grad", "gradient"):
@@ -417,7 +418,8 @@ class Program:
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
         promote_accumulators(body, spec.namer)
         self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
-        parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)
+        if not rev.helper:  # a helper may run in a parallel loop: no nested parallel launches
+            parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)
 
     def _check_indices(self, fdef, kinds, shadows, location):
         if not self.index_checks:
