@@ -98,3 +98,15 @@ def test_cloudpickle_ships_by_reference_too():
     data = cloudpickle.dumps(g)
     assert b"tanh" not in data  # the reference, not the function's code
     np.testing.assert_array_equal(pickle.loads(data)(w, x, y), g(w, x, y))
+
+
+def test_jacobians_and_hessians_pickle(jit):
+    x = np.array([0.5, -1.0, 2.0])
+    for make in (s2sad.jacobian, s2sad.hessian):
+        t = make(scaled, jit=jit)
+        u = pickle.loads(pickle.dumps(t))
+        assert type(u) is type(t) and u.wrt == t.wrt and u.jit == t.jit
+        np.testing.assert_allclose(u(x, 3.0), t(x, 3.0))
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(s2sad.hessian(scaled)))(x, 3.0),
+                               6.0 * np.eye(3))
+    assert pickle.loads(pickle.dumps(s2sad.jacobian(scaled, mode="fwd"))).mode == "fwd"
