@@ -36,23 +36,12 @@ derivative is slower, never wrong.
 import gast
 
 from .errors import UnsupportedSyntaxError
-from .fusion import _Exposure
+from .loop_access import (Exposure, bindings, children_using, first_index_is, is_allocation,
+                          is_pure, loaded_elsewhere, loaded_outside_updates,
+                          loops_with_following_reads, reads_own_rows, statements, stores,
+                          target_names, unparse, values_read)
 from .syntax import assign, call, clone, const, name, names_loaded, parse_expr, store, walk
 from .templates import fold
-
-# numpy functions that return new values and write none of their arguments
-_PURE_NUMPY = {
-    "abs", "absolute", "arccos", "arcsin", "arctan", "arctan2", "cos", "cosh", "exp", "expm1",
-    "log", "log10", "log1p", "log2", "sin", "sinh", "sqrt", "square", "tan", "tanh", "sign",
-    "maximum", "minimum", "fmax", "fmin", "where", "clip", "power", "hypot", "floor", "ceil",
-    "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
-    "copy", "sum", "prod", "dot", "outer", "max", "min", "amax", "amin", "mean", "isnan",
-    "isinf", "isfinite", "logaddexp", "float64", "float32", "int64", "argmax", "argmin",
-}
-_PURE_BUILTINS = {"range", "len", "min", "max", "abs", "float", "int", "bool"}
-_ALLOCATIONS = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
-                "full_like", "copy"}
-
 
 class Analysis:
     """How the iterations of `loop` share data, or `problem`: why they
@@ -69,10 +58,10 @@ class Analysis:
     def _analyse(self, reads_after):
         loop, i = self.loop, self.i
         body = loop.body
-        stored, element_stores = _stores(body)
+        stored, element_stores = stores(body)
         if i in stored:
             return f"the counter {i} is assigned in the loop"
-        exposed = _AugExposure({}).exposed(body, {i})
+        exposed = Exposure({}).exposed(body, {i})
         for v in sorted(stored & exposed):
             if not self._is_total(body, v):
                 return f"'{v}' carries a value from one iteration to the next"
@@ -82,16 +71,16 @@ class Analysis:
         if leaked:
             return f"'{sorted(leaked)[0]}', assigned in each iteration, is read after the loop"
         for a in sorted(element_stores):
-            stores = element_stores[a]
+            writes = element_stores[a]
             if a in private:
-                if not all(_is_allocation(v) for v in _bindings(body, a)):
+                if not all(is_allocation(v) for v in bindings(body, a)):
                     return f"'{a}' names an array from outside the loop, written in it"
             elif a == i or a in stored:
                 return f"'{a}' is written into and rebound in the loop"
-            elif all(_first_index_is(t, i) for t, _ in stores) and _reads_own_rows(body, a, i):
+            elif all(first_index_is(t, i) for t, _ in writes) and reads_own_rows(body, a, i):
                 pass
-            elif self.generated and all(aug for _, aug in stores) and \
-                    not _loaded_elsewhere(body, a, [t for t, _ in stores]):
+            elif self.generated and all(aug for _, aug in writes) and \
+                    not loaded_elsewhere(body, a, [t for t, _ in writes]):
                 self.accumulators.append(a)
             else:
                 return (f"iterations write '{a}' at elements other iterations read or "
@@ -101,8 +90,8 @@ class Analysis:
                 if isinstance(node, gast.Raise):
                     return "it may raise (numba runs such a loop serially)"
             for node in walk(gast.Module(body=body, type_ignores=[])):
-                if isinstance(node, gast.Call) and not _is_pure(node.func, self.stacks):
-                    return f"it calls {_unparse(node.func)}, which may write its arguments"
+                if isinstance(node, gast.Call) and not is_pure(node.func, self.stacks):
+                    return f"it calls {unparse(node.func)}, which may write its arguments"
                 if isinstance(node, (gast.Return, gast.Break)):
                     return "it may leave the loop early"
         return None
@@ -113,13 +102,13 @@ class Analysis:
         if kind is None or not getattr(kind, "is_scalar", False):
             return False
         seen = False
-        for s in _statements(body):
+        for s in statements(body):
             if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) \
                     and s.target.id == v:
                 if not isinstance(s.op, (gast.Add, gast.Sub)) or v in names_loaded(s.value):
                     return False
                 seen = True
-            elif isinstance(s, gast.Assign) and v in _target_names(s.targets[0]):
+            elif isinstance(s, gast.Assign) and v in target_names(s.targets[0]):
                 value = s.value
                 if not (isinstance(s.targets[0], gast.Name) and isinstance(value, gast.BinOp)
                         and isinstance(value.op, (gast.Add, gast.Sub))
@@ -129,14 +118,14 @@ class Analysis:
                 seen = True
             elif isinstance(s, gast.For) and s.target.id == v:
                 return False
-            elif v in _loaded_outside_updates(s, v):
+            elif v in loaded_outside_updates(s, v):
                 return False
         return seen
 
 
 def check_independent(tree, kinds, location):
     """Refuse a user's prange loop whose iterations depend on each other."""
-    for loop, reads_after in _loops_with_following_reads(tree.body, ()):
+    for loop, reads_after in loops_with_following_reads(tree.body, ()):
         if not getattr(loop, "s2sad_parallel", False):
             continue
         analysis = Analysis(loop, reads_after, kinds, generated=False)
@@ -195,7 +184,7 @@ def _iteration_stacks(loop, before, after):
         return {}
     uses = {}
     for node in walk(gast.Module(body=loop.body + before + after, type_ignores=[])):
-        for child in _children_using(node, None):
+        for child in children_using(node, None):
             uses.setdefault(child[1], []).append(child[0])
     stacks = {}
     for v, init in inits.items():
@@ -217,7 +206,7 @@ def _parallel_form(loop, after, kinds, namer, chunks, stacks=frozenset()):
         + loop_body
     trial = gast.For(target=loop.target, iter=loop.iter, body=loop_body, orelse=[],
                      type_comment=None)
-    reads_after = _AugExposure({}).exposed(after, set())
+    reads_after = Exposure({}).exposed(after, set())
     analysis = Analysis(trial, reads_after, kinds, generated=True, stacks=stacks)
     carried = _carried_privates(analysis, loop, loop_body, kinds)
     if carried:
@@ -252,8 +241,8 @@ def _carried_privates(analysis, loop, body, kinds):
     iteration reads before writing (a recording of their previous value)."""
     if analysis.problem is None or not getattr(loop, "s2sad_private", None):
         return []
-    stored = _stores(body)[0]
-    exposed = _AugExposure({}).exposed(body, {loop.target.id})
+    stored = stores(body)[0]
+    exposed = Exposure({}).exposed(body, {loop.target.id})
     return sorted(v for v in stored & exposed & loop.s2sad_private
                   if getattr(kinds.get(v), "tag", None) in ("int", "float"))
 
@@ -265,7 +254,7 @@ def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
     chunk = namer.fresh("chunk")
     own = {a: namer.fresh(a + "_chunk") for a in accumulators}
     parts = {a: namer.fresh(a + "_chunks") for a in accumulators}
-    for s in _statements(body):
+    for s in statements(body):
         if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript) \
                 and isinstance(s.target.value, gast.Name) and s.target.value.id in own:
             s.target.value = name(own[s.target.value.id])
@@ -273,8 +262,8 @@ def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
     pre = [assign(n, const(int(chunks)))]
     pre += [assign(parts[a], parse_expr(f"np.zeros(({n},) + {a}.shape, {a}.dtype)"))
             for a in accumulators]
-    first = _unparse(start)
-    size = f"({_unparse(stop)} - {first})" if first != "0" else _unparse(stop)
+    first = unparse(start)
+    size = f"({unparse(stop)} - {first})" if first != "0" else unparse(stop)
     offset = "" if first == "0" else f"{first} + "
     inner_range = fold(parse_expr(
         f"range({offset}{chunk} * {size} // {n}, {offset}({chunk} + 1) * {size} // {n})"))
@@ -298,11 +287,6 @@ def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
                                             ctx=gast.Load())) for a in accumulators],
         orelse=[], type_comment=None)
     return pre + [outer, sums]
-
-
-def _unparse(node):
-    from .tapes import unparse
-    return unparse(node)
 
 
 def _ascending_bounds(loop):
@@ -348,7 +332,7 @@ def _hoist_checks(loop):
     The shape of an array the iteration allocates is its allocation's size:
     `if mu.shape[0] > buf.shape[0]` for `buf = np.empty(mu.shape[0])` is
     never true and is dropped."""
-    names, elements = _stores(loop.body)
+    names, elements = stores(loop.body)
     rebound = names | {loop.target.id}
     written = rebound | set(elements)
     sizes = _allocation_sizes(loop.body, rebound)
@@ -360,7 +344,7 @@ def _hoist_checks(loop):
             if isinstance(s, gast.If) and not s.orelse and len(s.body) == 1 \
                     and isinstance(s.body[0], gast.Raise):
                 test = _with_sizes(s.test, sizes)
-                if not names_loaded(test) & rebound and not _values_read(test) & written:
+                if not names_loaded(test) & rebound and not values_read(test) & written:
                     if not _never(test):
                         hoisted.append(gast.If(test=test, body=s.body, orelse=[]))
                     continue
@@ -373,7 +357,7 @@ def _hoist_checks(loop):
     body = strip([clone(s) for s in loop.body])
     seen, unique = set(), []
     for s in hoisted:  # the same check for two reads of an element: once
-        key = _unparse(s.test)
+        key = unparse(s.test)
         if key not in seen:
             seen.add(key)
             unique.append(s)
@@ -384,14 +368,14 @@ def _allocation_sizes(body, rebound):
     """(array, axis) -> size expression, for arrays bound once in `body`, to
     an allocation whose size reads nothing the loop rebinds."""
     counts = {}
-    for s in _statements(body):
+    for s in statements(body):
         if isinstance(s, gast.Assign):
-            for v in _target_names(s.targets[0]):
+            for v in target_names(s.targets[0]):
                 counts[v] = counts.get(v, 0) + 1
     sizes = {}
-    for s in _statements(body):
+    for s in statements(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                and counts.get(s.targets[0].id) == 1 and _is_allocation(s.value)
+                and counts.get(s.targets[0].id) == 1 and is_allocation(s.value)
                 and s.value.args):
             continue
         a, f, arg = s.targets[0].id, s.value.func.attr, s.value.args[0]
@@ -429,225 +413,4 @@ def _never(test):
     """`e > e`, `e < e` or `e != e` (of the same integer expression)."""
     return (isinstance(test, gast.Compare) and len(test.ops) == 1
             and isinstance(test.ops[0], (gast.Gt, gast.Lt, gast.NotEq))
-            and _unparse(test.left) == _unparse(test.comparators[0]))
-
-
-# ---- helpers over statements ----------------------------------------------
-class _AugExposure(_Exposure):
-    """Upward-exposed reads, with `v += e` reading v and `a[k] += e` reading
-    a. A derivative splits `if t: v = ...` into the forward `if t:` and the
-    reverse `if t:` reading v: a name bound in the body of `if t:` is
-    defined in a later `if t:` while nothing the test reads is rebound or
-    written into (the test, a comparison, then has the same value)."""
-
-    def exposed(self, stmts, defined):
-        self.guarded = {}  # test -> (names it reads, names its body binds)
-        return super().exposed(stmts, defined)
-
-    def statement(self, s, defined):
-        if isinstance(s, gast.If):
-            self.read(s.test, defined)
-            key = _unparse(s.test)
-            reads, bound = self.guarded.get(key, (names_loaded(s.test), set()))
-            body = self.block(s.body, defined | bound)
-            orelse = self.block(s.orelse, defined)
-            self._forget(_stores_anywhere(s))
-            if not reads & _stores_anywhere(s):
-                self.guarded[key] = (reads, bound | (body - defined))
-            defined |= body & orelse
-            return
-        if isinstance(s, (gast.For, gast.While)):
-            self._forget(_stores_anywhere(s))
-        self._statement(s, defined)
-        self._forget(_stores_anywhere(s))
-
-    def _forget(self, stored):
-        self.guarded = {k: v for k, v in self.guarded.items() if not v[0] & stored}
-
-    def _statement(self, s, defined):
-        if isinstance(s, gast.AugAssign):
-            self.read(s.value, defined)
-            t = s.target
-            if isinstance(t, gast.Name):
-                if t.id not in defined:
-                    self.reads.add(t.id)
-            else:
-                self.read(t.slice, defined)
-                base = t.value.id if isinstance(t.value, gast.Name) else None
-                if base is not None and base not in defined:
-                    self.reads.add(base)
-            return
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
-            # a write into an element reads the array (its other elements stay)
-            t = s.targets[0]
-            if isinstance(t.value, gast.Name) and t.value.id not in defined:
-                self.reads.add(t.value.id)
-        super().statement(s, defined)
-
-
-def _values_read(expr):
-    """Names `expr` reads other than for their shape (which writing into
-    an array's elements does not change)."""
-    shapes = {id(n.value) for n in walk(expr) if isinstance(n, gast.Attribute)
-              and n.attr in ("shape", "ndim", "size") and isinstance(n.value, gast.Name)}
-    return {n.id for n in walk(expr) if isinstance(n, gast.Name) and id(n) not in shapes
-            and isinstance(n.ctx, gast.Load)}
-
-
-def _stores_anywhere(s):
-    names, elements = _stores([s])
-    return names | set(elements)
-
-
-def _statements(stmts):
-    for s in stmts:
-        yield s
-        for field in ("body", "orelse"):
-            yield from _statements(getattr(s, field, []) or [])
-
-
-def _target_names(t):
-    if isinstance(t, gast.Name):
-        return {t.id}
-    if isinstance(t, gast.Tuple):
-        return set().union(*(_target_names(e) for e in t.elts))
-    return set()
-
-
-def _stores(body):
-    """(names bound in `body`, array -> [(element target, is +=)] written)."""
-    names, elements = set(), {}
-    for s in _statements(body):
-        targets = []
-        if isinstance(s, gast.Assign):
-            targets = [(t, False) for t in (s.targets[0].elts if isinstance(
-                s.targets[0], gast.Tuple) else s.targets)]
-        elif isinstance(s, gast.AugAssign):
-            targets = [(s.target, True)]
-        elif isinstance(s, gast.For):
-            names.add(s.target.id)
-        for t, aug in targets:
-            if isinstance(t, gast.Name):
-                names.add(t.id)
-            elif isinstance(t, gast.Subscript):
-                base = t.value
-                while isinstance(base, gast.Subscript):
-                    base = base.value
-                if isinstance(base, gast.Name):
-                    elements.setdefault(base.id, []).append((t, aug))
-                else:
-                    names.add("<element of an expression>")
-    return names, elements
-
-
-def _bindings(body, a):
-    return [s.value for s in _statements(body)
-            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-            and s.targets[0].id == a]
-
-
-def _is_allocation(value):
-    if not isinstance(value, gast.Call):
-        return False
-    f = value.func
-    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "np":
-        return f.attr in _ALLOCATIONS
-    return isinstance(f, gast.Attribute) and f.attr == "copy"
-
-
-def _index_elements(sub):
-    s = sub.slice
-    return s.elts if isinstance(s, gast.Tuple) else [s]
-
-
-def _first_index_is(target, i):
-    if not isinstance(target.value, gast.Name):
-        return False
-    first = _index_elements(target)[0]
-    return isinstance(first, gast.Name) and first.id == i
-
-
-def _reads_own_rows(body, a, i):
-    """Every read of `a` in `body` is `a[i, ...]` or of its shape."""
-    for node in walk(gast.Module(body=body, type_ignores=[])):
-        for child in _children_using(node, a):
-            if isinstance(child, gast.Subscript):
-                if not _first_index_is(child, i):
-                    return False
-            elif not (isinstance(child, gast.Attribute) and child.attr in
-                      ("shape", "size", "ndim", "dtype")):
-                return False
-    return True
-
-
-def _children_using(node, a):
-    """The nodes directly containing a load of the name `a` under `node`
-    (`a` None: (node, name) for every name loaded)."""
-    out = []
-    for field in getattr(node, "_fields", ()):
-        value = getattr(node, field, None)
-        for child in value if isinstance(value, list) else [value]:
-            if isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load) \
-                    and (a is None or child.id == a):
-                out.append(node if a is not None else (node, child.id))
-    return out
-
-
-def _loaded_elsewhere(body, a, targets):
-    """`a` is read in `body` other than as one of the element `targets`
-    (or its shape)."""
-    skip = {id(t) for t in targets}
-    for node in walk(gast.Module(body=body, type_ignores=[])):
-        if id(node) in skip:
-            continue
-        for child in _children_using(node, a):
-            if id(child) in skip:
-                continue
-            if isinstance(child, gast.Attribute) and child.attr in ("shape", "size", "ndim",
-                                                                    "dtype"):
-                continue
-            return True
-    return False
-
-
-def _loaded_outside_updates(s, v):
-    if isinstance(s, (gast.If, gast.While)):
-        return names_loaded(s.test)
-    if isinstance(s, gast.For):
-        return names_loaded(s.iter)
-    if isinstance(s, gast.AugAssign):
-        return names_loaded(s.value) | names_loaded(s.target)
-    return names_loaded(s)
-
-
-def _is_pure(func, stacks=()):
-    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
-            and func.value.id in stacks:
-        return func.attr in ("append", "pop")  # an iteration's own tape
-    if isinstance(func, gast.Name):
-        return func.id in _PURE_BUILTINS
-    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-        if func.value.id == "math":
-            return True
-        if func.value.id == "np":
-            return func.attr in _PURE_NUMPY
-        return func.attr == "copy"
-    return False
-
-
-def _loops_with_following_reads(stmts, outer_reads):
-    """(loop, names read after it before being written: in the rest of its
-    block, of the enclosing blocks and of enclosing loops' next iterations)
-    for every for loop in `stmts`."""
-    for k, s in enumerate(stmts):
-        rest = _AugExposure({}).exposed(stmts[k + 1:], set()) | set(outer_reads)
-        if isinstance(s, gast.For):
-            yield s, rest
-            again = _AugExposure({}).exposed(s.body, set())  # the next iteration
-            yield from _loops_with_following_reads(s.body, rest | again)
-        elif isinstance(s, gast.While):
-            again = _AugExposure({}).exposed([s], set())
-            yield from _loops_with_following_reads(s.body, rest | again)
-        elif isinstance(s, gast.If):
-            yield from _loops_with_following_reads(s.body, rest)
-            yield from _loops_with_following_reads(s.orelse, rest)
+            and unparse(test.left) == unparse(test.comparators[0]))
