@@ -251,3 +251,12 @@ def test_private_counter_recorded_by_the_adjoint(jit):
         _same(g(x, l), expected)
     np.testing.assert_allclose(g(x, l)[1], numerical_grad(packed, (x, l), 1), rtol=1e-6)
     assert "for chunk in prange(n_chunks):" in g.source
+
+
+def test_forward_mode_of_a_prange_loop_runs_serially(jit):
+    rng = np.random.default_rng(4)
+    pos, v = rng.normal(size=(12, 3)), rng.normal(size=(12, 3))
+    value, tangent = s2sad.jvp(energy, jit=jit)(pos, 0.1, v)
+    assert np.isclose(value, energy_serial(pos, 0.1))
+    g = s2sad.grad(energy_serial, jit=jit)(pos, 0.1)
+    np.testing.assert_allclose(tangent, np.sum(g * v), rtol=1e-10)
