@@ -110,3 +110,28 @@ def test_jacobians_and_hessians_pickle(jit):
     np.testing.assert_allclose(pickle.loads(pickle.dumps(s2sad.hessian(scaled)))(x, 3.0),
                                6.0 * np.eye(3))
     assert pickle.loads(pickle.dumps(s2sad.jacobian(scaled, mode="fwd"))).mode == "fwd"
+
+
+def test_function_of_a_main_script_is_found_by_its_file(tmp_path):
+    """A worker that does not run the sender's script (a cluster's) imports
+    it by path, under another name, so its `if __name__ == "__main__"` part
+    does not run there."""
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "user_script.py"
+    script.write_text(
+        "import pickle, sys\nimport numpy as np\nimport s2sad\n\n\n"
+        "def f(x):\n    return np.sum(x * x * x)\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    with open(sys.argv[1], 'wb') as out:\n"
+        "        pickle.dump(s2sad.grad(f), out)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    pkl = tmp_path / "g.pkl"
+    subprocess.run([sys.executable, str(script), str(pkl)], env=env, check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", "import pickle, numpy as np; "
+         f"g = pickle.load(open({str(pkl)!r}, 'rb')); print(g(np.array([1.0, 2.0])).tolist())"],
+        env=env, capture_output=True, text=True, timeout=120, cwd=str(tmp_path.parent))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[3.0, 12.0]"
