@@ -58,7 +58,9 @@ def _uses_prange(source, fname):
     if start < 0:
         return False
     end = source.find("\ndef ", start + 1)
-    return "prange(" in source[start:end if end >= 0 else len(source)]
+    lines = source[start:end if end >= 0 else len(source)].splitlines()
+    # (not the user's line quoted in a comment above an adjoint)
+    return any(line.lstrip().startswith("for ") and " in prange(" in line for line in lines)
 
 
 class CompiledModule:

@@ -341,6 +341,7 @@ def _fused_loop(mode, loop, maybe, surely, totals):
     gast.copy_location(fused, loop)
     from .parallel import parallel_marks  # (parallel.py reads fusion's _Exposure)
     parallel_marks(fused, loop)
+    fused.s2sad_fused = True  # an iteration's adjoint is in its own body (parallel.py)
     fused.s2sad_comment = (f"each iteration only adds to {', '.join(sorted(totals))}: "
                            f"its adjoint runs right after it")
     # the loop binds its counter: a value of that name the reverse sweep reads is kept

@@ -41,7 +41,8 @@ class Exposure(_Exposure):
             body = self.block(s.body, defined | bound)
             orelse = self.block(s.orelse, defined)
             self._forget(stores_anywhere(s))
-            if not reads & stores_anywhere(s):
+            calls = any(isinstance(n, gast.Call) for n in walk(s.test))
+            if not reads & stores_anywhere(s) and not calls:  # (a call may answer otherwise)
                 self.guarded[key] = (reads, bound | (body - defined))
             defined |= body & orelse
             return

@@ -177,6 +177,8 @@ def _iteration_stacks(loop, before, after):
     """Tapes that are lists (`prod_stack = []` before the loop) used only in
     the loop, by append and pop: in a fused sweep each iteration pops what
     it pushed, so each iteration can have its own. name -> its `= []`."""
+    if not getattr(loop, "s2sad_fused", False):
+        return {}
     inits = {s.targets[0].id: s for s in before if isinstance(s, gast.Assign)
              and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List)
              and not s.value.elts}
@@ -238,8 +240,12 @@ def _parallel_form(loop, after, kinds, namer, chunks, stacks=frozenset()):
 
 def _carried_privates(analysis, loop, body, kinds):
     """Scalars private to the user's prange iterations that the derivative's
-    iteration reads before writing (a recording of their previous value)."""
-    if analysis.problem is None or not getattr(loop, "s2sad_private", None):
+    iteration reads before writing (a recording of their previous value, to
+    restore it at the end of the iteration's adjoint). Only in a fused
+    sweep, whose iterations each run their own adjoint: a separate reverse
+    loop would read what one iteration's adjoint restores in the next."""
+    if analysis.problem is None or not getattr(loop, "s2sad_private", None) \
+            or not getattr(loop, "s2sad_fused", False):
         return []
     stored = stores(body)[0]
     exposed = Exposure({}).exposed(body, {loop.target.id})
