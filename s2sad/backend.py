@@ -52,7 +52,7 @@ def options_key(source, functions, boundscheck, checks_own_indices=()):
     return key
 
 
-def _uses_prange(source, fname):
+def uses_prange(source, fname):
     """Whether the function `fname` of the module `source` has a prange loop."""
     start = source.find(f"\ndef {fname}(")
     if start < 0:
@@ -147,7 +147,7 @@ class CompiledModule:
         for fname in self.functions:
             checked = self.boundscheck and fname not in self.checks_own_indices
             options = dict(_NJIT_OPTIONS, cache=cache, boundscheck=checked)
-            if _uses_prange(self.source, fname):
+            if uses_prange(self.source, fname):
                 options["parallel"] = _PRANGE_ONLY
             module.__dict__[fname] = numba.njit(**options)(module.__dict__[fname])
         return module

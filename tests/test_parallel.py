@@ -285,3 +285,20 @@ def test_forward_mode_of_a_prange_loop_runs_serially(jit):
     assert np.isclose(value, energy_serial(pos, 0.1))
     g = s2sad.grad(energy_serial, jit=False)(pos, 0.1)
     np.testing.assert_allclose(tangent, np.sum(g * v), rtol=1e-10)
+
+
+def test_exported_derivative_runs_its_prange_in_parallel(tmp_path):
+    import importlib.util
+    args = (np.random.default_rng(5).normal(size=(20, 3)), 0.1)
+    g = s2sad.grad(energy)
+    expected = g(*args)
+    path = tmp_path / "denergy.py"
+    fname = s2sad.export(g, str(path))
+    text = path.read_text()
+    assert "parallel=_name in ('grad_energy',)" in text
+    spec = importlib.util.spec_from_file_location("denergy_exported", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _, got = getattr(module, fname)(*args)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert getattr(module, fname).targetoptions.get("parallel")
