@@ -5,7 +5,7 @@ import threading
 
 import numpy as np
 
-from . import backend, cache, guards, precision, pytrees
+from . import backend, cache, guards, precision, pytrees, travel
 from .checkpointing import memory_budget
 from .generate import generate
 from .partials import fixed_parameters, unpartial
@@ -20,7 +20,7 @@ GENERATE_HOOKS = []
 
 
 def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
-        memory=None):
+         memory=None, parallel=False):
     """Gradient of `fn` with respect to `wrt`.
 
     `wrt` is an argument position or name, or the name of a variable
@@ -36,31 +36,35 @@ def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
     string like "64MB"; default: the S2SAD_MEMORY environment variable) is
     what a top-level loop's tape may take: a loop that would record more is
     reversed by binomial checkpointing (see README, "Memory at scale").
-    Usable as `@grad` or `@grad(...)`."""
+    `parallel=True` runs the derivative's loops that s2sad proves
+    independent as numba prange loops (a `prange` in `fn` does so for that
+    loop anyway). Usable as `@grad` or `@grad(...)`."""
     if fn is None:
         return lambda f: grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                              boundscheck=boundscheck, memory=memory)
-    return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck, memory)
+                              boundscheck=boundscheck, memory=memory, parallel=parallel)
+    return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck, memory,
+                      parallel)
 
 
 def value_and_grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
-        memory=None):
+                   memory=None, parallel=False):
     """Like `grad`, but returns `(value, gradient)`."""
     if fn is None:
         return lambda f: value_and_grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                                        boundscheck=boundscheck, memory=memory)
-    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck, memory)
+                                        boundscheck=boundscheck, memory=memory,
+                                        parallel=parallel)
+    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck, memory, parallel)
 
 
-def vjp(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
-        memory=None):
+def vjp(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True, memory=None,
+        parallel=False):
     """Vector-Jacobian product: `vjp(f)(*args, seed)` weights the outputs of
     `f` by `seed` (shape of the output; a tuple for a tuple output), like
     `grad_ys` in `tf.gradients`."""
     if fn is None:
         return lambda f: vjp(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                             boundscheck=boundscheck, memory=memory)
-    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck, memory)
+                             boundscheck=boundscheck, memory=memory, parallel=parallel)
+    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck, memory, parallel)
 
 
 def jvp(fn=None, wrt=0, *, jit="auto", boundscheck=True):
@@ -79,15 +83,17 @@ class Derivative:
     __s2sad_derivative__ = True
 
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
-                 memory=None):
+                 memory=None, parallel=False):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
-        fn = as_function(unpartial(fn))  # np.sin itself: through its rule; a partial
+        given, fn = fn, as_function(unpartial(fn))  # np.sin itself: through its rule; a partial
         functools.update_wrapper(self, fn)
         del self.__wrapped__  # a derivative is not its function (inspect.unwrap)
+        self._given = given  # what a pickle refers to (s2sad.travel)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
         self.boundscheck = bool(boundscheck)
         self.memory = memory_budget(memory)  # bytes, or None: loops record as they go
+        self.parallel = bool(parallel)  # every loop proven independent as a prange
         self.signature = inspect.signature(fn)  # what the function's arguments bind to
         params = self.signature.parameters.values()
         self._names = [p.name for p in params]
@@ -109,6 +115,17 @@ class Derivative:
         name = getattr(fn, "__qualname__", repr(fn))
         self.label = f"{name} ({code.co_filename}:{code.co_firstlineno})" if code else name
         self._where = f"{mode} of {self.label}"  # what error messages name
+
+    def __reduce__(self):
+        """Pickles as a reference to the function plus the options; the
+        receiving process generates (or loads from its cache) its own."""
+        # wrt by name: a position may count a partial's bound values differently
+        names = tuple(self._names[w] if isinstance(w, int) else w for w in self.wrt)
+        options = dict(wrt=names[0] if self.single else names, jit=self.jit,
+                       mode=self.mode, with_value=self.with_value,
+                       stop_gradients=self.stop_gradients, boundscheck=self.boundscheck,
+                       memory=self.memory, parallel=self.parallel)
+        return travel.rebuild, (Derivative, travel.reference(self._given), options)
 
     def __repr__(self):
         return f"<s2sad {self.mode} of {self.fn.__qualname__} wrt {self.wrt}>"
@@ -218,7 +235,8 @@ class Derivative:
     def _generate(self, kinds, mode=None, flat=None, dtype=None):
         wrt, single = (self.wrt, self.single) if flat is None else (flat.wrt, False)
         return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
-                        self.stop_gradients, self.boundscheck, flat, dtype, self.memory)
+                        self.stop_gradients, self.boundscheck, flat, dtype, self.memory,
+                        self.parallel)
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,

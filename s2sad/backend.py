@@ -28,6 +28,10 @@ from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
 # generated function that checks its own indices (transforms/bounds.py) is
 # compiled without numba's check at every access.
 _NJIT_OPTIONS = dict(cache=True, error_model="numpy")
+# a module with prange loops: numba parallelises those loops only (not the
+# whole-array expressions, whose sums would change order)
+_PRANGE_ONLY = dict(prange=True, comprehension=False, setitem=False, reduction=False,
+                    numpy=False, stencil=False, fusion=False, inplace_binop=False)
 
 # Called as hook(module_name, function_name) whenever s2sad asks numba to
 # compile (or load from its cache) a derivative: tests count compilations.
@@ -46,6 +50,17 @@ def options_key(source, functions, boundscheck, checks_own_indices=()):
     if recursion.recursive_functions(source, functions):
         key += f";recursionlimit={sys.getrecursionlimit()}"
     return key
+
+
+def uses_prange(source, fname):
+    """Whether the function `fname` of the module `source` has a prange loop."""
+    start = source.find(f"\ndef {fname}(")
+    if start < 0:
+        return False
+    end = source.find("\ndef ", start + 1)
+    lines = source[start:end if end >= 0 else len(source)].splitlines()
+    # (not the user's line quoted in a comment above an adjoint)
+    return any(line.lstrip().startswith("for ") and " in prange(" in line for line in lines)
 
 
 class CompiledModule:
@@ -132,6 +147,8 @@ class CompiledModule:
         for fname in self.functions:
             checked = self.boundscheck and fname not in self.checks_own_indices
             options = dict(_NJIT_OPTIONS, cache=cache, boundscheck=checked)
+            if uses_prange(self.source, fname):
+                options["parallel"] = _PRANGE_ONLY
             module.__dict__[fname] = numba.njit(**options)(module.__dict__[fname])
         return module
 

@@ -24,13 +24,17 @@ def export(derivative, path):
     imports = ["import os", ""] + [_import_line(name, obj) for name, obj in sorted(gen.namespace.items())]
     runtime_src = _runtime_source()
     functions = ", ".join(repr(f) for f in gen.functions)
+    from .backend import uses_prange  # (backend imports this module through cache)
+    # functions with prange loops run them in parallel
+    parallel = ", ".join(repr(f) for f in gen.functions if uses_prange(gen.source, f))
     footer = [
         "",
         "",
         "if os.environ.get('S2SAD_EXPORT_JIT', '1') != '0':",
         "    import numba",
         f"    for _name in ({functions},):",
-        "        globals()[_name] = numba.njit(cache=True, error_model='numpy')(globals()[_name])",
+        "        globals()[_name] = numba.njit(cache=True, error_model='numpy',",
+        f"                                      parallel=_name in ({parallel}{',' if parallel else ''}))(globals()[_name])",
         "",
     ]
     text = "\n".join(body[:doc_end] + imports + ["", "", "# ---- runtime helpers "

@@ -5,6 +5,7 @@ import inspect
 import numbers
 import types
 
+import numba
 import numpy as np
 
 from . import __version__, runtime
@@ -30,13 +31,15 @@ class Generated:
 
 
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True, flat=None,
-             dtype=None, memory=None):
+             dtype=None, memory=None, parallel=False):
     """`boundscheck`: generated functions check their indices themselves where
     they can, numba the others; False: nobody checks. `flat`: container
     arguments flattened to their leaves (s2sad.pytrees.Flat), whose kinds
     `arg_kinds` and positions `wrt` are. `dtype` "float32": the module
     computes in float32 (s2sad.precision). `memory`: bytes a loop's tape
-    may take before the loop is checkpointed (s2sad.checkpointing)."""
+    may take before the loop is checkpointed (s2sad.checkpointing).
+    `parallel`: every loop proven independent runs as a prange
+    (transforms/parallel.py)."""
     # The passes make and drop hundreds of thousands of tree nodes; the
     # cyclic collector, triggered by them, would scan every object of the
     # process each time (with jax or torch loaded, most of the time taken).
@@ -46,7 +49,7 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     gc.disable()
     try:
         gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
-                        memory)
+                        memory, parallel)
         if dtype == "float32":
             gen.source = to_float32(gen.source)
         return gen
@@ -56,13 +59,15 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
 
 
 def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
-              memory=None):
+              memory=None, parallel=False):
     program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
     program.memory_budget = memory
+    program.parallel = parallel
     program.flat_arguments = {fn: flat.structures} if flat else {}
     program.module_names.update(runtime.__all__)
     program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
     program.call_forms = FORMS  # numpy forms numba lacks, as helpers (runtime_forms.py)
+    program.chunks = numba.get_num_threads()  # per parallel loop with accumulators
     program.runtime_helpers.update(
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
     if mode == "jvp":
@@ -77,12 +82,14 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
         lines.append("import math")
     if "np" in used:
         lines.append("import numpy as np")
+    if "prange" in used:
+        lines.append("from numba import prange")
     helpers = sorted(used & set(runtime.__all__))
     if helpers:
         lines.append("from s2sad.runtime import " + ", ".join(helpers))
     namespace, described, constants = {}, [], []
     for name, obj in sorted(program.globals.items()):
-        if name not in used:
+        if name not in used or (name == "prange" and "from numba import prange" in lines):
             continue
         if isinstance(obj, types.ModuleType):
             if obj.__name__ not in ("math", "numpy") or name not in ("math", "np"):

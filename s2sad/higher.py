@@ -7,7 +7,7 @@ import inspect
 
 import numpy as np
 
-from . import pytrees
+from . import pytrees, travel
 from .api import Derivative, _as_value, jvp, vjp
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
@@ -17,8 +17,9 @@ class _Transform:
     """Shared plumbing: bind arguments, find the one `wrt` argument."""
 
     def __init__(self, fn, wrt, jit):
-        fn = as_function(unpartial(fn))
+        given, fn = fn, as_function(unpartial(fn))
         functools.update_wrapper(self, fn)
+        self._given = given  # what a pickle refers to (s2sad.travel)
         self.fn, self.jit = fn, jit
         self.signature = inspect.signature(fn)
         every = list(self.signature.parameters)
@@ -31,6 +32,13 @@ class _Transform:
         if not isinstance(wrt, int) or not -len(params) <= wrt < len(params):
             raise ValueError(f"wrt must be one argument (position or name) of {fn.__name__}")
         self.wrt = every.index(params[wrt])
+
+    def __reduce__(self):
+        """Pickles as a reference to the function plus the options."""
+        options = dict(wrt=list(self.signature.parameters)[self.wrt], jit=self.jit)
+        if isinstance(self, jacobian):
+            options["mode"] = self.mode
+        return travel.rebuild, (type(self), travel.reference(self._given), options)
 
     def bind(self, args, kwargs, containers=False):
         """The argument values and the one differentiated. `containers`:

@@ -2,6 +2,7 @@
 function they do nothing: `stop_gradient(x)` is `x`, also in a function
 the user compiles with numba (`with stop_recording():` is Python only, as
 numba compiles no context managers)."""
+import numba
 from numba.extending import overload
 
 
@@ -38,3 +39,6 @@ def _reset_recording_numba():
 
 MARKERS = {stop_gradient: "stop_gradient", stop_recording: "stop_recording",
            reset_recording: "reset_recording"}
+# numba.prange: a loop over range whose iterations may run in parallel
+# (transforms/parallel.py)
+MARKERS[numba.prange] = "prange"

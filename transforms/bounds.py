@@ -149,8 +149,25 @@ class _Pass:
                     elif result == "opaque":
                         result = [Affine.symbol(f"{like}.shape[{k}]")
                                   for k in range(self._ndim(array))]
+        elif len(binds) == 1 and binds[0] is not None:
+            result = self._allocated_in_loop(binds[0])
         self._shapes[array] = result
         return result
+
+    def _allocated_in_loop(self, s):
+        """The extents of an array bound once, in a loop, to an allocation
+        whose size no loop changes (`xc = np.empty(d)` in each iteration of a
+        prange loop), or None. (A check on it is never placed before the
+        loop: its name is stored there.)"""
+        value = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+            else None
+        if callee_name(value) not in _ALLOCATE or not value.args:
+            return None
+        dims = self._dims(value.args[0])
+        counters = {n.target.id for n in walk(self.fdef) if isinstance(n, gast.For)}
+        if not dims or any(d is None or {_root(t) for t in d[0].terms} & counters for d in dims):
+            return None
+        return dims
 
     def _ndim(self, array):
         k = self.kinds.get(array)

@@ -111,8 +111,26 @@ def _rewrite_simple(stmt, location, namer, marker_of):
             setattr(stmt, field, _flatten([_rewrite_simple(s, location, namer, marker_of)
                                            for s in getattr(stmt, field)]))
     if isinstance(stmt, gast.For):
+        _mark_parallel(stmt, location, marker_of)
         return _rewrite_for_target(stmt, location, namer)
     return stmt
+
+
+def _mark_parallel(stmt, location, marker_of):
+    """`for i in prange(n)` (numba's): a loop over range(n) marked
+    `s2sad_parallel` (its independence is checked by parallel.py)."""
+    it = stmt.iter
+    if not (isinstance(it, gast.Call) and marker_of(it.func) == "prange"):
+        return
+    if it.keywords or not 1 <= len(it.args) <= 2:
+        raise UnsupportedSyntaxError("prange with a step or keywords", location, stmt,
+                                     "Write prange(n) or prange(start, stop), as numba takes")
+    if _contains(stmt.body, (gast.Break,), False) or _contains(stmt.body, (gast.Return,), True):
+        raise UnsupportedSyntaxError("break or return in a prange loop", location, stmt,
+                                     "numba runs the iterations of a prange loop in any "
+                                     "order: leave the loop after it, or use range")
+    it.func = name("range")
+    stmt.s2sad_parallel = True
 
 
 def _is_range(node):

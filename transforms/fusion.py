@@ -331,12 +331,17 @@ def _fused_loop(mode, loop, maybe, surely, totals):
              and not mode.kind(v).is_scalar and iteration_r]
     iteration_r, reads = zeros + iteration_r, zeros + reads
     written = names_stored([loop])
+    parallel = getattr(loop, "s2sad_parallel", False) or getattr(mode, "parallel", False)
     hoisted = [s for s in iteration_f if getattr(s, "s2sad_allocation", False)
-               and not names_loaded(s) & written]  # one tape for every iteration
+               and not names_loaded(s) & written
+               and not parallel]  # one tape for every iteration (one per iteration in parallel)
     iteration_f = [s for s in iteration_f if not any(s is h for h in hoisted)]
     fused = gast.For(target=loop.target, iter=loop.iter, body=iteration_f + iteration_r,
                      orelse=[], type_comment=None)
     gast.copy_location(fused, loop)
+    from .parallel import parallel_marks  # (parallel.py reads fusion's _Exposure)
+    parallel_marks(fused, loop)
+    fused.s2sad_fused = True  # an iteration's adjoint is in its own body (parallel.py)
     fused.s2sad_comment = (f"each iteration only adds to {', '.join(sorted(totals))}: "
                            f"its adjoint runs right after it")
     # the loop binds its counter: a value of that name the reverse sweep reads is kept

@@ -32,6 +32,6 @@ def fresh_name(base, taken, sep=""):
 
 
 # Names generated code relies on, plus builtins a temporary must not shadow.
-_RESERVED = {"np", "math", "numba", "rt", "sum", "min", "max", "abs", "len", "range",
+_RESERVED = {"np", "math", "numba", "prange", "rt", "sum", "min", "max", "abs", "len", "range",
              "int", "float", "bool", "pow", "round", "list", "tuple", "print",
              "True", "False", "None"}

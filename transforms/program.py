@@ -26,6 +26,7 @@ from .numba_forms import module_resolver, rewrite_forms
 from .normalize import normalize
 from .ops import resolve_call
 from .ordering import ascend_independent_loops
+from .parallel import check_independent, parallelise
 from .promote import promote_accumulators
 from .reverse import ReverseMode
 from .source import positional_parameters
@@ -72,6 +73,8 @@ class Specialised:
                 self.__init__(fn, arg_kinds, program, loops, stopped, set(skip) | more)
                 return
         check_aliased_writes(tree, self.kinds, self.parsed.location)
+        if any(getattr(n, "s2sad_parallel", False) for n in walk(tree)):
+            check_independent(tree, self.kinds, self.parsed.location)
         program.name_derivative_calls(tree, self.parsed, self.kinds)
         ret = tree.body[-1]
         self.outputs = list(ret.value.elts) if isinstance(ret.value, gast.Tuple) else [ret.value]
@@ -101,6 +104,8 @@ class Program:
         self._derivative_calls = {}  # function -> {call position: generated function}
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
         self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
+        self.parallel = False  # grad(..., parallel=True): every safe loop as prange (parallel.py)
+        self.chunks = 2  # chunks of a parallel loop with accumulators (numba's thread count)
 
     # ---- custom gradients and user rules -------------------------------
     def provide(self, obj, parsed=None):
@@ -255,6 +260,8 @@ class Program:
             {"grad": "grad_", "gradient": "grad_", "vjp": "vjp_", "helper": "vjp_"}[mode]
             + parsed.name)
         rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self, spec.temporaries)
+        rev.helper = mode == "helper"
+        rev.parallel = self.parallel and not rev.helper
         rev.captures = captures
         seed_param = None
         if mode in ("grad", "gradient"):
@@ -438,6 +445,8 @@ class Program:
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
         promote_accumulators(body, spec.namer)
         self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
+        if not rev.helper:  # a helper may run in a parallel loop: no nested parallel launches
+            parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)
 
     def _check_indices(self, fdef, kinds, shadows, location):
         if not self.index_checks:

@@ -13,6 +13,7 @@ from .contributions import Contributions
 from .errors import UnsupportedSyntaxError
 from .syntax import (assign, base_name, binding_counts, call, clone, const, name, names_loaded,
                     parse_expr, store, subscript)
+from .parallel import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
 from .tapes import LoopFrame, Tapes, frame_for, names_written_in_place, placeholder, unparse
@@ -27,6 +28,8 @@ class ReverseMode(Contributions):
     differentiable arguments)."""
 
     fuse_loops = True  # fused sweeps for loops that only add to totals (fusion.py)
+    parallel = False  # every loop may become a prange (parallel.py): no shared tapes
+    helper = False  # the vjp of a helper (which may run inside a parallel loop)
 
     def __init__(self, fn, tree, kinds, active, namer, context, temporaries=()):
         self.fn, self.tree, self.kinds, self.active = fn, tree, kinds, active
@@ -221,6 +224,7 @@ class ReverseMode(Contributions):
         fwd = gast.For(target=s.target, iter=s.iter, body=bf or [gast.Pass()], orelse=[],
                        type_comment=None)
         gast.copy_location(fwd, s)
+        parallel_marks(fwd, s)  # a prange (parallel.py)
         return save + [fwd], ([self.reversed_for(s, br)] if br else []) + restore
 
     def reversed_for(self, s, body):
@@ -243,6 +247,7 @@ class ReverseMode(Contributions):
             it = fold(parse_expr(f"range({first}, {end}, {-st})"))
             loop = gast.For(target=store(i), iter=it, body=body, orelse=[], type_comment=None)
             loop.s2sad_ascending = clone(s.iter)  # if its iterations are independent (ordering.py)
+            parallel_marks(loop, s)
             return gast.copy_location(loop, s)
         k = self.namer.fresh(i + "_iter")
         self.generated.add(k)

@@ -113,8 +113,8 @@ class Tapes:
         if not frames:
             saved = self._fresh(label + "_old")
             value = load
-            if is_array_value and (isinstance(target, gast.Subscript)
-                                   or label in self.written_in_place):
+            if is_array_value and isinstance(target, gast.Subscript) or \
+                    kind.is_array and label in self.written_in_place:
                 value = call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
             return [assign(saved, value)], [assign(clone(target), name(saved))]
         if kind.is_scalar and all(f.counted for f in frames) and self._invariant(frames):
@@ -122,7 +122,8 @@ class Tapes:
         stack = self._fresh(label + "_stack")
         self.setup.append(assign(stack, gast.List(elts=[], ctx=gast.Load())))
         value = load
-        if is_array_value and (isinstance(target, gast.Subscript) or label in self.written_in_place):
+        if is_array_value and isinstance(target, gast.Subscript) or \
+                kind.is_array and label in self.written_in_place:
             value = call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
         push = gast.Expr(value=call(gast.Attribute(value=name(stack), attr="append",
                                                    ctx=gast.Load()), value))
