@@ -416,3 +416,16 @@ def test_unpacking_rows_of_arrays(jit):
     Q = np.linspace(-1.0, 1.5, 18).reshape(3, 2, 3)
     check_grad(unpack_matrix_rows, (Q,), jit=jit)
     check_jvp(unpack_matrix_rows, (Q,), jit=jit)
+
+
+def iterate_over_calls(A):
+    s = np.sum([a if a > 0 else -a for a in A.ravel()])
+    for w, row in zip(np.linspace(0.5, 1.0, A.shape[0]), A * A):
+        s += w * np.sum(row)
+    return s
+
+
+def test_iterating_over_a_call_evaluates_it_once(jit):
+    A = np.array([[0.5, -1.2, 0.8], [1.4, 0.3, -0.6]])
+    check_grad(iterate_over_calls, (A,), jit=jit)
+    check_jvp(iterate_over_calls, (A,), jit=jit)

@@ -270,9 +270,12 @@ class _Comprehensions:
             count = parts[0][0] if len(parts) == 1 else call("min", *[p[0] for p in parts])
             return count, [s for p in parts for s in p[1]], \
                 lambda k: [s for p in parts for s in p[2](k)]
-        if isinstance(it, gast.Call):
-            raise self.refuse(it, "a comprehension over this call",
+        if isinstance(it, gast.Call) and any(is_builtin(self.resolve, it.func, f) for f in (
+                builtins.map, builtins.filter, builtins.iter, builtins.sorted)):
+            raise self.refuse(it, "a loop over this call",
                               "Iterate over range(...), enumerate, zip or a variable")
+        # any other iterable (x.ravel(), np.linspace(...), a helper's array):
+        # evaluated once, then indexed
         seq = it
         prelude = []
         if not isinstance(it, gast.Name):
