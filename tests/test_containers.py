@@ -429,3 +429,40 @@ def test_iterating_over_a_call_evaluates_it_once(jit):
     A = np.array([[0.5, -1.2, 0.8], [1.4, 0.3, -0.6]])
     check_grad(iterate_over_calls, (A,), jit=jit)
     check_jvp(iterate_over_calls, (A,), jit=jit)
+
+
+# ---- dicts bound once with constant string keys (transforms/dicts.py) ----------------
+
+def dict_of_parameters(A, b):
+    p = {"w": A[0], "b": b, "scale": 2.0}
+    p["w"] = p["w"] * p["scale"]
+    q = dict(u=A[1], v=b * b)
+    return np.sum(p["w"] * p["b"]) + np.sum(q["u"] * np.sin(q["v"]))
+
+
+def dict_given_a_new_key(A, b):
+    p = {"w": A[0]}
+    p["new"] = b
+    return np.sum(p["w"] * p["new"])
+
+
+def dict_passed_on(A, b):
+    p = {"w": A[0] * b}
+    return sum_of_w(p)
+
+
+def sum_of_w(d):
+    return np.sum(d["w"])
+
+
+def test_dict_literal_is_one_variable_per_key(jit):
+    A, b = M[:2], np.array([0.3, 0.7, 1.1])
+    for wrt in (0, 1):
+        check_grad(dict_of_parameters, (A, b), wrt=wrt, jit=jit)
+        check_jvp(dict_of_parameters, (A, b), wrt=wrt, jit=jit)
+
+
+@pytest.mark.parametrize("fn", [dict_given_a_new_key, dict_passed_on])
+def test_other_dicts_are_refused(fn, jit):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="dict"):
+        s2sad.grad(fn, jit=jit)(M[:2], np.ones(3))

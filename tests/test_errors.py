@@ -118,7 +118,8 @@ def with_set_display(x):
 
 def with_dict_display(x):
     d = {"a": x}
-    return d["a"]
+    key = "a"
+    return d[key]  # a key only known at run time
 
 
 def with_varargs(*x):
@@ -177,7 +178,7 @@ SYNTAX = [
     (with_yield_from, "yield from"),
     (with_match, "a match statement"),
     (with_set_display, "a set display"),
-    (with_dict_display, "a dict display"),
+    (with_dict_display, "a dict other than one bound once"),
     (with_varargs, "*args"),
     (with_for_else, "for ... else"),
     (with_while_else, "while ... else"),

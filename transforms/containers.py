@@ -28,6 +28,7 @@ import gast
 from .containers_common import (has_comprehension, is_builtin, is_range, is_user_function,
                                 mentions, range_element, stacks)
 from .errors import UnsupportedSyntaxError
+from .dicts import scalarise_dicts
 from .literals import SumOfLiteral, scalarise_literals
 from .syntax import assign, call, clone, const, name, store, walk
 
@@ -48,6 +49,7 @@ def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespa
     if lowering.materialised:
         _check_list_uses(fn_tree, lowering.materialised, location, resolve)
         _CopiesOfMaterialised(lowering.materialised, resolve).visit(fn_tree)
+    scalarise_dicts(fn_tree, namer, resolve, location)
     scalarise_literals(fn_tree, namer, resolve)
     SumOfLiteral(resolve).visit(fn_tree)
     return fn_tree

@@ -28,7 +28,7 @@ _UNSUPPORTED = {
     gast.Delete: "del", gast.Import: "import", gast.ImportFrom: "import",
     gast.Starred: "star-unpacking",
     gast.NamedExpr: "the := operator", gast.Match: "a match statement",
-    gast.Set: "a set display", gast.Dict: "a dict display",
+    gast.Set: "a set display",  # (dicts: transforms/dicts.py)
 }
 _HINTS = {
     gast.SetComp: "Write the loop out with a preallocated array",
@@ -49,7 +49,7 @@ _HINTS = {
     gast.Starred: "Index the elements (a[0], a[1]) instead",
     gast.NamedExpr: "Assign the value in its own statement first",
     gast.Match: "Use if / elif",
-    gast.Set: "Use an array or a tuple", gast.Dict: "Use arrays or separate variables",
+    gast.Set: "Use an array or a tuple",
 }
 _ELSE_HINT = "Keep a flag set before the break and test it after the loop"
 
