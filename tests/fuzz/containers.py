@@ -2,8 +2,8 @@
 and tuple literals of differentiated values read at constant and run-time
 indices, sum() of generators, np.array / np.stack of list comprehensions
 (over range, enumerate, zip and tuples), lists built by appending in a
-loop, builtin sum of a list of arrays
-and numpy functions of list literals. Kept apart from the other statement
+loop, builtin sum of a list of arrays, numpy functions of list literals,
+dicts with constant keys, and for loops over enumerate, zip and reversed. Kept apart from the other statement
 kinds."""
 
 
@@ -15,9 +15,11 @@ class ContainerStatements:
         self.use("containers")
         vectors = fn.vars(lambda v: not v.is_int and len(v.shape or ()) == 1)
         forms = [(3, "literal"), (2, "literal_runtime"), (2, "np_of_literal")]
+        forms += [(2, "dict_literal")]
         if vectors:
             forms += [(3, "sum_generator"), (3, "array_comprehension"), (1, "enumerate_zip"),
-                      (1, "stack_comprehension"), (1, "sum_of_arrays"), (2, "append_loop")]
+                      (1, "stack_comprehension"), (1, "sum_of_arrays"), (2, "append_loop"),
+                      (3, "iterator_loop")]
         form = self.weighted(forms)
         k = self.fresh("k")
         if form in ("literal", "literal_runtime"):
@@ -47,8 +49,38 @@ class ContainerStatements:
             v = self.new_var(())
             fn.emit(f"{v.name} = {f}([{', '.join(elts)}])")
             return False
+        if form == "dict_literal":  # one variable per key (transforms/dicts.py)
+            d = self.fresh("d")
+            a, b = self.expr((), 2), self.expr((), 1)
+            fn.emit(f"{d} = " + (f'{{"a": {a}, "b": {b}, "c": 2.0}}' if self.p(0.6)
+                                  else f"dict(a={a}, b={b}, c=2.0)"))
+            if self.p(0.5):
+                fn.emit(f'{d}["a"] = {d}["a"] * {d}["c"] + {self.expr((), 1)}')
+            v = self.new_var(())
+            fn.emit(f'{v.name} = {d}["a"] * {d}["b"] - {d}["c"]')
+            return False
         vec = self.pick(vectors)
         L = vec.shape[0]
+        if form == "iterator_loop":  # for over enumerate / zip / reversed / rows
+            acc, u, w = self.fresh("acc"), self.fresh("u"), self.fresh("w")
+            other = self.pick(vectors)
+            loops = [f"for {k}, {u} in enumerate({vec.name}{self.pick(['', ', 1'])}):",
+                     f"for {u} in reversed({vec.name}):",
+                     f"for {k} in reversed(range({L})):"]
+            if other.shape == vec.shape:
+                loops.append(f"for {u}, {w} in zip({vec.name}, {other.name}):")
+            head = self.pick(loops)
+            scale = self.expr((), 1)  # (before the loop: the body reads only its own names)
+            fn.emit(f"{acc} = 0.0")
+            fn.emit(head)
+            fn.indent += 1
+            term = (f"{u} * {w}" if f"{w} in" in head else f"{u} * {k}" if "enumerate" in head
+                    else f"np.sin({u})" if f"{u} in" in head else f"{vec.name}[{k}] * {k}")
+            fn.emit(f"{acc} = {acc} * 0.5 + {term} * {scale}")
+            fn.indent -= 1
+            v = self.new_var(())
+            fn.emit(f"{v.name} = {acc}")
+            return False
         if form == "sum_generator":
             cond = f" if {k} % 2 == 0" if self.p(0.3) else ""
             body = self.pick([f"{vec.name}[{k}] * {vec.name}[{k}]",
