@@ -1,6 +1,6 @@
 """numpy functions s2sad differentiates through its own definitions
-(s2sad/numpy_definitions.py), and optional parameters tested with `is None`,
-decided by the argument's kind: against finite differences (and numpy's
+(s2sad/numpy_definitions.py), the casts np.float64(x) and x.item(), and
+`is None` / isinstance tests of a parameter, decided by the argument's kind: against finite differences (and numpy's
 values), compiled and as Python, reverse and forward mode."""
 import numpy as np
 import pytest
@@ -83,3 +83,34 @@ def test_none_tests_decided_by_kind(jit, wrt):
     np.testing.assert_allclose(s2sad.grad(weighted_loss, jit=jit)(A[0]), 2.0 * A[0])
     np.testing.assert_allclose(s2sad.grad(weighted_loss, jit=jit)(A[0], W3, 3.0),
                                6.0 * W3 * A[0])
+
+
+# ---- casts and x.item(), isinstance on an argument ----------------------------------
+
+def casts_and_items(A):
+    return (float(A[0, 0]) * np.float64(A[0, 1]) + A[1, 2].item() ** 2
+            + np.sum(A[:1, 2:]).item() * A[1:, :1].item())
+
+
+def shape_agnostic(x, scale=2.0):
+    if isinstance(x, np.ndarray):
+        return np.sum(x * x) * scale
+    if isinstance(scale, (int, float)):
+        return x * x * scale
+    return x
+
+
+@pytest.mark.parametrize("fn, args", [(casts_and_items, (A,)), (shape_agnostic, (A[0],)),
+                                      (shape_agnostic, (0.7,))])
+def test_casts_items_and_isinstance(fn, args, jit):
+    check_grad(fn, args, jit=jit)
+    check_jvp(fn, args, jit=jit)
+
+
+def item_of_a_row(A):
+    return A[0].item()
+
+
+def test_item_of_more_than_one_element_raises(jit):
+    with pytest.raises(ValueError, match="size 1"):
+        s2sad.grad(item_of_a_row, jit=jit)(A)

@@ -32,6 +32,7 @@ from .spellings import respell
 from ..numpy_definitions import numpy_definition
 from .syntax import const
 
+ITEM = "item_of"  # the runtime helper x.item() becomes
 KEEP_AXES = "keep_axes"  # the runtime helper keepdims=True becomes
 
 
@@ -47,6 +48,15 @@ class CallBinder:
             obj = self.parsed.resolve(node.func)
         except Exception:  # noqa: BLE001 - an unresolvable callee is reported later
             return node
+        if obj is None and isinstance(node.func, gast.Attribute) and node.func.attr == "item" \
+                and not node.args and not node.keywords and ITEM in self.runtime_objects:
+            helper = self.runtime_objects[ITEM]  # x.item(): item_of(x), a runtime helper
+            if self.parsed.namespace.setdefault(ITEM, helper) is not helper:
+                raise self.refuse(node, f"x.item() in a module with a global named '{ITEM}'",
+                                  f"Rename the global '{ITEM}'")
+            func = gast.Name(id=ITEM, ctx=gast.Load(), annotation=None, type_comment=None)
+            return self(gast.copy_location(gast.Call(func=func, args=[node.func.value],
+                                                     keywords=[]), node))
         if obj is None or isinstance(node.func, gast.Call):
             return node
         rule = self.registry.lookup(obj)

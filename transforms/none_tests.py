@@ -1,27 +1,53 @@
-"""`if weights is None:` on a parameter the function never reassigns is
-decided by the argument's kind: the derivative is generated for the kinds
+"""`if weights is None:` (or `isinstance(x, np.ndarray)`, `isinstance(x,
+float)`) on a parameter the function never reassigns is decided by the
+argument's kind: the derivative is generated for the kinds
 it is called with (as numba specialises on types), so only the branch that
 runs is differentiated and compiled (numba could not type the other one,
 `np.moveaxis(a, None, -1)`). desugar.py then folds the constant test."""
+import builtins
+
 import gast
+import numpy as np
 
 from . import kinds as K
 from .syntax import const, names_stored
 
 
-def fold_none_tests(tree, arg_kinds):
+def fold_none_tests(tree, arg_kinds, resolve=lambda node: None):
+    """`resolve(node)`: the object a name denotes (None for a local)."""
     params = [a.id for a in tree.args.args]
     stored = names_stored(tree.body)
     known = {p: k for p, k in zip(params, arg_kinds)
              if p not in stored and k is not None and k.known}
     if known:
-        _NoneTests(known).visit(tree)
+        _NoneTests(known, resolve).visit(tree)
     return tree
 
 
+# what isinstance(x, cls) is for an argument of each kind tag
+_INSTANCE = {np.ndarray: lambda k: k.is_array,
+             builtins.float: lambda k: k.tag == "float",
+             builtins.complex: lambda k: k.tag == "complex",
+             builtins.bool: lambda k: k.tag == "bool",
+             builtins.int: lambda k: k.tag in ("int", "bool")}  # (a bool is an int)
+
+
 class _NoneTests(gast.NodeTransformer):
-    def __init__(self, known):
-        self.known = known
+    def __init__(self, known, resolve):
+        self.known, self.resolve = known, resolve
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not (len(node.args) == 2 and not node.keywords and isinstance(node.args[0], gast.Name)
+                and node.args[0].id in self.known
+                and self.resolve(node.func) is builtins.isinstance):
+            return node
+        classes = node.args[1].elts if isinstance(node.args[1], gast.Tuple) else [node.args[1]]
+        tests = [_INSTANCE.get(_hashable(self.resolve(c))) for c in classes]
+        if any(t is None for t in tests):
+            return node  # a class whose instances the kinds do not tell
+        kind = self.known[node.args[0].id]
+        return gast.copy_location(const(any(t(kind) for t in tests)), node)
 
     def visit_FunctionDef(self, node):
         if hasattr(self, "_inside"):
@@ -48,3 +74,11 @@ class _NoneTests(gast.NodeTransformer):
 
 def _is_none(node):
     return isinstance(node, gast.Constant) and node.value is None
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+        return obj
+    except TypeError:
+        return None

@@ -49,7 +49,7 @@ class Specialised:
         lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
-        tree = fold_none_tests(tree, arg_kinds)
+        tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)
         marker_of = program.marker_resolver(self.parsed)

@@ -1,8 +1,10 @@
-"""Python builtins."""
+"""Python builtins (and the casts np.float64(x) and x.item())."""
+# flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import builtins
 
 import numpy as np
 
+from .. import runtime_shapes as rs
 from ..registry import adjoint, broadcast_args, first_arg, int_scalar, nondifferentiable
 from ..transforms import kinds as K
 
@@ -25,6 +27,20 @@ def max(g, ans, x, y):
 @adjoint(builtins.float, kind=lambda args, kws: K.FLOAT, linear=(0,))
 def float(g, ans, x):
     return g
+
+
+# np.float64(x), the same cast as float(x) (of an array: a float64 copy)
+@adjoint(np.float64, kind=lambda args, kws: args[0] if args[0].is_array else K.FLOAT,
+         linear=(0,))
+def float64(g, ans, x):
+    return g
+
+
+# x.item() (transforms/bind.py writes it item_of(x))
+@adjoint(rs.item_of, kind=lambda args, kws: K.scalar(args[0].scalar_dtype) if args[0].known
+         else K.UNKNOWN, linear=(0,))
+def item_of(g, ans, x):
+    return unreduce(g, x, None)
 
 
 @adjoint(builtins.pow, kind=broadcast_args, elementwise=True)
