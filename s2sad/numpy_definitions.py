@@ -46,8 +46,20 @@ def cumprod(a, axis=None):
     return out
 
 
+def take(a, indices, axis=None):
+    """np.take: elements of the flattened array (axis None) or, along an
+    axis, at a 1-D array (or list) of indices."""
+    if axis is None:
+        return np.ravel(a)[indices]
+    picked = np.asarray(indices)
+    if picked.ndim != 1:
+        raise ValueError("s2sad differentiates np.take along an axis with a 1-D array of "
+                         "indices only (index the axis instead: A[:, i])")
+    return np.moveaxis(np.moveaxis(a, axis, 0)[picked], 0, axis)
+
+
 _DEFINITIONS = {np.average: average, np.nansum: nansum, np.nanmean: nanmean,
-                np.cumprod: cumprod}
+                np.cumprod: cumprod, np.take: take}
 
 
 def numpy_definition(obj):

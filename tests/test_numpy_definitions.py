@@ -114,3 +114,25 @@ def item_of_a_row(A):
 def test_item_of_more_than_one_element_raises(jit):
     with pytest.raises(ValueError, match="size 1"):
         s2sad.grad(item_of_a_row, jit=jit)(A)
+
+
+def takes(A):
+    return (np.sum(np.take(A, [0, 2], axis=1) ** 2) + np.take(A, 4) * 3.0
+            + np.sum(np.take(A, np.array([1, 1, 0]), axis=0)[2] * A[0])
+            + np.sum(np.take(A, np.array([1, 1, 0])) * A[0]))
+
+
+def take_one_along_an_axis(A):
+    return np.sum(np.take(A, 1, axis=0))
+
+
+def test_take(jit):
+    check_grad(takes, (A,), jit=jit)
+    check_jvp(takes, (A,), jit=jit)
+    from s2sad import numpy_definitions as d
+    np.testing.assert_allclose(d.take(A, np.array([2, 0, 2]), 1), np.take(A, [2, 0, 2], axis=1))
+
+
+def test_take_of_an_int_along_an_axis_is_refused():
+    with pytest.raises(ValueError, match="1-D array of indices"):
+        s2sad.grad(take_one_along_an_axis, jit=False)(A)

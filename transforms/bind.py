@@ -82,8 +82,10 @@ class CallBinder:
         while ns.setdefault(ref, definition) is not definition:
             ref += "_"
         func = gast.Name(id=ref, ctx=gast.Load(), annotation=None, type_comment=None)
-        return gast.copy_location(gast.Call(func=func, args=node.args,
-                                            keywords=node.keywords), node)
+        # a list literal is an array to numpy (np.take(a, [0, 2], axis=1))
+        args = [_as_array(a) for a in node.args]
+        keywords = [gast.keyword(arg=k.arg, value=_as_array(k.value)) for k in node.keywords]
+        return gast.copy_location(gast.Call(func=func, args=args, keywords=keywords), node)
 
     def bind_tree(self, tree, rules=True):
         """Every call in `tree` bound, wherever it is (if and while tests,
@@ -214,6 +216,15 @@ class CallBinder:
 
     def refuse(self, node, construct, hint):
         return UnsupportedSyntaxError(construct, self.parsed.location, node, hint)
+
+
+def _as_array(node):
+    if not isinstance(node, gast.List):
+        return node
+    np_ = gast.Name(id="np", ctx=gast.Load(), annotation=None, type_comment=None)
+    return gast.copy_location(gast.Call(func=gast.Attribute(value=np_, attr="asarray",
+                                                            ctx=gast.Load()),
+                                        args=[node], keywords=[]), node)
 
 
 def _makes_array(func):
