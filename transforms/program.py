@@ -18,6 +18,8 @@ from .tuples import split_tuple_variables
 from .desugar import desugar
 from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
+from .gather import gather_scatters
+from .partial_sums import sum_per_point
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .numba_forms import module_resolver, rewrite_forms
@@ -409,6 +411,9 @@ class Program:
         accumulate.augment_scalar_updates(body, scalars)
         ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
+        gather_scatters(body, spec.namer)  # (stencil adjoints: gather.py, partial_sums.py)
+        floats = {v for v, k in kinds.items() if k.is_scalar and k.tag == "float"}
+        sum_per_point(body, floats, spec.namer)
         promote_accumulators(body, spec.namer)
         self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
 
