@@ -37,6 +37,7 @@ round as in any reduction a compiler reorders). Anything else is left as
 it is."""
 import gast
 
+from .emit import expr_source
 from .promote import _owned_arrays
 from .ordering import _pure_calls
 from .syntax import (assign, base_name, clone, const, name, names_loaded, rewrite, store,
@@ -82,6 +83,20 @@ def _range(loop):
     if len(it.args) == 1:
         return const(0), it.args[0]
     return it.args[0], it.args[1]
+
+
+def _element(index, counter, stored):
+    """(row, c) for an index `counter + c` (c an int constant), or a tuple
+    of them whose last item is that and whose others (the row) name neither
+    the counter nor anything in `stored`: successive iterations, successive
+    elements of one row. None otherwise (a stride, an offset that is not a
+    constant, the counter in another axis)."""
+    items = index.elts if isinstance(index, gast.Tuple) else [index]
+    c = _offset(items[-1], counter)
+    row = tuple(items[:-1])
+    if c is None or any(names_loaded(r) & (stored | {counter}) for r in row):
+        return None
+    return row, c
 
 
 def _offset(index, counter):
@@ -134,8 +149,9 @@ def _targets(s):
 
 
 def _plan(loop, i, array, owned, stored):
-    """[(offset, statement position, value)] of the loop's additions into
-    `array`, with what each needs, or None if the loop cannot gather them."""
+    """[(row, offset, statement position, value)] of the loop's additions
+    into `array`, with what each needs, or None if the loop cannot gather
+    them."""
     body = loop.body
     adds = []
     for k, s in enumerate(body):
@@ -144,13 +160,13 @@ def _plan(loop, i, array, owned, stored):
                 if not (isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add)
                         and isinstance(t, gast.Subscript)):
                     return None
-                c = _offset(t.slice, i)
-                if c is None:
-                    return None  # 2-D, a non-constant offset, a stride
-                adds.append((c, k, s.value))
+                found = _element(t.slice, i, stored)
+                if found is None:
+                    return None
+                adds.append((found[0], found[1], k))
     mentions = sum(1 for n in walk(gast.Module(body=body, type_ignores=[]))
                    if isinstance(n, gast.Name) and n.id == array)
-    if len(adds) != mentions or all(c == 0 for c, _, _ in adds):
+    if len(adds) != mentions or all(c == 0 for _, c, _ in adds):
         return None  # read too, or no neighbour
     locals_ = _locals(body)
     if locals_ is None:
@@ -167,11 +183,11 @@ def _plan(loop, i, array, owned, stored):
         if b not in owned:
             return None  # memory another name may share
     plan = []
-    for c, k, value in adds:
-        needed = _slice(body, k, value, i, locals_, stored, written)
+    for row, c, k in adds:
+        needed = _slice(body, k, body[k].value, i, locals_, stored, written)
         if needed is None:
             return None
-        plan.append((c, k, needed))
+        plan.append((row, c, k, needed))
     return plan
 
 
@@ -206,7 +222,8 @@ def _slice(body, k, value, i, locals_, stored, written):
             if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
                     and n.value.id in written:
                 index, first = written[n.value.id]
-                if structure(n.slice) != index or _offset(n.slice, i) is None or at >= first:
+                if structure(n.slice) != index or _element(n.slice, i, stored) is None \
+                        or at >= first:
                     return None
         for v in names_loaded(expr):
             if v == i or (v not in stored and v not in locals_):
@@ -279,9 +296,10 @@ def _suffix(c):
 
 
 def _contributions(loop, i, plan, c, namer, renames):
-    """(statements, value) that add iteration i - c's terms at element i."""
+    """(statements, {row: value}) that add iteration i - c's terms at
+    element i of each row."""
     body = loop.body
-    needed = sorted({d for oc, _, ds in plan if oc == c for d in ds})
+    needed = sorted({d for _, oc, _, ds in plan if oc == c for d in ds})
     if c not in renames:
         renames[c] = {}
         if c != 0:
@@ -300,47 +318,57 @@ def _contributions(loop, i, plan, c, namer, renames):
         s.value = rewrite(_at(s.value, i, c), rename)
         s.targets = [rewrite(t, rename) for t in s.targets]
         out.append(s)
-    total = None
-    for oc, k, _ in plan:
-        if oc != c:
-            continue
-        term = rewrite(_at(clone(body[k].value), i, c), rename)
-        total = term if total is None else gast.BinOp(left=total, op=gast.Add(), right=term)
-    return out, total
+    totals = {}
+    for row, oc, k, _ in plan:
+        if oc == c:
+            term = rewrite(_at(clone(body[k].value), i, c), rename)
+            key = structure(list(row))
+            totals[key] = term if key not in totals else \
+                gast.BinOp(left=totals[key], op=gast.Add(), right=term)
+    return out, totals
 
 
 def _rewrite(loop, i, bounds, array, plan, namer, function):
     a, b = bounds
-    offsets = sorted({c for c, _, _ in plan}, key=lambda c: (abs(c), -c))
+    offsets = sorted({c for _, c, _, _ in plan}, key=lambda c: (abs(c), -c))
     lo, hi = min(offsets), max(offsets)
-    target = gast.Subscript(value=name(array), slice=name(i), ctx=gast.Store())
+    rows = {}
+    for row, _, _, _ in plan:
+        rows.setdefault(structure(list(row)), row)
+
+    def element(key):
+        index = list(clone(list(rows[key]))) + [name(i)]
+        return gast.Subscript(value=name(array), ctx=gast.Store(), slice=index[0]
+                              if len(index) == 1 else gast.Tuple(elts=index, ctx=gast.Load()))
     renames = {}
 
     def gathered(guarded):
-        stmts, terms = [], None
+        stmts, terms = [], {}
         for c in offsets:
-            compute, total = _contributions(loop, i, plan, c, namer, renames)
+            compute, totals = _contributions(loop, i, plan, c, namer, renames)
             if guarded:  # only where iteration i - c exists
                 test = gast.Compare(left=clone(a), ops=[gast.LtE(), gast.Lt()],
                                     comparators=[_shift(name(i), -c), clone(b)])
-                stmts.append(gast.If(test=test, body=compute + [gast.AugAssign(
-                    target=clone(target), op=gast.Add(), value=total)], orelse=[]))
+                stmts.append(gast.If(test=test, body=compute + [
+                    gast.AugAssign(target=element(key), op=gast.Add(), value=total)
+                    for key, total in totals.items()], orelse=[]))
             else:
                 stmts += compute
-                terms = total if terms is None else gast.BinOp(left=terms, op=gast.Add(),
-                                                               right=total)
-        if not guarded:
-            stmts.append(gast.AugAssign(target=clone(target), op=gast.Add(), value=terms))
+                for key, total in totals.items():
+                    terms[key] = total if key not in terms else \
+                        gast.BinOp(left=terms[key], op=gast.Add(), right=total)
+        stmts += [gast.AugAssign(target=element(key), op=gast.Add(), value=total)
+                  for key, total in terms.items()]
         return stmts
 
     def for_(start, stop, stmts):
         return gast.For(target=store(i), iter=gast.Call(
             func=name("range"), args=[start, stop], keywords=[]), body=stmts, orelse=[],
             type_comment=None)
-    written = ", ".join(f"{array}[{_index_text(i, c)}]" for c in sorted(offsets, reverse=True))
     head = for_(_shift(a, lo), _shift(a, hi), gathered(True))
+    written = ", ".join(dict.fromkeys(expr_source(loop.body[k].target) for _, _, k, _ in plan))
     head.s2sad_comment = (f"the additions into {written} gathered: each iteration adds what "
-                          f"{array}[{i}] receives (the ends first and last)")
+                          f"element {i} receives (the ends first and last)")
     middle = for_(_shift(a, hi), _shift(b, lo), gathered(False))
     tail = for_(gast.Call(func=name("max"), args=[_shift(b, lo), _shift(a, hi)], keywords=[]),
                 _shift(b, hi), gathered(True))

@@ -20,6 +20,7 @@ from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .gather import gather_scatters
 from .partial_sums import sum_per_point
+from .tape_order import reverse_tapes
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .numba_forms import module_resolver, rewrite_forms
@@ -412,8 +413,9 @@ class Program:
         ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
         gather_scatters(body, spec.namer)  # (stencil adjoints: gather.py, partial_sums.py)
-        floats = {v for v, k in kinds.items() if k.is_scalar and k.tag == "float"}
-        sum_per_point(body, floats, spec.namer)
+        sum_per_point(body, {d for v, d in rev.adjoints.items()
+                             if kinds.get(v, K.UNKNOWN).tag == "float"}, spec.namer)
+        reverse_tapes(body)
         promote_accumulators(body, spec.namer)
         self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
 
