@@ -10,13 +10,14 @@ reverse sweep read the tape ascending, front to back, as a person writing
 the gradient does (the forward sweep then writes it back to front, which
 costs little: stores do not wait).
 
-Renumbering the first axis of an array by k -> n - 1 - k, n its extent,
-is a bijection of its rows, so applied to every access of a tape it reads
-back exactly what was stored. It applies to preallocated tapes of two or
-more dimensions (a nest; a 1-D tape read descending is one stream, which
-prefetches fine) whose every use is an element access, each write inside
-an ascending loop whose counter the row index names and each read inside a
-descending one."""
+Renumbering an axis of an array by k -> n - 1 - k, n its extent, is a
+bijection, so applied to every access of a tape it reads back exactly
+what was stored. It applies to preallocated tapes of two or more
+dimensions (a nest; a 1-D tape read descending is one stream, which
+prefetches fine) whose every use is an element access, along each axis
+whose index every write takes from an ascending loop's counter and every
+read from a descending one's (the time axis; in a 2-D stencil whose rows
+the reverse sweep also runs backwards, the row axis too)."""
 import gast
 
 from .syntax import binding_counts, callee_name, clone, const, names_loaded, walk, walk_stmts
@@ -24,17 +25,18 @@ from .templates import fold
 
 
 def reverse_tapes(body):
-    """Renumber the rows of the tapes of `body` (a function's statements)
+    """Renumber the axes of the tapes of `body` (a function's statements)
     that the reverse sweep reads back to front."""
     counts = binding_counts(body)
     for top, outer in enumerate(body):
         for s in walk_stmts([outer]):
             if getattr(s, "s2sad_allocation", False) and isinstance(s, gast.Assign) \
                     and isinstance(s.targets[0], gast.Name):
-                rows = _rows(s.value)
-                if rows is not None and all(_fixed(v, counts, body[:top])
-                                            for v in names_loaded(rows)):
-                    _reverse(body, s, s.targets[0].id, rows)
+                extents = _extents(s.value)
+                if extents is not None:
+                    fixed = [all(_fixed(v, counts, body[:top]) for v in names_loaded(e))
+                             for e in extents]
+                    _reverse(body, s, s.targets[0].id, extents, fixed)
 
 
 def _fixed(var, counts, before):
@@ -46,21 +48,23 @@ def _fixed(var, counts, before):
         isinstance(t, gast.Name) and t.id == var for t in s.targets) for s in before)
 
 
-def _rows(value):
-    """The row count n of `np.empty((max(n, 0), ...))` or `np.empty((n,
-    ...))` with two or more dimensions, else None."""
+def _extents(value):
+    """The extents n of `np.empty((max(n, 0), ...))` (or `(n, ...)`) with
+    two or more dimensions, else None."""
     if callee_name(value) != "np.empty" or not value.args \
             or not isinstance(value.args[0], gast.Tuple) or len(value.args[0].elts) < 2:
         return None
-    first = value.args[0].elts[0]
-    if callee_name(first) == "max" and len(first.args) == 2 \
-            and isinstance(first.args[1], gast.Constant) and first.args[1].value == 0:
-        return first.args[0]
-    return first
+    out = []
+    for e in value.args[0].elts:
+        if callee_name(e) == "max" and len(e.args) == 2 \
+                and isinstance(e.args[1], gast.Constant) and e.args[1].value == 0:
+            e = e.args[0]
+        out.append(e)
+    return out
 
 
-def _reverse(body, alloc, tape, rows):
-    accesses = []  # (subscript, direction of the loop its row index counts: +1 or -1)
+def _reverse(body, alloc, tape, extents, fixed):
+    accesses = []  # subscripts of the tape, with the loops around each
     mentions = 0
 
     def visit(stmts, loops):
@@ -76,33 +80,37 @@ def _reverse(body, alloc, tape, rows):
                         mentions += 1
                     if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
                             and n.value.id == tape:
-                        accesses.append((n, _direction(n, loops)))
+                        accesses.append((n, loops))
             if isinstance(s, (gast.For, gast.While, gast.If)):
                 inner = loops + [s] if isinstance(s, gast.For) else loops
                 visit(s.body, inner)
                 visit(s.orelse, inner)
     visit(body, [])
-    if not accesses or mentions != len(accesses):
+    if not accesses or mentions != len(accesses) or any(
+            not isinstance(sub.slice, gast.Tuple) or len(sub.slice.elts) != len(extents)
+            for sub, _ in accesses):
         return  # the tape used whole (passed, sliced by a view, returned)
-    for sub, direction in accesses:
-        if not isinstance(sub.slice, gast.Tuple) or direction is None:
-            return
-        want = -1 if isinstance(sub.ctx, gast.Load) else 1
-        if direction != want:
-            return  # read ascending already, or written descending
-    for sub, _ in accesses:
-        first = sub.slice.elts[0]
-        last = fold(gast.BinOp(left=clone(rows), op=gast.Sub(), right=const(1)))
-        sub.slice.elts[0] = fold(gast.BinOp(left=last, op=gast.Sub(), right=clone(first)))
-    alloc.s2sad_comment = "(rows stored in reverse time order: the reverse sweep reads ascending)"
+    reversed_axes = []
+    for axis, extent in enumerate(extents):
+        if not fixed[axis] or any(
+                _direction(sub.slice.elts[axis], loops)
+                != (-1 if isinstance(sub.ctx, gast.Load) else 1) for sub, loops in accesses):
+            continue  # read ascending already, or written descending
+        reversed_axes.append(axis)
+        last = fold(gast.BinOp(left=clone(extent), op=gast.Sub(), right=const(1)))
+        for sub, _ in accesses:
+            sub.slice.elts[axis] = fold(gast.BinOp(left=clone(last), op=gast.Sub(),
+                                                   right=sub.slice.elts[axis]))
+    if reversed_axes:
+        alloc.s2sad_comment = ("(stored back to front along axis "
+                               + ", ".join(map(str, reversed_axes))
+                               + ": the reverse sweep reads it ascending)")
 
 
-def _direction(sub, loops):
-    """+1 or -1: the step of the innermost loop around `sub` whose counter
-    its row index names; None if there is none or its step is unknown."""
-    if not isinstance(sub.slice, gast.Tuple):
-        return None
-    used = {n.id for n in walk(sub.slice.elts[0]) if isinstance(n, gast.Name)}
+def _direction(index, loops):
+    """+1 or -1: the step of the innermost loop around the access whose
+    counter `index` names; None if there is none or its step is unknown."""
+    used = {n.id for n in walk(index) if isinstance(n, gast.Name)}
     for loop in reversed(loops):
         if isinstance(loop.target, gast.Name) and loop.target.id in used:
             it = loop.iter
