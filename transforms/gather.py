@@ -29,7 +29,9 @@ assignments with calls only to numpy, math and pure builtins, when
   or that it writes only at the element it reads, after reading it (so
   every iteration sees the values from before the loop: `dun[i]` read,
   then zeroed), those arrays being the derivative's own too;
-* the counter is not read after the loop.
+* the counter is not read after the loop;
+* the loop starts at a constant from which no offset reaches below 0 (an
+  index that counts from the end, `dx[i - 1]` at i = 0, is left alone).
 
 The gathered loops then read exactly the values the original iterations
 read, and add the same terms to the same elements (in another order: sums
@@ -134,9 +136,18 @@ def _gather(loop, owned, counters, namer, function):
         return None
     for array in sorted(owned & stored):
         plan = _plan(loop, i, array, owned, stored)
-        if plan is not None:
+        if plan is not None and _from_the_front(bounds[0], plan):
             return _rewrite(loop, i, bounds, array, plan, namer, function)
     return None
+
+
+def _from_the_front(start, plan):
+    """Whether no element added into can be a negative index (one that
+    counts from the end, as `dx[i - 1]` at i = 0 does): the loop starts at
+    a constant at least as large as the largest offset below the counter."""
+    lowest = min(c for _, c, _, _ in plan)
+    return isinstance(start, gast.Constant) and type(start.value) is int \
+        and start.value + lowest >= 0
 
 
 def _simple_target(t):
