@@ -49,21 +49,38 @@ from .templates import fold
 
 def gather_scatters(body, namer):
     """Rewrite the scattering loops of `body` (a function's statements)."""
-    owned = _owned_arrays(body)
-    if not owned:
-        return
-    counters = _counters_only(body)
-    _block(body, owned, counters, namer, body)
+    _block(body, _Facts(body), namer, body)
 
 
-def _block(stmts, owned, counters, namer, function):
+class _Facts:
+    """What the function's loops are checked against, found when first
+    needed (most functions have no loop the gather could apply to)."""
+
+    def __init__(self, body):
+        self.body = body
+        self._owned = self._counters = None
+
+    @property
+    def owned(self):
+        if self._owned is None:
+            self._owned = _owned_arrays(self.body)
+        return self._owned
+
+    @property
+    def counters(self):
+        if self._counters is None:
+            self._counters = _counters_only(self.body)
+        return self._counters
+
+
+def _block(stmts, facts, namer, function):
     k = 0
     while k < len(stmts):
         s = stmts[k]
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list):
-                _block(getattr(s, field), owned, counters, namer, function)
-        new = _gather(s, owned, counters, namer, function) if isinstance(s, gast.For) else None
+                _block(getattr(s, field), facts, namer, function)
+        new = _gather(s, facts, namer, function) if isinstance(s, gast.For) else None
         if new is None:
             k += 1
             continue
@@ -113,10 +130,9 @@ def _offset(index, counter):
     return None
 
 
-def _gather(loop, owned, counters, namer, function):
+def _gather(loop, facts, namer, function):
     bounds = _range(loop)
-    if bounds is None or not isinstance(loop.target, gast.Name) or loop.orelse \
-            or loop.target.id not in counters:
+    if bounds is None or not isinstance(loop.target, gast.Name) or loop.orelse:
         return None
     i = loop.target.id
     body = loop.body
@@ -132,8 +148,13 @@ def _gather(loop, owned, counters, namer, function):
         if not _pure_calls(s):
             return None
     stored = {base_name(t) for s in body for t in _targets(s)}
-    if i in stored or names_loaded(list(bounds)) & stored:
+    if i in stored or names_loaded(list(bounds)) & stored or not any(
+            isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript)
+            and _element(s.target.slice, i, stored) not in (None, ((), 0)) for s in body):
+        return None  # nothing added into a neighbour
+    if i not in facts.counters:
         return None
+    owned = facts.owned
     for array in sorted(owned & stored):
         plan = _plan(loop, i, array, owned, stored)
         if plan is not None and _from_the_front(bounds[0], plan):

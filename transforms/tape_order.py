@@ -27,16 +27,48 @@ from .templates import fold
 def reverse_tapes(body):
     """Renumber the axes of the tapes of `body` (a function's statements)
     that the reverse sweep reads back to front."""
-    counts = binding_counts(body)
+    tapes = {}  # name -> (allocation, extents, position of its top-level statement)
     for top, outer in enumerate(body):
         for s in walk_stmts([outer]):
             if getattr(s, "s2sad_allocation", False) and isinstance(s, gast.Assign) \
                     and isinstance(s.targets[0], gast.Name):
                 extents = _extents(s.value)
                 if extents is not None:
-                    fixed = [all(_fixed(v, counts, body[:top]) for v in names_loaded(e))
-                             for e in extents]
-                    _reverse(body, s, s.targets[0].id, extents, fixed)
+                    tapes[s.targets[0].id] = (s, extents, top)
+    if not tapes:
+        return
+    counts = binding_counts(body)
+    accesses, mentions = _accesses(body, tapes)
+    for tape, (alloc, extents, top) in tapes.items():
+        fixed = [all(_fixed(v, counts, body[:top]) for v in names_loaded(e)) for e in extents]
+        _reverse(alloc, extents, fixed, accesses.get(tape, []), mentions.get(tape, 0))
+
+
+def _accesses(body, tapes):
+    """({tape: [(subscript, loops around it)]}, {tape: how often it is
+    named}), outside the allocations, in one walk."""
+    accesses, mentions = {}, {}
+    allocations = {id(a) for a, _, _ in tapes.values()}
+
+    def visit(stmts, loops):
+        for s in stmts:
+            if id(s) in allocations:
+                continue
+            heads = [s.iter] if isinstance(s, gast.For) else \
+                [s.test] if isinstance(s, (gast.If, gast.While)) else [s]
+            for h in heads:
+                for n in walk(h):
+                    if n.__class__ is gast.Name and n.id in tapes:
+                        mentions[n.id] = mentions.get(n.id, 0) + 1
+                    elif n.__class__ is gast.Subscript and n.value.__class__ is gast.Name \
+                            and n.value.id in tapes:
+                        accesses.setdefault(n.value.id, []).append((n, loops))
+            if isinstance(s, (gast.For, gast.While, gast.If)):
+                inner = loops + [s] if isinstance(s, gast.For) else loops
+                visit(s.body, inner)
+                visit(s.orelse, inner)
+    visit(body, [])
+    return accesses, mentions
 
 
 def _fixed(var, counts, before):
@@ -63,29 +95,7 @@ def _extents(value):
     return out
 
 
-def _reverse(body, alloc, tape, extents, fixed):
-    accesses = []  # subscripts of the tape, with the loops around each
-    mentions = 0
-
-    def visit(stmts, loops):
-        nonlocal mentions
-        for s in stmts:
-            heads = [s.iter] if isinstance(s, gast.For) else \
-                [s.test] if isinstance(s, (gast.If, gast.While)) else [s]
-            for h in heads:
-                if s is alloc:
-                    continue
-                for n in walk(h):
-                    if isinstance(n, gast.Name) and n.id == tape:
-                        mentions += 1
-                    if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
-                            and n.value.id == tape:
-                        accesses.append((n, loops))
-            if isinstance(s, (gast.For, gast.While, gast.If)):
-                inner = loops + [s] if isinstance(s, gast.For) else loops
-                visit(s.body, inner)
-                visit(s.orelse, inner)
-    visit(body, [])
+def _reverse(alloc, extents, fixed, accesses, mentions):
     if not accesses or mentions != len(accesses) or any(
             not isinstance(sub.slice, gast.Tuple) or len(sub.slice.elts) != len(extents)
             for sub, _ in accesses):
