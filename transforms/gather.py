@@ -40,16 +40,19 @@ it is."""
 import gast
 
 from .emit import expr_source
-from .promote import _owned_arrays
+from .promote import owned_arrays as _owned_arrays
 from .ordering import _pure_calls
 from .syntax import (assign, base_name, clone, const, name, names_loaded, rewrite, store,
                      structure, walk, walk_stmts)
 from .templates import fold
 
 
-def gather_scatters(body, namer):
-    """Rewrite the scattering loops of `body` (a function's statements)."""
-    _block(body, _Facts(body), namer, body)
+def gather_scatters(body, namer, owned=None):
+    """Rewrite the scattering loops of `body` (a function's statements);
+    `owned`, if given, is `promote.owned_arrays(body)`."""
+    facts = _Facts(body)
+    facts._owned = owned
+    _block(body, facts, namer, body)
 
 
 class _Facts:

@@ -27,7 +27,7 @@ from .numba_forms import module_resolver, rewrite_forms
 from .normalize import normalize
 from .ops import resolve_call
 from .ordering import ascend_independent_loops
-from .promote import promote_accumulators
+from .promote import owned_arrays, promote_accumulators
 from .reverse import ReverseMode
 from .source import positional_parameters
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
@@ -412,11 +412,12 @@ class Program:
         accumulate.augment_scalar_updates(body, scalars)
         ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
-        gather_scatters(body, spec.namer)  # (stencil adjoints: gather.py, partial_sums.py)
+        owned = owned_arrays(body)  # (the same before and after the gather)
+        gather_scatters(body, spec.namer, owned)  # (stencil adjoints: gather.py, partial_sums.py)
         sum_per_point(body, {d for v, d in rev.adjoints.items()
                              if kinds.get(v, K.UNKNOWN).tag == "float"}, spec.namer)
         reverse_tapes(body)
-        promote_accumulators(body, spec.namer)
+        promote_accumulators(body, spec.namer, owned)
         self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
 
     def _check_indices(self, fdef, kinds, shadows, location):
