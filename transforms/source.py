@@ -171,11 +171,12 @@ def parse_function(fn, nested_def_ok=False):
     tree.decorator_list = []
     positional_parameters(tree)
     location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
+    nested = any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
+                 if n is not tree)
     parsed = _parsed(fn, tree, location, source, _namespace(fn), nested_def_ok)
-    if not any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
-               if n is not tree):
-        # nothing was lifted out of it (which registers the lifted functions):
-        # the same tree serves the next parse of the same lines
+    if not nested:
+        # nothing is lifted out of it (which registers the lifted functions
+        # in its namespace): the same tree serves the next parse of the same lines
         if len(_PARSED_TREES) >= 256:
             _PARSED_TREES.clear()
         _PARSED_TREES[key] = (lines, (clone(tree), location, source))
