@@ -22,8 +22,9 @@ assignments with calls only to numpy, math and pure builtins, when
 
 * the array added into is the derivative's own (fresh zeros, only ever
   indexed: no other name shares its memory), the loop only adds to it
-  (`du[i + c] += e`, c an integer constant, one index) and at least one
-  offset is not 0;
+  (`du[i + c] += e`, c an integer constant; or `du[k, i + c] += e` along
+  rows k that the loop does not change, the counter in the last axis
+  only) and at least one offset is not 0;
 * each added value is computed in the iteration from loop-invariant
   names, the counter, and elements of arrays that the loop does not write,
   or that it writes only at the element it reads, after reading it (so
@@ -42,7 +43,7 @@ import gast
 from .emit import expr_source
 from .promote import owned_arrays as _owned_arrays
 from .ordering import _pure_calls
-from .syntax import (assign, base_name, clone, const, name, names_loaded, rewrite, store,
+from .syntax import (base_name, clone, const, name, names_loaded, rewrite, store,
                      structure, walk, walk_stmts)
 from .templates import fold
 
