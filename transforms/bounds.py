@@ -94,6 +94,7 @@ class _Pass:
         self.loops = []       # the loops around the statement being read
         self.path = []        # (statement, field) from the function down to it
         self.facts = []       # (guards, conclusion): what top-level checks established
+        self.guards = []      # forms >= 0 that the tests of the ifs around establish
         self.covered = {}     # access mark -> variables its index values are checked for
         self.checks = []      # (block, statement, [checks before it]): see place()
         self._known = {}      # (facts recorded, facts of the loops around) -> what holds
@@ -256,9 +257,12 @@ class _Pass:
         elif isinstance(s, gast.If):
             self.accesses(s.test, s, block)
             for field in ("body", "orelse"):
+                guards = self.guard_facts(s) if field == "body" else []
+                self.guards += guards
                 self.path.append((s, field))
                 self.block(getattr(s, field))
                 self.path.pop()
+                del self.guards[len(self.guards) - len(guards):]
         elif isinstance(s, gast.While):
             self.accesses(s.test, s, block, repeated=True)
             self.path.append((s, "body"))
@@ -327,7 +331,33 @@ class _Pass:
 
     def proves(self, goal):
         least = self.eliminate(goal, minimise=True)
-        return least is not None and provable(least, self.known())
+        if least is not None and provable(least, self.known()):
+            return True
+        return bool(self.guards) and provable(goal, self.known() + self.guards)
+
+    def guard_facts(self, s):
+        """Proof forms >= 0 that hold in the body of `if a <= x < b:` (a
+        gathered loop's test that an iteration exists: gather.py), when
+        the body rebinds none of their names."""
+        test = s.test
+        if not isinstance(test, gast.Compare) or \
+                not all(isinstance(op, (gast.Lt, gast.LtE)) for op in test.ops):
+            return []
+        forms = [self.form(e, proof=True) for e in [test.left] + test.comparators]
+        if any(f is None for f in forms):
+            return []
+        rebound = set()
+        for st in walk_stmts(s.body):
+            rebound.update(names_bound_by(st))
+        for loop in self.loops:  # a counter the loop's body rebinds is not its own
+            if loop.var in self._inside[id(loop.node)][0]:
+                rebound.add(loop.var)
+        facts = []
+        for left, op, right in zip(forms, test.ops, forms[1:]):
+            fact = right - left if isinstance(op, gast.LtE) else (right - left).plus(-1)
+            if not {_root(n) for n in fact.terms} & rebound:
+                facts.append(fact)
+        return facts
 
     # ---- accesses ---------------------------------------------------------
     def accesses(self, node, stmt, block, repeated=False):

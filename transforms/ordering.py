@@ -16,7 +16,8 @@ every name or array is one of:
   it, and not read after the loop (a loop counter's value after the loop
   is never read by the reverse sweep, which restores it where needed);
 * an array each iteration reads and writes only at one element that the
-  counter picks (`dun[i]`, `q[i + 1, j]`).
+  counter picks (`dun[i]`, `q[i + 1, j]`), or only in one row that it
+  picks (`dun[i, 0]` and `dun[i, j]`, an inner loop's counter j).
 
 Arrays written or added to must not share memory with another name (a view
 `row = A[i]`, a second name `B = A`) anywhere in the function.
@@ -135,10 +136,25 @@ def _independent(loop, outside, aliased):
         if kinds <= {"read"} or kinds == {"add"} or base in counters or base in local:
             continue
         indices = [i for _, i in uses]
-        if None in indices or len({structure(i) for i in indices}) != 1 \
-                or not _picks(indices[0], loop.target.id):
+        if None in indices or not _one_slot(indices, loop.target.id):
             return False
     return True
+
+
+def _one_slot(indices, counter):
+    """Whether every index picks the element (or, in one axis, the row)
+    that the counter picks, the same in all: `dun[i]`; `dun[i, 0]`, `dun[i,
+    j]` and `dun[i, n - 1]` (distinct iterations, distinct rows)."""
+    if len({structure(i) for i in indices}) == 1 and _picks(indices[0], counter):
+        return True
+    if not all(isinstance(i, gast.Tuple) for i in indices) \
+            or len({len(i.elts) for i in indices}) != 1:
+        return False
+    for axis in range(len(indices[0].elts)):
+        parts = [i.elts[axis] for i in indices]
+        if len({structure(p) for p in parts}) == 1 and _picks(parts[0], counter):
+            return True
+    return False
 
 
 def _read_unbound(stmts, counter):
@@ -160,17 +176,27 @@ def _locals(body, counters):
     """Names assigned at the top level of `body` before anything reads them."""
     seen, local = set(), set()
     for s in body:
+        inner = _inner_locals(body, s, counters) if isinstance(s, gast.For) else set()
         reads = names_loaded(s)  # a target's index is read before the value is stored
         if isinstance(s, gast.AugAssign):
             reads |= {base_name(s.target)}
-        seen |= reads - local
+        seen |= reads - local - inner
         if isinstance(s, gast.Assign):
             for t in s.targets:
                 if isinstance(t, gast.Name) and t.id not in seen:
                     local.add(t.id)
         if isinstance(s, (gast.For, gast.If)):
-            seen |= _stored_anywhere(s) - local
+            seen |= _stored_anywhere(s) - local - inner
+            local |= inner - seen
     return local - counters
+
+
+def _inner_locals(body, loop, counters):
+    """Locals of an inner loop's iterations that nothing else in `body`
+    reads: locals of the outer iteration too (if the inner loop does not
+    run, nothing reads them)."""
+    others = names_loaded([loop.iter]) | names_loaded([s for s in body if s is not loop])
+    return _locals(loop.body, counters) - others
 
 
 def _stored_anywhere(s):

@@ -20,6 +20,9 @@ from .tuples import split_tuple_variables
 from .desugar import desugar
 from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
+from .gather import gather_scatters
+from .partial_sums import sum_per_point
+from .tape_order import reverse_tapes
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .numba_forms import module_resolver, rewrite_forms
@@ -27,7 +30,7 @@ from .normalize import normalize
 from .ops import resolve_call
 from .ordering import ascend_independent_loops
 from .parallel import check_independent, parallelise
-from .promote import promote_accumulators
+from .promote import owned_arrays, promote_accumulators
 from .reverse import ReverseMode
 from .source import positional_parameters
 from .none_tests import fold_none_tests
@@ -443,7 +446,12 @@ class Program:
         accumulate.augment_scalar_updates(body, scalars)
         ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
                                  if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
-        promote_accumulators(body, spec.namer)
+        owned = owned_arrays(body)  # (the same before and after the gather)
+        gather_scatters(body, spec.namer, owned)  # (stencil adjoints: gather.py, partial_sums.py)
+        sum_per_point(body, {d for v, d in rev.adjoints.items()
+                             if kinds.get(v, K.UNKNOWN).tag == "float"}, spec.namer)
+        reverse_tapes(body)
+        promote_accumulators(body, spec.namer, owned)
         self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
         if not rev.helper:  # a helper may run in a parallel loop: no nested parallel launches
             parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)

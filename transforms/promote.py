@@ -28,12 +28,16 @@ from .syntax import (assign, base_name, binding_counts, name, names_stored, stor
 from .tapes import unparse
 
 
-def promote_accumulators(body, namer):
+def promote_accumulators(body, namer, owned=None):
     """Rewrite the loops of `body` (a function's statements); `namer` gives
-    fresh names."""
-    owned = _owned_arrays(body)
+    fresh names; `owned`, if given, is `owned_arrays(body)`."""
+    owned = _owned_arrays(body) if owned is None else owned
     if owned:
         _block(body, owned, namer)
+
+
+def owned_arrays(body):
+    return _owned_arrays(body)
 
 
 def _owned_arrays(body):

@@ -90,12 +90,17 @@ class LoopValues:
             return False
         local = self.loop_locals.get(id(loop), ())
         counter = loop.target.id if isinstance(loop, gast.For) else None
+        taped = 0  # operands that are recorded themselves
         for u in names_loaded(s.value):
             if u not in written or (u == counter and counts.get(u) is None):
                 continue
             earlier = [t for t in loop.body[:k] if u in names_stored([t])]
             if u in local and earlier and (not isinstance(s.value, gast.Call)
                                            or self.recomputable(earlier[0], u, loop)):
+                if not self.recomputable(earlier[0], u, loop):
+                    taped += 1
+                    if taped > 1:
+                        return False  # one value recorded instead of two
                 continue
             writer = [t for t in loop.body[k + 1:] if u in names_stored([t])]
             if writer and self.hoistable(writer[0], u, loop):

@@ -161,12 +161,33 @@ def parse_function(fn, nested_def_ok=False):
             f"No source code is available for {fn.__qualname__} ({exc}). s2sad "
             f"reads the function's source: define it in a file, not in an "
             f"interactive session or with exec.") from None
+    key = (fn.__code__, nested_def_ok)
+    known = _PARSED_TREES.get(key)
+    if known is not None and known[0] is lines:
+        tree, location, source = known[1]
+        return ParsedFunction(fn, clone(tree), location, _namespace(fn), source)
     source = textwrap.dedent("".join(lines))
     tree = _parse(source)
     tree.decorator_list = []
     positional_parameters(tree)
     location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
-    return _parsed(fn, tree, location, source, _namespace(fn), nested_def_ok)
+    nested = any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
+                 if n is not tree)
+    parsed = _parsed(fn, tree, location, source, _namespace(fn), nested_def_ok)
+    if not nested:
+        # nothing is lifted out of it (which registers the lifted functions
+        # in its namespace): the same tree serves the next parse of the same lines
+        if len(_PARSED_TREES) >= 256:
+            _PARSED_TREES.clear()
+        _PARSED_TREES[key] = (lines, (clone(tree), location, source))
+    return parsed
+
+
+# code object, nested_def_ok -> (the lines read, (tree, location, source)) of a
+# function with no nested function or lambda: a derivative parses its
+# function twice, and generating it again parses it again (~10% of GMM's
+# generation time)
+_PARSED_TREES = {}
 
 
 def _parsed(fn, tree, location, source, namespace, nested_def_ok):

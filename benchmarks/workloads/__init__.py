@@ -18,6 +18,7 @@ WORKLOADS = {
     "RK4": "rk4_oscillator",
     "BUILD": "building_heating",
     "HEAT": "heat_stencil",
+    "HEAT2D": "heat2d_stencil",
 }
 
 
