@@ -16,22 +16,28 @@ import numpy as np
 _f = np.float64
 
 
+def _ieee(x):
+    """x as a numpy float: a float32 stays float32, as compiled code keeps it
+    (a float64 result would promote the float32 values it meets)."""
+    return x if isinstance(x, np.float32) else _f(x)
+
+
 def _unary(ufunc):
     def fn(x):
-        return ufunc(_f(x))
+        return ufunc(_ieee(x))
     fn.__name__ = ufunc.__name__
     return fn
 
 
 def _binary(ufunc):
     def fn(x, y):
-        return ufunc(_f(x), _f(y))
+        return ufunc(_ieee(x), _ieee(y))
     fn.__name__ = ufunc.__name__
     return fn
 
 
 def _log(x, base=None):
-    return np.log(_f(x)) if base is None else np.log(_f(x)) / np.log(_f(base))
+    return np.log(_ieee(x)) if base is None else np.log(_ieee(x)) / np.log(_ieee(base))
 
 
 def _lgamma(x):

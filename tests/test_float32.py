@@ -1,6 +1,8 @@
 """float32 arguments get float32 gradients, computed in float32: values
 match the float64 results to float32 tolerance, and the compiled
 derivative of a float32 problem holds no float64 value."""
+import math
+
 import numpy as np
 import pytest
 
@@ -187,3 +189,24 @@ def test_counters_read_back_from_an_int_tape_stay_ints(jit):
     assert g.dtype == np.float32
     np.testing.assert_allclose(g, s2sad.grad(triangular_with_exit, jit=jit)(
         x.astype(np.float64)), rtol=1e-4, atol=1e-5)
+
+
+def max_after_math(x):
+    s = np.sum(x)
+    s += np.tanh(s - math.log(1.0 + x[0] ** 2))  # a math function of a float32 element
+    acc = 0.0
+    for i in range(3):
+        b = np.empty(3)
+        b[:] = np.log1p(x ** 2)
+        for j in range(2):
+            acc += np.max(b + s)  # recorded on a float32 tape, then matched to its ties
+        acc += x[1]
+    return acc
+
+
+def test_math_functions_keep_float32_as_compiled_code_does(jit):
+    x = np.array([0.3, -1.4, 0.8], dtype=np.float32)
+    got = s2sad.grad(max_after_math, jit=jit)(x)
+    assert got.dtype == np.float32
+    expected = numerical_grad(max_after_math, (x.astype(np.float64),), 0)
+    np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-3)
