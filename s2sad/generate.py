@@ -13,6 +13,7 @@ from .markers import MARKERS
 from .precision import to_float32
 from .registry import REGISTRY
 from .runtime_forms import FORMS
+from .runtime_special import FORMS as SPECIAL_FORMS
 from .transforms.program import Program
 
 
@@ -58,7 +59,8 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     program.flat_arguments = {fn: flat.structures} if flat else {}
     program.module_names.update(runtime.__all__)
     program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
-    program.call_forms = FORMS  # numpy forms numba lacks, as helpers (runtime_forms.py)
+    # numpy forms numba lacks, and scipy.special, as helpers (runtime_forms/_special.py)
+    program.call_forms = FORMS + SPECIAL_FORMS
     program.runtime_helpers.update(
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
     if mode == "jvp":

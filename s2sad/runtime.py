@@ -653,3 +653,10 @@ from .runtime_forms import *  # noqa: E402,F401,F403
 from . import runtime_forms as _forms  # noqa: E402
 
 __all__ = __all__ + _forms.__all__
+
+
+# ---- the helpers of s2sad.runtime_special (scipy.special; copied in by s2sad.export) ----
+from .runtime_special import *  # noqa: E402,F401,F403
+from . import runtime_special as _special  # noqa: E402
+
+__all__ = __all__ + _special.__all__
