@@ -1,0 +1,360 @@
+"""scipy.linalg as generated code calls it, and the pieces of its gradient
+rules: each helper is plain numpy that numba compiles as it is
+(`register_jitable`), with scipy's semantics.
+
+scipy's Cholesky-based functions read one triangle of their matrix (the
+lower with lower=True, else the upper) and never the other, so the matrix
+they factor is the symmetric one built from that triangle
+(`symmetric_from`), and a gradient lands in that triangle only
+(`fold_triangle`, the adjoint of `symmetric_from`): finite differences of
+scipy's own results agree entry by entry, symmetric input or not.
+cho_factor returns the factor in that triangle and a's other triangle as it
+was (LAPACK leaves it), as here."""
+import numpy as np
+import scipy.linalg as _la
+from numba.core import types
+from numba.extending import overload, register_jitable
+
+__all__ = ["la_cholesky", "la_cho_factor", "la_cho_solve", "la_solve_triangular", "la_solve",
+           "la_inv", "la_det", "symmetric_from", "fold_triangle", "cholesky_grad",
+           "cholesky_tangent", "cho_solve_grad_c", "cho_solve_tangent",
+           "solve_triangular_grad_a", "solve_triangular_tangent", "solve_grad_a", "solve_tangent",
+           "cho_factor_grad", "cho_factor_tangent",
+           "solve_triangular_adjoint", "transposes"]
+
+
+# ---- triangles --------------------------------------------------------------------
+
+@register_jitable
+def symmetric_from(a, lower):
+    """The symmetric matrix whose lower (or upper) triangle is a's."""
+    t = np.tril(a) if lower else np.triu(a)
+    return t + t.T - np.diag(np.diag(a))
+
+
+@register_jitable
+def fold_triangle(g, lower):
+    """The adjoint of symmetric_from: the gradient with respect to the
+    matrix's read triangle, from the gradient `g` of the symmetric one."""
+    if lower:
+        return np.tril(g) + np.triu(g, 1).T
+    return np.triu(g) + np.tril(g, -1).T
+
+
+@register_jitable
+def _triangle(a, lower):
+    return np.tril(a) if lower else np.triu(a)
+
+
+@register_jitable
+def _substitute(t, b, lower, unit):
+    """Solve t x = b for a triangular t (lower or upper) by substitution;
+    b a vector or a matrix of right-hand sides."""
+    n = t.shape[0]
+    rhs = np.ascontiguousarray(b).reshape((n, -1)).astype(np.float64)
+    x = np.empty_like(rhs)
+    order = range(n) if lower else range(n - 1, -1, -1)
+    for i in order:
+        row = rhs[i].copy()
+        if lower:
+            for j in range(i):
+                row -= t[i, j] * x[j]
+        else:
+            for j in range(i + 1, n):
+                row -= t[i, j] * x[j]
+        x[i] = row if unit else row / t[i, i]
+    return x.reshape(b.shape)
+
+
+# ---- the functions ----------------------------------------------------------------
+
+def la_cholesky(a, lower=False, check_finite=True):
+    """scipy.linalg.cholesky(a, lower)."""
+    return _la.cholesky(a, lower=lower, check_finite=check_finite)
+
+
+@register_jitable
+def _cholesky(a, lower):
+    factor = np.linalg.cholesky(symmetric_from(a, lower))
+    return factor if lower else np.ascontiguousarray(factor.T)
+
+
+@overload(la_cholesky)
+def _la_cholesky(a, lower=False, check_finite=True):
+    return lambda a, lower=False, check_finite=True: _cholesky(a, lower)
+
+
+def la_cho_factor(a, lower=False, check_finite=True):
+    """scipy.linalg.cho_factor(a, lower): (c, lower)."""
+    return _la.cho_factor(a, lower=lower, check_finite=check_finite)
+
+
+@register_jitable
+def _cho_factor(a, lower):
+    factor = _cholesky(a, lower)
+    other = np.triu(a, 1) if lower else np.tril(a, -1)
+    return factor + other, lower
+
+
+@overload(la_cho_factor)
+def _la_cho_factor(a, lower=False, check_finite=True):
+    return lambda a, lower=False, check_finite=True: _cho_factor(a, lower)
+
+
+def la_cho_solve(c_and_lower, b, check_finite=True):
+    """scipy.linalg.cho_solve((c, lower), b)."""
+    return _la.cho_solve(c_and_lower, b, check_finite=check_finite)
+
+
+@register_jitable
+def _cho_solve(c, lower, b):
+    factor = np.tril(c) if lower else np.ascontiguousarray(np.triu(c).T)
+    return _substitute(factor.T.copy(), _substitute(factor, b, True, False), False, False)
+
+
+@overload(la_cho_solve)
+def _la_cho_solve(c_and_lower, b, check_finite=True):
+    return lambda c_and_lower, b, check_finite=True: _cho_solve(c_and_lower[0],
+                                                                c_and_lower[1], b)
+
+
+def la_solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, check_finite=True):
+    """scipy.linalg.solve_triangular (trans 0/'N', 1/'T' or 2/'C')."""
+    return _la.solve_triangular(a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal,
+                                check_finite=check_finite)
+
+
+def transposes(trans):
+    """Whether solve_triangular's `trans` (0/'N', 1/'T' or 2/'C') solves
+    with the transpose."""
+    return trans not in (0, "N")
+
+
+@overload(transposes)
+def _transposes(trans):
+    if isinstance(trans, (types.UnicodeType, types.StringLiteral)):
+        return lambda trans: trans != "N"
+    return lambda trans: trans != 0
+
+
+@register_jitable
+def _solve_triangular(a, b, transposed, lower, unit):
+    t = _triangle(a, lower)
+    if transposed:
+        return _substitute(np.ascontiguousarray(t.T), b, not lower, unit)
+    return _substitute(t, b, lower, unit)
+
+
+@overload(la_solve_triangular)
+def _la_solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, check_finite=True):
+    if isinstance(trans, (types.UnicodeType, types.StringLiteral)):
+        def impl(a, b, trans=0, lower=False, unit_diagonal=False, check_finite=True):
+            return _solve_triangular(a, b, trans != "N", lower, unit_diagonal)
+        return impl
+
+    def impl_int(a, b, trans=0, lower=False, unit_diagonal=False, check_finite=True):
+        return _solve_triangular(a, b, trans != 0, lower, unit_diagonal)
+    return impl_int
+
+
+def la_solve(a, b, lower=False, check_finite=True, assume_a=None):
+    """scipy.linalg.solve(a, b, lower, assume_a) for a general, symmetric or
+    positive definite a (the symmetric kinds read one triangle)."""
+    return _la.solve(a, b, lower=lower, check_finite=check_finite, assume_a=assume_a)
+
+
+@register_jitable
+def _symmetric_kind(assume_a):
+    return assume_a == "sym" or assume_a == "symmetric" or assume_a == "her" or \
+        assume_a == "hermitian" or assume_a == "pos" or assume_a == "positive definite"
+
+
+@overload(la_solve)
+def _la_solve(a, b, lower=False, check_finite=True, assume_a=None):
+    if isinstance(assume_a, (types.UnicodeType, types.StringLiteral)):
+        def impl(a, b, lower=False, check_finite=True, assume_a=None):
+            if _symmetric_kind(assume_a):
+                return np.linalg.solve(symmetric_from(a, lower), b)
+            return np.linalg.solve(a, b)
+        return impl
+    return lambda a, b, lower=False, check_finite=True, assume_a=None: np.linalg.solve(a, b)
+
+
+def la_inv(a, check_finite=True):
+    """scipy.linalg.inv(a)."""
+    return _la.inv(a, check_finite=check_finite)
+
+
+@overload(la_inv)
+def _la_inv(a, check_finite=True):
+    return lambda a, check_finite=True: np.linalg.inv(a)
+
+
+def la_det(a, check_finite=True):
+    """scipy.linalg.det(a)."""
+    return _la.det(a, check_finite=check_finite)
+
+
+@overload(la_det)
+def _la_det(a, check_finite=True):
+    return lambda a, check_finite=True: np.linalg.det(a)
+
+
+# ---- pieces of the gradient rules ------------------------------------------------------
+
+@register_jitable
+def cholesky_grad(g, factor, lower):
+    """The gradient with respect to a's read triangle of cholesky(a, lower)
+    = `factor`, from the factor's gradient `g` (Murray 2016: with L lower,
+    L^-T tril_half(L^T g) L^-1, symmetrised, folded into the triangle)."""
+    low = factor if lower else np.ascontiguousarray(factor.T)
+    gl = np.tril(g) if lower else np.ascontiguousarray(np.triu(g).T)
+    p = np.tril(low.T @ gl)
+    p = p - 0.5 * np.diag(np.diag(p))
+    upper = np.ascontiguousarray(low.T)
+    m = _substitute(upper, np.ascontiguousarray(_substitute(upper, p, False, False).T), False,
+                    False)  # (L^-T P L^-1)^T
+    return fold_triangle(m.T.copy(), lower)
+
+
+@register_jitable
+def cholesky_tangent(t, factor, lower):
+    """The tangent of cholesky(a, lower) = `factor` along a's tangent `t`:
+    L tril_half(L^-1 T L^-T) with T built from t's read triangle."""
+    low = factor if lower else np.ascontiguousarray(factor.T)
+    s = symmetric_from(t, lower)
+    w = _substitute(low, np.ascontiguousarray(_substitute(low, s, True, False).T), True, False)
+    p = np.tril(w)
+    p = p - 0.5 * np.diag(np.diag(p))
+    dl = low @ p
+    return dl if lower else np.ascontiguousarray(dl.T)
+
+
+@register_jitable
+def cho_solve_grad_c(gb, x, c, lower):
+    """The gradient of cho_solve((c, lower), b) = x with respect to c, from
+    gb = cho_solve((c, lower), g): A = L L^T gets -gb x^T, symmetrised and
+    carried to L's triangle; c's other triangle is not read."""
+    ga = -np.outer(gb, x) if x.ndim == 1 else -(gb.reshape(x.shape[0], -1) @ x.reshape(
+        x.shape[0], -1).T)
+    s = ga + ga.T
+    if lower:
+        return np.tril(s @ np.tril(c))
+    return np.triu(np.triu(c) @ s)
+
+
+@register_jitable
+def cho_solve_tangent(tc, tb, x, c, lower):
+    """The tangent of cho_solve((c, lower), b) = x: A^-1 (tb - dA x), dA =
+    dL L^T + L dL^T from the tangent of c's triangle."""
+    low = np.tril(c) if lower else np.ascontiguousarray(np.triu(c).T)
+    dl = np.tril(tc) if lower else np.ascontiguousarray(np.triu(tc).T)
+    da = dl @ low.T + low @ dl.T
+    return _cho_solve(c, lower, tb - (da @ x))
+
+
+@register_jitable
+def solve_triangular_grad_a(gb, x, transposed, lower, unit):
+    """The gradient of solve_triangular(a, b) = x with respect to a's
+    triangle, from gb = op(a)^-T g: op(a) gets -gb x^T."""
+    n = x.shape[0]
+    gop = -(np.ascontiguousarray(gb).reshape((n, -1)) @ np.ascontiguousarray(x).reshape(
+        (n, -1)).T)
+    ga = gop.T.copy() if transposed else gop
+    ga = _triangle(ga, lower)
+    if unit:
+        ga = ga - np.diag(np.diag(ga))
+    return ga
+
+
+@register_jitable
+def solve_triangular_adjoint(g, a, transposed, lower, unit):
+    """op(a)^-T g: the gradient of solve_triangular(a, b) with respect to b."""
+    return _solve_triangular(a, g, not transposed, lower, unit)
+
+
+@register_jitable
+def solve_triangular_tangent(ta, tb, x, a, transposed, lower, unit):
+    t = _triangle(ta, lower)
+    if unit:
+        t = t - np.diag(np.diag(t))
+    op = np.ascontiguousarray(t.T) if transposed else t
+    n = x.shape[0]
+    rhs = tb - (op @ np.ascontiguousarray(x).reshape((n, -1))).reshape(x.shape)
+    return _solve_triangular(a, rhs, transposed, lower, unit)
+
+
+def _symmetric_solve(assume_a):
+    return assume_a in ("sym", "symmetric", "her", "hermitian", "pos", "positive definite")
+
+
+def solve_grad_a(gb, x, lower=False, assume_a=None):
+    """The gradient of solve(a, b, lower, assume_a) = x with respect to a,
+    from gb = A^-T g: -gb x^T, folded into the read triangle for the
+    symmetric kinds."""
+    n = x.shape[0]
+    ga = -(np.reshape(gb, (n, -1)) @ np.reshape(x, (n, -1)).T)
+    return fold_triangle(ga, lower) if _symmetric_solve(assume_a) else ga
+
+
+def solve_tangent(ta, tb, x, a, lower=False, assume_a=None):
+    """The tangent of solve(a, b, lower, assume_a) = x: A^-1 (tb - dA x)."""
+    return la_solve(a, tb - _product(symmetric_from(ta, lower) if _symmetric_solve(assume_a)
+                                     else ta, x), lower=lower, assume_a=assume_a)
+
+
+@register_jitable
+def _product(m, x):
+    n = x.shape[0]
+    return (m @ np.ascontiguousarray(x).reshape((n, -1))).reshape(x.shape)
+
+
+@overload(solve_grad_a)
+def _solve_grad_a(gb, x, lower=False, assume_a=None):
+    general = not isinstance(assume_a, (types.UnicodeType, types.StringLiteral))
+
+    def impl(gb, x, lower=False, assume_a=None):
+        n = x.shape[0]
+        ga = -(np.ascontiguousarray(gb).reshape((n, -1)) @ np.ascontiguousarray(x).reshape(
+            (n, -1)).T)
+        if not general and _symmetric_kind(assume_a):
+            return fold_triangle(ga, lower)
+        return ga
+    return impl
+
+
+@overload(solve_tangent)
+def _solve_tangent(ta, tb, x, a, lower=False, assume_a=None):
+    general = not isinstance(assume_a, (types.UnicodeType, types.StringLiteral))
+
+    def impl(ta, tb, x, a, lower=False, assume_a=None):
+        if not general and _symmetric_kind(assume_a):
+            return np.linalg.solve(symmetric_from(a, lower),
+                                   tb - _product(symmetric_from(ta, lower), x))
+        return np.linalg.solve(a, tb - _product(ta, x))
+    return impl
+
+
+@register_jitable
+def cho_factor_grad(gc, factor, lower):
+    """The gradient of cho_factor(a, lower)'s c with respect to a, with
+    `factor` = cholesky(a, lower): the factor's through cholesky_grad, the
+    other triangle (a copy of a's) as it is."""
+    other = np.triu(gc, 1) if lower else np.tril(gc, -1)
+    return cholesky_grad(gc, factor, lower) + other
+
+
+@register_jitable
+def cho_factor_tangent(t, factor, lower):
+    """The tangent of cho_factor(a, lower) (factor = cholesky(a, lower)):
+    (tangent of c, lower)."""
+    other = np.triu(t, 1) if lower else np.tril(t, -1)
+    return cholesky_tangent(t, factor, lower) + other, lower
+
+
+# the scipy function each helper stands for (its gradient rule is that one's)
+_STANDS = [(_la.cholesky, "la_cholesky"), (_la.cho_factor, "la_cho_factor"),
+           (_la.cho_solve, "la_cho_solve"), (_la.solve_triangular, "la_solve_triangular"),
+           (_la.solve, "la_solve"), (_la.inv, "la_inv"), (_la.det, "la_det")]
+FORMS = [(fn, lambda call: True, helper, "same") for fn, helper in _STANDS]
+STANDS_FOR = {helper: fn for fn, helper in _STANDS}
