@@ -13,10 +13,6 @@ from ..parameters import AXIS, INT, KEEPDIMS, Values
 from ..registry import REGISTRY, adjoint, broadcast_float, reduction, same_as_first, tangent
 from ..transforms import kinds as K
 
-_SQRT_2PI = float(np.sqrt(2.0 * np.pi))
-_SQRT_PI = float(np.sqrt(np.pi))
-
-
 def _unary(*fns):
     return adjoint(*fns, kind=same_as_first, pointwise=True)
 
@@ -64,33 +60,33 @@ def betaln(g, ans, a, b):
 
 @_unary(sp.erf)
 def erf(g, ans, x):
-    return g * (2.0 / _SQRT_PI) * np.exp(-x * x)
+    return g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)
 
 
 @_unary(sp.erfc)
 def erfc(g, ans, x):
-    return -g * (2.0 / _SQRT_PI) * np.exp(-x * x)
+    return -g * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)
 
 
 @_unary(sp.erfinv)
 def erfinv(g, ans, x):
-    return g * (0.5 * _SQRT_PI) * np.exp(ans * ans)
+    return g * 0.5 * np.sqrt(np.pi) * np.exp(ans * ans)
 
 
 @_unary(sp.ndtr)
 def ndtr(g, ans, x):
-    return g * np.exp(-0.5 * x * x) / _SQRT_2PI
+    return g * np.exp(-0.5 * x * x) / np.sqrt(2.0 * np.pi)
 
 
 @_unary(sp.log_ndtr)
 def log_ndtr(g, ans, x):
     # the normal density over ndtr(x), as one exponential (finite far into the left tail)
-    return g * np.exp(-0.5 * x * x - ans) / _SQRT_2PI
+    return g * np.exp(-0.5 * x * x - ans) / np.sqrt(2.0 * np.pi)
 
 
 @_unary(sp.ndtri)
 def ndtri(g, ans, x):
-    return g * _SQRT_2PI * np.exp(0.5 * ans * ans)
+    return g * np.sqrt(2.0 * np.pi) * np.exp(0.5 * ans * ans)
 
 
 # ---- logistic functions ------------------------------------------------------------------
@@ -132,8 +128,9 @@ def i0(g, ans, x):
 
 @_unary(sp.i1)
 def i1(g, ans, x):
-    # i0(x) - i1(x) / x, whose limit at 0 is 1/2
-    return g * (sp_i0(x) - sp_i1(x) / (x + (x == 0.0)) - 0.5 * (x == 0.0))
+    # i0(x) - i1(x) / x; i1(x) / x is 1/2 at 0, with derivative 0 (its arguments
+    # there are made safe, so the branch np.where drops gives no nan)
+    return g * (sp_i0(x) - np.where(x == 0.0, 0.5, sp_i1(x + (x == 0.0)) / (x + (x == 0.0))))
 
 
 @_unary(sp.i0e)
@@ -144,7 +141,8 @@ def i0e(g, ans, x):
 
 @_unary(sp.i1e)
 def i1e(g, ans, x):
-    return g * (sp_i0e(x) - sp_i1e(x) / (x + (x == 0.0)) - 0.5 * (x == 0.0) - np.sign(x) * ans)
+    return g * (sp_i0e(x) - np.where(x == 0.0, 0.5, sp_i1e(x + (x == 0.0)) / (x + (x == 0.0)))
+                - np.sign(x) * ans)
 
 
 # ---- log-sum-exp, softmax and log-softmax over an axis --------------------------------------
