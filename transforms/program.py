@@ -18,6 +18,7 @@ from .tuples import split_tuple_variables
 from .desugar import desugar
 from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
+from .libraries import is_library_function
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .numba_forms import module_resolver, rewrite_forms
@@ -430,7 +431,8 @@ class Program:
             obj = parsed.namespace.get(n)
             if n not in parsed.namespace or obj is getattr(builtins, n, object()):
                 continue  # builtins numba knows (min, max, abs, ...)
-            if inspect.isfunction(obj) and self.registry.lookup(obj) is None:
+            if inspect.isfunction(obj) and self.registry.lookup(obj) is None \
+                    and not is_library_function(obj):
                 self._copy_helper(n, obj)
                 continue
             if getattr(obj, "__s2sad_custom__", None):

@@ -3,6 +3,7 @@ partners, axis forms and keyword spellings, special points (xlogy at x = 0,
 the Bessel functions at 0, the normal's far tail), non-symmetric matrices
 (scipy reads one triangle), and the calls the rules refuse."""
 import numpy as np
+import scipy.special
 
 from .cases import SHAPES, const, make, matrix, rank_name, signed, uni
 
@@ -22,7 +23,8 @@ PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3))]
 
 
 def _rule(name):
-    return f"{SP}.digamma" if name == "psi" else f"{SP}.{name}"
+    # the rule's name is the function's (scipy.special.digamma is psi)
+    return f"{SP}.{getattr(scipy.special, name).__name__}"
 
 
 def special_cases():
