@@ -24,26 +24,77 @@ __all__ = ["la_cholesky", "la_cho_factor", "la_cho_solve", "la_solve_triangular"
 
 
 # ---- triangles --------------------------------------------------------------------
+# (loops: numba compiles np.tril / np.triu / np.diag several times slower)
+
+@register_jitable
+def _tril(a, k=0):
+    """np.tril(a, k) of a square matrix."""
+    out = np.zeros(a.shape)
+    for i in range(a.shape[0]):
+        for j in range(min(i + k + 1, a.shape[1])):
+            out[i, j] = a[i, j]
+    return out
+
+
+@register_jitable
+def _triu(a, k=0):
+    """np.triu(a, k) of a square matrix."""
+    out = np.zeros(a.shape)
+    for i in range(a.shape[0]):
+        for j in range(max(i + k, 0), a.shape[1]):
+            out[i, j] = a[i, j]
+    return out
+
+
+@register_jitable
+def _diagonal_part(a):
+    """np.diag(np.diag(a))."""
+    out = np.zeros(a.shape)
+    for i in range(a.shape[0]):
+        out[i, i] = a[i, i]
+    return out
+
 
 @register_jitable
 def symmetric_from(a, lower):
     """The symmetric matrix whose lower (or upper) triangle is a's."""
-    t = np.tril(a) if lower else np.triu(a)
-    return t + t.T - np.diag(np.diag(a))
+    n = a.shape[0]
+    out = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = a[max(i, j), min(i, j)] if lower else a[min(i, j), max(i, j)]
+    return out
 
 
 @register_jitable
 def fold_triangle(g, lower):
     """The adjoint of symmetric_from: the gradient with respect to the
     matrix's read triangle, from the gradient `g` of the symmetric one."""
-    if lower:
-        return np.tril(g) + np.triu(g, 1).T
-    return np.triu(g) + np.tril(g, -1).T
+    n = g.shape[0]
+    out = np.zeros((n, n))
+    for i in range(n):
+        out[i, i] = g[i, i]
+        for j in range(i):
+            if lower:
+                out[i, j] = g[i, j] + g[j, i]
+            else:
+                out[j, i] = g[i, j] + g[j, i]
+    return out
+
+
+@register_jitable
+def _transpose(a):
+    """a.T as a new C-contiguous matrix."""
+    out = np.empty((a.shape[1], a.shape[0]))
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[j, i] = a[i, j]
+    return out
 
 
 @register_jitable
 def _triangle(a, lower):
-    return np.tril(a) if lower else np.triu(a)
+    return _tril(a) if lower else _triu(a)
 
 
 @register_jitable
@@ -51,18 +102,20 @@ def _substitute(t, b, lower, unit):
     """Solve t x = b for a triangular t (lower or upper) by substitution;
     b a vector or a matrix of right-hand sides."""
     n = t.shape[0]
-    rhs = np.ascontiguousarray(b).reshape((n, -1)).astype(np.float64)
-    x = np.empty_like(rhs)
-    order = range(n) if lower else range(n - 1, -1, -1)
-    for i in order:
-        row = rhs[i].copy()
-        if lower:
-            for j in range(i):
-                row -= t[i, j] * x[j]
-        else:
-            for j in range(i + 1, n):
-                row -= t[i, j] * x[j]
-        x[i] = row if unit else row / t[i, i]
+    rhs = np.ascontiguousarray(b).reshape((n, -1))
+    m = rhs.shape[1]
+    x = np.empty((n, m))
+    for c in range(m):
+        for step in range(n):
+            i = step if lower else n - 1 - step
+            s = rhs[i, c]
+            if lower:
+                for j in range(i):
+                    s -= t[i, j] * x[j, c]
+            else:
+                for j in range(i + 1, n):
+                    s -= t[i, j] * x[j, c]
+            x[i, c] = s if unit else s / t[i, i]
     return x.reshape(b.shape)
 
 
@@ -76,7 +129,7 @@ def la_cholesky(a, lower=False, check_finite=True):
 @register_jitable
 def _cholesky(a, lower):
     factor = np.linalg.cholesky(symmetric_from(a, lower))
-    return factor if lower else np.ascontiguousarray(factor.T)
+    return factor if lower else _transpose(factor)
 
 
 @overload(la_cholesky)
@@ -91,9 +144,16 @@ def la_cho_factor(a, lower=False, check_finite=True):
 
 @register_jitable
 def _cho_factor(a, lower):
-    factor = _cholesky(a, lower)
-    other = np.triu(a, 1) if lower else np.tril(a, -1)
-    return factor + other, lower
+    # the factor in its triangle, a's other triangle as it was
+    c = _cholesky(a, lower)
+    n = a.shape[0]
+    for i in range(n):
+        for j in range(i):
+            if lower:
+                c[j, i] = a[j, i]
+            else:
+                c[i, j] = a[i, j]
+    return c, lower
 
 
 @overload(la_cho_factor)
@@ -108,8 +168,8 @@ def la_cho_solve(c_and_lower, b, check_finite=True):
 
 @register_jitable
 def _cho_solve(c, lower, b):
-    factor = np.tril(c) if lower else np.ascontiguousarray(np.triu(c).T)
-    return _substitute(factor.T.copy(), _substitute(factor, b, True, False), False, False)
+    factor = _tril(c) if lower else _transpose(_triu(c))
+    return _substitute(_transpose(factor), _substitute(factor, b, True, False), False, False)
 
 
 @overload(la_cho_solve)
@@ -141,7 +201,7 @@ def _transposes(trans):
 def _solve_triangular(a, b, transposed, lower, unit):
     t = _triangle(a, lower)
     if transposed:
-        return _substitute(np.ascontiguousarray(t.T), b, not lower, unit)
+        return _substitute(_transpose(t), b, not lower, unit)
     return _substitute(t, b, lower, unit)
 
 
@@ -207,27 +267,27 @@ def cholesky_grad(g, factor, lower):
     """The gradient with respect to a's read triangle of cholesky(a, lower)
     = `factor`, from the factor's gradient `g` (Murray 2016: with L lower,
     L^-T tril_half(L^T g) L^-1, symmetrised, folded into the triangle)."""
-    low = factor if lower else np.ascontiguousarray(factor.T)
-    gl = np.tril(g) if lower else np.ascontiguousarray(np.triu(g).T)
-    p = np.tril(low.T @ gl)
-    p = p - 0.5 * np.diag(np.diag(p))
-    upper = np.ascontiguousarray(low.T)
-    m = _substitute(upper, np.ascontiguousarray(_substitute(upper, p, False, False).T), False,
+    low = factor if lower else _transpose(factor)
+    gl = _tril(g) if lower else _transpose(_triu(g))
+    p = _tril(low.T @ gl)
+    p = p - 0.5 * _diagonal_part(p)
+    upper = _transpose(low)
+    m = _substitute(upper, _transpose(_substitute(upper, p, False, False)), False,
                     False)  # (L^-T P L^-1)^T
-    return fold_triangle(m.T.copy(), lower)
+    return fold_triangle(_transpose(m), lower)
 
 
 @register_jitable
 def cholesky_tangent(t, factor, lower):
     """The tangent of cholesky(a, lower) = `factor` along a's tangent `t`:
     L tril_half(L^-1 T L^-T) with T built from t's read triangle."""
-    low = factor if lower else np.ascontiguousarray(factor.T)
+    low = factor if lower else _transpose(factor)
     s = symmetric_from(t, lower)
-    w = _substitute(low, np.ascontiguousarray(_substitute(low, s, True, False).T), True, False)
-    p = np.tril(w)
-    p = p - 0.5 * np.diag(np.diag(p))
+    w = _substitute(low, _transpose(_substitute(low, s, True, False)), True, False)
+    p = _tril(w)
+    p = p - 0.5 * _diagonal_part(p)
     dl = low @ p
-    return dl if lower else np.ascontiguousarray(dl.T)
+    return dl if lower else _transpose(dl)
 
 
 @register_jitable
@@ -239,16 +299,16 @@ def cho_solve_grad_c(gb, x, c, lower):
         x.shape[0], -1).T)
     s = ga + ga.T
     if lower:
-        return np.tril(s @ np.tril(c))
-    return np.triu(np.triu(c) @ s)
+        return _tril(s @ _tril(c))
+    return _triu(_triu(c) @ s)
 
 
 @register_jitable
 def cho_solve_tangent(tc, tb, x, c, lower):
     """The tangent of cho_solve((c, lower), b) = x: A^-1 (tb - dA x), dA =
     dL L^T + L dL^T from the tangent of c's triangle."""
-    low = np.tril(c) if lower else np.ascontiguousarray(np.triu(c).T)
-    dl = np.tril(tc) if lower else np.ascontiguousarray(np.triu(tc).T)
+    low = _tril(c) if lower else _transpose(_triu(c))
+    dl = _tril(tc) if lower else _transpose(_triu(tc))
     da = dl @ low.T + low @ dl.T
     return _cho_solve(c, lower, tb - (da @ x))
 
@@ -260,10 +320,10 @@ def solve_triangular_grad_a(gb, x, transposed, lower, unit):
     n = x.shape[0]
     gop = -(np.ascontiguousarray(gb).reshape((n, -1)) @ np.ascontiguousarray(x).reshape(
         (n, -1)).T)
-    ga = gop.T.copy() if transposed else gop
+    ga = _transpose(gop) if transposed else gop
     ga = _triangle(ga, lower)
     if unit:
-        ga = ga - np.diag(np.diag(ga))
+        ga = ga - _diagonal_part(ga)
     return ga
 
 
@@ -277,8 +337,8 @@ def solve_triangular_adjoint(g, a, transposed, lower, unit):
 def solve_triangular_tangent(ta, tb, x, a, transposed, lower, unit):
     t = _triangle(ta, lower)
     if unit:
-        t = t - np.diag(np.diag(t))
-    op = np.ascontiguousarray(t.T) if transposed else t
+        t = t - _diagonal_part(t)
+    op = _transpose(t) if transposed else t
     n = x.shape[0]
     rhs = tb - (op @ np.ascontiguousarray(x).reshape((n, -1))).reshape(x.shape)
     return _solve_triangular(a, rhs, transposed, lower, unit)
@@ -340,7 +400,7 @@ def cho_factor_grad(gc, factor, lower):
     """The gradient of cho_factor(a, lower)'s c with respect to a, with
     `factor` = cholesky(a, lower): the factor's through cholesky_grad, the
     other triangle (a copy of a's) as it is."""
-    other = np.triu(gc, 1) if lower else np.tril(gc, -1)
+    other = _triu(gc, 1) if lower else _tril(gc, -1)
     return cholesky_grad(gc, factor, lower) + other
 
 
@@ -348,7 +408,7 @@ def cho_factor_grad(gc, factor, lower):
 def cho_factor_tangent(t, factor, lower):
     """The tangent of cho_factor(a, lower) (factor = cholesky(a, lower)):
     (tangent of c, lower)."""
-    other = np.triu(t, 1) if lower else np.tril(t, -1)
+    other = _triu(t, 1) if lower else _tril(t, -1)
     return cholesky_tangent(t, factor, lower) + other, lower
 
 
