@@ -36,13 +36,8 @@ JIT_MODES = ("grad", "jvp")
 
 # Known failures, (case id, mode) -> why; the full list is the report of
 # `python -m tests.systematic.run`.
-_DIGAMMA = ("second order through lgamma/gamma: refused (LookupError), the trigamma function "
-            "is not implemented")
 _BOTH = ("grad", "jvp")
 KNOWN = {
-    **{(f"math.{f}:math.{f}/{p}", m): _DIGAMMA for f, p in [("gamma", "s"), ("lgamma", "s"),
-                                                            ("lgamma", "negative")]
-       for m in ("hvp", "hessian")},
     ("numpy.where:zero/where_sqrt_nan", "grad"): "nan from the branch np.where does not take "
     "(0 * nan, as in JAX and autograd)",
 }
