@@ -20,7 +20,7 @@ __all__ = ["la_cholesky", "la_cho_factor", "la_cho_solve", "la_solve_triangular"
            "cholesky_tangent", "cho_solve_grad_c", "cho_solve_tangent",
            "solve_triangular_grad_a", "solve_triangular_tangent", "solve_grad_a", "solve_tangent",
            "cho_factor_grad", "cho_factor_tangent",
-           "solve_triangular_adjoint", "transposes"]
+           "solve_triangular_adjoint", "transposes", "la_expm", "expm_frechet"]
 
 
 # ---- triangles --------------------------------------------------------------------
@@ -260,6 +260,73 @@ def _la_det(a, check_finite=True):
     return lambda a, check_finite=True: np.linalg.det(a)
 
 
+def la_expm(A):
+    """scipy.linalg.expm(A) of a matrix."""
+    return _la.expm(A)
+
+
+# Higham's (2005) [13/13] Pade approximant with scaling and squaring
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+           40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+
+
+@register_jitable
+def _expm(A):
+    n = A.shape[0]
+    norm = 0.0
+    for j in range(n):
+        col = 0.0
+        for i in range(n):
+            col += abs(A[i, j])
+        norm = max(norm, col)
+    squarings = 0
+    if norm > 5.371920351148152:
+        squarings = int(np.ceil(np.log2(norm / 5.371920351148152)))
+    a = np.ascontiguousarray(A) / 2.0 ** squarings
+    b = _PADE13
+    ident = np.eye(n)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2)
+             + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * ident)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 \
+        + b[0] * ident
+    r = np.linalg.solve(v - u, v + u)
+    for _ in range(squarings):
+        r = r @ r
+    return r
+
+
+@overload(la_expm)
+def _la_expm(A):
+    return lambda A: _expm(np.asarray(A, dtype=np.float64))
+
+
+def expm_frechet(A, E):
+    """The Frechet derivative of expm at A in the direction E: the top right
+    block of the exponential of [[A, E], [0, A]] (Higham's block form)."""
+    n = A.shape[0]
+    block = np.zeros((2 * n, 2 * n))
+    block[:n, :n] = A
+    block[n:, n:] = A
+    block[:n, n:] = E
+    return la_expm(block)[:n, n:].copy()
+
+
+@overload(expm_frechet)
+def _expm_frechet(A, E):
+    def impl(A, E):
+        n = A.shape[0]
+        block = np.zeros((2 * n, 2 * n))
+        block[:n, :n] = A
+        block[n:, n:] = A
+        block[:n, n:] = E
+        return _expm(block)[:n, n:].copy()
+    return impl
+
+
 # ---- pieces of the gradient rules ------------------------------------------------------
 
 @register_jitable
@@ -415,6 +482,7 @@ def cho_factor_tangent(t, factor, lower):
 # the scipy function each helper stands for (its gradient rule is that one's)
 _STANDS = [(_la.cholesky, "la_cholesky"), (_la.cho_factor, "la_cho_factor"),
            (_la.cho_solve, "la_cho_solve"), (_la.solve_triangular, "la_solve_triangular"),
-           (_la.solve, "la_solve"), (_la.inv, "la_inv"), (_la.det, "la_det")]
+           (_la.solve, "la_solve"), (_la.inv, "la_inv"), (_la.det, "la_det"),
+           (_la.expm, "la_expm")]
 FORMS = [(fn, lambda call: True, helper, "same") for fn, helper in _STANDS]
 STANDS_FOR = {helper: fn for fn, helper in _STANDS}

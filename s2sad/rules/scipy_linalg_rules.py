@@ -117,13 +117,24 @@ def det_tangent(t, ans, a, check_finite=True):
     return ans * np.trace(np.linalg.solve(a, t))
 
 
+@adjoint(la.expm, kind=first_arg, values={"A": MATRIX})
+def expm(g, ans, A):
+    # the adjoint of the Frechet derivative L(A, .) is L(A^T, .)
+    return expm_frechet(A.T, g)
+
+
+@tangent(la.expm)
+def expm_tangent(t, ans, A):
+    return expm_frechet(A, t)
+
+
 # ---- the helpers generated code calls ---------------------------------------------------
 
 for _name, _fn in rl.STANDS_FOR.items():
     REGISTRY.register(getattr(rl, _name), REGISTRY.lookup(_fn))
 refused(rl.cholesky_grad, rl.cholesky_tangent, rl.cho_factor_grad, rl.cho_solve_grad_c,
         rl.cho_solve_tangent, rl.solve_triangular_grad_a, rl.solve_triangular_tangent,
-        rl.solve_triangular_adjoint, rl.solve_grad_a, rl.solve_tangent,
+        rl.solve_triangular_adjoint, rl.solve_grad_a, rl.solve_tangent, rl.expm_frechet,
         kind=lambda args, kws: K.UNKNOWN,
         reason="second derivatives through scipy.linalg rules are not implemented")
 refused(rl.cho_factor_tangent, kind=lambda args, kws: K.tuple_of([K.array(2, "f"), K.BOOL]),

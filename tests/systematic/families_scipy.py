@@ -147,6 +147,11 @@ def linalg_cases():
                         {"x": ((3, 3), matrix(3))}, **first))
         out.append(make(f"{LA}.det", f"det{spelling}", f"{LA}.det(x{spelling})",
                         {"x": ((3, 3), matrix(3, sign=-1.0))}, **first))
+    for name, scale in [("small", 0.3), ("scaled", 4.0)]:
+        out.append(make(f"{LA}.expm", f"expm/{name}", f"{LA}.expm(x)",
+                        {"x": ((3, 3), uni(-scale, scale))}, **first))
+    out.append(make(f"{LA}.expm", "expm/keyword", f"{LA}.expm(A=x)",
+                    {"x": ((2, 2), uni(-1.0, 1.0))}, **first))
     return out
 
 
