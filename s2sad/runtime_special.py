@@ -367,9 +367,14 @@ def _finite_or_zero_impl(m):
 
 
 def _runtime():
-    # the axis helpers of s2sad.runtime (imported late: runtime re-exports this module)
-    from . import runtime_forms, runtime
-    return runtime_forms.max_axis, runtime.keep_axes, runtime.sum_axis
+    """The axis helpers of s2sad.runtime: globals of an exported derivative
+    (which holds every helper in one module), else imported late (runtime
+    re-exports this module)."""
+    names = ("max_axis", "keep_axes", "sum_axis")
+    if all(n in globals() for n in names):
+        return tuple(globals()[n] for n in names)
+    from . import runtime
+    return tuple(getattr(runtime, n) for n in names)
 
 
 @overload(sp_logsumexp)

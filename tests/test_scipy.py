@@ -244,3 +244,26 @@ def test_scipy_rule_compiles(case_id, compiled_cases):
     bad = [f"{r.mode}: {r.status}: {r.detail} {r.fallback or ''}" for r in results
            if r.failed or r.fallback]
     assert not bad, "\n".join(bad)
+
+
+def test_exported_derivative_runs_without_s2sad(tmp_path):
+    """s2sad.export copies the scipy helpers into the exported module (run as
+    Python here: NUMBA_DISABLE_JIT=1, compiling takes a minute)."""
+    import subprocess
+    import sys
+    X, y = _gp_data(3, n=4)
+    df = s2sad.grad(gp_nll_vectorised, jit=False)
+    theta = np.array([0.1, 0.3, -1.2])
+    expected = df(theta, X, y)
+    path = tmp_path / "gp_grad.py"
+    s2sad.export(df, str(path))
+    code = (f"import sys, numpy as np; sys.path.insert(0, {str(tmp_path)!r}); "
+            f"sys.modules['s2sad'] = None; import gp_grad; "
+            f"X = np.array({X.tolist()}); y = np.array({y.tolist()}); "
+            f"print(list(gp_grad.grad_gp_nll_vectorised(np.array({theta.tolist()}), X, y)[1]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=str(tmp_path), env={**{k: v for k, v in os.environ.items()
+                                                    if k != "PYTHONPATH"},
+                                                 "NUMBA_DISABLE_JIT": "1"})
+    assert out.returncode == 0, out.stderr
+    np.testing.assert_allclose(eval(out.stdout), expected, rtol=1e-10)
