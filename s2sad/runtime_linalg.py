@@ -20,7 +20,8 @@ __all__ = ["la_cholesky", "la_cho_factor", "la_cho_solve", "la_solve_triangular"
            "cholesky_tangent", "cho_solve_grad_c", "cho_solve_tangent",
            "solve_triangular_grad_a", "solve_triangular_tangent", "solve_grad_a", "solve_tangent",
            "cho_factor_grad", "cho_factor_tangent",
-           "solve_triangular_adjoint", "transposes", "la_expm", "expm_frechet"]
+           "solve_triangular_adjoint", "transposes", "la_expm", "expm_frechet", "la_eigh",
+           "eigh_grad", "eigh_tangent"]
 
 
 # ---- triangles --------------------------------------------------------------------
@@ -327,6 +328,73 @@ def _expm_frechet(A, E):
     return impl
 
 
+def la_eigh(a, lower=True, check_finite=True):
+    """scipy.linalg.eigh(a, lower=lower): (eigenvalues ascending, eigenvectors)."""
+    return _la.eigh(a, lower=lower, check_finite=check_finite)
+
+
+@overload(la_eigh)
+def _la_eigh(a, lower=True, check_finite=True):
+    return lambda a, lower=True, check_finite=True: np.linalg.eigh(symmetric_from(a, lower))
+
+
+@register_jitable
+def _eigen_gaps(w):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (distinct
+    eigenvalues: equal ones give inf, as the derivative does not exist)."""
+    n = w.shape[0]
+    f = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                f[i, j] = 1.0 / (w[j] - w[i])
+    return f
+
+
+def eigh_grad(gw, gv, a, lower=True):
+    """The gradient of eigh(a, lower) with respect to a's read triangle, from
+    the cotangents of the eigenvalues and eigenvectors (either may be the
+    number 0 where that output is unused): V (diag(gw) + F * (V^T gv)) V^T,
+    symmetrised."""
+    w, v = la_eigh(a, lower=lower)
+    inner = np.diag(np.broadcast_to(gw, w.shape)) + _eigen_gaps(w) * (v.T @ np.broadcast_to(
+        gv, v.shape))
+    m = v @ inner @ v.T
+    return fold_triangle(0.5 * (m + m.T), lower)
+
+
+@overload(eigh_grad)
+def _eigh_grad(gw, gv, a, lower=True):
+    def impl(gw, gv, a, lower=True):
+        w, v = np.linalg.eigh(symmetric_from(a, lower))
+        n = w.shape[0]
+        inner = _eigen_gaps(w) * (v.T @ (np.zeros((n, n)) + gv))
+        cw = np.zeros(n) + gw
+        for i in range(n):
+            inner[i, i] += cw[i]
+        m = v @ inner @ v.T
+        return fold_triangle(0.5 * (m + m.T), lower)
+    return impl
+
+
+def eigh_tangent(t, a, lower=True):
+    """The tangent of eigh(a, lower): (diag(V^T T V), V (F * (V^T T V))),
+    with the eigenvectors the primal has (scipy's, or numba's: their signs
+    may differ)."""
+    w, v = la_eigh(a, lower=lower)
+    p = v.T @ symmetric_from(t, lower) @ v
+    return np.diag(p).copy(), v @ (_eigen_gaps(w) * p)
+
+
+@overload(eigh_tangent)
+def _eigh_tangent(t, a, lower=True):
+    def impl(t, a, lower=True):
+        w, v = np.linalg.eigh(symmetric_from(a, lower))
+        p = v.T @ symmetric_from(t, lower) @ v
+        return np.diag(p).copy(), v @ (_eigen_gaps(w) * p)
+    return impl
+
+
 # ---- pieces of the gradient rules ------------------------------------------------------
 
 @register_jitable
@@ -483,6 +551,6 @@ def cho_factor_tangent(t, factor, lower):
 _STANDS = [(_la.cholesky, "la_cholesky"), (_la.cho_factor, "la_cho_factor"),
            (_la.cho_solve, "la_cho_solve"), (_la.solve_triangular, "la_solve_triangular"),
            (_la.solve, "la_solve"), (_la.inv, "la_inv"), (_la.det, "la_det"),
-           (_la.expm, "la_expm")]
+           (_la.expm, "la_expm"), (_la.eigh, "la_eigh")]
 FORMS = [(fn, lambda call: True, helper, "same") for fn, helper in _STANDS]
 STANDS_FOR = {helper: fn for fn, helper in _STANDS}

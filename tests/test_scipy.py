@@ -217,12 +217,13 @@ _ALL_COMPILED = ["scipy.special.gammaln:gammaln/2x3", "scipy.special.psi:psi/s",
             "scipy.linalg.cho_solve:cho_solve/3x2/lower=False",
             "scipy.linalg.solve_triangular:solve_triangular/3/trans='T'/lower=True",
             "scipy.linalg.solve:solve/3x2, assume_a='pos', lower=True",
-            "scipy.linalg.inv:inv", "scipy.linalg.det:det", "scipy.linalg.expm:expm/scaled"]
+            "scipy.linalg.inv:inv", "scipy.linalg.det:det", "scipy.linalg.expm:expm/scaled",
+                 "scipy.linalg.eigh:eigh/vectors"]
 _FEW = ["scipy.special.polygamma:polygamma/1/2x3", "scipy.special.xlogy:xlogy/2x1_1x3",
         "scipy.special.logsumexp:logsumexp/b=row", "scipy.special.softmax:softmax/2x3, axis=1",
         "scipy.linalg.solve_triangular:solve_triangular/3/trans='T'/lower=True",
         "scipy.linalg.solve:solve/3x2, assume_a='pos', lower=True",
-        "scipy.linalg.expm:expm/scaled"]
+        "scipy.linalg.expm:expm/scaled", "scipy.linalg.eigh:eigh/vectors"]
 COMPILED = _ALL_COMPILED if os.environ.get("S2SAD_SCIPY_COMPILED") == "all" else _FEW
 
 

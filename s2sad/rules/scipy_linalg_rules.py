@@ -128,14 +128,28 @@ def expm_tangent(t, ans, A):
     return expm_frechet(A, t)
 
 
+@adjoint(la.eigh, kind=lambda args, kws: K.tuple_of([K.array(1, "f"), K.array(2, "f")]),
+         diff_argnums=(0,), values={"a": MATRIX, "lower": BOOL, "check_finite": _CHECK_FINITE})
+def eigh(g, ans, a, lower=True, check_finite=True):
+    # symmetric a, distinct eigenvalues (equal ones: inf); recomputed, as the pair is unpacked
+    return eigh_grad(g[0], g[1], a, lower)
+
+
+@tangent(la.eigh)
+def eigh_tangent_rule(t, ans, a, lower=True, check_finite=True):
+    return eigh_tangent(t, a, lower)
+
+
 # ---- the helpers generated code calls ---------------------------------------------------
 
 for _name, _fn in rl.STANDS_FOR.items():
     REGISTRY.register(getattr(rl, _name), REGISTRY.lookup(_fn))
 refused(rl.cholesky_grad, rl.cholesky_tangent, rl.cho_factor_grad, rl.cho_solve_grad_c,
         rl.cho_solve_tangent, rl.solve_triangular_grad_a, rl.solve_triangular_tangent,
-        rl.solve_triangular_adjoint, rl.solve_grad_a, rl.solve_tangent, rl.expm_frechet,
+        rl.solve_triangular_adjoint, rl.solve_grad_a, rl.solve_tangent, rl.expm_frechet, rl.eigh_grad,
         kind=lambda args, kws: K.UNKNOWN,
+        reason="second derivatives through scipy.linalg rules are not implemented")
+refused(rl.eigh_tangent, kind=lambda args, kws: K.tuple_of([K.array(1, "f"), K.array(2, "f")]),
         reason="second derivatives through scipy.linalg rules are not implemented")
 refused(rl.cho_factor_tangent, kind=lambda args, kws: K.tuple_of([K.array(2, "f"), K.BOOL]),
         reason="second derivatives through scipy.linalg rules are not implemented")

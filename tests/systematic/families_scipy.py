@@ -152,7 +152,23 @@ def linalg_cases():
                         {"x": ((3, 3), uni(-scale, scale))}, **first))
     out.append(make(f"{LA}.expm", "expm/keyword", f"{LA}.expm(A=x)",
                     {"x": ((2, 2), uni(-1.0, 1.0))}, **first))
+    # eigh: eigenvalues apart; expressions the eigenvectors' signs do not change
+    spread_out = {"x": ((3, 3), _distinct_eigenvalues)}
+    for spelling in ("", ", lower=False", ", lower=True, check_finite=False"):
+        out.append(make(f"{LA}.eigh", f"eigh/values{spelling}", f"{LA}.eigh(x{spelling})[0]",
+                        spread_out, **first))
+        out.append(make(f"{LA}.eigh", f"eigh/vectors{spelling}", "vecs * vecs * vals",
+                        spread_out, **first,
+                        prelude=(f"vals, vecs = {LA}.eigh(x{spelling})",)))
+    out.append(make(f"{LA}.eigh", "eigh/matrix_function", "vecs @ np.diag(vals ** 3) @ vecs.T",
+                    spread_out, **first, prelude=(f"vals, vecs = {LA}.eigh(x)",)))
     return out
+
+
+def _distinct_eigenvalues(rng, shape):
+    """Not symmetric (eigh reads one triangle), eigenvalues about 2 apart."""
+    m = rng.uniform(-0.5, 0.5, shape)
+    return m + np.diag([0.0, 2.0, 4.0])
 
 
 def refusal_cases():
@@ -171,6 +187,8 @@ def refusal_cases():
         (f"{LA}.solve", "transposed", f"{LA}.solve(x, y, transposed=True)", xy),
         (f"{LA}.solve_triangular", "trans_3", f"{LA}.solve_triangular(x, y, trans=3)", xy),
         (f"{LA}.inv", "overwrite_a", f"{LA}.inv(x, overwrite_a=True)", m),
+        (f"{LA}.eigh", "eigvals_only", f"{LA}.eigh(x, eigvals_only=True)", m),
+        (f"{LA}.eigh", "b", f"{LA}.eigh(x, b=y)[0]", {"x": ((3, 3), SPD), "y": ((3, 3), SPD)}),
     ]
     return [make(rule, f"refuse/{name}", expr, inputs, kind="refuse")
             for rule, name, expr, inputs in rows]
