@@ -146,7 +146,8 @@ for _name, _fn in rl.STANDS_FOR.items():
     REGISTRY.register(getattr(rl, _name), REGISTRY.lookup(_fn))
 refused(rl.cholesky_grad, rl.cholesky_tangent, rl.cho_factor_grad, rl.cho_solve_grad_c,
         rl.cho_solve_tangent, rl.solve_triangular_grad_a, rl.solve_triangular_tangent,
-        rl.solve_triangular_adjoint, rl.solve_grad_a, rl.solve_tangent, rl.expm_frechet, rl.eigh_grad,
+        rl.solve_triangular_adjoint, rl.solve_grad_a, rl.solve_tangent, rl.expm_frechet,
+        rl.eigh_grad,
         kind=lambda args, kws: K.UNKNOWN,
         reason="second derivatives through scipy.linalg rules are not implemented")
 refused(rl.eigh_tangent, kind=lambda args, kws: K.tuple_of([K.array(1, "f"), K.array(2, "f")]),
