@@ -1,5 +1,5 @@
 """scipy.linalg: Cholesky factorisation and solves, triangular and general
-solves, inv and det. Names like `cholesky_grad` are helpers of
+solves, inv, det, expm (its Frechet derivative) and eigh. Names like `cholesky_grad` are helpers of
 `s2sad.runtime_linalg` (which says which triangle each function reads:
 gradients land there only). Second derivatives through these rules are
 not implemented (the helpers of the rules are refused)."""
