@@ -14,6 +14,8 @@ from .markers import MARKERS
 from .precision import to_float32
 from .registry import REGISTRY
 from .runtime_forms import FORMS
+from .runtime_special import FORMS as SPECIAL_FORMS
+from .runtime_linalg import FORMS as LINALG_FORMS
 from .transforms.program import Program
 
 
@@ -66,7 +68,9 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     program.flat_arguments = {fn: flat.structures} if flat else {}
     program.module_names.update(runtime.__all__)
     program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
-    program.call_forms = FORMS  # numpy forms numba lacks, as helpers (runtime_forms.py)
+    # numpy forms numba lacks, scipy.special and scipy.linalg, as helpers
+    # (runtime_forms.py, runtime_special.py, runtime_linalg.py)
+    program.call_forms = FORMS + SPECIAL_FORMS + LINALG_FORMS
     program.chunks = numba.get_num_threads()  # per parallel loop with accumulators
     program.runtime_helpers.update(
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})

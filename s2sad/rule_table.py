@@ -8,13 +8,16 @@ import pathlib
 import sys
 
 import numpy as np
+import scipy.linalg
+import scipy.special
 
 from . import rules  # noqa: F401  (registers the rules)
 from .registry import REGISTRY
 
 START, END = "<!-- rule table: made by python -m s2sad.rule_table --write -->", "<!-- end of rule table -->"
 _NAMESPACES = [("np.", np), ("np.linalg.", np.linalg), ("math.", math), ("", __builtins__),
-               ("operator.", operator)]
+               ("operator.", operator), ("scipy.special.", scipy.special),
+               ("scipy.linalg.", scipy.linalg)]
 
 
 def _qualified(fn):

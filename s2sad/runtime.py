@@ -662,3 +662,15 @@ from .checkpointing import *  # noqa: E402,F401,F403
 from . import checkpointing as _checkpointing  # noqa: E402
 
 __all__ = __all__ + _checkpointing.__all__
+# ---- the helpers of s2sad.runtime_special (scipy.special; copied in by s2sad.export) ----
+from .runtime_special import *  # noqa: E402,F401,F403
+from . import runtime_special as _special  # noqa: E402
+
+__all__ = __all__ + _special.__all__
+
+
+# ---- the helpers of s2sad.runtime_linalg (scipy.linalg; copied in by s2sad.export) ----
+from .runtime_linalg import *  # noqa: E402,F401,F403
+from . import runtime_linalg as _linalg  # noqa: E402
+
+__all__ = __all__ + _linalg.__all__

@@ -36,13 +36,8 @@ JIT_MODES = ("grad", "jvp")
 
 # Known failures, (case id, mode) -> why; the full list is the report of
 # `python -m tests.systematic.run`.
-_DIGAMMA = ("second order through lgamma/gamma: refused (LookupError), the trigamma function "
-            "is not implemented")
 _BOTH = ("grad", "jvp")
 KNOWN = {
-    **{(f"math.{f}:math.{f}/{p}", m): _DIGAMMA for f, p in [("gamma", "s"), ("lgamma", "s"),
-                                                            ("lgamma", "negative")]
-       for m in ("hvp", "hessian")},
     ("numpy.where:zero/where_sqrt_nan", "grad"): "nan from the branch np.where does not take "
     "(0 * nan, as in JAX and autograd)",
 }
@@ -142,10 +137,10 @@ def test_grid_covers_every_rule():
 
 
 def test_grid_is_deterministic():
-    from systematic import (families_arrays, families_elementwise, families_shapes,
-                            families_special)
+    from systematic import (families_arrays, families_elementwise, families_scipy,
+                            families_shapes, families_special)
     first = (families_elementwise.cases() + families_arrays.cases() + families_special.cases()
-             + families_shapes.cases())
+             + families_shapes.cases() + families_scipy.cases())
     again = build_cases()
     assert [c.id for c in first] == [c.id for c in again]
     for a, b in zip(first, again):

@@ -30,6 +30,7 @@ from ..parameters import AXIS_VALUES
 from .errors import UnsupportedSyntaxError
 from .spellings import respell
 from ..numpy_definitions import numpy_definition
+from .libraries import is_library_function
 from .syntax import const
 
 ITEM = "item_of"  # the runtime helper x.item() becomes
@@ -240,8 +241,8 @@ def _readable_function(obj):
     if getattr(obj, "__s2sad_custom__", None):
         return getattr(obj, "fn", None)
     if inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(
-            ("numpy", "math", "s2sad")):  # (s2sad.grad(f, wrt=0) is evaluated, not read)
-        return obj
+            ("numpy", "math", "s2sad")) and not is_library_function(obj):
+        return obj  # (s2sad.grad(f, wrt=0) is evaluated, not read; a library's function too)
     return None
 
 

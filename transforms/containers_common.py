@@ -4,6 +4,7 @@ import inspect
 
 import gast
 
+from .libraries import is_library_function
 from .syntax import clone, walk
 
 
@@ -51,7 +52,7 @@ def is_range(resolve, node):
 
 def is_user_function(obj):
     return inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(
-        ("numpy", "math", "s2sad"))
+        ("numpy", "math", "s2sad")) and not is_library_function(obj)
 
 
 def constant_index(node, size):

@@ -121,7 +121,7 @@ class Contributions:
                    for a in _flat_atoms(list(value.args) + list(keywords.values()))):
             return [], []
         if prim.rule is None:
-            raise missing_gradient(callee_text(value), self.fn.location, s)
+            raise missing_gradient(callee_text(value), self.fn.location, s, prim.obj)
         check_rule_application(prim.rule, callee_text(value), list(value.args), keywords,
                                self.atom_kind, self.is_active_atom, self.fn.location, s)
         return self.apply_rule(prim.rule, g, ans, list(value.args), keywords, z)

@@ -38,9 +38,15 @@ class SourceUnavailableError(S2sadError, TypeError):
     """The function's source code cannot be found."""
 
 
-def missing_gradient(callee_name, location, node):
-    """TensorFlow's error for an operation without a gradient."""
+def missing_gradient(callee_name, location, node, obj=None):
+    """TensorFlow's error for an operation without a gradient; `obj`, the
+    callee, when known (a library's Python function is named as such)."""
+    from .libraries import describe_library_function, is_library_function
+    library = ""
+    if is_library_function(obj):
+        library = (f": {describe_library_function(obj)} is a function of an installed package, "
+                   f"whose source s2sad does not differentiate")
     return LookupError(
         f"No gradient defined for operation '{callee_name}' "
-        f"({location.describe(node)}). Give it a rule with s2sad.register_gradient, "
+        f"({location.describe(node)}){library}. Give it a rule with s2sad.register_gradient, "
         f"declare it s2sad.non_differentiable, or wrap its result in s2sad.stop_gradient.")

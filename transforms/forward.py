@@ -211,7 +211,7 @@ class ForwardMode:
                 self.is_active(a) for a in _flat(list(value.args) + list(keywords.values()))):
             check_rule_application(prim.rule, callee_text(value), list(value.args), keywords,
                                    self.atom_kind, self.is_active, self.fn.location, self._stmt)
-        return self.rule_tangent(prim.rule, value, list(value.args), keywords, z)
+        return self.rule_tangent(prim.rule, value, list(value.args), keywords, z, prim.obj)
 
     def helper_call(self, value, helper, value_target, tangent_target):
         arg_kinds = [self.atom_kind(a) for a in value.args]
@@ -222,12 +222,12 @@ class ForwardMode:
         both = gast.Tuple(elts=[value_target, tangent_target], ctx=gast.Store())
         return assign(both, call(name(jvp_name), *[clone(a) for a in value.args], *tangents))
 
-    def rule_tangent(self, rule, value, args, keywords, z):
+    def rule_tangent(self, rule, value, args, keywords, z, obj=None):
         flat_active = [a for a in _flat(list(args) + list(keywords.values())) if self.is_active(a)]
         if not flat_active:
             return None
         if rule is None:
-            raise missing_gradient(callee_text(value), self.fn.location, self._stmt)
+            raise missing_gradient(callee_text(value), self.fn.location, self._stmt, obj)
         if rule.nondiff:
             return None
         ans = name(z) if z else None

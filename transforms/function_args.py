@@ -22,6 +22,7 @@ import inspect
 import gast
 
 from .errors import UnsupportedSyntaxError
+from .libraries import is_library_function
 from .names import fresh_name
 from .syntax import clone, name
 
@@ -46,7 +47,8 @@ def helper_of(call, namespace, local=frozenset()):
     if not inspect.isfunction(obj) or obj in LIFTED or getattr(obj, "__s2sad_derivative__",
                                                                  False):
         return None
-    if getattr(obj, "__module__", "").startswith(("numpy", "math", "s2sad")):
+    if getattr(obj, "__module__", "").startswith(("numpy", "math", "s2sad")) \
+            or is_library_function(obj):
         return None
     return obj
 

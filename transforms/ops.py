@@ -8,6 +8,7 @@ import gast
 
 from .emit import stmt_source
 from .errors import missing_gradient
+from .libraries import is_library_function
 from .source import is_missing
 from .bind import index_values
 
@@ -72,7 +73,8 @@ def resolve_call(call, fn, registry):
     rule = registry.lookup(obj)
     if rule is not None:
         return Primitive(rule, obj)
-    if inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(("numpy", "math")):
+    if inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(("numpy", "math")) \
+            and not is_library_function(obj):  # a library's function needs a rule
         return Primitive(None, obj, Helper(obj))
     return Primitive(None, obj)
 

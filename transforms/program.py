@@ -23,6 +23,7 @@ from .errors import UnsupportedSyntaxError
 from .gather import gather_scatters
 from .partial_sums import sum_per_point
 from .tape_order import reverse_tapes
+from .libraries import is_library_function
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .numba_forms import module_resolver, rewrite_forms
@@ -474,7 +475,8 @@ class Program:
             obj = parsed.namespace.get(n)
             if n not in parsed.namespace or obj is getattr(builtins, n, object()):
                 continue  # builtins numba knows (min, max, abs, ...)
-            if inspect.isfunction(obj) and self.registry.lookup(obj) is None:
+            if inspect.isfunction(obj) and self.registry.lookup(obj) is None \
+                    and not is_library_function(obj):
                 self._copy_helper(n, obj)
                 continue
             if getattr(obj, "__s2sad_custom__", None):

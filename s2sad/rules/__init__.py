@@ -2,3 +2,4 @@
 registers them all."""
 from . import operators, math_rules, numpy_rules, builtin_rules, runtime_rules, numpy_shape_rules, \
     numpy_more_rules, forms_rules  # noqa: F401
+from . import scipy_special_rules, scipy_linalg_rules  # noqa: F401

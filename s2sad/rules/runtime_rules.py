@@ -47,8 +47,7 @@ nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
 REGISTRY.register(rt.prod_others, Rule(None, _arg(0), diff_argnums=(0,), name="prod_others"))
 refused(rt.prod_others_tangent, kind=_arg(0),
         reason="third derivatives of np.prod are not implemented")
-refused(rt.digamma, kind=first_arg, reason="the derivative of digamma (the trigamma "
-        "function, in second derivatives of lgamma and gamma) is not implemented")
+# rt.digamma's rule (polygamma) is scipy.special.digamma's: scipy_special_rules.py
 nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
 nondifferentiable(rt.empty_stack, kind=lambda args, kws: K.array(
     args[1].ndim + 1, args[1].scalar_dtype) if args[1].is_array or args[1].is_scalar

@@ -23,8 +23,12 @@ import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy
+import scipy.linalg  # noqa: F401 (the cases call scipy.linalg.*)
+import scipy.special  # noqa: F401
 
-NAMESPACE = {"np": np, "math": math, "operator": operator, "builtins": builtins}
+NAMESPACE = {"np": np, "math": math, "operator": operator, "builtins": builtins,
+             "scipy": scipy}
 
 
 @dataclass

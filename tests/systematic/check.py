@@ -51,7 +51,8 @@ class Result:
 def write_module(cases, directory, name="systematic_cases"):
     """Write one function per case to `directory/name.py` (s2sad reads
     source) and import it; returns {case id: function}."""
-    lines = ["import builtins", "import math", "import operator", "", "import numpy as np", ""]
+    lines = ["import builtins", "import math", "import operator", "", "import numpy as np",
+             "import scipy.linalg", "import scipy.special", ""]
     names = {}
     for i, case in enumerate(cases):
         names[case.id] = f"c{i}"

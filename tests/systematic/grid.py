@@ -10,20 +10,23 @@ import operator
 import zlib
 
 import numpy as np
+import scipy.linalg
+import scipy.special
 
-from . import families_arrays, families_elementwise, families_shapes, families_special
+from . import families_arrays, families_elementwise, families_scipy, families_shapes, \
+    families_special
 
 # modules whose registered rules the grid must cover (the runtime helpers'
 # rules are internal to generated code)
 MODULES = {"numpy": np, "numpy.linalg": np.linalg, "math": math, "builtins": builtins,
-           "operator": operator}
+           "operator": operator, "scipy.special": scipy.special, "scipy.linalg": scipy.linalg}
 NOT_CALLED = {"builtins.print"}  # a rule, but no value to check
 
 
 @functools.lru_cache(maxsize=None)
 def _build():
     cases = (families_elementwise.cases() + families_arrays.cases()
-             + families_special.cases() + families_shapes.cases())
+             + families_special.cases() + families_shapes.cases() + families_scipy.cases())
     ids = [c.id for c in cases]
     dupes = {i for i in ids if ids.count(i) > 1}
     if dupes:

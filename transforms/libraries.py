@@ -1,0 +1,54 @@
+"""Functions that belong to an installed package, not to the user's code.
+
+s2sad differentiates the user's helpers through their source. A library's
+Python function (scipy.special.multigammaln, a function of a pip-installed
+package, the standard library's) is not read: its source is the library's
+business (validation, array-API dispatch, private C calls), and a rule says
+what its derivative is. Without one, a call that needs a gradient raises
+the LookupError that names it (see errors.missing_gradient), as for a numba
+kernel."""
+import functools
+import inspect
+import os
+import site
+import sysconfig
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_roots():
+    roots = set()
+    for key in ("purelib", "platlib", "stdlib", "platstdlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(os.path.realpath(path))
+    try:
+        roots.update(os.path.realpath(p) for p in site.getsitepackages())
+    except AttributeError:  # a virtualenv's old site module
+        pass
+    user = getattr(site, "getusersitepackages", lambda: None)()
+    if user:
+        roots.add(os.path.realpath(user))
+    return tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots))
+
+
+def is_library_function(obj):
+    """Whether `obj` is a Python function defined in an installed package or
+    the standard library (s2sad's own functions are not: they are rules,
+    markers and derivatives, handled before this is asked)."""
+    if not inspect.isfunction(obj):
+        return False
+    if getattr(obj, "__module__", "").startswith("s2sad"):
+        return False
+    filename = obj.__code__.co_filename
+    if not filename or filename.startswith("<"):
+        return False
+    path = os.path.realpath(filename)
+    parts = path.split(os.sep)
+    if "site-packages" in parts or "dist-packages" in parts:
+        return True
+    return path.startswith(_installed_roots())
+
+
+def describe_library_function(obj):
+    """`module.qualname`, the way a user would import it."""
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', obj.__name__)}"
