@@ -16,7 +16,7 @@ from numba.extending import overload, register_jitable
 __all__ = ["diag_embed", "unrepeat", "undiff", "unpermute", "permute_like", "unpad", "untile",
            "unrollaxis", "einsum_grad", "einsum_grad_one", "einsum_grad3", "tensordot_subscripts", "inner_subscripts",
            "append_head", "append_tail", "unstack_nd", "cross_grad", "cross_grad_left", "cross_grad_right", "unkron_left", "unkron_right",
-           "ungradient", "unsplit", "slogdet_tangent", "item_of"]
+           "ungradient", "unsplit", "slogdet_tangent"]
 
 
 def _array(t):
@@ -616,24 +616,3 @@ def slogdet_tangent(t, a):
 @overload(slogdet_tangent)
 def _slogdet_tangent(t, a):
     return lambda t, a: (0.0, np.trace(np.linalg.solve(a, t)))
-
-
-def item_of(x):
-    """x.item() with no arguments: the one element of a size-1 array (or
-    the number itself) as a scalar."""
-    if isinstance(x, np.ndarray):
-        if x.size != 1:
-            raise ValueError("can only convert an array of size 1 to a Python scalar")
-        return x.reshape(-1)[0]
-    return x
-
-
-@overload(item_of)
-def _item_of(x):
-    if _array(x):
-        def impl(x):
-            if x.size != 1:
-                raise ValueError("can only convert an array of size 1 to a Python scalar")
-            return x.ravel()[0]
-        return impl
-    return lambda x: x

@@ -4,7 +4,7 @@ import builtins
 
 import numpy as np
 
-from .. import runtime_shapes as rs
+from .. import runtime as rt
 from ..registry import adjoint, broadcast_args, first_arg, int_scalar, nondifferentiable
 from ..transforms import kinds as K
 
@@ -37,7 +37,7 @@ def float64(g, ans, x):
 
 
 # x.item() (transforms/bind.py writes it item_of(x))
-@adjoint(rs.item_of, kind=lambda args, kws: K.scalar(args[0].scalar_dtype) if args[0].known
+@adjoint(rt.item_of, kind=lambda args, kws: K.scalar(args[0].scalar_dtype) if args[0].known
          else K.UNKNOWN, linear=(0,))
 def item_of(g, ans, x):
     return unreduce(g, x, None)
