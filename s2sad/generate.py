@@ -30,13 +30,15 @@ class Generated:
 
 
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True, flat=None,
-             dtype=None, memory=None):
+             dtype=None, memory=None, memory_guard=None):
     """`boundscheck`: generated functions check their indices themselves where
     they can, numba the others; False: nobody checks. `flat`: container
     arguments flattened to their leaves (s2sad.pytrees.Flat), whose kinds
     `arg_kinds` and positions `wrt` are. `dtype` "float32": the module
     computes in float32 (s2sad.precision). `memory`: bytes a loop's tape
-    may take before the loop is checkpointed (s2sad.checkpointing)."""
+    may take before the loop is checkpointed (s2sad.checkpointing).
+    `memory_guard` (without `memory`): the default budget, which a loop's
+    tape is checked against before it runs (MemoryBudgetExceeded)."""
     # The passes make and drop hundreds of thousands of tree nodes; the
     # cyclic collector, triggered by them, would scan every object of the
     # process each time (with jax or torch loaded, most of the time taken).
@@ -46,7 +48,13 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     gc.disable()
     try:
         gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
-                        memory)
+                        memory, memory_guard)
+        if gen.writes_through_helpers and memory_guard is not None:
+            # a helper writing into what it is given may change the caller's
+            # arrays before a loop, so a call stopped by check_tape could not
+            # be repeated: no default budget for this derivative
+            gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck,
+                            flat, memory)
         if dtype == "float32":
             gen.source = to_float32(gen.source)
         return gen
@@ -56,9 +64,10 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
 
 
 def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
-              memory=None):
+              memory=None, memory_guard=None):
     program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
     program.memory_budget = memory
+    program.memory_guard = memory_guard
     program.flat_arguments = {fn: flat.structures} if flat else {}
     program.module_names.update(runtime.__all__)
     program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
@@ -100,8 +109,10 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     source = "\n".join(lines) + "\n\n\n" + "\n\n".join(src for _, src in program.functions)
     functions = [name for name, _ in program.functions]
     output_kind = program.helper_return_kind(fn, list(arg_kinds)) if mode == "vjp" else None
-    return Generated(source, functions, entry, namespace, ";".join(described), output_kind,
-                     program.checks_own_indices)
+    gen = Generated(source, functions, entry, namespace, ";".join(described), output_kind,
+                    program.checks_own_indices)
+    gen.writes_through_helpers = bool(program.copies_writing_arguments)
+    return gen
 
 
 def _identity(obj):

@@ -65,13 +65,15 @@ def is_loop(obj):
 
 # ---- lifting --------------------------------------------------------------
 
-def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=()):
+def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
     """Rewrite the top-level counted loops of `parsed.tree` (in place) that
     are marked checkpointed, or, under `budget` bytes, every one whose body
     can be a step function. `lift` False: only drop the marks. `stopped`:
     the variables `stop_gradients` names (a loop assigning one is not
     lifted: its step function would not know). `skip`: lines of loops
-    not to lift under the budget."""
+    not to lift under the budget. `guard` (bytes, the default budget, with
+    `budget` None): no loop is lifted, but one that could be gets a
+    `check_tape(...)` line before it (s2sad.checkpointing.check_tape)."""
     if not lift:
         strip_marks(parsed.tree, parsed)
         return
@@ -79,7 +81,9 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=()):
     out = []
     for k, s in enumerate(body):
         marked = _marked(s, parsed)
-        if marked is None and (budget is None or not _counted(s) or s.lineno in skip):
+        checked = guard is not None and budget is None and marked is None
+        if marked is None and ((budget is None and not checked) or not _counted(s)
+                               or s.lineno in skip):
             out.append(s)
             continue
         refusal = _refusal(s, body[k + 1:], parsed, set(stopped))
@@ -88,6 +92,10 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=()):
                 raise UnsupportedSyntaxError(f"a checkpointed loop with {refusal[0]}",
                                              parsed.location, refusal[1], refusal[2])
             out.append(s)  # under a budget: recorded as usual
+            continue
+        if checked:
+            check = _tape_check(s, body[k + 1:], parsed, guard)
+            out.extend([check, s] if check is not None else [s])
             continue
         try:
             out.extend(_lift(s, body[k + 1:], parsed, marked, budget))
@@ -231,7 +239,8 @@ def _name_targets(targets):
             yield from _name_targets(t.elts)
 
 
-def _lift(loop, after, parsed, marked, budget):
+def _carried(loop, after, parsed):
+    """(the loop-carried state, what the body only reads) of a loop."""
     body = loop.body
     counter = loop.target.id
     local = set(parsed.arg_names) | names_stored(parsed.tree.body)
@@ -242,6 +251,41 @@ def _lift(loop, after, parsed, marked, budget):
     state = [v for v in ordered if v in stored and (v in exposed or v in after_reads)]
     consts = [v for v in ordered if v in local and v not in stored and v != counter
               and v in names_loaded(body)]
+    return state, consts
+
+
+def _tape_check(loop, after, parsed, guard):
+    """`check_tape(trip_count(start, stop, stride) * <bytes a step records>,
+    guard, line)` before a loop the default budget may not hold (None if its
+    state is not known before it, or it changes nothing: it is recorded)."""
+    state = _carried(loop, after, parsed)[0]
+    before = _assigned_before(parsed.tree.body, loop) | set(parsed.arg_names)
+    if not state or any(v not in before for v in state):
+        return None
+    start, stop, stride = _bounds(loop.iter)
+    bounds = ", ".join(stmt_source(e) for e in (start, stop, stride))
+    line = parsed.location.line_of(loop) or 0
+    check = gast.Expr(value=parse_expr(
+        f"check_tape(trip_count({bounds}) * {_per_step_bytes(loop.body, state)}, "
+        f"{int(guard)}, {line})"))
+    for n in ("check_tape", "trip_count", "state_nbytes"):
+        parsed.namespace.setdefault(n, _runtime(n))
+    gast.copy_location(check, loop)
+    _locate(check, loop)
+    return check
+
+
+def _bounds(rng):
+    """(start, stop, stride) of a range(...) call."""
+    a = list(rng.args)
+    start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
+    return start, stop, a[2] if len(a) == 3 else const(1)
+
+
+def _lift(loop, after, parsed, marked, budget):
+    body = loop.body
+    counter = loop.target.id
+    state, consts = _carried(loop, after, parsed)
     before = _assigned_before(parsed.tree.body, loop) | set(parsed.arg_names)
     for v in state + consts:
         if v not in before:
@@ -258,10 +302,7 @@ def _lift(loop, after, parsed, marked, budget):
     obj = CheckpointedLoop(f"{parsed.name}_loop_{line}", step, state, consts, counter,
                            parsed.location, loop, _assignments(body), marked is None)
     parsed.namespace[loop_name] = obj
-    rng = marked[0] if marked else loop.iter
-    a = list(rng.args)
-    start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
-    stride = a[2] if len(a) == 3 else const(1)
+    start, stop, stride = _bounds(marked[0] if marked else loop.iter)
     snapshots = marked[1] if marked and marked[1] is not None else const(0)
     # a marked loop without snapshots= takes the derivative's budget
     call_node = call(name(loop_name), start, stop, stride, snapshots,

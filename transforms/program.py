@@ -43,8 +43,11 @@ class Specialised:
         self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
         # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
         # marked s2sad.checkpointed, "budget" also the others under a budget
+        # (without a budget, the default's: a check_tape line before such loops)
         budget = program.memory_budget if loops == "budget" else None
-        lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip)
+        guard = program.memory_guard if loops == "budget" else None
+        lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip,
+                   guard=guard)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
         self.namer = Namer.for_function(tree, extra=program.module_names)
@@ -99,6 +102,8 @@ class Program:
         self._derivative_calls = {}  # function -> {call position: generated function}
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
         self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
+        self.memory_guard = None   # the default budget: checked, not lifted (same module)
+        self.copies_writing_arguments = []  # helper copies that write into a parameter
 
     # ---- custom gradients and user rules -------------------------------
     def provide(self, obj, parsed=None):
@@ -475,6 +480,8 @@ class Program:
         parsed = parse_function(fn)
         tree = parsed.tree  # (a fresh tree; nested functions lifted out of it)
         tree.name = n
+        if written_memory(tree) & set(parsed.arg_names):  # (see generate.py, memory_guard)
+            self.copies_writing_arguments.append(n)
         tree = CallBinder(parsed, self.registry).bind_tree(tree, rules=False)
         # the copy runs in the compiled forward sweep: comprehensions as loops
         tree = lower_containers(tree, parsed.location, Namer.for_function(tree), parsed.resolve,

@@ -1,0 +1,168 @@
+"""The default memory budget (no memory=, no S2SAD_MEMORY): derivatives are
+generated as without a budget plus one check_tape line before each
+top-level counted loop; a call whose loop would record more than the budget
+switches its argument kinds to the checkpointing variant and runs again."""
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import api, checkpointing as C
+from s2sad.generate import generate
+from s2sad.transforms import kinds as K
+from gradcheck import numerical_grad
+
+
+@pytest.fixture
+def tiny_default(monkeypatch):
+    """A default budget of 2,000 bytes (instead of half the physical memory)."""
+    monkeypatch.delenv("S2SAD_MEMORY", raising=False)
+    monkeypatch.setattr(C, "DEFAULT_MEMORY", 2000)
+
+
+@pytest.fixture
+def generations():
+    seen = []
+    hook = lambda d, kinds: seen.append(kinds)  # noqa: E731
+    api.GENERATE_HOOKS.append(hook)
+    yield seen
+    api.GENERATE_HOOKS.remove(hook)
+
+
+def heat(u0, k, n):
+    u = u0 * 1.0
+    for t in range(n):
+        u[1:-1] = u[1:-1] + k * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return np.sum(u * u)
+
+
+def heat_written(u0, k, n):
+    u0[0] = 2.0 * u0[0]  # the argument itself, before the loop
+    u = u0 * 1.0
+    for t in range(n):
+        u[1:-1] = u[1:-1] + k * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return np.sum(u * u)
+
+
+def test_the_default_is_half_the_physical_memory(monkeypatch):
+    monkeypatch.delenv("S2SAD_MEMORY", raising=False)
+    monkeypatch.setattr(C, "DEFAULT_MEMORY", None)
+    assert C.default_budget() == os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    assert C.memory_budget(None) is None  # no explicit budget: the default is lazy
+
+
+def test_the_default_adds_one_check_line_per_top_level_loop():
+    kinds = [K.array(1), K.FLOAT, K.INT]
+    today = generate(heat, kinds, (0, 1), "grad", False).source.splitlines()
+    checked = generate(heat, kinds, (0, 1), "grad", False, memory_guard=2000).source
+    added = [ln for ln in checked.splitlines() if ln not in today]
+    removed = [ln for ln in today if ln not in checked.splitlines()]
+    imports = "from s2sad.runtime import"
+    assert all(ln.startswith(imports) for ln in removed + added[:-1])  # (names check_tape)
+    assert re.fullmatch(r"    check_tape\(trip_count\(0, n, 1\) \* \d+ \* state_nbytes\(u\), "
+                        r"2000, \d+\)", added[-1])
+    body = checked[checked.index("def grad_heat"):]
+    assert body.index("check_tape(") < body.index("for t in range(n)")  # before the tape
+    assert "revolve" not in checked
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_call_over_the_default_switches_to_checkpointing(tiny_default, generations, jit):
+    u0 = np.linspace(0.0, 1.0, 6) ** 2
+    ref = s2sad.grad(heat, (0, 1), jit=jit, memory="1GB")(u0, 0.2, 30)  # recorded
+    g = s2sad.grad(heat, (0, 1), jit=jit)
+    small = g(u0, 0.2, 3)  # 3 steps x 6 values x 48 bytes fit in 2,000 bytes
+    assert "check_tape(" in g.source and "revolve" not in g.source
+    assert len(generations) == 2  # (ref, then g)
+    got = g(u0, 0.2, 30)  # 30 steps do not: checkpointed
+    assert "revolve(schedule)" in g.source and "check_tape(" not in g.source
+    assert len(generations) == 3
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-12)
+    assert got[1] == pytest.approx(ref[1], rel=1e-12)
+    # against finite differences, and the caller's array unchanged
+    assert u0[1] == pytest.approx(0.04)
+    np.testing.assert_allclose(got[0], numerical_grad(heat, (u0, 0.2, 30), 0),
+                               rtol=1e-6, atol=1e-8)
+    # these kinds stay switched: a small call takes the recorded loop of the
+    # checkpointing variant (its run-time choice), generating nothing
+    again = g(u0, 0.2, 3)
+    assert len(generations) == 3
+    np.testing.assert_allclose(again[0], small[0], rtol=1e-13)
+    assert again[1] == pytest.approx(small[1], rel=1e-13)
+
+
+def test_the_call_is_repeated_from_the_callers_arguments(tiny_default):
+    u0 = np.linspace(0.0, 1.0, 6) ** 2
+    original = u0.copy()
+    ref = s2sad.grad(heat_written, (0, 1), jit=False, memory="1GB")(u0.copy(), 0.2, 30)
+    g = s2sad.grad(heat_written, (0, 1), jit=False)
+    got = g(u0, 0.2, 30)
+    assert "revolve(schedule)" in g.source
+    np.testing.assert_array_equal(u0, original)  # the derivative copied it
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-12)
+    want = numerical_grad(lambda u, k, n: heat_written(u.copy(), k, n), (u0, 0.2, 30), 0)
+    np.testing.assert_allclose(got[0], want, rtol=1e-6, atol=1e-8)
+
+
+def ode(x, a, n):
+    for t in range(n):
+        x = x + 0.01 * (a * math.sin(x) - 0.5 * x * x * x + 1.0)
+    return x
+
+
+def _integrate(y0, a, n):
+    y = y0 * 1.0
+    for t in range(n):
+        y = y + 0.05 * (a * np.sin(y) - y)
+    return y
+
+
+def through_helper(y0, a, n):
+    y = _integrate(y0, a, n)
+    return np.sum(y * y)
+
+
+def test_vjp_and_a_helpers_loop_switch_too(tiny_default):
+    want = s2sad.vjp(ode, (0, 1), jit=False, memory="1GB")(0.3, 0.8, 400, 2.0)
+    v = s2sad.vjp(ode, (0, 1), jit=False)
+    got = v(0.3, 0.8, 400, 2.0)  # 400 steps x 8 bytes x several values
+    assert "revolve(schedule)" in v.source
+    assert got[0] == want[0] and got[1] == pytest.approx(want[1], rel=1e-12)
+    # the helper's check runs in the caller's reverse sweep (in vjp__integrate)
+    y0 = np.linspace(0.0, 1.0, 4)
+    ref = s2sad.grad(through_helper, (0, 1), jit=False, memory="1GB")(y0, 0.8, 40)
+    g = s2sad.grad(through_helper, (0, 1), jit=False)
+    got = g(y0, 0.8, 40)
+    assert "def vjp__integrate" in g.source and "revolve(schedule)" in g.source
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-12)
+    assert got[1] == pytest.approx(ref[1], rel=1e-12)
+
+
+def _scale_first(y):
+    y[0] = 2.0 * y[0]
+    return y[1]
+
+
+def written_by_a_helper(x, n):
+    c = _scale_first(x)
+    u = x * c
+    for t in range(n):
+        u = u + 0.01 * np.sin(u)
+    return np.sum(u)
+
+
+def test_no_check_where_it_cannot_switch_safely_and_none_in_forward_mode(tiny_default):
+    # a helper writing into its argument changes the caller's array before the
+    # loop: a call could not be repeated, so there is no default budget
+    g = s2sad.grad(written_by_a_helper, jit=False)
+    assert "check_tape" not in g.source_for(np.ones(3), 50)
+    # forward mode records nothing; an explicit budget decides at run time
+    assert "check_tape" not in s2sad.jvp(ode, jit=False).source_for(0.3, 0.8, 400)
+    explicit = s2sad.grad(ode, jit=False, memory=2000).source_for(0.3, 0.8, 400)
+    assert "check_tape" not in explicit and "revolve" in explicit
+    # the exception, met outside a Derivative (an exported module), says what to do
+    with pytest.raises(C.MemoryBudgetExceeded, match="line 12 would record about 4000 bytes"):
+        C.check_tape(4000, 2000, 12)
