@@ -262,17 +262,66 @@ def _tape_check(loop, after, parsed, guard):
     before = _assigned_before(parsed.tree.body, loop) | set(parsed.arg_names)
     if not state or any(v not in before for v in state):
         return None
-    start, stop, stride = _bounds(loop.iter)
-    bounds = ", ".join(stmt_source(e) for e in (start, stop, stride))
     line = parsed.location.line_of(loop) or 0
     check = gast.Expr(value=parse_expr(
-        f"check_tape(trip_count({bounds}) * {_per_step_bytes(loop.body, state)}, "
+        f"check_tape({_steps(*_bounds(loop.iter))} * {_per_step_bytes(loop.body, state)}, "
         f"{int(guard)}, {line})"))
     for n in ("check_tape", "trip_count", "state_nbytes"):
         parsed.namespace.setdefault(n, _runtime(n))
     gast.copy_location(check, loop)
     _locate(check, loop)
     return check
+
+
+def _steps(start, stop, stride):
+    """The trip count as arithmetic when the stride is a literal (numba
+    compiles a call of trip_count in a noticeable fraction of a second); a
+    negative count (no steps) is below any budget too."""
+    step = stride.value if isinstance(stride, gast.Constant) else None
+    if isinstance(stride, gast.UnaryOp) and isinstance(stride.op, gast.USub) \
+            and isinstance(stride.operand, gast.Constant) \
+            and isinstance(stride.operand.value, int):
+        step = -stride.operand.value  # range(n, 0, -1)
+    if not isinstance(step, int) or isinstance(step, bool) or step == 0:
+        return f"trip_count({stmt_source(start)}, {stmt_source(stop)}, {stmt_source(stride)})"
+    a, b = stmt_source(start), stmt_source(stop)
+    span = (b if a == "0" else f"({b} - {a})") if step > 0 else \
+        (f"-{b}" if a == "0" else f"({a} - {b})")
+    if abs(step) == 1:
+        return span
+    return f"(({span} + {abs(step) - 1}) // {abs(step)})"
+
+
+def nbytes_as_arithmetic(tree, kinds):
+    """`state_nbytes(v)` in a check_tape line as `v.size * 8` or `8` (by
+    v's kind, once known; a call would cost compile time)."""
+    for s in tree.body:
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+                and isinstance(s.value.func, gast.Name) and s.value.func.id == "check_tape":
+            _replace_nbytes(s.value, kinds)
+
+
+def _replace_nbytes(node, kinds):
+    for field, value in gast.iter_fields(node):
+        items = value if isinstance(value, list) else [value]
+        for k, child in enumerate(items):
+            if not isinstance(child, gast.AST):
+                continue
+            if isinstance(child, gast.Call) and isinstance(child.func, gast.Name) \
+                    and child.func.id == "state_nbytes" and len(child.args) == 1 \
+                    and isinstance(child.args[0], gast.Name):
+                kind = kinds.get(child.args[0].id)
+                if kind is None or not (kind.is_array or kind.is_scalar):
+                    continue
+                new = parse_expr(f"{child.args[0].id}.size * 8" if kind.is_array else "8")
+                gast.copy_location(new, child)
+                _locate(new, child)
+                if isinstance(value, list):
+                    value[k] = new
+                else:
+                    setattr(node, field, new)
+            else:
+                _replace_nbytes(child, kinds)
 
 
 def _bounds(rng):

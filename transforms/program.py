@@ -14,7 +14,8 @@ from .aliases import Ownership, check_aliased_writes, written_memory
 from .bounds import add_index_checks, mark_accesses
 from .bind import CallBinder
 from .checkpoint_loops import (is_loop as is_checkpointed_loop, lift_loops,
-                               result_kind as checkpointed_kind, strip_marks, unliftable)
+                               nbytes_as_arithmetic, result_kind as checkpointed_kind,
+                               strip_marks, unliftable)
 from .containers import lower_containers
 from .tuples import split_tuple_variables
 from .desugar import desugar
@@ -67,6 +68,8 @@ class Specialised:
         if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
             self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
             self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+        if guard is not None:
+            nbytes_as_arithmetic(tree, self.kinds)
         if budget is not None:  # loops whose variables a step cannot carry: recorded
             more = unliftable(tree, self.parsed, self.kinds, program)
             if more:
