@@ -1,6 +1,6 @@
 """What the default memory budget costs a derivative that never exceeds it:
 generation time and cold first call (generation + numba compile + one run)
-with the default budget's check_tape lines, against the same derivative
+with the default budget's check_memory lines, against the same derivative
 generated without them (as before the default budget existed).
 
     python benchmarks/default_budget_cost.py [--only W1,W3] [--repeats 3]
@@ -32,7 +32,7 @@ def probe(module, variant):
     s2sad = import_s2sad()
     from s2sad import api
     if variant == "without":
-        api.default_budget = lambda: None  # no check_tape lines: the derivative as before
+        api.default_budget = lambda: None  # no check_memory lines: the derivative as before
     mod = importlib.import_module(f"benchmarks.workloads.{module}")
     args = mod.make_inputs("full")
     t0 = time.perf_counter()
@@ -43,7 +43,7 @@ def probe(module, variant):
     g(*args)
     first_s = time.perf_counter() - t0
     print(json.dumps({"generate_s": generate_s, "first_call_s": first_s,
-                      "check_lines": source.count("check_tape(")}))
+                      "check_lines": source.count("check_memory(")}))
 
 
 def main():

@@ -215,7 +215,7 @@ class MemoryBudgetExceeded(Exception):
 
 
 @register_jitable
-def check_tape(tape_bytes, budget, line):
+def check_memory(tape_bytes, budget, line):
     """Raise MemoryBudgetExceeded(line, tape_bytes) if a loop's estimated
     tape exceeds the default budget."""
     if tape_bytes > budget:
@@ -303,7 +303,7 @@ def checkpoint(fn):
 __all__ = ["ADVANCE", "TAKESHOT", "RESTORE", "FIRSTURN", "YOUTURN", "TERMINATE",
            "revolve_start", "revolve", "revolve_current", "revolve_from", "revolve_to",
            "revolve_slot", "revolve_step", "revolve_slots", "trip_count", "checkpoint_slots",
-           "state_nbytes", "check_tape", "MemoryBudgetExceeded"]
+           "state_nbytes", "check_memory", "MemoryBudgetExceeded"]
 
 
 def state_nbytes(x):

@@ -51,7 +51,7 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
                         memory, memory_guard)
         if gen.writes_through_helpers and memory_guard is not None:
             # a helper writing into what it is given may change the caller's
-            # arrays before a loop, so a call stopped by check_tape could not
+            # arrays before a loop, so a call stopped by check_memory could not
             # be repeated: no default budget for this derivative
             gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck,
                             flat, memory)

@@ -1,5 +1,5 @@
 """The default memory budget (no memory=, no S2SAD_MEMORY): derivatives are
-generated as without a budget plus one check_tape line before each
+generated as without a budget plus one check_memory line before each
 top-level counted loop; a call whose loop would record more than the budget
 switches its argument kinds to the checkpointing variant and runs again."""
 import math
@@ -54,19 +54,45 @@ def test_the_default_is_half_the_physical_memory(monkeypatch):
     assert C.memory_budget(None) is None  # no explicit budget: the default is lazy
 
 
-def test_the_default_adds_one_check_line_per_top_level_loop():
-    kinds = [K.array(1), K.FLOAT, K.INT]
-    today = generate(heat, kinds, (0, 1), "grad", False).source.splitlines()
-    checked = generate(heat, kinds, (0, 1), "grad", False, memory_guard=2000).source
+def pairs(x, d):
+    """(as in test_fusion: the inner loops' recording is chosen by how Lx is
+    read; a check line the analyses saw would change it)"""
+    Lx = np.empty(d)
+    total = 0.0
+    for i in range(x.shape[0]):
+        for j in range(d):
+            Lx[j] = x[i, j] * x[i, j]
+        for j in range(d):
+            total += Lx[j] * Lx[j]
+    return total
+
+
+def _kinds_of(*args):
+    return [K.of_value(a) for a in args]
+
+
+@pytest.mark.parametrize("fn, args, checks", [
+    ("heat", (np.ones(5), 0.1, 5), [r"n \* 6 \* \(u\.size \* 8\)"]),
+    ("pairs", (np.ones((3, 4)), 4), [r"x\.shape\[0\] \* \d+ \* max\(8, Lx\.size \* 8\)"]),
+    ("strided", (0.3, 2, 8), [r"\(n - m \+ 2\) // 3 \* 4 \* 8", r"\(n - m \+ 1\) // 2 \* 2 \* 8"]),
+])
+def test_the_default_adds_one_check_line_per_top_level_loop(fn, args, checks):
+    fn = globals()[fn]
+    kinds = _kinds_of(*args)
+    today = generate(fn, kinds, (0,), "grad", True).source.splitlines()
+    checked = generate(fn, kinds, (0,), "grad", True, memory_guard=2000).source
     added = [ln for ln in checked.splitlines() if ln not in today]
     removed = [ln for ln in today if ln not in checked.splitlines()]
     imports = "from s2sad.runtime import"
-    assert all(ln.startswith(imports) for ln in removed + added[:-1])  # (names check_tape)
-    # (arithmetic, not calls of trip_count and state_nbytes: they cost compile time)
-    assert re.fullmatch(r"    check_tape\(n \* \d+ \* \(u\.size \* 8\), 2000, \d+\)", added[-1])
-    body = checked[checked.index("def grad_heat"):]
-    assert body.index("check_tape(") < body.index("for t in range(n)")  # before the tape
-    assert "revolve" not in checked
+    # the derivative is today's: only the import and one line per loop differ
+    assert all(ln.startswith(imports) for ln in removed)
+    added = [ln.strip() for ln in added if not ln.startswith(imports)]
+    assert len(added) == len(checks)
+    for line, want in zip(added, checks):
+        assert re.fullmatch(rf"check_memory\({want}, 2000, \d+\)", line), line
+    body = checked[checked.index("def grad_"):]
+    assert body.index("check_memory(") < body.index("for ")  # before the loop and its tape
+    assert "revolve" not in checked and "_tape = " not in body[:body.index("check_memory(")]
 
 
 @pytest.mark.parametrize("jit", [False, True])
@@ -75,10 +101,10 @@ def test_a_call_over_the_default_switches_to_checkpointing(tiny_default, generat
     ref = s2sad.grad(heat, (0, 1), jit=jit, memory="1GB")(u0, 0.2, 30)  # recorded
     g = s2sad.grad(heat, (0, 1), jit=jit)
     small = g(u0, 0.2, 3)  # 3 steps x 6 values x 48 bytes fit in 2,000 bytes
-    assert "check_tape(" in g.source and "revolve" not in g.source
+    assert "check_memory(" in g.source and "revolve" not in g.source
     assert len(generations) == 2  # (ref, then g)
     got = g(u0, 0.2, 30)  # 30 steps do not: checkpointed
-    assert "revolve(schedule)" in g.source and "check_tape(" not in g.source
+    assert "revolve(schedule)" in g.source and "check_memory(" not in g.source
     assert len(generations) == 3
     np.testing.assert_allclose(got[0], ref[0], rtol=1e-12)
     assert got[1] == pytest.approx(ref[1], rel=1e-12)
@@ -137,8 +163,8 @@ def strided(x, m, n):
 @pytest.mark.parametrize("args", [(0.3, 2, 800), (0.3, 2, 30), (0.3, 2, 3)])
 def test_strided_trip_counts_agree_with_the_budget(tiny_default, args):
     source = s2sad.grad(strided, jit=False).source_for(*args)
-    assert "check_tape((n - m + 2) // 3 * 4 * 8, 2000, " in source
-    assert "check_tape((n - m + 1) // 2 * 2 * 8, 2000, " in source
+    assert source.index("check_memory((n - m + 2) // 3 * 4 * 8, 2000, ") < \
+        source.index("check_memory((n - m + 1) // 2 * 2 * 8, 2000, ")
     g = s2sad.grad(strided, jit=False)
     got = g(*args)
     assert got == pytest.approx(s2sad.grad(strided, jit=False, memory="1GB")(*args), rel=1e-12)
@@ -179,11 +205,19 @@ def test_no_check_where_it_cannot_switch_safely_and_none_in_forward_mode(tiny_de
     # a helper writing into its argument changes the caller's array before the
     # loop: a call could not be repeated, so there is no default budget
     g = s2sad.grad(written_by_a_helper, jit=False)
-    assert "check_tape" not in g.source_for(np.ones(3), 50)
+    assert "check_memory" not in g.source_for(np.ones(3), 50)
     # forward mode records nothing; an explicit budget decides at run time
-    assert "check_tape" not in s2sad.jvp(ode, jit=False).source_for(0.3, 0.8, 400)
+    assert "check_memory" not in s2sad.jvp(ode, jit=False).source_for(0.3, 0.8, 400)
+    # nor code that is differentiated again (grad of grad, hvp's gradient)
+    assert "check_memory" not in s2sad.grad(s2sad.grad(ode), jit=False).source_for(0.3, 0.8, 400)
+    h = s2sad.hvp(ode, jit=False)
+    d = s2sad.grad(ode, jit=False, memory="1GB")
+    eps = 1e-5
+    want = (d(0.3 + eps, 0.8, 400) - d(0.3 - eps, 0.8, 400)) / (2 * eps)
+    assert h(0.3, 0.8, 400, 1.0) == pytest.approx(want, rel=1e-6)  # over 2,000 bytes
+    assert "check_memory" not in h._grad.source
     explicit = s2sad.grad(ode, jit=False, memory=2000).source_for(0.3, 0.8, 400)
-    assert "check_tape" not in explicit and "revolve" in explicit
+    assert "check_memory" not in explicit and "revolve" in explicit
     # the exception, met outside a Derivative (an exported module), says what to do
     with pytest.raises(C.MemoryBudgetExceeded, match="line 12 would record about 4000 bytes"):
-        C.check_tape(4000, 2000, 12)
+        C.check_memory(4000, 2000, 12)

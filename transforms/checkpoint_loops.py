@@ -73,7 +73,8 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
     lifted: its step function would not know). `skip`: lines of loops
     not to lift under the budget. `guard` (bytes, the default budget, with
     `budget` None): no loop is lifted, but one that could be gets a
-    `check_tape(...)` line before it (s2sad.checkpointing.check_tape)."""
+    `check_memory(...)` line before it (s2sad.checkpointing.check_memory)."""
+    parsed.memory_checks = []  # (loop line, its check_memory statement)
     if not lift:
         strip_marks(parsed.tree, parsed)
         return
@@ -93,9 +94,11 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
                                              parsed.location, refusal[1], refusal[2])
             out.append(s)  # under a budget: recorded as usual
             continue
-        if checked:
+        if checked:  # (placed in the generated forward sweep: place_memory_checks)
             check = _tape_check(s, body[k + 1:], parsed, guard)
-            out.extend([check, s] if check is not None else [s])
+            if check is not None:
+                parsed.memory_checks.append((parsed.location.line_of(s), check))
+            out.append(s)
             continue
         try:
             out.extend(_lift(s, body[k + 1:], parsed, marked, budget))
@@ -255,7 +258,7 @@ def _carried(loop, after, parsed):
 
 
 def _tape_check(loop, after, parsed, guard):
-    """`check_tape(trip_count(start, stop, stride) * <bytes a step records>,
+    """`check_memory(trip_count(start, stop, stride) * <bytes a step records>,
     guard, line)` before a loop the default budget may not hold (None if its
     state is not known before it, or it changes nothing: it is recorded)."""
     state = _carried(loop, after, parsed)[0]
@@ -264,9 +267,9 @@ def _tape_check(loop, after, parsed, guard):
         return None
     line = parsed.location.line_of(loop) or 0
     check = gast.Expr(value=parse_expr(
-        f"check_tape({_steps(*_bounds(loop.iter))} * {_per_step_bytes(loop.body, state)}, "
+        f"check_memory({_steps(*_bounds(loop.iter))} * {_per_step_bytes(loop.body, state)}, "
         f"{int(guard)}, {line})"))
-    for n in ("check_tape", "trip_count", "state_nbytes"):
+    for n in ("check_memory", "trip_count", "state_nbytes"):
         parsed.namespace.setdefault(n, _runtime(n))
     gast.copy_location(check, loop)
     _locate(check, loop)
@@ -292,16 +295,40 @@ def _steps(start, stop, stride):
     return f"(({span} + {abs(step) - 1}) // {abs(step)})"
 
 
-def nbytes_as_arithmetic(tree, kinds):
-    """`state_nbytes(v)` in a check_tape line as `v.size * 8` or `8` (by
-    v's kind, once known; a call would cost compile time)."""
-    for s in tree.body:
-        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
-                and isinstance(s.value.func, gast.Name) and s.value.func.id == "check_tape":
-            _replace_nbytes(s.value, kinds)
+def place_memory_checks(body, arguments, checks, kinds, location):
+    """Put each check_memory statement of `checks` into the generated
+    function's `body` before the forward run of its loop (the first
+    top-level loop of that line), after the last statement assigning a name
+    it reads, so before the loop's tape is allocated. Added after the
+    derivative is built, no analysis sees it: the rest of the source is the
+    one generated without a budget. `state_nbytes(v)` becomes `v.size * 8`
+    or `8` by v's kind (a call would cost compile time)."""
+    for line, check in checks:
+        at = next((k for k, s in enumerate(body) if isinstance(s, gast.For)
+                   and location.line_of(s) == line), None)
+        if at is None:
+            continue  # (not found as a loop: no check, as without a budget)
+        check = _replace_nbytes(check, kinds)
+        needs = names_loaded(check) - {"check_memory", "trip_count", "state_nbytes", "max"}
+        if needs - names_stored(body[:at]) - set(arguments):
+            continue  # a name the forward sweep calls otherwise: no check
+        while at > 0 and not (names_stored(body[at - 1]) & needs) \
+                and not _is_check(body[at - 1]):  # (checks stay in the loops' order)
+            at -= 1
+        body.insert(at, check)
+
+
+def _is_check(s):
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+        and isinstance(s.value.func, gast.Name) and s.value.func.id == "check_memory"
 
 
 def _replace_nbytes(node, kinds):
+    _replace_nbytes_in(node, kinds)
+    return node
+
+
+def _replace_nbytes_in(node, kinds):
     for field, value in gast.iter_fields(node):
         items = value if isinstance(value, list) else [value]
         for k, child in enumerate(items):
@@ -321,7 +348,7 @@ def _replace_nbytes(node, kinds):
                 else:
                     setattr(node, field, new)
             else:
-                _replace_nbytes(child, kinds)
+                _replace_nbytes_in(child, kinds)
 
 
 def _bounds(rng):

@@ -14,7 +14,7 @@ from .aliases import Ownership, check_aliased_writes, written_memory
 from .bounds import add_index_checks, mark_accesses
 from .bind import CallBinder
 from .checkpoint_loops import (is_loop as is_checkpointed_loop, lift_loops,
-                               nbytes_as_arithmetic, result_kind as checkpointed_kind,
+                               place_memory_checks, result_kind as checkpointed_kind,
                                strip_marks, unliftable)
 from .containers import lower_containers
 from .tuples import split_tuple_variables
@@ -44,7 +44,7 @@ class Specialised:
         self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
         # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
         # marked s2sad.checkpointed, "budget" also the others under a budget
-        # (without a budget, the default's: a check_tape line before such loops)
+        # (without a budget, the default's: a check_memory line before such loops)
         budget = program.memory_budget if loops == "budget" else None
         guard = program.memory_guard if loops == "budget" else None
         lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip,
@@ -68,8 +68,6 @@ class Specialised:
         if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
             self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
             self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
-        if guard is not None:
-            nbytes_as_arithmetic(tree, self.kinds)
         if budget is not None:  # loops whose variables a step cannot carry: recorded
             more = unliftable(tree, self.parsed, self.kinds, program)
             if more:
@@ -312,6 +310,8 @@ class Program:
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
             body=body, decorator_list=[], returns=None, type_comment=None)
         self._clean(fdef, rev, spec, args)
+        # the default budget's check lines (checkpoint_loops.py), once the rest is final
+        place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location)
         self._collect_globals(fdef, parsed)
         doc = self._docstring(parsed, wrt_names, mode)
         self._late_forms(fdef, parsed)
