@@ -79,7 +79,7 @@ class Derivative:
     __s2sad_derivative__ = True
     # without memory=: the default budget, checked lazily (False: none, for a
     # gradient that is differentiated again, as by hvp)
-    default_budget = True
+    lazy_budget = True
 
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
                  memory=None):
@@ -239,7 +239,7 @@ class Derivative:
     def _generate(self, kinds, mode=None, flat=None, dtype=None, budgeted=False):
         wrt, single = (self.wrt, self.single) if flat is None else (flat.wrt, False)
         memory, guard = self.memory, None
-        if memory is None and self.mode != "jvp" and self.default_budget \
+        if memory is None and self.mode != "jvp" and self.lazy_budget \
                 and not getattr(self.fn, "__s2sad_derivative__", False):  # (not grad(grad(f)))
             # the default budget: only checked (check_memory), unless a call
             # exceeded it (`budgeted`): then applied as a memory= budget is

@@ -23,6 +23,12 @@ a budget the original loop stays as the branch taken when its tape fits:
     else:
         u, v = f_loop_12(0, n, 1, 0, budget, u, v, k, dt)
 
+Under the default budget (no memory=) nothing is lifted: the derivative is
+generated as without a budget, and `place_memory_checks` then puts one
+`check_memory(<that estimate>, budget, line)` line into its forward sweep
+before such a loop; s2sad/api.py switches to the lifted variant when it
+raises.
+
 The loop-carried state is every variable the body assigns (or writes into)
 that an iteration reads before assigning it, or that code after the loop
 reads."""
