@@ -169,11 +169,13 @@ def checkpoint_slots(snapshots, budget, steps, state_bytes, step_bytes):
     as many copies of the state as fit in `budget` bytes besides one step's
     tape (0 if not one does), else (no budget either) about sqrt(steps);
     at most one per step."""
+    # (bytes as ints: a float32 module writes the estimate's factors as float32)
+    state, step = int(state_bytes), int(step_bytes)
     if snapshots <= 0 and budget <= 0:
         snapshots = int(np.sqrt(steps)) + 1
     if snapshots <= 0:
         # a slot: a copy of the state, and the step it holds (8 bytes)
-        snapshots = (budget - step_bytes) // (state_bytes + 8)
+        snapshots = (budget - step) // (state + 8)
         if snapshots < 1:
             return 0
     return max(1, min(snapshots, max(steps, 1)))

@@ -221,3 +221,20 @@ def test_no_check_where_it_cannot_switch_safely_and_none_in_forward_mode(tiny_de
     # the exception, met outside a Derivative (an exported module), says what to do
     with pytest.raises(C.MemoryBudgetExceeded, match="line 12 would record about 4000 bytes"):
         C.check_memory(4000, 2000, 12)
+
+
+def damped(x, n):
+    y = x * 1.0
+    for t in range(n):
+        y = np.tanh(y) + 0.1 * y
+    return np.sum(y)
+
+
+def test_float32_arguments_switch_too(tiny_default):
+    # (the checkpointed variant's slot count was a float32 in a float32 module)
+    x = np.linspace(0.0, 1.0, 4)
+    want = s2sad.grad(damped, jit=False, memory="1GB")(x, 90)
+    g = s2sad.grad(damped, jit=False)
+    got = g(x.astype(np.float32), 90)
+    assert "revolve(schedule)" in g.source and got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-4)
