@@ -6,7 +6,7 @@ import threading
 import numpy as np
 
 from . import backend, cache, guards, precision, pytrees, travel
-from .checkpointing import memory_budget
+from .checkpointing import MemoryBudgetExceeded, default_budget, memory_budget
 from .generate import generate
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
@@ -81,6 +81,9 @@ class Derivative:
     kinds of arguments it is called with (float or array, ndim, dtype)."""
 
     __s2sad_derivative__ = True
+    # without memory=: the default budget, checked lazily (False: none, for a
+    # gradient that is differentiated again, as by hvp)
+    lazy_budget = True
 
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
                  memory=None, parallel=False):
@@ -92,7 +95,10 @@ class Derivative:
         self._given = given  # what a pickle refers to (s2sad.travel)
         self.fn, self.jit, self.mode, self.with_value = fn, jit, mode, with_value
         self.boundscheck = bool(boundscheck)
-        self.memory = memory_budget(memory)  # bytes, or None: loops record as they go
+        # bytes, or None: the default budget, checked before each long loop
+        # (MemoryBudgetExceeded switches those kinds to the checkpointing variant)
+        self.memory = memory_budget(memory)
+        self._switched = set()  # entry keys whose calls exceeded the default budget
         self.parallel = bool(parallel)  # every loop proven independent as a prange
         self.signature = inspect.signature(fn)  # what the function's arguments bind to
         params = self.signature.parameters.values()
@@ -170,13 +176,22 @@ class Derivative:
             extra = flat.tangents(self._where, extra)  # of the leaves
         extra = [_as_value(v) for v in extra]
         dtype = precision.working_dtype(values)  # "float32", or None for float64
-        entry = self._entry(tuple(K.of_value(v) for v in values), flat, dtype)
+        kinds = tuple(K.of_value(v) for v in values)
+        entry = self._entry(kinds, flat, dtype)
         if self.mode == "vjp":
             guards.check_seed(self._where, entry.generated.output_kind, extra[0])
         elif self.mode == "jvp":
             guards.check_tangents(self._where, names, values, wrt, extra)
         try:
-            value, grads = entry(*values, *extra)
+            try:
+                value, grads = entry(*values, *extra)
+            except MemoryBudgetExceeded:
+                # a loop's tape would exceed the default budget (raised before
+                # it is recorded): from now on these kinds take the variant
+                # that checkpoints such loops, and the call runs again (the
+                # derivative copies the arguments it writes: nothing changed)
+                entry = self._entry(kinds, flat, dtype, switch=True)
+                value, grads = entry(*values, *extra)
         except Exception as exc:
             if self.mode == "vjp" and self.fn is _innermost(self.fn) and flat is None:
                 # a seed shorter than the output: say so
@@ -205,13 +220,18 @@ class Derivative:
                             f"supported. Pass their leaves as separate arguments.")
         return pytrees.Flat(self._where, names, values, self.wrt)
 
-    def _entry(self, kinds, flat=None, dtype=None):
+    def _entry(self, kinds, flat=None, dtype=None, switch=False):
         key = kinds if flat is None and dtype is None else (flat and flat.key, dtype, kinds)
         with self._lock:  # threads asking for the same kinds generate and compile once
             self._check_fresh()
+            if switch:
+                self._switched.add(key)
+            budgeted = key in self._switched
+            if budgeted:  # (the two variants never share an entry)
+                key = ("default budget", key)
             entry = self._entries.get(key)
             if entry is None:
-                entry = self._entries[key] = self._build(kinds, flat, dtype)
+                entry = self._entries[key] = self._build(kinds, flat, dtype, budgeted)
             self._last = entry
             return entry
 
@@ -221,6 +241,7 @@ class Derivative:
         function itself would run the new helper."""
         if self._deps is not None and not guards.fresh(self._deps):
             self._entries.clear()
+            self._switched.clear()
             self._deps = None
         if self._deps is None:
             self._deps = guards.snapshot(self.fn)
@@ -232,10 +253,16 @@ class Derivative:
             return self.fn.generated_function(kinds)
         return self.fn
 
-    def _generate(self, kinds, mode=None, flat=None, dtype=None):
+    def _generate(self, kinds, mode=None, flat=None, dtype=None, budgeted=False):
         wrt, single = (self.wrt, self.single) if flat is None else (flat.wrt, False)
+        memory, guard = self.memory, None
+        if memory is None and self.mode != "jvp" and self.lazy_budget \
+                and not getattr(self.fn, "__s2sad_derivative__", False):  # (not grad(grad(f)))
+            # the default budget: only checked (check_memory), unless a call
+            # exceeded it (`budgeted`): then applied as a memory= budget is
+            memory, guard = (default_budget(), None) if budgeted else (None, default_budget())
         return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
-                        self.stop_gradients, self.boundscheck, flat, dtype, self.memory,
+                        self.stop_gradients, self.boundscheck, flat, dtype, memory, guard,
                         self.parallel)
 
     def _module(self, gen):
@@ -245,10 +272,10 @@ class Derivative:
         return backend.CompiledModule.get(name, gen.source, gen.functions, gen.namespace,
                                           self.boundscheck, gen.checks_own_indices)
 
-    def _build(self, kinds, flat=None, dtype=None):
+    def _build(self, kinds, flat=None, dtype=None, budgeted=False):
         for hook in list(GENERATE_HOOKS):
             hook(self, kinds)
-        gen = self._generate(kinds, flat=flat, dtype=dtype)
+        gen = self._generate(kinds, flat=flat, dtype=dtype, budgeted=budgeted)
         module = self._module(gen)
         jit = self.jit
         if jit == "auto" and _has_loops(gen.source):

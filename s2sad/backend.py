@@ -19,6 +19,7 @@ import numba
 import numpy as np
 
 from . import cache, diagnose, ieee, recursion
+from .checkpointing import MemoryBudgetExceeded
 from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
 
 # error_model="numpy": 1/0 gives inf and 0/0 nan, as numpy does, instead of
@@ -220,7 +221,7 @@ class Entry:
         start = time.perf_counter()
         try:
             return call(*args)
-        except S2sadError:
+        except (S2sadError, MemoryBudgetExceeded):  # (the Derivative switches variants)
             raise
         except Exception as exc:
             elapsed = time.perf_counter() - start

@@ -169,11 +169,13 @@ def checkpoint_slots(snapshots, budget, steps, state_bytes, step_bytes):
     as many copies of the state as fit in `budget` bytes besides one step's
     tape (0 if not one does), else (no budget either) about sqrt(steps);
     at most one per step."""
+    # (bytes as ints: a float32 module writes the estimate's factors as float32)
+    state, step = int(state_bytes), int(step_bytes)
     if snapshots <= 0 and budget <= 0:
         snapshots = int(np.sqrt(steps)) + 1
     if snapshots <= 0:
         # a slot: a copy of the state, and the step it holds (8 bytes)
-        snapshots = (budget - step_bytes) // (state_bytes + 8)
+        snapshots = (budget - step) // (state + 8)
         if snapshots < 1:
             return 0
     return max(1, min(snapshots, max(steps, 1)))
@@ -197,6 +199,48 @@ def schedule_actions(steps, snapshots):
             return out
 
 
+class MemoryBudgetExceeded(Exception):
+    """Raised by a derivative generated under the default budget (no
+    `memory=`, no S2SAD_MEMORY) before a loop records a tape larger than
+    the budget; args: (the loop's line, the estimated bytes). The
+    Derivative catches it and calls again a variant that checkpoints the
+    loop (s2sad/api.py). Nothing before the loop changes the caller's
+    arguments (the derivative copies arrays it writes), so the call is
+    simply repeated."""
+
+    def __str__(self):
+        line, tape = (tuple(self.args) + (None, None))[:2]
+        return (f"the loop at line {line} would record about {tape} bytes, more than the "
+                f"default memory budget (half the physical memory). s2sad.grad/vjp catch this "
+                f"and call a variant that checkpoints the loop; to run such a call elsewhere, "
+                f"differentiate with memory=... (see README, 'Memory at scale')")
+
+
+@register_jitable
+def check_memory(tape_bytes, budget, line):
+    """Raise MemoryBudgetExceeded(line, tape_bytes) if a loop's estimated
+    tape exceeds the default budget."""
+    if tape_bytes > budget:
+        raise MemoryBudgetExceeded(line, tape_bytes)
+
+
+# the default budget in bytes (None: half the physical memory); tests set it
+DEFAULT_MEMORY = None
+
+
+def default_budget():
+    """The budget of a derivative given no `memory=` and no S2SAD_MEMORY:
+    DEFAULT_MEMORY, or half the machine's physical memory (None if the
+    system does not say)."""
+    if DEFAULT_MEMORY is not None:
+        return int(DEFAULT_MEMORY)
+    import os
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 
@@ -204,7 +248,8 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
 def memory_budget(memory):
     """Bytes of a `memory=` option: an int, or a string such as "64MB",
     "1.5 GiB"; None takes the S2SAD_MEMORY environment variable, and without
-    it there is no budget (None: loops record their tapes as they go)."""
+    it there is no explicit budget (None: the default budget applies, checked
+    lazily: `default_budget`, MemoryBudgetExceeded)."""
     import os
     import re
     if memory is None:
@@ -260,7 +305,7 @@ def checkpoint(fn):
 __all__ = ["ADVANCE", "TAKESHOT", "RESTORE", "FIRSTURN", "YOUTURN", "TERMINATE",
            "revolve_start", "revolve", "revolve_current", "revolve_from", "revolve_to",
            "revolve_slot", "revolve_step", "revolve_slots", "trip_count", "checkpoint_slots",
-           "state_nbytes"]
+           "state_nbytes", "check_memory", "MemoryBudgetExceeded"]
 
 
 def state_nbytes(x):

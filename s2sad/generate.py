@@ -33,13 +33,15 @@ class Generated:
 
 
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True, flat=None,
-             dtype=None, memory=None, parallel=False):
+             dtype=None, memory=None, memory_guard=None, parallel=False):
     """`boundscheck`: generated functions check their indices themselves where
     they can, numba the others; False: nobody checks. `flat`: container
     arguments flattened to their leaves (s2sad.pytrees.Flat), whose kinds
     `arg_kinds` and positions `wrt` are. `dtype` "float32": the module
     computes in float32 (s2sad.precision). `memory`: bytes a loop's tape
     may take before the loop is checkpointed (s2sad.checkpointing).
+    `memory_guard` (without `memory`): the default budget, which a loop's
+    tape is checked against before it runs (MemoryBudgetExceeded).
     `parallel`: every loop proven independent runs as a prange
     (transforms/parallel.py)."""
     # The passes make and drop hundreds of thousands of tree nodes; the
@@ -51,7 +53,13 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     gc.disable()
     try:
         gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
-                        memory, parallel)
+                        memory, memory_guard, parallel)
+        if gen.writes_through_helpers and memory_guard is not None:
+            # a helper writing into what it is given may change the caller's
+            # arrays before a loop, so a call stopped by check_memory could not
+            # be repeated: no default budget for this derivative
+            gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck,
+                            flat, memory, None, parallel)
         if dtype == "float32":
             gen.source = to_float32(gen.source)
         return gen
@@ -61,9 +69,10 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
 
 
 def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
-              memory=None, parallel=False):
+              memory=None, memory_guard=None, parallel=False):
     program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
     program.memory_budget = memory
+    program.memory_guard = memory_guard
     program.parallel = parallel
     program.flat_arguments = {fn: flat.structures} if flat else {}
     program.module_names.update(runtime.__all__)
@@ -111,8 +120,10 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     source = "\n".join(lines) + "\n\n\n" + "\n\n".join(src for _, src in program.functions)
     functions = [name for name, _ in program.functions]
     output_kind = program.helper_return_kind(fn, list(arg_kinds)) if mode == "vjp" else None
-    return Generated(source, functions, entry, namespace, ";".join(described), output_kind,
-                     program.checks_own_indices)
+    gen = Generated(source, functions, entry, namespace, ";".join(described), output_kind,
+                    program.checks_own_indices)
+    gen.writes_through_helpers = bool(program.copies_writing_arguments)
+    return gen
 
 
 def _identity(obj):

@@ -181,6 +181,7 @@ class hvp(_Transform):
     def __init__(self, fn, wrt=0, *, jit="auto"):
         super().__init__(fn, wrt, jit)
         self._grad = Derivative(fn, self.wrt, jit, "grad", True)
+        self._grad.lazy_budget = False  # (differentiated again: no check_memory lines)
         self._jvps = {}
 
     def __call__(self, *args, **kwargs):

@@ -23,6 +23,12 @@ a budget the original loop stays as the branch taken when its tape fits:
     else:
         u, v = f_loop_12(0, n, 1, 0, budget, u, v, k, dt)
 
+Under the default budget (no memory=) nothing is lifted: the derivative is
+generated as without a budget, and `place_memory_checks` then puts one
+`check_memory(<that estimate>, budget, line)` line into its forward sweep
+before such a loop; s2sad/api.py switches to the lifted variant when it
+raises.
+
 The loop-carried state is every variable the body assigns (or writes into)
 that an iteration reads before assigning it, or that code after the loop
 reads."""
@@ -65,13 +71,16 @@ def is_loop(obj):
 
 # ---- lifting --------------------------------------------------------------
 
-def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=()):
+def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
     """Rewrite the top-level counted loops of `parsed.tree` (in place) that
     are marked checkpointed, or, under `budget` bytes, every one whose body
     can be a step function. `lift` False: only drop the marks. `stopped`:
     the variables `stop_gradients` names (a loop assigning one is not
     lifted: its step function would not know). `skip`: lines of loops
-    not to lift under the budget."""
+    not to lift under the budget. `guard` (bytes, the default budget, with
+    `budget` None): no loop is lifted, but one that could be gets a
+    `check_memory(...)` line before it (s2sad.checkpointing.check_memory)."""
+    parsed.memory_checks = []  # (loop line, its check_memory statement)
     if not lift:
         strip_marks(parsed.tree, parsed)
         return
@@ -79,7 +88,9 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=()):
     out = []
     for k, s in enumerate(body):
         marked = _marked(s, parsed)
-        if marked is None and (budget is None or not _counted(s) or s.lineno in skip):
+        checked = guard is not None and budget is None and marked is None
+        if marked is None and ((budget is None and not checked) or not _counted(s)
+                               or s.lineno in skip):
             out.append(s)
             continue
         refusal = _refusal(s, body[k + 1:], parsed, set(stopped))
@@ -88,6 +99,12 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=()):
                 raise UnsupportedSyntaxError(f"a checkpointed loop with {refusal[0]}",
                                              parsed.location, refusal[1], refusal[2])
             out.append(s)  # under a budget: recorded as usual
+            continue
+        if checked:  # (placed in the generated forward sweep: place_memory_checks)
+            check = _tape_check(s, body[k + 1:], parsed, guard)
+            if check is not None:
+                parsed.memory_checks.append((parsed.location.line_of(s), check))
+            out.append(s)
             continue
         try:
             out.extend(_lift(s, body[k + 1:], parsed, marked, budget))
@@ -231,7 +248,8 @@ def _name_targets(targets):
             yield from _name_targets(t.elts)
 
 
-def _lift(loop, after, parsed, marked, budget):
+def _carried(loop, after, parsed):
+    """(the loop-carried state, what the body only reads) of a loop."""
     body = loop.body
     counter = loop.target.id
     local = set(parsed.arg_names) | names_stored(parsed.tree.body)
@@ -242,6 +260,114 @@ def _lift(loop, after, parsed, marked, budget):
     state = [v for v in ordered if v in stored and (v in exposed or v in after_reads)]
     consts = [v for v in ordered if v in local and v not in stored and v != counter
               and v in names_loaded(body)]
+    return state, consts
+
+
+def _tape_check(loop, after, parsed, guard):
+    """`check_memory(trip_count(start, stop, stride) * <bytes a step records>,
+    guard, line)` before a loop the default budget may not hold (None if its
+    state is not known before it, or it changes nothing: it is recorded)."""
+    state = _carried(loop, after, parsed)[0]
+    before = _assigned_before(parsed.tree.body, loop) | set(parsed.arg_names)
+    if not state or any(v not in before for v in state):
+        return None
+    line = parsed.location.line_of(loop) or 0
+    check = gast.Expr(value=parse_expr(
+        f"check_memory({_steps(*_bounds(loop.iter))} * {_per_step_bytes(loop.body, state)}, "
+        f"{int(guard)}, {line})"))
+    for n in ("check_memory", "trip_count", "state_nbytes"):
+        parsed.namespace.setdefault(n, _runtime(n))
+    gast.copy_location(check, loop)
+    _locate(check, loop)
+    return check
+
+
+def _steps(start, stop, stride):
+    """The trip count as arithmetic when the stride is a literal (numba
+    compiles a call of trip_count in a noticeable fraction of a second); a
+    negative count (no steps) is below any budget too."""
+    step = stride.value if isinstance(stride, gast.Constant) else None
+    if isinstance(stride, gast.UnaryOp) and isinstance(stride.op, gast.USub) \
+            and isinstance(stride.operand, gast.Constant) \
+            and isinstance(stride.operand.value, int):
+        step = -stride.operand.value  # range(n, 0, -1)
+    if not isinstance(step, int) or isinstance(step, bool) or step == 0:
+        return f"trip_count({stmt_source(start)}, {stmt_source(stop)}, {stmt_source(stride)})"
+    a, b = stmt_source(start), stmt_source(stop)
+    span = (b if a == "0" else f"({b} - {a})") if step > 0 else \
+        (f"-{b}" if a == "0" else f"({a} - {b})")
+    if abs(step) == 1:
+        return span
+    return f"(({span} + {abs(step) - 1}) // {abs(step)})"
+
+
+def place_memory_checks(body, arguments, checks, kinds, location):
+    """Put each check_memory statement of `checks` into the generated
+    function's `body` before the forward run of its loop (the first
+    top-level loop of that line), after the last statement assigning a name
+    it reads, so before the loop's tape is allocated. Added after the
+    derivative is built, no analysis sees it: the rest of the source is the
+    one generated without a budget. `state_nbytes(v)` becomes `v.size * 8`
+    or `8` by v's kind (a call would cost compile time)."""
+    for line, check in checks:
+        at = next((k for k, s in enumerate(body) if isinstance(s, gast.For)
+                   and location.line_of(s) == line), None)
+        if at is None:
+            continue  # (not found as a loop: no check, as without a budget)
+        check = _replace_nbytes(check, kinds)
+        needs = names_loaded(check) - {"check_memory", "trip_count", "state_nbytes", "max"}
+        if needs - names_stored(body[:at]) - set(arguments):
+            continue  # a name the forward sweep calls otherwise: no check
+        while at > 0 and not (names_stored(body[at - 1]) & needs) \
+                and not _is_check(body[at - 1]):  # (checks stay in the loops' order)
+            at -= 1
+        body.insert(at, check)
+
+
+def _is_check(s):
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+        and isinstance(s.value.func, gast.Name) and s.value.func.id == "check_memory"
+
+
+def _replace_nbytes(node, kinds):
+    _replace_nbytes_in(node, kinds)
+    return node
+
+
+def _replace_nbytes_in(node, kinds):
+    for field, value in gast.iter_fields(node):
+        items = value if isinstance(value, list) else [value]
+        for k, child in enumerate(items):
+            if not isinstance(child, gast.AST):
+                continue
+            if isinstance(child, gast.Call) and isinstance(child.func, gast.Name) \
+                    and child.func.id == "state_nbytes" and len(child.args) == 1 \
+                    and isinstance(child.args[0], gast.Name):
+                kind = kinds.get(child.args[0].id)
+                if kind is None or not (kind.is_array or kind.is_scalar):
+                    continue
+                new = parse_expr(f"{child.args[0].id}.size * 8" if kind.is_array else "8")
+                gast.copy_location(new, child)
+                _locate(new, child)
+                if isinstance(value, list):
+                    value[k] = new
+                else:
+                    setattr(node, field, new)
+            else:
+                _replace_nbytes_in(child, kinds)
+
+
+def _bounds(rng):
+    """(start, stop, stride) of a range(...) call."""
+    a = list(rng.args)
+    start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
+    return start, stop, a[2] if len(a) == 3 else const(1)
+
+
+def _lift(loop, after, parsed, marked, budget):
+    body = loop.body
+    counter = loop.target.id
+    state, consts = _carried(loop, after, parsed)
     before = _assigned_before(parsed.tree.body, loop) | set(parsed.arg_names)
     for v in state + consts:
         if v not in before:
@@ -258,10 +384,7 @@ def _lift(loop, after, parsed, marked, budget):
     obj = CheckpointedLoop(f"{parsed.name}_loop_{line}", step, state, consts, counter,
                            parsed.location, loop, _assignments(body), marked is None)
     parsed.namespace[loop_name] = obj
-    rng = marked[0] if marked else loop.iter
-    a = list(rng.args)
-    start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
-    stride = a[2] if len(a) == 3 else const(1)
+    start, stop, stride = _bounds(marked[0] if marked else loop.iter)
     snapshots = marked[1] if marked and marked[1] is not None else const(0)
     # a marked loop without snapshots= takes the derivative's budget
     call_node = call(name(loop_name), start, stop, stride, snapshots,

@@ -14,7 +14,8 @@ from .aliases import Ownership, check_aliased_writes, written_memory
 from .bounds import add_index_checks, mark_accesses
 from .bind import CallBinder
 from .checkpoint_loops import (is_loop as is_checkpointed_loop, lift_loops,
-                               result_kind as checkpointed_kind, strip_marks, unliftable)
+                               place_memory_checks, result_kind as checkpointed_kind,
+                               strip_marks, unliftable)
 from .containers import lower_containers
 from .tuples import split_tuple_variables
 from .desugar import desugar
@@ -49,8 +50,11 @@ class Specialised:
         self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
         # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
         # marked s2sad.checkpointed, "budget" also the others under a budget
+        # (without a budget, the default's: a check_memory line before such loops)
         budget = program.memory_budget if loops == "budget" else None
-        lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip)
+        guard = program.memory_guard if loops == "budget" else None
+        lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip,
+                   guard=guard)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
@@ -110,6 +114,8 @@ class Program:
         self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
         self.parallel = False  # grad(..., parallel=True): every safe loop as prange (parallel.py)
         self.chunks = 2  # chunks of a parallel loop with accumulators (numba's thread count)
+        self.memory_guard = None   # the default budget: checked, not lifted (same module)
+        self.copies_writing_arguments = []  # helper copies that write into a parameter
 
     # ---- custom gradients and user rules -------------------------------
     def provide(self, obj, parsed=None):
@@ -317,6 +323,8 @@ class Program:
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
             body=body, decorator_list=[], returns=None, type_comment=None)
         self._clean(fdef, rev, spec, args)
+        # the default budget's check lines (checkpoint_loops.py), once the rest is final
+        place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location)
         self._collect_globals(fdef, parsed)
         doc = self._docstring(parsed, wrt_names, mode)
         self._late_forms(fdef, parsed)
@@ -503,6 +511,8 @@ class Program:
         parsed = parse_function(fn)
         tree = parsed.tree  # (a fresh tree; nested functions lifted out of it)
         tree.name = n
+        if written_memory(tree) & set(parsed.arg_names):  # (see generate.py, memory_guard)
+            self.copies_writing_arguments.append(n)
         tree = CallBinder(parsed, self.registry).bind_tree(tree, rules=False)
         # the copy runs in the compiled forward sweep: comprehensions as loops
         tree = lower_containers(tree, parsed.location, Namer.for_function(tree), parsed.resolve,
