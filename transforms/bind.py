@@ -71,7 +71,7 @@ class CallBinder:
         definition = numpy_definition(obj)
         if definition is not None:  # np.average: a helper s2sad defines
             return self.bind_helper(self.definition_call(node, definition), definition)
-        fn = _readable_function(obj)
+        fn = readable_function(obj)
         if fn is not None:
             return self.bind_helper(node, fn)
         return node
@@ -102,7 +102,7 @@ class CallBinder:
                 self.generic_visit(node)
                 if not rules:
                     try:
-                        fn = _readable_function(binder.parsed.resolve(node.func))
+                        fn = readable_function(binder.parsed.resolve(node.func))
                     except Exception:  # noqa: BLE001 - reported where it is used
                         return node
                     return node if fn is None else binder.bind_helper(node, fn)
@@ -233,7 +233,7 @@ def _makes_array(func):
         "array", "asarray", "ascontiguousarray") and isinstance(func.value, gast.Name)
 
 
-def _readable_function(obj):
+def readable_function(obj):
     """The Python function behind a helper the compiler differentiates
     through its source, or None."""
     if getattr(obj, "__s2sad_derivative__", False):

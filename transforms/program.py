@@ -12,12 +12,13 @@ from . import accumulate, cleanup, kinds as K
 from .activity import analyse
 from .aliases import Ownership, check_aliased_writes, written_memory
 from .bounds import add_index_checks, mark_accesses
-from .bind import CallBinder
+from .bind import CallBinder, readable_function
 from .checkpoint_loops import (is_loop as is_checkpointed_loop, lift_loops,
                                place_memory_checks, result_kind as checkpointed_kind,
                                strip_marks, unliftable)
 from .containers import lower_containers
 from .tuples import split_tuple_variables
+from .written_args import rewrite_writing_calls
 from .desugar import desugar
 from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
@@ -57,6 +58,7 @@ class Specialised:
                    guard=guard)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = binder.bind_tree(clone(self.parsed.tree))
+        rewrite_writing_calls(tree, self.parsed, readable_function)
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)

@@ -1,0 +1,98 @@
+"""Helpers that write into arrays they are given (numba style, `step(u, out,
+k)` filling `out`): the caller's array changes, and the derivative follows
+it (transforms/written_args.py). Against finite differences, compiled and as
+Python, reverse and forward mode; the forms it cannot follow are refused."""
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import check_grad, check_jvp
+
+U0 = np.sin(np.linspace(0.0, 3.0, 7))
+
+
+def heat_step(u, out, k):
+    n = u.shape[0]
+    for i in range(1, n - 1):
+        out[i] = u[i] + k * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+    out[0] = u[0]
+    out[n - 1] = u[n - 1]
+
+
+def swapping(u0, k):
+    u = u0.copy()
+    un = np.zeros_like(u)
+    for t in range(4):
+        heat_step(u, un, k)
+        u, un = un, u
+    return np.sum(u * u)
+
+
+def copying_back(u0, k):
+    u = u0.copy()
+    un = np.zeros_like(u)
+    for t in range(4):
+        heat_step(u, un, k)
+        u[:] = un
+    return np.sum(u ** 3)
+
+
+def scale_first(y, s):
+    y[0] = s * y[0]
+    return y * 1.0
+
+
+def passes_it_on(y, s):
+    scale_first(y, s)  # writes into its own parameter through another helper
+    return np.sum(y)
+
+
+def two_outputs(x, a, b):
+    a[:] = np.sin(x)
+    b[1:] = x[:-1] * a[1:]
+    return np.sum(a * b)
+
+
+def results_and_writes(x, s):
+    z = x.copy()
+    c = scale_first(z, s)  # c and z both changed
+    total = passes_it_on(z, s)
+    total = total + np.sum(z * c)
+    a, b = np.zeros_like(x), np.ones_like(x)
+    r = two_outputs(x, a, b)
+    return total + r + np.sum(a * b * b)
+
+
+@pytest.mark.parametrize("fn, args, wrts", [
+    (swapping, (U0, 0.2), (0, 1)),
+    (copying_back, (U0, 0.2), (0, 1)),
+    (results_and_writes, (U0, 1.7), (0, 1)),
+])
+def test_written_arguments_follow_python(fn, args, wrts, jit):
+    for wrt in wrts:
+        check_grad(fn, args, wrt=wrt, jit=jit)
+        check_jvp(fn, args, wrt=wrt, jit=jit)
+
+
+def given_a_slice(u0, k):
+    u = u0.copy()
+    un = np.zeros((2, u.shape[0]))
+    heat_step(u, un[1], k)
+    return np.sum(un)
+
+
+def given_twice(u0, k):
+    u = u0.copy()
+    heat_step(u, u, k)  # reads what it writes: a copy would change what it computes
+    return np.sum(u)
+
+
+def inside_an_expression(x, s):
+    z = x.copy()
+    return np.sum(2.0 * scale_first(z, s))
+
+
+@pytest.mark.parametrize("fn", [given_a_slice, given_twice, inside_an_expression])
+def test_forms_it_cannot_follow_are_refused(fn):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="writes into"):
+        s2sad.grad(fn, jit=False)(U0, 0.2)

@@ -1,0 +1,221 @@
+"""Helpers that write into an array they are given (`step(u, out, k)` filling
+`out`, numba style): the write changes the caller's array, which a
+derivative that treats a call as a function of its arguments would miss.
+Such a call is rewritten to one of a copy of the helper that writes into
+copies of those arrays and returns them, and the caller writes them back:
+
+    def step(u, out, k):              def step_writing(u, out, k):
+        out[1] = u[0] * k                 out = out.copy()
+                                          out[1] = u[0] * k
+                                          return out
+
+    step(u, un, k)              ->    un[:] = step_writing(u, un, k)
+    c = fill(z)                 ->    c, z_written = fill_writing(z); z[:] = z_written
+
+The array keeps its identity (other names bound to it see the write, as in
+Python), and the copy is an ordinary helper with a result. A written
+argument that is not a plain name, the same name given twice, a helper
+that also rebinds the parameter, or a call inside an expression is refused."""
+import ast
+import inspect
+import itertools
+import linecache
+import types
+
+import gast
+
+from .errors import UnsupportedSyntaxError
+from .names import fresh_name
+from .syntax import base_name, walk
+
+_COUNT = itertools.count()
+_WRAPPERS = {}  # (helper, its source) -> (copy, written positions, whether it returns a value too)
+
+
+def rewrite_writing_calls(tree, parsed, readable):
+    """Rewrite, in the bound `tree` of `parsed`, the calls of helpers that
+    write into a parameter. `readable(obj)`: the Python function s2sad reads
+    for a callee, or None."""
+    taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+    tree.body = _rewrite_block(tree, tree.body, parsed, readable, taken)
+
+
+def _key(fn):
+    """A helper as it reads now (an edited file gives a new copy)."""
+    try:
+        return fn, inspect.getsource(fn)
+    except (OSError, TypeError):
+        return fn, None
+
+
+def written_positions(fn, readable, _seen=None):
+    """Positions of the parameters `fn` writes into (subscript or slice
+    stores, or passing it on to a helper that writes into it)."""
+    if _key(fn) in _WRAPPERS:
+        return _WRAPPERS[_key(fn)][1]
+    _seen = set() if _seen is None else _seen
+    if fn in _seen:
+        return ()
+    _seen.add(fn)
+    from .source import parse_function
+    try:
+        parsed = parse_function(fn)
+    except Exception:  # noqa: BLE001 - reported where the helper is differentiated
+        return ()
+    params = [a.id for a in parsed.tree.args.args]
+    written = set()
+    for node in walk(parsed.tree):
+        targets = node.targets if isinstance(node, gast.Assign) else \
+            [node.target] if isinstance(node, gast.AugAssign) else []
+        for t in targets:
+            for sub in walk(t):
+                if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) \
+                        and base_name(sub) in params:
+                    written.add(base_name(sub))
+        if isinstance(node, gast.Call):
+            callee = readable(parsed.resolve(node.func)) if _safe(parsed, node.func) else None
+            if callee is not None and callee is not fn:
+                for pos in written_positions(callee, readable, _seen):
+                    if pos < len(node.args) and isinstance(node.args[pos], gast.Name) \
+                            and node.args[pos].id in params:
+                        written.add(node.args[pos].id)
+    return tuple(k for k, p in enumerate(params) if p in written)
+
+
+def _safe(parsed, func):
+    try:
+        parsed.resolve(func)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _rewrite_block(tree, stmts, parsed, readable, taken):
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                setattr(s, field, _rewrite_block(tree, getattr(s, field), parsed, readable, taken))
+        out += _rewrite_statement(s, parsed, readable, taken)
+    return out
+
+
+def _own_expressions(s):
+    """The expressions of `s` itself (a loop's or branch's header, not its body)."""
+    if isinstance(s, (gast.For, gast.While, gast.If)):
+        return [getattr(s, "iter", None) or s.test]
+    if isinstance(s, gast.With):
+        return [item.context_expr for item in s.items]
+    return [s]
+
+
+def _rewrite_statement(s, parsed, readable, taken):
+    calls = [n for e in _own_expressions(s) for n in walk(e) if isinstance(n, gast.Call)]
+    copies = {w[0] for w in _WRAPPERS.values()}
+    found = []
+    for c in calls:
+        fn = readable(parsed.resolve(c.func)) if _safe(parsed, c.func) else None
+        if fn is None or fn in copies:
+            continue
+        positions = written_positions(fn, readable)
+        if positions:
+            found.append((c, fn, positions))
+    if not found:
+        return [s]
+    call, fn, positions = found[0]
+    where = f"{fn.__name__} writes into its argument"
+    direct = (isinstance(s, gast.Expr) and s.value is call) or (
+        isinstance(s, gast.Assign) and s.value is call and len(s.targets) == 1
+        and isinstance(s.targets[0], gast.Name))
+    if len(found) > 1 or not direct:
+        raise UnsupportedSyntaxError(
+            f"a call of {fn.__name__}, which writes into an array it is given, inside an "
+            f"expression", parsed.location, call,
+            f"Call {fn.__name__}(...) as a statement of its own (x = {fn.__name__}(...))")
+    args = [call.args[p] if p < len(call.args) else None for p in positions]
+    names = [a.id if isinstance(a, gast.Name) else None for a in args]
+    others = [a.id for k, a in enumerate(call.args) if k not in positions
+              and isinstance(a, gast.Name)]
+    if None in names or len(set(names)) != len(names) or set(names) & set(others):
+        raise UnsupportedSyntaxError(
+            f"a call of {fn.__name__} giving an array it writes into as an expression, or "
+            f"also as another argument", parsed.location, call,
+            f"Pass the array {fn.__name__} writes into as a variable, once")
+    copy = _writing_copy(fn, positions, parsed.location, call)
+    ref = fresh_name(copy.__name__, taken)
+    parsed.namespace[ref] = copy
+    new_call = gast.copy_location(gast.Call(
+        func=gast.Name(id=ref, ctx=gast.Load(), annotation=None, type_comment=None),
+        args=call.args, keywords=[]), call)
+    new_call.s2sad_bound = True
+    held = [fresh_name(n + "_written", taken) for n in names]
+    result = [s.targets[0]] if isinstance(s, gast.Assign) else [gast.Name(
+        id=fresh_name(fn.__name__ + "_result", taken), ctx=gast.Store(), annotation=None,
+        type_comment=None)] if _WRAPPERS[_key(fn)][2] else []  # (a result nothing reads)
+    targets = result + [
+        gast.Name(id=h, ctx=gast.Store(), annotation=None, type_comment=None) for h in held]
+    target = targets[0] if len(targets) == 1 else gast.Tuple(elts=targets, ctx=gast.Store())
+    stmts = [gast.copy_location(gast.Assign(targets=[target], value=new_call,
+                                            type_comment=None), s)]
+    for n, h in zip(names, held):  # written back: the caller's array keeps its identity
+        slot = gast.Subscript(value=gast.Name(id=n, ctx=gast.Load(), annotation=None,
+                                              type_comment=None),
+                              slice=gast.Slice(lower=None, upper=None, step=None),
+                              ctx=gast.Store())
+        stmts.append(gast.copy_location(gast.Assign(
+            targets=[slot], value=gast.Name(id=h, ctx=gast.Load(), annotation=None,
+                                            type_comment=None), type_comment=None), s))
+    return stmts
+
+
+def _writing_copy(fn, positions, location, call):
+    """A Python function: `fn` writing into copies of the parameters at
+    `positions` and returning them (after its own result, if it has one)."""
+    if _key(fn) in _WRAPPERS:
+        return _WRAPPERS[_key(fn)][0]
+    from .source import parse_function
+    parsed = parse_function(fn)
+    if fn.__closure__:
+        raise UnsupportedSyntaxError(
+            f"a call of {fn.__name__}, a nested function that writes into an array it is "
+            f"given", location, call, f"Define {fn.__name__} at module level")
+    tree = parsed.tree
+    params = [a.id for a in tree.args.args]
+    written = [params[p] for p in positions]
+    if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in written
+           for n in walk(tree)):
+        raise UnsupportedSyntaxError(
+            f"a call of {fn.__name__}, which both rebinds and writes into its parameter",
+            location, call, "Write into the array it is given, or into a copy it returns")
+    returns = [n for n in walk(tree) if isinstance(n, gast.Return)]
+    valued = any(r.value is not None for r in returns)
+    if valued and not (tree.body and isinstance(tree.body[-1], gast.Return)):
+        raise UnsupportedSyntaxError(
+            f"a call of {fn.__name__}, which writes into an array it is given and may end "
+            f"without a return", location, call, "End it with a return statement")
+    tail = [gast.Name(id=w, ctx=gast.Load(), annotation=None, type_comment=None)
+            for w in written]
+    for r in returns:
+        elts = ([r.value] if valued else []) + [gast.Name(id=w, ctx=gast.Load(), annotation=None,
+                                                          type_comment=None) for w in written]
+        r.value = elts[0] if len(elts) == 1 else gast.Tuple(elts=elts, ctx=gast.Load())
+    if not valued:
+        tree.body.append(gast.Return(value=tail[0] if len(tail) == 1 else
+                                     gast.Tuple(elts=tail, ctx=gast.Load())))
+    copies = [f"    {w} = {w}.copy()\n" for w in written]
+    name = fn.__name__ + "_writing"
+    tree.name = name
+    text = ast.unparse(gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[])))
+    head, _, rest = text.partition(":\n")
+    body_lines = rest
+    doc = (f"    \"\"\"{fn.__name__} ({fn.__code__.co_filename}:{fn.__code__.co_firstlineno}), "
+           f"writing into copies of {', '.join(written)} it returns.\"\"\"\n")
+    text = head + ":\n" + doc + "".join(copies) + body_lines + "\n"
+    filename = f"<s2sad: {fn.__name__} writing into copies, #{next(_COUNT)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    code = compile(text, filename, "exec")
+    fn_code = next(c for c in code.co_consts if inspect.iscode(c) and c.co_name == name)
+    # (calls are bound positionally before this runs: no defaults needed)
+    copy = types.FunctionType(fn_code, fn.__globals__, name)
+    _WRAPPERS[_key(fn)] = (copy, positions, valued)
+    return copy
