@@ -3,23 +3,18 @@ a `vjp_<name>` for every helper it differentiates through, and a copy of
 every helper the forward sweep calls."""
 import builtins
 import inspect
-import textwrap
 
 import gast
 import numpy as np
 
 from . import accumulate, cleanup, kinds as K
 from .activity import analyse
-from .aliases import Ownership, check_aliased_writes, written_memory
-from .bounds import add_index_checks, mark_accesses
-from .bind import CallBinder, readable_function
-from .checkpoint_loops import (is_loop as is_checkpointed_loop, lift_loops,
-                               place_memory_checks, result_kind as checkpointed_kind,
-                               strip_marks, unliftable)
+from .aliases import Ownership, written_memory
+from .bounds import add_index_checks
+from .bind import CallBinder
+from .checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
+                               result_kind as checkpointed_kind, strip_marks)
 from .containers import lower_containers
-from .tuples import split_tuple_variables
-from .written_args import rewrite_writing_calls
-from .desugar import desugar
 from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .gather import gather_scatters
@@ -29,66 +24,16 @@ from .libraries import is_library_function
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .numba_forms import module_resolver, rewrite_forms
-from .normalize import normalize
 from .ops import resolve_call
 from .ordering import ascend_independent_loops
-from .parallel import check_independent, parallelise
+from .parallel import parallelise
 from .promote import owned_arrays, promote_accumulators
 from .reverse import ReverseMode
-from .source import positional_parameters
-from .none_tests import fold_none_tests
+from .specialise import Specialised
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
 
 RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "unreduce")
-
-
-class Specialised:
-    """A user function parsed, desugared, normalised and typed for given
-    argument kinds."""
-
-    def __init__(self, fn, arg_kinds, program, loops=None, stopped=(), skip=()):
-        self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
-        # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
-        # marked s2sad.checkpointed, "budget" also the others under a budget
-        # (without a budget, the default's: a check_memory line before such loops)
-        budget = program.memory_budget if loops == "budget" else None
-        guard = program.memory_guard if loops == "budget" else None
-        lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip,
-                   guard=guard)
-        binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
-        tree = binder.bind_tree(clone(self.parsed.tree))
-        rewrite_writing_calls(tree, self.parsed, readable_function)
-        tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
-        self.namer = Namer.for_function(tree, extra=program.module_names)
-        before = set(self.namer.taken)
-        marker_of = program.marker_resolver(self.parsed)
-        tree = lower_containers(tree, self.parsed.location, self.namer, self.parsed.resolve,
-                                program.runtime_objects, self.parsed.namespace)
-        tree = desugar(tree, self.parsed.location, self.namer, marker_of)
-        mark_accesses(tree)
-        local = names_stored(tree.body) | set(self.parsed.arg_names)
-        tree = normalize(tree, self.namer, self.parsed.location, local.__contains__, marker_of,
-                         binder)
-        self.temporaries = self.namer.taken - before
-        self.tree = tree
-        self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
-        self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
-        if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
-            self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
-            self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
-        if budget is not None:  # loops whose variables a step cannot carry: recorded
-            more = unliftable(tree, self.parsed, self.kinds, program)
-            if more:
-                self.__init__(fn, arg_kinds, program, loops, stopped, set(skip) | more)
-                return
-        check_aliased_writes(tree, self.kinds, self.parsed.location)
-        if any(getattr(n, "s2sad_parallel", False) for n in walk(tree)):
-            check_independent(tree, self.kinds, self.parsed.location)
-        program.name_derivative_calls(tree, self.parsed, self.kinds)
-        ret = tree.body[-1]
-        self.outputs = list(ret.value.elts) if isinstance(ret.value, gast.Tuple) else [ret.value]
-        self.returns_tuple = isinstance(ret.value, gast.Tuple)
 
 
 class Program:
