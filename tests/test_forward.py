@@ -126,3 +126,17 @@ def chained_subscripts(A):
 
 def test_chained_subscript_tangent(jit):
     check_jvp(chained_subscripts, (np.arange(9.0).reshape(3, 3) / 4 - 1.0,), jit=jit)
+
+
+# ---- a tangent broadcast by a constant operand ---------------------------------------
+
+def broadcast_by_constants(x, m):
+    d = x - m  # only m varies: its tangent must still have d's shape
+    e = np.add(x[1:], m)
+    return (np.sum(np.sum(d, axis=0) ** 2) + np.sum(d.T @ np.arange(3.0))
+            + np.sum(np.sum(e, axis=1) ** 3) + np.sum(np.maximum(x, m) ** 2))
+
+
+def test_tangent_has_the_result_shape(jit):
+    x = np.arange(6.0).reshape(3, 2) / 3 - 0.4
+    check_jvp(broadcast_by_constants, (x, np.array([0.5, -1.0])), wrt=1, jit=jit)

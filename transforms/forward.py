@@ -131,10 +131,29 @@ class ForwardMode:
             return [s, assign(self.d(z), t, src=s)]
         if isinstance(t, list):  # a helper's jvp gives value and tangent at once
             return t
+        t = self.broadcast_by_constants(value, t)
         tstmt = assign(self.d(z), t, src=s)
         if z in names_loaded(value):  # x = x + ...: the tangent reads the old x
             return [tstmt, s]
         return [s, tstmt]
+
+    def broadcast_by_constants(self, value, t):
+        """`x - m` with only m active: the tangent -dm has m's shape, the result
+        x's, so it is broadcast against the constant operand (a later
+        np.sum(d, axis=0) or d.T must see the result's shape)."""
+        if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub)):
+            operands = [value.left, value.right]
+        elif isinstance(value, gast.Call) and value.args and _elementwise_rule(
+                value, self.fn, self.registry):  # np.add(x, m), np.maximum(x, m), ...
+            operands = list(value.args)
+        else:
+            return t
+        constant = [a for a in operands if not self.is_active(a)
+                    and isinstance(a, (gast.Name, gast.Subscript))
+                    and not self.atom_kind(a).is_scalar]
+        if not constant:
+            return t
+        return gast.BinOp(left=t, op=gast.Add(), right=call("zeros_like", clone(constant[0])))
 
     def assign_tuple(self, s, target):
         names_ = [e.id for e in target.elts]
@@ -306,3 +325,11 @@ def _flat(args):
         else:
             out.append(a)
     return out
+
+
+def _elementwise_rule(value, fn, registry):
+    try:
+        prim = resolve_call(value, fn, registry)
+    except Exception:  # noqa: BLE001 - reported where the call is differentiated
+        return False
+    return prim.rule is not None and getattr(prim.rule, "elementwise", False)
