@@ -1,4 +1,4 @@
-"""numpy functions s2sad differentiates through a definition in terms of
+"""numpy (and scipy.stats) functions s2sad differentiates through a definition in terms of
 functions that have rules, as jax.numpy defines them: a call of
 `np.average(x, axis=0, weights=w)` is a call of `average` below, read as
 source, differentiated and compiled like a user's helper (so every
@@ -58,8 +58,39 @@ def take(a, indices, axis=None):
     return np.moveaxis(np.moveaxis(a, axis, 0)[picked], 0, axis)
 
 
+def norm_logpdf(x, loc=0.0, scale=1.0):
+    """scipy.stats.norm.logpdf: the normal log-density, loc and scale
+    differentiated too."""
+    z = (x - loc) / scale
+    return -0.5 * z * z - np.log(scale) - 0.5 * np.log(2.0 * np.pi)
+
+
+def multivariate_normal_logpdf(x, mean=None, cov=None, allow_singular=False):
+    """scipy.stats.multivariate_normal.logpdf of one point (x 1-D) or of
+    each row of x, for a covariance matrix (positive definite)."""
+    if allow_singular:
+        raise ValueError("s2sad differentiates multivariate_normal.logpdf with "
+                         "allow_singular=False only")
+    if cov is None:
+        raise ValueError("s2sad differentiates multivariate_normal.logpdf with a covariance "
+                         "matrix given (cov=...)")
+    if mean is None:
+        d = x
+    else:
+        d = x - mean
+    k = cov.shape[0]
+    quad = np.sum(d * np.linalg.solve(cov, d.T).T, axis=-1)
+    return -0.5 * quad - 0.5 * np.linalg.slogdet(cov)[1] - 0.5 * k * np.log(2.0 * np.pi)
+
+
 _DEFINITIONS = {np.average: average, np.nansum: nansum, np.nanmean: nanmean,
                 np.cumprod: cumprod, np.take: take}
+try:  # (bound methods of scipy's distribution objects compare equal across lookups)
+    import scipy.stats as _stats
+    _DEFINITIONS[_stats.norm.logpdf] = norm_logpdf
+    _DEFINITIONS[_stats.multivariate_normal.logpdf] = multivariate_normal_logpdf
+except ImportError:  # pragma: no cover - scipy is a dependency
+    pass
 
 
 def numpy_definition(obj):

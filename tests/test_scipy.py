@@ -268,3 +268,43 @@ def test_exported_derivative_runs_without_s2sad(tmp_path):
                                                  "NUMBA_DISABLE_JIT": "1"})
     assert out.returncode == 0, out.stderr
     np.testing.assert_allclose(eval(out.stdout), expected, rtol=1e-10)
+
+
+# ---- scipy.stats log-densities (through s2sad/numpy_definitions.py) ----------------
+
+import scipy.stats  # noqa: E402
+from scipy.stats import multivariate_normal, norm  # noqa: E402
+
+
+def normal_loglik(x, mu, s):
+    return np.sum(norm.logpdf(x, loc=mu, scale=s)) + np.sum(scipy.stats.norm.logpdf(x, mu, 2.0 * s))
+
+
+def gaussian_loglik(X, m, C):
+    S = C @ C.T + np.eye(2)
+    return np.sum(multivariate_normal.logpdf(X, mean=m, cov=S)) + \
+        multivariate_normal.logpdf(X[0], m, S)
+
+
+def test_stats_logpdf_definitions_agree_with_scipy():
+    import scipy.stats as st
+    from s2sad import numpy_definitions as d
+    X = np.array([[0.3, -1.2], [0.8, 0.1], [1.5, -0.4]])
+    S = np.array([[1.5, 0.2], [0.2, 0.9]])
+    m = np.array([0.1, -0.2])
+    np.testing.assert_allclose(d.multivariate_normal_logpdf(X, m, S),
+                               st.multivariate_normal.logpdf(X, m, S))
+    np.testing.assert_allclose(d.multivariate_normal_logpdf(X[1], m, S),
+                               st.multivariate_normal.logpdf(X[1], m, S))
+    np.testing.assert_allclose(d.norm_logpdf(X[:, 0], 0.2, 1.3), st.norm.logpdf(X[:, 0], 0.2, 1.3))
+
+
+@pytest.mark.parametrize("wrt", [0, 1, 2])
+def test_stats_logpdf_gradients(wrt, jit):
+    x = np.array([0.3, -1.2, 0.8])
+    X = np.array([[0.3, -1.2], [0.8, 0.1], [1.5, -0.4]])
+    m, C = np.array([0.1, -0.2]), np.array([[1.0, 0.3], [-0.2, 0.7]])
+    check_grad(normal_loglik, (x, 0.2, 1.3), wrt=wrt, jit=jit)
+    check_jvp(normal_loglik, (x, 0.2, 1.3), wrt=wrt, jit=jit)
+    check_grad(gaussian_loglik, (X, m, C), wrt=wrt, jit=jit)
+    check_jvp(gaussian_loglik, (X, m, C), wrt=wrt, jit=jit)
