@@ -92,6 +92,11 @@ def unary_cases():
     out.append(make("builtins.float", "float(np.sum(x))/3", "float(np.sum(x))",
                     {"x": ((3,), ANY)}))
     out.append(make("builtins.float", "float(x[1])/3", "float(x[1]) * x", {"x": ((3,), ANY)}))
+    out.append(make("numpy.float64", "np.float64(x)/s", "np.float64(x) * x", {"x": ((), ANY)}))
+    out.append(make("numpy.float64", "np.float64(x[1])/3", "np.float64(x[1]) * x",
+                    {"x": ((3,), ANY)}))
+    out.append(make("numpy.float64", "np.float64(x)/3x2", "np.float64(x) * x",
+                    {"x": ((3, 2), ANY)}))
     return out
 
 
