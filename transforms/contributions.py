@@ -273,7 +273,7 @@ class Contributions:
         # x[[0, 0, 2]]: a list of indices is an index array too
         items = [call("np.array", clone(i)) if isinstance(i, gast.List) else i for i in items]
         call_kind = self.context.call_kind(self.fn)  # len(x) - 2 is an int
-        kinds = [None if isinstance(i, (gast.Slice, gast.Call)) else K.of_atom(
+        kinds = [None if _slice_like(i) or isinstance(i, gast.Call) else K.of_atom(
             i, self.kinds, call_kind) for i in items]
         unknown = [i for i, k in zip(items, kinds) if k is not None and not k.known]
         if unknown:  # an int or an index array? The gradient differs: never guess
@@ -283,18 +283,18 @@ class Contributions:
                 f"repeated entries add up. Give it a known type (an argument, an int "
                 f"expression, or an np.array of ints)")
         fancy = [k for k, (item, kind) in enumerate(zip(items, kinds))
-                 if not isinstance(item, gast.Slice) and (isinstance(item, gast.Call) or (
+                 if not _slice_like(item) and (isinstance(item, gast.Call) or (
                      kind.is_array and kind.dtype in "ib"))]
         if not fancy:
             return atom, expr
         p = fancy[0]
-        if len(fancy) > 1 or any(isinstance(i, gast.Slice) for i in items[:p]):
+        if len(fancy) > 1 or any(_slice_like(i) for i in items[:p]):
             raise UnsupportedSyntaxError(
                 "indexing with an index array after a slice, or with several index arrays",
                 self.fn.location, atom, "Index with one index array, before any slice, or "
                 "write the gather as a loop")
         rest = items[:p] + [gast.Slice(lower=None, upper=None, step=None)] + items[p + 1:]
-        whole = all(isinstance(i, gast.Slice) for i in rest)
+        whole = all(_slice_like(i) for i in rest)
         view = atom.value if whole else gast.Subscript(
             value=clone(atom.value), ctx=gast.Load(),
             slice=gast.Tuple(elts=[clone(i) for i in rest], ctx=gast.Load()) if len(rest) > 1
@@ -335,3 +335,9 @@ def _with_base(sub, base):
     if isinstance(inner, gast.Subscript):
         inner.ctx = gast.Load()
     return gast.Subscript(value=inner, slice=clone(sub.slice), ctx=gast.Store())
+
+
+def _slice_like(item):
+    """A slice or `...` in an index: it picks whole axes."""
+    return isinstance(item, gast.Slice) or (isinstance(item, gast.Constant)
+                                            and item.value is Ellipsis)

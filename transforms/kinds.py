@@ -251,8 +251,9 @@ class KindInference:
         nd = base.ndim
         fancy = 0
         for p in parts:
-            if isinstance(p, gast.Slice):
-                continue
+            if isinstance(p, gast.Slice) or (isinstance(p, gast.Constant)
+                                             and p.value is Ellipsis):
+                continue  # (x[...] and x[..., 0]: the ellipsis keeps the axes it stands for)
             if isinstance(p, gast.Constant) and p.value is None:
                 nd += 1
                 continue
