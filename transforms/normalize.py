@@ -225,7 +225,10 @@ class _Normalizer:
             # dtype=np.int64 stays spelled out: the kind of the result depends on it
             kws = [gast.keyword(arg=k.arg, value=k.value if k.arg == "dtype" and _is_dotted(k.value)
                                 else self.argument(k.value, src)) for k in node.keywords]
-            return gast.Call(func=node.func, args=args, keywords=kws)
+            new = gast.Call(func=node.func, args=args, keywords=kws)
+            if hasattr(node, "s2sad_augmented"):  # (decided with the kinds: written_args.py)
+                new.s2sad_augmented = node.s2sad_augmented
+            return new
         if isinstance(node, gast.Attribute):
             base = node.value
             if not isinstance(base, gast.Name) and _is_value_expr(base):

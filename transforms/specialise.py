@@ -10,6 +10,7 @@ from .bounds import mark_accesses
 from .checkpoint_loops import lift_loops, unliftable
 from .containers import lower_containers
 from .desugar import desugar
+from .effects import check_effects, respell_writes, whole_slices
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .none_tests import fold_none_tests
@@ -17,14 +18,15 @@ from .normalize import normalize
 from .parallel import check_independent
 from .syntax import clone, names_stored, walk
 from .tuples import split_tuple_variables
-from .written_args import rewrite_writing_calls
+from .written_args import arrays_written, rewrite_writing_calls
 
 
 class Specialised:
     """A user function parsed, desugared, normalised and typed for given
     argument kinds."""
 
-    def __init__(self, fn, arg_kinds, program, loops=None, stopped=(), skip=()):
+    def __init__(self, fn, arg_kinds, program, loops=None, stopped=(), skip=(),
+                 arrays=frozenset()):
         self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
         # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
         # marked s2sad.checkpointed, "budget" also the others under a budget
@@ -34,8 +36,8 @@ class Specialised:
         lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip,
                    guard=guard)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
-        tree = binder.bind_tree(clone(self.parsed.tree))
-        rewrite_writing_calls(tree, self.parsed, readable_function)
+        tree = binder.bind_tree(respell_writes(clone(self.parsed.tree), self.parsed))
+        rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)
@@ -57,9 +59,16 @@ class Specialised:
         if budget is not None:  # loops whose variables a step cannot carry: recorded
             more = unliftable(tree, self.parsed, self.kinds, program)
             if more:
-                self.__init__(fn, arg_kinds, program, loops, stopped, set(skip) | more)
+                self.__init__(fn, arg_kinds, program, loops, stopped, set(skip) | more, arrays)
                 return
+        more = arrays_written(tree, self.kinds, program.call_kind(self.parsed),
+                              self.parsed.location) - arrays
+        if more:  # h(u) with h doing `p += e` on an array: a write into u
+            self.__init__(fn, arg_kinds, program, loops, stopped, skip, arrays | more)
+            return
         check_aliased_writes(tree, self.kinds, self.parsed.location)
+        check_effects(tree, self.kinds, self.parsed, readable_function)
+        whole_slices(tree, self.kinds)
         if any(getattr(n, "s2sad_parallel", False) for n in walk(tree)):
             check_independent(tree, self.kinds, self.parsed.location)
         program.name_derivative_calls(tree, self.parsed, self.kinds)
