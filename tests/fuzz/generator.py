@@ -98,6 +98,8 @@ FEATURES = (
     "norm_ord",         # np.linalg.norm with ord (p-norms), axis, keepdims
     "nested_literal",   # np.array([[a, 2 * a], [a ** 2, c]])
     "fancy_index",      # x[[0, 0, 2]], x[idx] with repeated indices
+    "hidden_writes",    # b.fill(e), np.copyto(b, e), out=b, b[...] = e, helpers writing
+                        # into their parameter (p += e, p.fill(s): UPDATERS)
     "nested_functions",  # def g(u): / g = lambda u: ... closing over locals, called (nested.py)
     "containers",       # list/tuple literals, comprehensions, sum() of generators (containers.py)
     # finer features, named after the bugs they trigger (see KNOWN_BUGS)
@@ -116,6 +118,20 @@ FEATURES = (
     "recording_subscript_write",    # b[i] = ... inside `with stop_recording():`
     "self_subscript_rebind",    # v = v[3] * x (an array rebound from its own elements)
 )
+
+
+# helpers that write into the array they are given (the "hidden_writes" feature)
+UPDATERS = """def update_add(p, q):
+    p += 0.5 * q
+
+
+def update_fill(p, s):
+    p.fill(s)
+
+
+def update_scale(p, s):
+    p *= s
+"""
 
 
 # the forms of calls bound to the callee's signature (see calls.py)
@@ -222,6 +238,8 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
         g.use("tuple_output")
         out = ((), (g.N,))
     sources.append(g.function(MAIN, params, out, max_statements, writable))
+    if "hidden_writes" in g.used:
+        sources.insert(0, UPDATERS)
     floats = [i for i, (_, sh, _) in enumerate(args) if sh is not None]
     wrt = tuple(floats)
     if len(floats) > 1 and g.p(0.2):

@@ -194,6 +194,8 @@ class Statements(Expressions):
         if b.role == "arg":
             self.use("arg_write")
         sh = b.shape
+        if self.ok("hidden_writes") and self.p(0.2):
+            return self._hidden_write(b)
         if len(sh) == 1:
             target = f"{b.name}[{self.index(sh[0])}]"
         else:
@@ -222,6 +224,23 @@ class Statements(Expressions):
             fn.emit(f"{target} = {self.const(0.3, 0.9)} * {target} + {self.squash((), 2)}")
         else:
             fn.emit(f"{target} *= 0.8 + 0.2 * {par(self.squash((), 1))}")
+
+    def _hidden_write(self, b):
+        """A whole-array write spelled as numpy hides it: a method, out=, or a
+        helper writing into its parameter (generator.UPDATERS)."""
+        fn = self.fn
+        self.use("hidden_writes")
+        val = self.squash(b.shape, 1) if fn.loops else self.expr(b.shape, 2)
+        scalar = self.squash((), 1) if fn.loops else self.expr((), 2)
+        fn.emit(self.pick([
+            f"{b.name}[...] = {val}",
+            f"np.copyto({b.name}, {val})",
+            f"np.multiply({par(val)}, {self.const(0.3, 0.9)}, out={b.name})",
+            f"{b.name}.fill({scalar})",
+            f"update_add({b.name}, {val})",
+            f"update_fill({b.name}, {scalar})",
+            f"update_scale({b.name}, {par(scalar)} * 0.1 + 1.0)",
+        ]))
 
     def sub_block(self, budget, depth):
         """A branch's body."""
