@@ -480,7 +480,9 @@ def _matmul_grad_right(g, x, y):
 # ---- values ------------------------------------------------------------------
 
 def zeros_like(x):
-    if isinstance(x, (list, tuple)):  # the parts of np.split(x, n): a list of arrays
+    """Zeros shaped like x; for a tuple or list (the parts of np.split(x, n),
+    a helper's tuple parameter) a list of them, which the adjoint adds into."""
+    if isinstance(x, (list, tuple)):
         return [zeros_like(v) for v in x]
     return np.zeros_like(x) if isinstance(x, np.ndarray) else 0.0 * x
 
@@ -489,6 +491,10 @@ def zeros_like(x):
 def _zeros_like(x):
     if _is_array(x):
         return lambda x: np.zeros_like(x)
+    if isinstance(x, types.UniTuple) and isinstance(x.dtype, types.Number):
+        return lambda x: np.zeros(len(x))  # (numba's lists of numbers: an array does)
+    if isinstance(x, types.UniTuple) and _is_array(x.dtype):
+        return lambda x: [np.zeros_like(x[k]) for k in range(len(x))]
     return lambda x: 0.0 * x
 
 

@@ -205,7 +205,7 @@ class Contributions:
         arg_kinds = [self.atom_kind(a) for a in value.args]
         vjp_name, mask = self.context.helper_vjp(helper, arg_kinds, s, self.fn)
         diff_args = [a for a, ok in zip(value.args, mask) if ok]
-        if not any(self.is_active_atom(a) for a in diff_args):
+        if not any(self._active_argument(a) for a in diff_args):
             return [], []
         results = [self.namer.fresh("d" + (base_name(a) or "arg") + "_" + helper.name)
                    for a in diff_args]
@@ -213,7 +213,16 @@ class Contributions:
         target = store(results[0]) if len(results) == 1 else gast.Tuple(
             elts=[store(r) for r in results], ctx=gast.Store())
         bind = assign(target, call(name(vjp_name), *[clone(a) for a in value.args], clone(g)))
-        return [bind], [(a, name(r)) for a, r in zip(diff_args, results)]
+        pairs = []
+        for a, r in zip(diff_args, results):
+            pairs += _element_pairs(a, name(r))
+        return [bind], pairs
+
+    def _active_argument(self, arg):
+        """An active atom, or a tuple or list literal holding one (h((a, b)))."""
+        if isinstance(arg, (gast.Tuple, gast.List)):
+            return any(self._active_argument(e) for e in arg.elts)
+        return self.is_active_atom(arg)
 
     def accumulate_all(self, pairs, cotangent):
         stmts = []
@@ -341,3 +350,15 @@ def _slice_like(item):
     """A slice or `...` in an index: it picks whole axes."""
     return isinstance(item, gast.Slice) or (isinstance(item, gast.Constant)
                                             and item.value is Ellipsis)
+
+
+def _element_pairs(arg, g):
+    """(atom, cotangent) pairs for a helper's argument: a tuple or list literal
+    `(a, b)` gets the parts of its cotangent, `g[0]` and `g[1]`."""
+    if isinstance(arg, (gast.Tuple, gast.List)):
+        pairs = []
+        for k, e in enumerate(arg.elts):
+            pairs += _element_pairs(e, gast.Subscript(value=clone(g), slice=const(k),
+                                                      ctx=gast.Load()))
+        return pairs
+    return [(arg, g)]

@@ -148,7 +148,7 @@ def _rewrite_for_target(stmt, location, namer):
         fname = getattr(stmt.iter.func, "id", getattr(stmt.iter.func, "attr", "?"))
         raise UnsupportedSyntaxError(f"a for loop over {fname}(...)", location, stmt,
                                      "Loop over range(...) and index inside the loop")
-    # for row in X:  ->  for k in range(X.shape[0]): row = X[k]
+    # for row in X:  ->  for k in range(len(X)): row = X[k]  (an array or a tuple)
     pre = []
     seq = stmt.iter
     if not isinstance(seq, gast.Name):
@@ -156,8 +156,7 @@ def _rewrite_for_target(stmt, location, namer):
         pre.append(assign(seq_name, seq, src=stmt))
         seq = name(seq_name)
     k = namer.fresh(stmt.target.id + "_index")
-    length = gast.Subscript(value=gast.Attribute(value=clone(seq), attr="shape", ctx=gast.Load()),
-                            slice=const(0), ctx=gast.Load())
+    length = call("len", clone(seq))
     element = assign(stmt.target, gast.Subscript(value=clone(seq), slice=name(k),
                                                  ctx=gast.Load()), src=stmt)
     stmt.target = store(k)

@@ -222,7 +222,7 @@ class ForwardMode:
             return None
         prim = resolve_call(value, self.fn, self.registry)
         if prim.helper is not None:
-            if not any(self.is_active(a) for a in value.args):
+            if not any(self.is_active(a) for a in _flat(value.args)):  # (also h((a, b)))
                 return None
             return [self.helper_call(value, prim.helper, store(z), store(self.d(z)))]
         keywords = {k.arg: k.value for k in value.keywords}
@@ -234,8 +234,8 @@ class ForwardMode:
 
     def helper_call(self, value, helper, value_target, tangent_target):
         arg_kinds = [self.atom_kind(a) for a in value.args]
-        jvp_name, mask = self.context.helper_jvp(helper, arg_kinds,
-                                                 [self.is_active(a) for a in value.args])
+        jvp_name, mask = self.context.helper_jvp(
+            helper, arg_kinds, [any(self.is_active(e) for e in _flat([a])) for a in value.args])
         tangents = [self.tangent_atom(a) or self.zero_like(a)
                     for a, m in zip(value.args, mask) if m]
         both = gast.Tuple(elts=[value_target, tangent_target], ctx=gast.Store())
