@@ -386,3 +386,25 @@ def test_user_errors_pass_through_unchanged():
     with pytest.raises(IndexError):
         s2sad.grad(raises_itself, jit=False)(2.0)
 
+
+
+def _complex_abs(x):
+    return np.abs(x[0] + 1j * x[1])
+
+
+def _complex_product(x):
+    z = np.exp(1j * x[0]) * x[1]
+    return np.real(z) + 2.0 * np.imag(z)
+
+
+def _complex_square(x):
+    z = x[0] + x[1] * 1j
+    return np.real(z * z)
+
+
+@pytest.mark.parametrize("f", [_complex_abs, _complex_product, _complex_square])
+def test_complex_intermediates_are_refused(f, jit):
+    """The rules are for real numbers: |x + iy| gave the wrong sign for y."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="complex number") as info:
+        s2sad.grad(f, jit=jit)(np.array([0.7, -1.3]))
+    assert f"{HERE}:" in str(info.value)

@@ -7,6 +7,7 @@ unrelated values is active if any of them is. That is sound and keeps the
 generated code easy to follow."""
 import gast
 
+from .errors import UnsupportedSyntaxError
 from .ops import differentiable_operands
 from .syntax import base_name, walk, walk_stmts
 
@@ -68,4 +69,22 @@ def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
             if useful.intersection(targets) and not operands <= useful:
                 useful |= operands
                 changed = True
-    return (varied & useful) - set(constants)
+    active = (varied & useful) - set(constants)
+    _refuse_complex(tree, active, kinds, fn)
+    return active
+
+
+def _refuse_complex(tree, active, kinds, fn):
+    """A complex value computed from differentiated ones (`z = x + 1j * y`):
+    the rules are written for real numbers (a complex cotangent's convention,
+    conjugated or not, would be guessed), so it is refused, never run."""
+    def is_complex(v):
+        k = kinds.get(v)
+        return k is not None and (k.tag == "complex" or (k.is_array and k.dtype == "c"))
+    for s in walk_stmts(tree.body):
+        if isinstance(s, gast.Assign) and any(t in active and is_complex(t)
+                                              for t in _targets(s.targets[0])):
+            raise UnsupportedSyntaxError(
+                "a complex number computed from differentiated values", fn.location, s,
+                "Differentiate real computations: keep the real and imaginary parts as "
+                "separate real variables (z = x + 1j*y: work with x and y)")
