@@ -63,7 +63,13 @@ def results_and_writes(x, s):
     return total + r + np.sum(a * b * b)
 
 
+def inside_an_expression(x, s):
+    z = x.copy()
+    return np.sum(2.0 * scale_first(z, s)) + x[0]  # z is not read again: the call runs first
+
+
 @pytest.mark.parametrize("fn, args, wrts", [
+    (inside_an_expression, (U0, 1.7), (0, 1)),
     (swapping, (U0, 0.2), (0, 1)),
     (copying_back, (U0, 0.2), (0, 1)),
     (results_and_writes, (U0, 1.7), (0, 1)),
@@ -87,12 +93,12 @@ def given_twice(u0, k):
     return np.sum(u)
 
 
-def inside_an_expression(x, s):
+def read_again_in_the_expression(x, s):
     z = x.copy()
-    return np.sum(2.0 * scale_first(z, s))
+    return np.sum(2.0 * scale_first(z, s)) + np.sum(z)  # which z? Python: the written one
 
 
-@pytest.mark.parametrize("fn", [given_a_slice, given_twice, inside_an_expression])
+@pytest.mark.parametrize("fn", [given_a_slice, given_twice, read_again_in_the_expression])
 def test_forms_it_cannot_follow_are_refused(fn):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="writes into"):
         s2sad.grad(fn, jit=False)(U0, 0.2)
