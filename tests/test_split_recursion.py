@@ -151,10 +151,11 @@ def det_by_minors(A):
     return total
 
 
-def test_recursive_call_in_a_loop_stays_joint(jit):
+def test_recursive_call_in_a_loop_stays_joint():
     # a wide, shallow tree: split records would hold every activation's tape
+    # (compiled: test_language.py's test_recursive_helper)
     A = rng.normal(size=(4, 4))
-    df = check_grad(det_by_minors, (A,), jit=jit)
+    df = check_grad(det_by_minors, (A,), jit=False)
     assert not split(df, "det_by_minors")
     np.testing.assert_allclose(df(A)[0], np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-10)
 
@@ -198,9 +199,22 @@ def cube(x):
 def test_second_order_through_recursion(jit):
     assert s2sad.hessian(cube, jit=jit)(0.7) == pytest.approx(6 * 0.7 - np.sin(0.7))
     assert s2sad.grad(s2sad.grad(cube), jit=jit)(0.7) == pytest.approx(6 * 0.7 - np.sin(0.7))
-    x = rng.normal(size=3)
-    H = s2sad.hessian(lambda x: tree_product(x, 0, 3), jit=jit)(x)
+    x = rng.normal(size=3)  # (compiled: as cube's; a slow compile)
+    H = s2sad.hessian(lambda x: tree_product(x, 0, 3), jit=False)(x)
     eps = 1e-5
     g = s2sad.grad(lambda x: tree_product(x, 0, 3), jit=False)
     numeric = np.array([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(3)])
     np.testing.assert_allclose(H, numeric, rtol=1e-5, atol=1e-7)
+
+
+@s2sad.checkpoint
+def power_checkpointed(x, n):
+    if n == 0:
+        return 1.0
+    return x * power_checkpointed(x, n - 1)
+
+
+def test_checkpoint_keeps_joint_mode(jit):
+    # memory in proportion to the depth only, each activation's forward rerun
+    df = check_grad(power_checkpointed, (1.3, 7), jit=jit)
+    assert "def fwd_" not in df.source and "def vjp_power_checkpointed(" in df.source

@@ -24,7 +24,8 @@ children consumed exactly their records, so a pairing gone wrong is an
 error, never a wrong gradient. The stack is one Python list of tuples,
 which numba types from the push in vjp_f.
 
-Only direct self-recursion is split, and only when every recursive call in
+`s2sad.checkpoint(f)` keeps f in joint mode (records for one path down
+the recursion at a time). Only direct self-recursion is split, and only when every recursive call in
 the forward sweep has its vjp call in the reverse sweep (same count) and
 every recorded value has a known kind. Otherwise (mutual recursion,
 recursion through another helper, a call whose result is inactive) the
@@ -62,8 +63,8 @@ def split_recursion(program, fn, arg_kinds, vjp, mask):
     """Replace the generated `vjp` of `fn` (a helper) by the split-mode
     trio when it calls itself; leave it as it is otherwise."""
     source = next((text for n, text in program.functions if n == vjp), None)
-    if source is None or not _calls(source, vjp):
-        return
+    if source is None or not _calls(source, vjp) or getattr(fn, "__s2sad_checkpoint__", False):
+        return  # (s2sad.checkpoint(f): joint mode, memory in proportion to depth only)
     info = {}
     program.derivative(fn, list(arg_kinds), [i for i, m in enumerate(mask) if m], "helper",
                        fn_name=vjp, split=info)
@@ -103,8 +104,9 @@ def split_recursion(program, fn, arg_kinds, vjp, mask):
     bwd_call = call(name(bwd), *[name(a) for a in args], name(seed), name(records),
                     *[name(d) for _, d in shared])
     functions = [
-        (vjp, [assign(records, gast.List(elts=[], ctx=gast.Load()))] + clone(inits)
-         + forward_sweep() + [push(const(0))] + allocations + [gast.Return(value=bwd_call)],
+        (vjp, _without_unread_values(
+            [assign(records, gast.List(elts=[], ctx=gast.Load()))] + clone(inits)
+            + forward_sweep() + [push(const(0))] + allocations + [gast.Return(value=bwd_call)]),
          args + [seed], info["doc"]),
         (fwd, [assign(before, call("len", name(records)))] + clone(inits) + forward_sweep()
          + [push(name(before)), gast.Return(value=value)],
@@ -342,6 +344,18 @@ def _shared_adjoints(reverse, grads, wrt, args, forward, kinds, vjp):
         return reverse, []
     drop = {id(s) for s in removals}
     return _without(out, drop), shared
+
+
+def _without_unread_values(body):
+    """`body` without assignments nothing reads (vjp_f has no use for f's
+    value) and that call nothing (`fwd` pushes records; others may have
+    effects too)."""
+    loaded = names_loaded(body)
+    drop = {id(s) for s in _statements(body)
+            if isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and s.targets[0].id not in loaded
+            and not any(isinstance(n, gast.Call) for n in walk(s.value))}
+    return _without(body, drop)
 
 
 def _blocks(stmts):
