@@ -116,6 +116,7 @@ def test_two_recursive_calls(jit):
     x = rng.normal(size=7)
     df = check_grad(lambda x: tree_product(x, 0, 7), (x,), jit=jit)
     assert split(df, "tree_product")
+    assert "bwd_tree_product(x, mid, hi, dtree_product3, tree_product_records, dx)" in df.source
 
 
 def chain(x, n):

@@ -307,16 +307,19 @@ def _shared_adjoints(reverse, grads, wrt, args, forward, kinds, vjp):
     or writes `a`, and the reverse sweep only adds into `da`: it starts as
     `da = np.zeros_like(a)`, is only the target of `+=` (elements too), is
     returned as the gradient, and each call's `da_f` is added to it
-    (`da += da_f`) with nothing touching either in between."""
+    (`da += da_f` with nothing touching either in between, or `da +=
+    f_vjp(...)`)."""
     out = clone(reverse)
     elts = list(grads.elts) if isinstance(grads, gast.Tuple) and len(wrt) > 1 else [grads]
     sites = [(block, k) for block in _blocks(out) for k, s in enumerate(block)
-             if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
+             if (isinstance(s, gast.Assign) or isinstance(s, gast.AugAssign)
+                 and isinstance(s.op, gast.Add) and isinstance(s.target, gast.Name))
+             and isinstance(s.value, gast.Call)
              and isinstance(s.value.func, gast.Name) and s.value.func.id == vjp]
     if _count(out, vjp) != len(sites):
         return reverse, []
     stored = names_stored(forward)
-    shared, removals = [], []
+    shared, removals, calls = [], [], []
     for w, (a, g) in enumerate(zip(wrt, elts)):
         kind = kinds.get(a)
         if kind is None or not kind.is_array or a in stored or not isinstance(g, gast.Name):
@@ -330,7 +333,7 @@ def _shared_adjoints(reverse, grads, wrt, args, forward, kinds, vjp):
         found = [_added_back(block, k, args.index(a), w, len(wrt), a, d) for block, k in sites]
         if any(f is None for f in found):
             continue
-        allowed = {id(init[0].targets[0])} | {id(t) for _, s in found for t in [s.target]}
+        allowed = {id(init[0].targets[0])} | {id(s.target) for _, s in found}
         for s in _statements(out):
             if isinstance(s, gast.AugAssign):
                 allowed.add(id(_base(s.target)))
@@ -339,9 +342,13 @@ def _shared_adjoints(reverse, grads, wrt, args, forward, kinds, vjp):
             continue  # read, or rebound: the reverse sweep needs its own
         shared.append((a, d))
         removals.append(init[0])
-        removals += [s for _, s in found]
+        removals += [s for r, s in found if r is not None]
+        calls += [s for r, s in found if r is None]
     if not shared:
         return reverse, []
+    for block in _blocks(out):  # `da += f_vjp(...)`: the call adds into da itself
+        block[:] = [gast.Expr(value=s.value) if any(s is c for c in calls) else s
+                    for s in block]
     drop = {id(s) for s in removals}
     return _without(out, drop), shared
 
@@ -369,11 +376,14 @@ def _blocks(stmts):
 
 def _added_back(block, k, position, w, n_wrt, a, d):
     """(result name, `d += result`) for the call at block[k], if it passes
-    `a` at `position` and its result for `a` is added to `d` just after."""
+    `a` at `position` and its result for `a` is added to `d` just after;
+    (None, the call) for `d += f_vjp(...)` (one result)."""
     s = block[k]
     passed = s.value.args[position] if position < len(s.value.args) else None
     if not (isinstance(passed, gast.Name) and passed.id == a):
         return None
+    if isinstance(s, gast.AugAssign):
+        return (None, s) if n_wrt == 1 and s.target.id == d else None
     target = s.targets[0]
     r = target.elts[w] if isinstance(target, gast.Tuple) and n_wrt > 1 else target
     if not isinstance(r, gast.Name):
