@@ -131,6 +131,25 @@ def test_recursion_on_new_arrays(jit):
     assert split(df, "chain")
 
 
+def pairwise(x, depth):
+    """A counter stepped in a loop (the reverse sweep steps it back) and an
+    array of half the size per level."""
+    if depth == 0 or x.shape[0] == 1:
+        return np.sum(x)
+    m = x.shape[0] // 2
+    y = np.empty(m)
+    k = 0
+    for i in range(m):
+        y[k] = x[2 * i] * x[2 * i + 1] + 0.5
+        k += 1
+    return pairwise(y, depth - 1)
+
+
+def test_counter_stepped_back(jit):
+    df = check_grad(pairwise, (rng.uniform(0.5, 1.5, 16), 3), jit=jit)
+    assert split(df, "pairwise")
+
+
 # ---- left in joint mode: correct, O(depth x primal) ---------------------------------
 
 def det_by_minors(A):

@@ -38,6 +38,7 @@ every activation's tape at once (det at 11 x 11: 10^8 activations, tens of
 GB) and, with many cheap leaves, were slower even where they fit
 (measured: det 6 x 6 to 9 x 9, 1.5-4x the joint time)."""
 import ast
+import re
 
 import gast
 
@@ -207,7 +208,7 @@ def _read_before_written(stmts):
                 block(s.body, inner)
                 block(s.orelse, written)
             else:
-                exposed.update(names_loaded([s]) - written)
+                exposed.update(_reads([s]) - written)
                 if isinstance(s, gast.Assign):
                     written |= {t.id for t in s.targets if isinstance(t, gast.Name)}
                     written |= {e.id for t in s.targets if isinstance(t, gast.Tuple)
@@ -216,6 +217,13 @@ def _read_before_written(stmts):
 
     block(stmts, set())
     return exposed
+
+
+def _reads(stmts):
+    """Names `stmts` read, `k` in `k -= 1` too."""
+    return names_loaded(stmts) | {s.target.id for s in _statements(stmts)
+                                  if isinstance(s, gast.AugAssign)
+                                  and isinstance(s.target, gast.Name)}
 
 
 def _statements(stmts):
@@ -262,6 +270,19 @@ def _placeholders(forward, record, kinds, args):
 
 
 _ALLOCATIONS = ("np.empty", "np.zeros", "np.ones")
+_DTYPE = re.compile(r"np\.(float64|float32|int64|int32|bool_|complex128)|float|int|bool")
+
+
+def _an_int(shape):
+    """Whether a tape's shape argument is one length (`max(n, 0)`,
+    `x.shape[0]`, `n - 1`): no tuple, no whole `x.shape` in it."""
+    return shape is not None and not any(
+        isinstance(n, (gast.Tuple, gast.List)) or isinstance(n, gast.Attribute)
+        and n.attr == "shape" and not _subscripted(shape, n) for n in walk(shape))
+
+
+def _subscripted(root, node):
+    return any(isinstance(n, gast.Subscript) and n.value is node for n in walk(root))
 
 
 def _allocation_placeholder(forward, v):
@@ -277,8 +298,11 @@ def _allocation_placeholder(forward, v):
                 or not any(text.startswith(a + "(") for a in _ALLOCATIONS):
             return None
         shape = s.value.args[0] if s.value.args else None
-        ndim = len(shape.elts) if isinstance(shape, gast.Tuple) else 1
+        ndim = len(shape.elts) if isinstance(shape, gast.Tuple) else 1 if _an_int(shape) else 0
         dtype = [k for k in s.value.keywords if k.arg == "dtype"]
+        if not ndim or len(s.value.args) > 1 or len(s.value.keywords) > len(dtype) \
+                or dtype and not _DTYPE.fullmatch(expr_source(dtype[0].value)):
+            return None
         empty = "0" if ndim == 1 else "(" + ", ".join(["0"] * ndim) + ")"
         dt = ", dtype=" + expr_source(dtype[0].value) if dtype else ""
         this = f"np.empty({empty}{dt})"
@@ -357,7 +381,7 @@ def _without_unread_values(body):
     """`body` without assignments nothing reads (vjp_f has no use for f's
     value) and that call nothing (`fwd` pushes records; others may have
     effects too)."""
-    loaded = names_loaded(body)
+    loaded = _reads(body)
     drop = {id(s) for s in _statements(body)
             if isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name) and s.targets[0].id not in loaded
