@@ -192,8 +192,23 @@ def pong(x, n):
     return ping(x, n - 1) * x
 
 
+def through(x, n):
+    if n == 0:
+        return np.sin(x)
+    return helper(x, n) * x
+
+
+def helper(x, n):
+    return through(x * 0.9, n - 1) + 1.0
+
+
 def test_mutual_recursion_stays_joint(jit):
     df = check_grad(ping, (0.7, 5), jit=jit)
+    assert "def fwd_" not in df.source
+
+
+def test_recursion_through_a_helper_stays_joint():
+    df = check_grad(through, (0.7, 4), jit=False)  # (compiled: as ping's, the same shape)
     assert "def fwd_" not in df.source
 
 
