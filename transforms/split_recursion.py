@@ -36,7 +36,7 @@ call per column): such a recursion tree is wide and shallow, so joint mode
 costs only a factor of its depth, while split mode's records would hold
 every activation's tape at once (det at 11 x 11: 10^8 activations, tens of
 GB) and, with many cheap leaves, were slower even where they fit
-(measured: det 6 x 6 to 9 x 9, 1.5-4x the joint time)."""
+(measured: det 6 x 6 to 9 x 9, 1.3-6x the joint time)."""
 import ast
 import re
 
