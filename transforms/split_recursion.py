@@ -90,8 +90,19 @@ def split_recursion(program, fn, arg_kinds, vjp, mask):
 
     def push(first):
         tup = gast.Tuple(elts=[first] + [name(v) for v in record], ctx=gast.Load())
-        return gast.Expr(value=call(gast.Attribute(value=name(records), attr="append",
-                                                   ctx=gast.Load()), tup))
+        out = gast.Expr(value=call(gast.Attribute(value=name(records), attr="append",
+                                                  ctx=gast.Load()), tup))
+        out.s2sad_comment = f"what the reverse sweep reads ({bwd} pops it)"
+        return out
+
+    def with_placeholders():
+        out = clone(inits)
+        if out:
+            out[0].s2sad_comment = "(placeholders: the record holds these on every path)"
+        return out
+
+    new_records = assign(records, gast.List(elts=[], ctx=gast.Load()))
+    new_records.s2sad_comment = f"one record per activation of {primal}, the latest on top"
 
     def forward_sweep():
         return _calls_renamed(forward, primal, fwd, records)
@@ -106,10 +117,9 @@ def split_recursion(program, fn, arg_kinds, vjp, mask):
                     *[name(d) for _, d in shared])
     functions = [
         (vjp, _without_unread_values(
-            [assign(records, gast.List(elts=[], ctx=gast.Load()))] + clone(inits)
-            + forward_sweep() + [push(const(0))] + allocations + [gast.Return(value=bwd_call)]),
+            [new_records] + with_placeholders() + forward_sweep() + [push(const(0))] + allocations + [gast.Return(value=bwd_call)]),
          args + [seed], info["doc"]),
-        (fwd, [assign(before, call("len", name(records)))] + clone(inits) + forward_sweep()
+        (fwd, [assign(before, call("len", name(records)))] + with_placeholders() + forward_sweep()
          + [push(name(before)), gast.Return(value=value)],
          args + [records],
          f"The forward sweep of {primal} (split mode): its value; what its reverse sweep "
