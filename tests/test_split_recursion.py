@@ -119,6 +119,22 @@ def test_two_recursive_calls(jit):
     assert "bwd_tree_product(x, mid, hi, dtree_product3, tree_product_records, dx)" in df.source
 
 
+def signs(x, i):
+    """A recursive call in each branch: one of them runs per activation."""
+    if i == x.shape[0]:
+        return 1.0
+    if x[i] > 0.0:
+        v = signs(x, i + 1) * x[i]
+    else:
+        v = np.cos(x[i]) - signs(x, i + 1)
+    return v + 0.1 * x[i]
+
+
+def test_recursive_calls_in_branches(jit):
+    df = check_grad(lambda x: signs(x, 0), (np.array([0.3, -0.7, 1.1, -0.4, 0.9]),), jit=jit)
+    assert split(df, "signs")
+
+
 def chain(x, n):
     """An array that changes at every level: the adjoints stay per activation."""
     if n == 0:
