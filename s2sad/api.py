@@ -84,6 +84,7 @@ class Derivative:
     # without memory=: the default budget, checked lazily (False: none, for a
     # gradient that is differentiated again, as by hvp)
     lazy_budget = True
+    split_recursion = True  # False for code differentiated again (transforms/split_recursion.py)
 
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
                  memory=None, parallel=False):
@@ -263,7 +264,7 @@ class Derivative:
             memory, guard = (default_budget(), None) if budgeted else (None, default_budget())
         return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
                         self.stop_gradients, self.boundscheck, flat, dtype, memory, guard,
-                        self.parallel)
+                        self.parallel, self.split_recursion)
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,
@@ -308,7 +309,7 @@ class Derivative:
                 # (no budget: this code is differentiated again, or called from
                 # differentiated code)
                 gen = generate(self._target(arg_kinds), arg_kinds, self.wrt, mode, self.single,
-                               self.stop_gradients, self.boundscheck)
+                               self.stop_gradients, self.boundscheck, split_recursion=False)
                 self._entries[key] = self._module(gen).python.__dict__[gen.entry]
             return self._entries[key]
 

@@ -292,13 +292,19 @@ def checkpoint(fn):
     s2sad differentiates every call of a plain Python helper (the caller's
     forward sweep calls the helper itself, the reverse sweep its
     `vjp_<helper>`), so `checkpoint` returns `fn` unchanged; it states the
-    intent, and keeps code written for JAX working."""
+    intent, and keeps code written for JAX working. One exception: a
+    recursive helper is reversed in split mode (its activations record, and
+    none runs forward twice); marked, it stays in joint mode, where memory
+    grows with the recursion's depth, not its size
+    (transforms/split_recursion.py)."""
     import inspect
     if not callable(fn):
         raise TypeError(f"s2sad.checkpoint takes a function, not {fn!r}")
     if not (inspect.isfunction(fn) or getattr(fn, "__s2sad_derivative__", False)):
         raise TypeError(f"s2sad.checkpoint takes a Python function s2sad can read; {fn!r} "
                         f"has a gradient rule or no source, and is not recomputed")
+    if inspect.isfunction(fn):
+        fn.__s2sad_checkpoint__ = True
     return fn
 
 

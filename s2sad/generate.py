@@ -33,7 +33,7 @@ class Generated:
 
 
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True, flat=None,
-             dtype=None, memory=None, memory_guard=None, parallel=False):
+             dtype=None, memory=None, memory_guard=None, parallel=False, split_recursion=True):
     """`boundscheck`: generated functions check their indices themselves where
     they can, numba the others; False: nobody checks. `flat`: container
     arguments flattened to their leaves (s2sad.pytrees.Flat), whose kinds
@@ -43,7 +43,9 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     `memory_guard` (without `memory`): the default budget, which a loop's
     tape is checked against before it runs (MemoryBudgetExceeded).
     `parallel`: every loop proven independent runs as a prange
-    (transforms/parallel.py)."""
+    (transforms/parallel.py). `split_recursion` False: recursive helpers in
+    joint mode, for code s2sad differentiates again (split_recursion.py's
+    record stacks have no derivative)."""
     # The passes make and drop hundreds of thousands of tree nodes; the
     # cyclic collector, triggered by them, would scan every object of the
     # process each time (with jax or torch loaded, most of the time taken).
@@ -53,13 +55,13 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     gc.disable()
     try:
         gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
-                        memory, memory_guard, parallel)
+                        memory, memory_guard, parallel, split_recursion)
         if gen.writes_through_helpers and memory_guard is not None:
             # a helper writing into what it is given may change the caller's
             # arrays before a loop, so a call stopped by check_memory could not
             # be repeated: no default budget for this derivative
             gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck,
-                            flat, memory, None, parallel)
+                            flat, memory, None, parallel, split_recursion)
         if dtype == "float32":
             gen.source = to_float32(gen.source)
         return gen
@@ -69,8 +71,9 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
 
 
 def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
-              memory=None, memory_guard=None, parallel=False):
+              memory=None, memory_guard=None, parallel=False, split_recursion=True):
     program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
+    program.split_recursion = split_recursion
     program.memory_budget = memory
     program.memory_guard = memory_guard
     program.parallel = parallel

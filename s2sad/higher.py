@@ -182,6 +182,7 @@ class hvp(_Transform):
         super().__init__(fn, wrt, jit)
         self._grad = Derivative(fn, self.wrt, jit, "grad", True)
         self._grad.lazy_budget = False  # (differentiated again: no check_memory lines)
+        self._grad.split_recursion = False  # (nor record stacks of recursive calls)
         self._jvps = {}
 
     def __call__(self, *args, **kwargs):

@@ -30,6 +30,7 @@ from .parallel import parallelise
 from .promote import owned_arrays, promote_accumulators
 from .reverse import ReverseMode
 from .specialise import Specialised
+from .split_recursion import sweep_marker, split_recursion
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
 
@@ -59,6 +60,7 @@ class Program:
         self._derivative_calls = {}  # function -> {call position: generated function}
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
         self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
+        self.split_recursion = True  # recursive helpers in split mode (split_recursion.py)
         self.parallel = False  # grad(..., parallel=True): every safe loop as prange (parallel.py)
         self.chunks = 2  # chunks of a parallel loop with accumulators (numba's thread count)
         self.memory_guard = None   # the default budget: checked, not lifted (same module)
@@ -185,7 +187,7 @@ class Program:
 
     # ---- derivatives ------------------------------------------------------
     def derivative(self, fn, arg_kinds, wrt, mode, fn_name=None, single=None,
-                   stop_gradients=()):
+                   stop_gradients=(), split=None):
         """Generate the derivative of `fn` w.r.t. argument positions `wrt`.
 
         mode "grad": `(args) -> (value, gradients)` seeded with ones;
@@ -193,7 +195,10 @@ class Program:
         mode "helper": `(args, seed) -> gradients` for every float argument;
         mode "gradient": `(args) -> gradients` (what `grad` returns, as a
         function that can itself be differentiated).
-        Returns the generated function's name."""
+        Returns the generated function's name.
+        `split` (a dict, mode "helper"): the function is not added to the
+        module but left in `split` for split_recursion.py, returning its
+        value too, with a marker between its forward and reverse sweeps."""
         # (a checkpointed loop's step function is not split again)
         spec = Specialised(fn, arg_kinds, self,
                            "marked" if getattr(fn, "__s2sad_step__", False) else "budget",
@@ -255,10 +260,12 @@ class Program:
             kept = spec.namer.fresh("value")
             body.append(assign(kept, _copying(value, written, spec.kinds)))
             value = name(kept)
+        if split is not None:
+            body.append(sweep_marker())
         body += rev_stmts
         single = len(grads) == 1 if single is None else single
         grad_value = grads[0] if single else gast.Tuple(elts=grads, ctx=gast.Load())
-        if mode in ("helper", "gradient"):
+        if mode in ("helper", "gradient") and split is None:
             result = grad_value
         else:
             result = gast.Tuple(elts=[value, grad_value], ctx=gast.Load())
@@ -275,6 +282,10 @@ class Program:
         self._collect_globals(fdef, parsed)
         doc = self._docstring(parsed, wrt_names, mode)
         self._late_forms(fdef, parsed)
+        if split is not None:
+            split.update(fdef=fdef, kinds=spec.kinds, source_line=parsed.source_line, doc=doc,
+                         seed=seed_param)
+            return gen_name
         self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
@@ -346,6 +357,8 @@ class Program:
             self.helper_vjps[key] = (gen, mask)  # before recursing: recursive helpers
             self.derivative(fn, list(arg_kinds), [i for i, m in enumerate(mask) if m],
                             "helper", fn_name=gen)
+            if self.split_recursion:  # recursion in O(primal), not O(depth x primal)
+                split_recursion(self, fn, list(arg_kinds), gen, mask)
         return self.helper_vjps[key]
 
     # ---- pieces ---------------------------------------------------------
