@@ -6,8 +6,12 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-# every test session compiles into a cache directory of its own
+# every test session compiles into a cache directory of its own (each
+# pytest-xdist worker into one of its own, inside the session's)
 os.environ.setdefault("S2SAD_CACHE_DIR", tempfile.mkdtemp(prefix="s2sad-test-cache-"))
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["S2SAD_CACHE_DIR"] = os.path.join(os.environ["S2SAD_CACHE_DIR"],
+                                                 os.environ["PYTEST_XDIST_WORKER"])
 
 
 @pytest.fixture(params=[True, False], ids=["jit", "python"])
