@@ -2,11 +2,14 @@
 variable): the helper's cotangent for the container is split back onto its
 parts. Reverse and forward mode against finite differences, compiled and as
 Python. (A tuple argument was taken as a constant: a zero gradient with no
-error.)"""
+error.) A dict, tuple or list argument, or a local dict, passed whole to a
+helper goes to a copy of the helper taking its leaves as parameters."""
 import numpy as np
 import pytest
 
-from gradcheck import check_grad, check_jvp
+import s2sad
+from gradcheck import check_grad, check_jvp, check_tree_grad
+from s2sad.transforms.flatten_args import PytreeError
 
 X = np.array([0.9, -1.4, 2.2])
 
@@ -79,3 +82,74 @@ def test_reverse(f, jit):
 @pytest.mark.parametrize("f,jit", JIT)
 def test_forward(f, jit):
     check_jvp(f, (X.copy(),), jit=jit)
+
+
+# ---- a container passed whole to a helper (spread_arguments.py) -------------------
+def energy(p, x):
+    return np.sum(p["w"] * x ** 2) + p["b"] * np.sum(x)
+
+
+def dict_argument_to_helper(params, x):
+    return energy(params, x) + params["b"] ** 2
+
+
+def dense(q, v, scale=1.0):
+    return np.tanh(q["W"] @ v + q["b"]) * scale
+
+
+def two_layers(params, x):
+    h = dense(params["l1"], x)
+    return np.sum(dense(params["l2"], h, 2.0) ** 2)
+
+
+def pair_scaled(t, s=2.0):
+    a, b = t
+    return np.sum(a * b) * s
+
+
+def tuple_argument_to_helper(ab, x):
+    return pair_scaled(ab) + pair_scaled(ab, x[0])
+
+
+def local_dict_to_helper(x):
+    params = {"w": x * 2.0, "b": x[0]}
+    return energy(params, x) + energy(params, np.sin(x))
+
+
+PARAMS = {"w": X * 1.5, "b": 0.7}
+LAYERS = {"l1": {"W": np.linspace(-0.3, 0.4, 6).reshape(2, 3), "b": np.array([0.1, -0.2])},
+          "l2": {"W": np.array([[0.2, -0.5], [0.3, 0.1]]), "b": np.array([0.05, 0.1])}}
+WHOLE = [(dict_argument_to_helper, (PARAMS, X)), (two_layers, (LAYERS, X)),
+         (tuple_argument_to_helper, ((X * 0.5, np.cos(X)), X))]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f,args", WHOLE, ids=[f.__name__ for f, _ in WHOLE])
+def test_container_passed_whole(f, args, jit):
+    check_tree_grad(f, args, wrt=0, jit=jit)
+    check_tree_grad(f, args, wrt=1, jit=jit)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_local_dict_passed_whole(jit):
+    check_grad(local_dict_to_helper, (X.copy(),), jit=jit)
+
+
+def writes_into(p, x):
+    p["w"] = x  # the caller's dict would change
+    return np.sum(p["w"])
+
+
+def passes_writer(params, x):
+    return writes_into(params, x)
+
+
+def by_keyword(params, x):
+    return energy(p=params, x=x)
+
+
+@pytest.mark.parametrize("f", [passes_writer, by_keyword])
+def test_container_uses_it_cannot_follow_are_refused(f):
+    with pytest.raises(PytreeError) as info:
+        s2sad.grad(f, jit=False)(PARAMS, X)
+    assert "test_container_args.py" in str(info.value)

@@ -49,7 +49,7 @@ def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespa
     if lowering.materialised:
         _check_list_uses(fn_tree, lowering.materialised, location, resolve)
         _CopiesOfMaterialised(lowering.materialised, resolve).visit(fn_tree)
-    scalarise_dicts(fn_tree, namer, resolve, location)
+    scalarise_dicts(fn_tree, namer, resolve, location, namespace)
     scalarise_literals(fn_tree, namer, resolve)
     SumOfLiteral(resolve).visit(fn_tree)
     return fn_tree

@@ -5,19 +5,23 @@ becomes one variable per key, as a list literal does (literals.py):
     y = p["w"] * p["b"]    ->    y = p_w * p_b
     p["w"] = p["w"] - 0.1        p_w = p_w - 0.1
 
-Every use must be a read or write of one of its keys; any other dict (a
-new key, a key computed at run time, the dict passed to a function) is
-refused, never guessed."""
+Every use must be a read or write of one of its keys, or passing it whole
+to a Python helper (which then takes its values as parameters of their own,
+spread_arguments.py); any other dict (a new key, a key computed at run
+time, the dict given to anything else) is refused, never guessed."""
 import builtins
+import types
 
 import gast
 
 from .containers_common import is_builtin
 from .errors import UnsupportedSyntaxError
+from .flatten_args import Structure
+from .spread_arguments import spread_copy
 from .syntax import name, store, walk
 
 
-def scalarise_dicts(fn_tree, namer, resolve, location):
+def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
     bindings = {}
     for node in walk(fn_tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
@@ -34,13 +38,17 @@ def scalarise_dicts(fn_tree, namer, resolve, location):
     for node in walk(fn_tree):  # another scope's names (a nested def or lambda)
         if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fn_tree:
             excluded |= {n.id for n in walk(node) if isinstance(n, gast.Name)}
+    # (the function, as spread_copy reads it: its namespace gets the copies' names)
+    caller = types.SimpleNamespace(resolve=resolve, namespace=namespace, tree=fn_tree,
+                                   taken=namer.taken)
+    spreads = {}  # id(call) -> name of the helper's copy taking the dict's values
     for v in list(candidates):
-        if v in excluded or not _uses_understood(fn_tree, v, *candidates[v]):
+        if v in excluded or not _uses_understood(fn_tree, v, *candidates[v], caller, spreads):
             del candidates[v]
     if candidates:
         parts = {v: {k: namer.fresh(f"{v}_{k}" if k.isidentifier() else f"{v}_{j}")
                      for j, k in enumerate(items)} for v, (_, items) in candidates.items()}
-        _Scalarise(candidates, parts).visit(fn_tree)
+        _Scalarise(candidates, parts, spreads).visit(fn_tree)
     for node in walk(fn_tree):
         if isinstance(node, gast.Dict):
             raise UnsupportedSyntaxError(
@@ -65,7 +73,7 @@ def _items(value, resolve):
     return None
 
 
-def _uses_understood(fn_tree, v, stmt, items):
+def _uses_understood(fn_tree, v, stmt, items, caller, spreads):
     parents = {}
     for node in walk(fn_tree):
         for child in gast.iter_child_nodes(node):
@@ -74,6 +82,14 @@ def _uses_understood(fn_tree, v, stmt, items):
         if not (isinstance(node, gast.Name) and node.id == v) or node is stmt.targets[0]:
             continue
         parent = parents.get(id(node))
+        if isinstance(parent, gast.Call) and node in parent.args and caller.namespace is not None:
+            # h(d): h's copy takes the dict's values (each a leaf: a tuple stays a tuple)
+            shape = Structure("dict", tuple(items), tuple(Structure("leaf") for _ in items),
+                              "dict")
+            ref = spread_copy(caller, parent, parent.args.index(node), shape, caller.taken)
+            if ref is not None:
+                spreads[id(parent)] = ref
+                continue
         if not (isinstance(parent, gast.Subscript) and parent.value is node
                 and isinstance(parent.slice, gast.Constant) and parent.slice.value in items):
             return False
@@ -81,8 +97,20 @@ def _uses_understood(fn_tree, v, stmt, items):
 
 
 class _Scalarise(gast.NodeTransformer):
-    def __init__(self, candidates, parts):
-        self.candidates, self.parts = candidates, parts
+    def __init__(self, candidates, parts, spreads):
+        self.candidates, self.parts, self.spreads = candidates, parts, spreads
+
+    def visit_Call(self, node):
+        if id(node) in self.spreads:  # h(d) -> h_spread(d_a, d_b)
+            node.func = gast.copy_location(name(self.spreads[id(node)]), node.func)
+            args = []
+            for a in node.args:
+                if isinstance(a, gast.Name) and a.id in self.candidates:
+                    args += [name(self.parts[a.id][k]) for k in self.candidates[a.id][1]]
+                else:
+                    args.append(a)
+            node.args = args
+        return self.generic_visit(node)
 
     def visit_Assign(self, node):
         target = node.targets[0]

@@ -275,6 +275,9 @@ class _Rewrite:
                             f"argument '{arg}')", arg,
                             "Compute the new value in a local variable")
             if not structure.is_leaf:
+                spread = self.spread_call(node, parent, seq, part)
+                if spread:
+                    continue
                 self.refuse(node, self.whole_use(node, parent, part), arg,
                             "Read its leaves by constant keys (p['a'], t[0])")
             new = self.leaf_read(arg, path, node)
@@ -282,6 +285,23 @@ class _Rewrite:
                 seq[seq.index(node)] = new
             else:
                 setattr(parent, field, new)
+
+    def spread_call(self, node, parent, seq, part):
+        """`h(p, x)` with `p` a container and `h` a Python helper: the call
+        goes to a copy of `h` that takes p's leaves as parameters
+        (spread_arguments.py). Whether it was rewritten."""
+        from .spread_arguments import spread_copy
+        if not (isinstance(parent, gast.Call) and seq is parent.args):
+            return False
+        copy = spread_copy(self.parsed, parent, parent.args.index(node), part[2])
+        if copy is None:
+            return False
+        ref, leaves = copy, [self.leaf_read(part[0], part[1] + path, node)
+                             for path in part[2].leaf_paths()]
+        k = parent.args.index(node)
+        parent.args[k:k + 1] = leaves
+        parent.func = gast.copy_location(name(ref), parent.func)
+        return True
 
     def whole_use(self, node, parent, part):
         arg, path, structure = part

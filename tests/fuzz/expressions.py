@@ -199,7 +199,12 @@ class Expressions(Calls):
             (2 if self.ok("norm_ord") else 0, "norm"),
             (1 if self.ok("fancy_index") else 0, "fancy"),
             (1 if self.ok("nested_literal") else 0, "literal"),
+            (1 if self.ok("tuple_argument") else 0, "tuple_argument"),
         ])
+        if k == "tuple_argument":  # a tuple or list given to a helper (generator.PAIRS)
+            self.use("tuple_argument")
+            pair = self.pick(["({}, {})", "[{}, {}]"]).format(E(), E())
+            return f"{self.pick(['pair_product', 'pair_unpacked', 'pair_loop'])}({pair})"
         if k == "binop":
             return self.binop(E(), self.pick(['+', '-', '*', '*', '+']), E())
         if k == "div":

@@ -98,6 +98,7 @@ FEATURES = (
     "norm_ord",         # np.linalg.norm with ord (p-norms), axis, keepdims
     "nested_literal",   # np.array([[a, 2 * a], [a ** 2, c]])
     "fancy_index",      # x[[0, 0, 2]], x[idx] with repeated indices
+    "tuple_argument",   # pair_product((a, b)), a tuple or list given to a helper (PAIRS)
     "hidden_writes",    # b.fill(e), np.copyto(b, e), out=b, b[...] = e, helpers writing
                         # into their parameter (p += e, p.fill(s): UPDATERS)
     "nested_functions",  # def g(u): / g = lambda u: ... closing over locals, called (nested.py)
@@ -131,6 +132,24 @@ def update_fill(p, s):
 
 def update_scale(p, s):
     p *= s
+"""
+
+
+# helpers given a tuple or list (the "tuple_argument" feature)
+PAIRS = """def pair_product(t):
+    return t[0] * t[1]
+
+
+def pair_unpacked(t):
+    a, b = t
+    return a * math.sin(b) + b
+
+
+def pair_loop(t):
+    total = 0.0
+    for v in t:
+        total = total + v * v
+    return total
 """
 
 
@@ -240,6 +259,8 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
     sources.append(g.function(MAIN, params, out, max_statements, writable))
     if "hidden_writes" in g.used:
         sources.insert(0, UPDATERS)
+    if "tuple_argument" in g.used:
+        sources.insert(0, PAIRS)
     floats = [i for i, (_, sh, _) in enumerate(args) if sh is not None]
     wrt = tuple(floats)
     if len(floats) > 1 and g.p(0.2):
