@@ -13,7 +13,8 @@ import s2sad
 from gradcheck import check_grad
 
 rng = np.random.default_rng(23)
-SWAP = "dun, du = (du, dun)"
+SWAP = "dun, du = (du, dun)"  # the copy's adjoint
+FORWARD_SWAP = "u, un = (un, u)"  # the copy itself
 
 
 def heat(u0, kappa, nsteps):
@@ -39,7 +40,10 @@ def heat(u0, kappa, nsteps):
 def test_the_copy_back_swaps_the_adjoints(jit, n, nsteps):
     args = (rng.normal(size=n), 0.3, nsteps)
     check_grad(heat, args, wrt=(0, 1), jit=jit)
-    assert SWAP in s2sad.grad(heat, wrt=(0, 1), jit=False).source_for(*args)
+    value, _ = s2sad.value_and_grad(heat, wrt=(0, 1), jit=jit)(*args)
+    assert value == heat(*args)
+    src = s2sad.grad(heat, wrt=(0, 1), jit=False).source_for(*args)
+    assert SWAP in src and FORWARD_SWAP in src, src
 
 
 def heat2d(u0, kappa, nsteps):
@@ -74,7 +78,8 @@ def heat2d(u0, kappa, nsteps):
 def test_2d_copy_back_swaps_the_adjoints(jit, shape):
     args = (rng.normal(size=shape), 0.2, 3)
     check_grad(heat2d, args, wrt=(0, 1), jit=jit)
-    assert SWAP in s2sad.grad(heat2d, wrt=(0, 1), jit=False).source_for(*args)
+    src = s2sad.grad(heat2d, wrt=(0, 1), jit=False).source_for(*args)
+    assert SWAP in src and FORWARD_SWAP in src, src
 
 
 # ---- where it must not fire ---------------------------------------------------
@@ -173,6 +178,26 @@ def partial_copy(u0, kappa, nsteps):
     return loss
 
 
+def carried(u0, kappa, nsteps):
+    n = u0.shape[0]
+    u = np.empty(n)
+    un = np.empty(n)
+    for i in range(n):
+        u[i] = u0[i]
+        un[i] = u0[i]
+    for t in range(nsteps):
+        un[0] = u[0]
+        un[n - 1] = u[n - 1]
+        for i in range(1, n - 1):  # reads the buffer's value from the copy before
+            un[i] = u[i] + kappa * (u[i - 1] - 2.0 * u[i] + u[i + 1]) + 0.1 * un[i]
+        for i in range(n):
+            u[i] = un[i]
+    loss = 0.0
+    for i in range(n):
+        loss += u[i] * u[i] * (1.0 + 0.1 * i)
+    return loss
+
+
 def shared(u0, kappa, nsteps):
     n = u0.shape[0]
     u = np.empty(n)
@@ -198,10 +223,13 @@ def test_a_second_name_for_the_buffer_is_refused():
         s2sad.grad(shared, wrt=(0, 1), jit=False)(rng.normal(size=4), 0.3, 3)
 
 
-@pytest.mark.parametrize("f", [read_after, ends_kept, conditional, strided, partial_copy])
+@pytest.mark.parametrize("f", [read_after, ends_kept, conditional, strided, partial_copy,
+                               carried])
 @pytest.mark.parametrize("n", [1, 4, 7])
 def test_no_swap_where_the_buffer_is_not_all_zeros(jit, f, n):
     args = (rng.normal(size=n), 0.3, 3)
     check_grad(f, args, wrt=(0, 1), jit=jit)
+    value, _ = s2sad.value_and_grad(f, wrt=(0, 1), jit=jit)(*args)
+    assert value == f(*args)
     src = s2sad.grad(f, wrt=(0, 1), jit=False).source_for(*args)
-    assert SWAP not in src, src
+    assert SWAP not in src and FORWARD_SWAP not in src, src

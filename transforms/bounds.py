@@ -107,6 +107,13 @@ class _Pass:
         binds = self.bindings.get(var, ())
         return len(binds) == 1 and (binds[0] is None or id(binds[0]) in self.top)
 
+    def swapped(self, array):
+        """Rebound only by swaps with arrays of its shape (copy_fold.py), so
+        its shape is the same wherever it is read."""
+        binds = self.bindings.get(array, ())
+        return len(binds) > 1 and binds[0] is not None and id(binds[0]) in self.top \
+            and all(getattr(s, "s2sad_same_shapes", False) for s in binds[1:])
+
     def is_int(self, var):
         k = self.kinds.get(var)
         return (k is not None and k.tag == "int") or any(
@@ -521,7 +528,7 @@ class _Pass:
                 or self.path[-1][0] is not self.loops[-1].node:
             return []
         nest = []
-        names = set(span.names) | {base}
+        names = set(span.names) | (set() if self.swapped(base) else {base})
         named = set(span.shown_high.terms) | set(span.shown_low.terms)
         for k in range(len(self.loops) - 1, -1, -1):
             loop = self.loops[k]

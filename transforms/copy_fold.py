@@ -30,7 +30,14 @@ lam_prev, lam`):
   statement and covers both arrays whole (their shapes are the copy's
   ranges, read off their allocations), and both have one numba type.
 
-Otherwise the copy's adjoint stays as it is."""
+Otherwise the copy's adjoint stays as it is.
+
+The copy itself, in the forward sweep, becomes `u, un = un, u` when `un`
+is read nowhere but in the copy (not later in the function, not by the
+reverse sweep) and the step writes every element of it before the copy
+(the same enumeration): what `un` holds after the copy is then never read,
+and `u` holds what the copy would have put there. Both arrays are fresh
+allocations only ever indexed (or asked for their shape) and of one type."""
 import itertools
 
 import gast
@@ -65,11 +72,90 @@ def fold_copies(body, owned, kinds, params):
         swap.s2sad_comment = f"{dst} is all zeros here: the adjoint of the copy swaps the buffers"
         swap.s2sad_same_shapes = True  # (for the index checks: bounds.py)
         loop.body[0] = swap
+    _fold_forward(body, kinds, counts, params)
 
 
-def _copy_adjoint(s):
-    """(dst, src, [bounds], source line) for a nest `for i in range(n): for j in
-    range(m): dst[i, j] += src[i, j]; src[i, j] = 0.0`, else None."""
+def _fold_forward(body, kinds, counts, params):
+    """The copy itself, the last statement of a loop's body, becomes a swap
+    (`u, un = un, u`) when the buffer copied from is read nowhere else and
+    the loop's body writes every element of it before the copy: its values
+    after the copy are then never read, so it may hold anything."""
+    alone = _only_indexed(body)
+    for loop in [s for s in walk_stmts(body) if isinstance(s, gast.For)]:
+        copy = _copy(loop.body[-1]) if loop.body else None
+        if copy is None:
+            continue
+        dst, src, bounds = copy
+        if dst == src or not {dst, src} <= alone or kinds.get(dst) != kinds.get(src) \
+                or kinds.get(dst) is None:
+            continue
+        if not all(_shape(a, body, counts, params) == [structure(b) for b in bounds]
+                   for a in (dst, src)):
+            continue
+        if _read_elsewhere(body, src, loop.body[-1]):
+            continue
+        if not _stays_zero(loop.body[:-1], src, bounds, zeros=False):
+            continue
+        swap = gast.Assign(targets=[gast.Tuple(elts=[store(dst), store(src)], ctx=gast.Store())],
+                           value=gast.Tuple(elts=[name(src), name(dst)], ctx=gast.Load()),
+                           type_comment=None)
+        swap.s2sad_line = getattr(loop.body[-1], "s2sad_line", None)
+        swap.s2sad_comment = (f"{src} is written whole every step and read only here: "
+                              f"the copy swaps the buffers")
+        swap.s2sad_same_shapes = True
+        loop.body[-1] = swap
+
+
+def _only_indexed(body):
+    """Arrays whose name is only ever indexed, bound, or asked for its shape
+    (`x.shape`, `np.zeros_like(x)`): no other name can share their memory."""
+    indexed = _shape_queries(body) | {
+        id(n.value) for b in body for n in walk(b)
+        if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)}
+    names, whole = set(), set()
+    for n in (n for b in body for n in walk(b)):
+        if isinstance(n, gast.Name):
+            names.add(n.id)
+            if isinstance(n.ctx, gast.Load) and id(n) not in indexed:
+                whole.add(n.id)
+    return names - whole
+
+
+def _shape_queries(body):
+    """ids of the names in `x.shape`, `x.size`, `np.zeros_like(x)` and the
+    like: uses that read no element."""
+    out = set()
+    for n in (n for b in body for n in walk(b)):
+        if isinstance(n, gast.Attribute) and n.attr in ("shape", "size", "ndim", "dtype"):
+            out.add(id(n.value))
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and n.func.attr in _LIKE and len(n.args) == 1 and not n.keywords:
+            out.add(id(n.args[0]))
+    return out
+
+
+_LIKE = ("zeros_like", "empty_like", "ones_like")
+
+
+def _read_elsewhere(body, array, copy):
+    """`array`'s elements are read outside the statement `copy` (an
+    augmented assignment reads its target)."""
+    inside = {id(n) for n in walk(copy)}
+    written = _shape_queries(body)  # (and the bases of element writes, below)
+    for n in (n for b in body for n in walk(b)):
+        if isinstance(n, (gast.Assign, gast.For)):
+            for t in (n.targets if isinstance(n, gast.Assign) else [n.target]):
+                written |= {id(t.value)} if isinstance(t, gast.Subscript) else set()
+                if isinstance(t, gast.Tuple):
+                    written |= {id(e.value) for e in t.elts if isinstance(e, gast.Subscript)}
+    return any(isinstance(n, gast.Name) and n.id == array and id(n) not in inside
+               and id(n) not in written and isinstance(n.ctx, gast.Load)
+               for b in body for n in walk(b))
+
+
+def _nest(s):
+    """(counters, stops, innermost statements) of a nest of loops `for i in
+    range(n): for j in range(m): ...` each over its whole range, else None."""
     counters, bounds = [], []
     while isinstance(s, gast.For) and isinstance(s.target, gast.Name) and not s.orelse:
         b = _range(s.iter)
@@ -80,20 +166,42 @@ def _copy_adjoint(s):
         if len(s.body) != 1 or not isinstance(s.body[0], gast.For):
             break
         s = s.body[0]
-    if not counters or len(s.body) != 2:
-        return None
-    add, zero = s.body
-    if not (isinstance(add, gast.AugAssign) and isinstance(add.op, gast.Add)
-            and isinstance(zero, gast.Assign) and len(zero.targets) == 1 and _is_zero(zero.value)):
+    if not counters or len(set(counters)) != len(counters):
         return None
     index = [name(c) for c in counters]
     key = structure(index[0] if len(index) == 1 else gast.Tuple(elts=index, ctx=gast.Load()))
-    parts = [_element(add.target), _element(add.value), _element(zero.targets[0])]
-    if any(p is None or structure(p[1]) != key for p in parts):
+    return key, bounds, s.body
+
+
+def _copy_adjoint(s):
+    """(dst, src, [bounds], source line) for a nest `for i in range(n): for j in
+    range(m): dst[i, j] += src[i, j]; src[i, j] = 0.0`, else None."""
+    nest = _nest(s)
+    if nest is None or len(nest[2]) != 2:
         return None
-    if parts[1][0] != parts[2][0] or len(set(counters)) != len(counters):
+    key, bounds, (add, zero) = nest
+    if not (isinstance(add, gast.AugAssign) and isinstance(add.op, gast.Add)
+            and isinstance(zero, gast.Assign) and len(zero.targets) == 1 and _is_zero(zero.value)):
+        return None
+    parts = [_element(add.target), _element(add.value), _element(zero.targets[0])]
+    if any(p is None or structure(p[1]) != key for p in parts) or parts[1][0] != parts[2][0]:
         return None
     return parts[0][0], parts[1][0], bounds, getattr(add, "s2sad_line", None)
+
+
+def _copy(s):
+    """(dst, src, [bounds]) for a nest `for i in range(n): for j in range(m):
+    dst[i, j] = src[i, j]`, else None."""
+    nest = _nest(s)
+    if nest is None or len(nest[2]) != 1:
+        return None
+    key, bounds, (copy,) = nest
+    if not (isinstance(copy, gast.Assign) and len(copy.targets) == 1):
+        return None
+    parts = [_element(copy.targets[0]), _element(copy.value)]
+    if any(p is None or structure(p[1]) != key for p in parts):
+        return None
+    return parts[0][0], parts[1][0], bounds
 
 
 def _element(node):
@@ -177,9 +285,10 @@ def _writes(s, array):
     return False
 
 
-def _stays_zero(stmts, array, bounds):
-    """Every element of `array` (of shape `bounds`) is last written with a
-    zero by `stmts`, which write it with zeros only."""
+def _stays_zero(stmts, array, bounds, zeros=True):
+    """Every element of `array` (of shape `bounds`) is written by `stmts`,
+    which write it with zeros only (with `zeros`; else with anything, but
+    by plain assignment of one element)."""
     symbols = {}  # structure of a bound -> its symbol number
     for b in bounds:
         symbols.setdefault(structure(b), len(symbols))
@@ -189,8 +298,8 @@ def _stays_zero(stmts, array, bounds):
             return False
         if not _writes(s, array):
             continue
-        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and _is_zero(s.value)
-                and _element(s.targets[0]) is not None):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and (_is_zero(s.value) or not zeros) and _element(s.targets[0]) is not None):
             return False
         if certain:
             box = _box(s.targets[0].slice, loops, bounds, symbols)
