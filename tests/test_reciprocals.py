@@ -96,3 +96,19 @@ def test_division_by_zero_as_before(jit):
     assert s2sad.grad(shifted, jit=jit)(1.0) == -math.inf
     assert "inv_s" in s2sad.grad(shifted, jit=False).source_for(1.0)
     assert math.isclose(s2sad.grad(shifted, jit=jit)(3.0), -0.75)
+
+
+def branch(x, a):
+    total = 0.0
+    for i in range(x.shape[0]):
+        s = a * a + x[i] * x[i] + 0.5
+        if x[i] / s > 0.25:  # the primal's test keeps its division
+            total += x[i] / s + 1.0 / s
+    return total
+
+
+def test_a_primal_test_keeps_its_division(jit):
+    args = (rng.normal(size=6), 0.7)
+    check_grad(branch, args, wrt=(0, 1), jit=jit)
+    src = s2sad.grad(branch, wrt=(0, 1), jit=False).source_for(*args)
+    assert src.count("if x[i] / s > 0.25:") == 2 and "inv_s" in src, src  # (both sweeps)

@@ -44,8 +44,10 @@ def reuse_reciprocals(body, floats, params, derivative, namer):
                   and v not in nested}
     sites = {}  # divisor -> the division nodes that can use its reciprocal
     for s, _ in stmts:
-        is_derivative = bool(names_loaded(s) & derivative or _targets(s) & derivative)
-        for node in _expressions(s):
+        roots = _roots(s)  # (of `s` itself: an `if` holding adjoints may test the primal)
+        is_derivative = bool(set().union(*map(names_loaded, roots)) & derivative
+                             or _targets(s) & derivative) if roots else False
+        for node in (n for r in roots for n in walk(r) if isinstance(n, gast.BinOp)):
             v = _divisor(node)
             if v in candidates and (is_derivative or _power_of_two(node.left)):
                 sites.setdefault(v, []).append(node)
@@ -88,27 +90,26 @@ def _binding(stmts, v):
 def _targets(s):
     out = set()
     for t in (s.targets if isinstance(s, gast.Assign) else
-              [s.target] if isinstance(s, (gast.AugAssign, gast.For)) else []):
+              [s.target] if isinstance(s, gast.AugAssign) else []):
         out |= {n.id for n in walk(t) if isinstance(n, gast.Name)}
     return out
 
 
-def _expressions(s):
-    """The expression nodes of statement `s` itself (not of its nested
-    blocks: they are statements of their own)."""
+def _roots(s):
+    """The expressions of statement `s` itself (not of its nested blocks:
+    they are statements of their own)."""
     if isinstance(s, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
         roots = [s.value] if s.value is not None else []
         if isinstance(s, gast.Assign):
             roots += s.targets
         elif isinstance(s, gast.AugAssign):
             roots.append(s.target)
-    elif isinstance(s, (gast.If, gast.While)):
-        roots = [s.test]
-    elif isinstance(s, gast.For):
-        roots = [s.iter]
-    else:
-        return []
-    return [n for r in roots for n in walk(r) if isinstance(n, gast.BinOp)]
+        return roots
+    if isinstance(s, (gast.If, gast.While)):
+        return [s.test]
+    if isinstance(s, gast.For):
+        return [s.iter]
+    return []
 
 
 def _divisor(node):
