@@ -49,11 +49,13 @@ def fold_copies(body, owned, kinds, params):
     """Rewrite the loops of `body` (a function's statements); `owned` are the
     derivative's own arrays (promote.owned_arrays), `kinds` the names'
     kinds, `params` the function's parameters."""
-    counts = binding_counts(body)
-    for loop in [s for s in walk_stmts(body) if isinstance(s, gast.For)]:
+    counts = None
+    loops = [s for s in walk_stmts(body) if isinstance(s, gast.For)]
+    for loop in loops:
         copy = _copy_adjoint(loop.body[0] if loop.body else None)
         if copy is None:
             continue
+        counts = binding_counts(body) if counts is None else counts
         dst, src, bounds, line = copy
         if dst == src or not {dst, src} <= owned or kinds.get(dst) != kinds.get(src) \
                 or kinds.get(dst) is None:
@@ -72,27 +74,28 @@ def fold_copies(body, owned, kinds, params):
         swap.s2sad_comment = f"{dst} is all zeros here: the adjoint of the copy swaps the buffers"
         swap.s2sad_same_shapes = True  # (for the index checks: bounds.py)
         loop.body[0] = swap
-    _fold_forward(body, kinds, counts, params)
+    copies = [(loop, _copy(loop.body[-1])) for loop in loops if loop.body]
+    copies = [(loop, copy) for loop, copy in copies if copy is not None]
+    if copies:
+        _fold_forward(body, copies, kinds, params)
 
 
-def _fold_forward(body, kinds, counts, params):
+def _fold_forward(body, copies, kinds, params):
     """The copy itself, the last statement of a loop's body, becomes a swap
     (`u, un = un, u`) when the buffer copied from is read nowhere else and
     the loop's body writes every element of it before the copy: its values
     after the copy are then never read, so it may hold anything."""
-    alone = _only_indexed(body)
-    for loop in [s for s in walk_stmts(body) if isinstance(s, gast.For)]:
-        copy = _copy(loop.body[-1]) if loop.body else None
-        if copy is None:
-            continue
-        dst, src, bounds = copy
+    uses = _Uses(body)
+    alone = uses.only_indexed()
+    for loop, (dst, src, bounds) in copies:
+        counts = binding_counts(body)  # (after the swaps before)
         if dst == src or not {dst, src} <= alone or kinds.get(dst) != kinds.get(src) \
                 or kinds.get(dst) is None:
             continue
         if not all(_shape(a, body, counts, params) == [structure(b) for b in bounds]
                    for a in (dst, src)):
             continue
-        if _read_elsewhere(body, src, loop.body[-1]):
+        if uses.read_elsewhere(src, loop.body[-1]):
             continue
         if not _stays_zero(loop.body[:-1], src, bounds, zeros=False):
             continue
@@ -106,51 +109,47 @@ def _fold_forward(body, kinds, counts, params):
         loop.body[-1] = swap
 
 
-def _only_indexed(body):
-    """Arrays whose name is only ever indexed, bound, or asked for its shape
-    (`x.shape`, `np.zeros_like(x)`): no other name can share their memory."""
-    indexed = _shape_queries(body) | {
-        id(n.value) for b in body for n in walk(b)
-        if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)}
-    names, whole = set(), set()
-    for n in (n for b in body for n in walk(b)):
-        if isinstance(n, gast.Name):
-            names.add(n.id)
-            if isinstance(n.ctx, gast.Load) and id(n) not in indexed:
-                whole.add(n.id)
-    return names - whole
+class _Uses:
+    """One walk over the function: every name node, and which of them only
+    index an array, ask for its shape (`x.shape`, `np.zeros_like(x)`: no
+    element read) or are the array of an element write."""
 
+    def __init__(self, body):
+        self.names, self.indexed, self.queries, self.written = [], set(), set(), set()
+        for n in (n for b in body for n in walk(b)):
+            cls = n.__class__
+            if cls is gast.Name:
+                self.names.append(n)
+            elif cls is gast.Subscript and n.value.__class__ is gast.Name:
+                self.indexed.add(id(n.value))
+            elif cls is gast.Attribute and n.attr in ("shape", "size", "ndim", "dtype"):
+                self.queries.add(id(n.value))
+            elif cls is gast.Call and isinstance(n.func, gast.Attribute) \
+                    and n.func.attr in _LIKE and len(n.args) == 1 and not n.keywords:
+                self.queries.add(id(n.args[0]))
+            if cls is gast.Assign or cls is gast.For:
+                for t in (n.targets if cls is gast.Assign else [n.target]):
+                    for e in (t.elts if isinstance(t, gast.Tuple) else [t]):
+                        if isinstance(e, gast.Subscript):
+                            self.written.add(id(e.value))
 
-def _shape_queries(body):
-    """ids of the names in `x.shape`, `x.size`, `np.zeros_like(x)` and the
-    like: uses that read no element."""
-    out = set()
-    for n in (n for b in body for n in walk(b)):
-        if isinstance(n, gast.Attribute) and n.attr in ("shape", "size", "ndim", "dtype"):
-            out.add(id(n.value))
-        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
-                and n.func.attr in _LIKE and len(n.args) == 1 and not n.keywords:
-            out.add(id(n.args[0]))
-    return out
+    def only_indexed(self):
+        """Arrays whose name is only ever indexed, bound, or asked for its
+        shape: no other name can share their memory."""
+        whole = {n.id for n in self.names if isinstance(n.ctx, gast.Load)
+                 and id(n) not in self.indexed and id(n) not in self.queries}
+        return {n.id for n in self.names} - whole
+
+    def read_elsewhere(self, array, copy):
+        """`array`'s elements are read outside the statement `copy` (an
+        augmented assignment reads its target)."""
+        inside = {id(n) for n in walk(copy)}
+        return any(n.id == array and isinstance(n.ctx, gast.Load) and id(n) not in inside
+                   and id(n) not in self.written and id(n) not in self.queries
+                   for n in self.names)
 
 
 _LIKE = ("zeros_like", "empty_like", "ones_like")
-
-
-def _read_elsewhere(body, array, copy):
-    """`array`'s elements are read outside the statement `copy` (an
-    augmented assignment reads its target)."""
-    inside = {id(n) for n in walk(copy)}
-    written = _shape_queries(body)  # (and the bases of element writes, below)
-    for n in (n for b in body for n in walk(b)):
-        if isinstance(n, (gast.Assign, gast.For)):
-            for t in (n.targets if isinstance(n, gast.Assign) else [n.target]):
-                written |= {id(t.value)} if isinstance(t, gast.Subscript) else set()
-                if isinstance(t, gast.Tuple):
-                    written |= {id(e.value) for e in t.elts if isinstance(e, gast.Subscript)}
-    return any(isinstance(n, gast.Name) and n.id == array and id(n) not in inside
-               and id(n) not in written and isinstance(n.ctx, gast.Load)
-               for b in body for n in walk(b))
 
 
 def _nest(s):

@@ -32,29 +32,33 @@ def reuse_reciprocals(body, floats, params, derivative, namer):
     """Rewrite `body` (a function's statements): `floats` is the set of float
     scalar names, `params` the function's parameters, `derivative` the names
     only derivative code touches (adjoints), `namer` gives fresh names."""
-    counts = binding_counts(body)
     stmts = list(_own_statements(body))
+    sites = {}  # divisor -> [(division node, whether derivative code divides)]
+    for s, _ in stmts:
+        roots = _roots(s)  # (of `s` itself: an `if` holding adjoints may test the primal)
+        divisions = [n for r in roots for n in walk(r)
+                     if n.__class__ is gast.BinOp and _divisor(n) in floats]
+        if not divisions:
+            continue
+        is_derivative = bool(set().union(*map(names_loaded, roots)) & derivative
+                             or _targets(s) & derivative)
+        for node in divisions:
+            if is_derivative or _power_of_two(node.left):
+                sites.setdefault(_divisor(node), []).append(node)
+    sites = {v: nodes for v, nodes in sites.items() if len(nodes) >= 2}
+    if not sites:
+        return  # (one division either way)
+    counts = binding_counts(body)
     augmented = {s.target.id for s, _ in stmts
                  if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name)}
     nested = set()  # (a closure reads its own binding: left alone)
     for n in (n for b in body for n in walk(b)):
         if isinstance(n, (gast.FunctionDef, gast.Lambda)):
             nested |= names_loaded(n)
-    candidates = {v for v in floats if counts.get(v) == 1 and v not in augmented and v not in params
-                  and v not in nested}
-    sites = {}  # divisor -> the division nodes that can use its reciprocal
-    for s, _ in stmts:
-        roots = _roots(s)  # (of `s` itself: an `if` holding adjoints may test the primal)
-        is_derivative = bool(set().union(*map(names_loaded, roots)) & derivative
-                             or _targets(s) & derivative) if roots else False
-        for node in (n for r in roots for n in walk(r) if isinstance(n, gast.BinOp)):
-            v = _divisor(node)
-            if v in candidates and (is_derivative or _power_of_two(node.left)):
-                sites.setdefault(v, []).append(node)
+    sites = {v: nodes for v, nodes in sites.items() if counts.get(v) == 1
+             and v not in augmented and v not in params and v not in nested}
     rewritten = {}
     for v, nodes in sites.items():
-        if len(nodes) < 2:
-            continue  # one division either way
         where = _binding(stmts, v)
         if where is None:
             continue
