@@ -468,7 +468,7 @@ class _Pass:
         proof_high = proof_low + proof_trips.plus(-1) \
             if proof_low is not None and proof_trips is not None else None
         return Span(proof_high, proof_low, low + trips.plus(-1), low,
-                     {root(n) for n in init.terms}, nest[0])
+                    {root(n) for n in init.terms}, nest[0])
 
     def is_int_index(self, index):
         if self.form(index, proof=False) is not None:
