@@ -38,8 +38,8 @@ from .checks import in_place, merged
 from .emit import expr_source
 from .nests import (Loop, extremes, find_counter, nonempty, product_form, product_source,
                     survey_loops, trip_count)
-from .syntax import (callee_name, children, const, names_bound_by, parse_stmts, walk,
-                     walk_stmts)
+from .bounds_syntax import Span, copies, is_zero, root, subscripts
+from .syntax import callee_name, const, names_bound_by, parse_stmts, walk, walk_stmts
 
 _ALLOCATE = {"np.empty", "np.zeros", "np.ones", "np.full"}
 _ALLOCATE_LIKE = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy",
@@ -107,6 +107,13 @@ class _Pass:
         binds = self.bindings.get(var, ())
         return len(binds) == 1 and (binds[0] is None or id(binds[0]) in self.top)
 
+    def swapped(self, array):
+        """Rebound only by swaps with arrays of its shape (copy_fold.py), so
+        its shape is the same wherever it is read."""
+        binds = self.bindings.get(array, ())
+        return len(binds) > 1 and binds[0] is not None and id(binds[0]) in self.top \
+            and all(getattr(s, "s2sad_same_shapes", False) for s in binds[1:])
+
     def is_int(self, var):
         k = self.kinds.get(var)
         return (k is not None and k.tag == "int") or any(
@@ -132,8 +139,9 @@ class _Pass:
         binds = self.bindings.get(array, ())
         first, rest = (binds[0], binds[1:]) if binds else (None, ())
         result = None
-        if binds and all(s is None or id(s) in self.top for s in binds) \
-                and all(_copies(s, array) for s in rest):
+        if binds and all(s is None or id(s) in self.top or getattr(s, "s2sad_same_shapes", False)
+                         for s in binds) \
+                and all(copies(s, array) for s in rest):
             result = "opaque"
             if first is not None:
                 value = first.value if isinstance(first, gast.Assign) \
@@ -166,7 +174,7 @@ class _Pass:
             return None
         dims = self._dims(value.args[0])
         counters = {n.target.id for n in walk(self.fdef) if isinstance(n, gast.For)}
-        if not dims or any(d is None or {_root(t) for t in d[0].terms} & counters for d in dims):
+        if not dims or any(d is None or {root(t) for t in d[0].terms} & counters for d in dims):
             return None
         return dims
 
@@ -180,7 +188,7 @@ class _Pass:
         `max(n, 0)` (a tape's) is at least n."""
         dims = []
         for d in node.elts if isinstance(node, gast.Tuple) else [node]:
-            exact = not (callee_name(d) == "max" and len(d.args) == 2 and _is_zero(d.args[1]))
+            exact = not (callee_name(d) == "max" and len(d.args) == 2 and is_zero(d.args[1]))
             form = self.form(d if exact else d.args[0], proof=True)
             dims.append(None if form is None else (form, exact))
         return dims
@@ -355,13 +363,13 @@ class _Pass:
         facts = []
         for left, op, right in zip(forms, test.ops, forms[1:]):
             fact = right - left if isinstance(op, gast.LtE) else (right - left).plus(-1)
-            if not {_root(n) for n in fact.terms} & rebound:
+            if not {root(n) for n in fact.terms} & rebound:
                 facts.append(fact)
         return facts
 
     # ---- accesses ---------------------------------------------------------
     def accesses(self, node, stmt, block, repeated=False):
-        for sub, conditional in _subscripts(node):
+        for sub, conditional in subscripts(node):
             self.access(sub, stmt, block, repeated or conditional)
 
     def access(self, sub, stmt, block, unplaceable):
@@ -423,7 +431,7 @@ class _Pass:
             if counted is not None:
                 return counted
         shown = self.form(index, proof=False)
-        return _Span(proof, proof, shown, shown, set(shown.terms) if shown is not None else ())
+        return Span(proof, proof, shown, shown, set(shown.terms) if shown is not None else ())
 
     def counter_span(self, var, stmt):
         """The range of `t` at `l[t]` in `for row in range(col + 1, d)` in
@@ -442,7 +450,7 @@ class _Pass:
         init_proof = self.form(counter.init, proof=True)
         if init is None or {lp.var for lp in nest} & set(init.terms) \
                 or any(lp.exits or lp.lo is None or lp.shown_lo is None for lp in nest) \
-                or any(set(names_bound_by(s)) & {_root(n) for n in init.terms}
+                or any(set(names_bound_by(s)) & {root(n) for n in init.terms}
                        for b in counter.between for s in walk_stmts([b])) \
                 or not all(self.proves((lp.hi - lp.lo).plus(1)) for lp in nest[1:]):
             return None
@@ -459,8 +467,8 @@ class _Pass:
         proof_low = init_proof.plus(counter.offset) if init_proof is not None else None
         proof_high = proof_low + proof_trips.plus(-1) \
             if proof_low is not None and proof_trips is not None else None
-        return _Span(proof_high, proof_low, low + trips.plus(-1), low,
-                     {_root(n) for n in init.terms}, nest[0])
+        return Span(proof_high, proof_low, low + trips.plus(-1), low,
+                    {root(n) for n in init.terms}, nest[0])
 
     def is_int_index(self, index):
         if self.form(index, proof=False) is not None:
@@ -520,7 +528,7 @@ class _Pass:
                 or self.path[-1][0] is not self.loops[-1].node:
             return []
         nest = []
-        names = set(span.names) | {base}
+        names = set(span.names) | (set() if self.swapped(base) else {base})
         named = set(span.shown_high.terms) | set(span.shown_low.terms)
         for k in range(len(self.loops) - 1, -1, -1):
             loop = self.loops[k]
@@ -535,7 +543,7 @@ class _Pass:
             indexing = counters & named
             if bounds & indexing or any(ranges[v] & counters for v in indexing) \
                     or nonempty(inner, "shown_lo", "shown_hi") is None \
-                    or ({_root(s) for s in names | bounds} - counters) & loop.stored:
+                    or ({root(s) for s in names | bounds} - counters) & loop.stored:
                 break
             nest.insert(0, loop)
         return nest
@@ -582,59 +590,3 @@ class _Pass:
         if line is None:
             return f"{text}: index out of range"
         return f"{text}: index out of range ({os.path.basename(self.location.filename)}:{line})"
-
-
-class _Span:
-    """The values an index takes at an access: greatest and least, in proof
-    and in shown forms (None: unknown); the variables the shown forms name;
-    and the loop a check before which they hold (a counter's) must be in
-    the nest it is hoisted over (None: any)."""
-
-    def __init__(self, high, low, shown_high, shown_low, names, within=None):
-        self.high, self.low = high, low
-        self.shown_high, self.shown_low = shown_high, shown_low
-        self.names, self.within = names, within
-
-
-def _subscripts(node):
-    """(subscript, whether it runs only on some paths of its statement)
-    for every subscript in `node`, outermost first."""
-    out = []
-    todo = [(node, False)]
-    while todo:
-        n, conditional = todo.pop()
-        cls = n.__class__
-        if cls is gast.Name or cls is gast.Constant:
-            continue
-        if cls is gast.Subscript:
-            out.append((n, conditional))
-        if cls is gast.IfExp:
-            parts = [(n.test, conditional), (n.body, True), (n.orelse, True)]
-        elif cls is gast.BoolOp:
-            parts = [(n.values[0], conditional)] + [(v, True) for v in n.values[1:]]
-        elif cls in (gast.For, gast.If, gast.While):
-            continue  # their blocks are statements of their own
-        else:
-            parts = [(c, conditional) for c in children(n)]
-        todo.extend(reversed(parts))
-    return out
-
-
-def _copies(s, var):
-    """`var = var.copy()` or `var = np.copy(var)`: the same shape again."""
-    if not isinstance(s, gast.Assign) or not isinstance(s.value, gast.Call):
-        return False
-    v = s.value
-    if isinstance(v.func, gast.Attribute) and v.func.attr == "copy" and not v.args:
-        return isinstance(v.func.value, gast.Name) and v.func.value.id == var
-    return callee_name(v) == "np.copy" and len(v.args) == 1 and \
-        isinstance(v.args[0], gast.Name) and v.args[0].id == var
-
-
-def _is_zero(node):
-    return isinstance(node, gast.Constant) and node.value == 0
-
-
-def _root(symbol):
-    """The variable a symbol depends on: `x` for `x.shape[0]`."""
-    return symbol.split(".", 1)[0]

@@ -405,11 +405,34 @@ def _rewrite(loop, i, bounds, array, plan, namer, function):
     written = ", ".join(dict.fromkeys(expr_source(loop.body[k].target) for _, _, k, _ in plan))
     head.s2sad_comment = (f"the additions into {written} gathered: each iteration adds what "
                           f"element {i} receives (the ends first and last)")
-    middle = for_(_shift(a, hi), _shift(b, lo), gathered(False))
+    middle = _from_zero(for_(_shift(a, hi), _shift(b, lo), gathered(False)), namer)
     tail = for_(gast.Call(func=name("max"), args=[_shift(b, lo), _shift(a, hi)], keywords=[]),
                 _shift(b, hi), gathered(True))
     rest = _remainder(loop, array, function)
     return [head, middle, tail] + ([rest] if rest is not None else [])
+
+
+def _from_zero(loop, namer):
+    """`for i in range(a, b)` (a a constant) as `for k in range(b - a)` with
+    `i` read as `k + a`: with a counter from 0, LLVM sees that `k + a - 1`
+    is never negative (numba's negative-index wrap-around of `du[i - 1]`
+    folds away), so the loop vectorises even when it cannot tell the arrays
+    apart at compile time (buffers swapped every step, see copy_fold.py)."""
+    start, stop = loop.iter.args
+    if not isinstance(start, gast.Constant) or start.value == 0:
+        return loop
+    i, c = loop.target.id, start.value
+    k = namer.fresh("k")
+
+    def replace(n):
+        if isinstance(n, gast.Name) and n.id == i:
+            return _shift(name(k), c)
+        return n
+    loop.body = [fold(rewrite(s, lambda n: fold(replace(n)))) for s in loop.body]
+    loop.iter.args = [_shift(stop, -c)]
+    loop.target = store(k)
+    loop.s2sad_comment = f"(counted from 0: element {i} is {k} + {c})"
+    return loop
 
 
 def _index_text(i, c):

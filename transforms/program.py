@@ -19,6 +19,8 @@ from .emit import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .gather import gather_scatters
 from .partial_sums import sum_per_point
+from .reciprocals import reuse_reciprocals
+from .copy_fold import fold_copies
 from .tape_order import reverse_tapes
 from .libraries import is_library_function
 from .flatten_args import parse_function  # container arguments flattened to their leaves
@@ -421,6 +423,9 @@ class Program:
                              if kinds.get(v, K.UNKNOWN).tag == "float"}, spec.namer)
         reverse_tapes(body)
         promote_accumulators(body, spec.namer, owned)
+        fold_copies(body, owned, kinds, set(params) | set(args))
+        reuse_reciprocals(body, {v for v, k in kinds.items() if k.tag == "float"}, set(params) | set(args),
+                          set(rev.adjoints.values()), spec.namer)
         self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
         if not rev.helper:  # a helper may run in a parallel loop: no nested parallel launches
             parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)
