@@ -4,7 +4,7 @@ import ast
 
 import gast
 
-from .to_ast import to_ast
+from .ast_convert import to_ast
 
 _INDENT = "    "
 

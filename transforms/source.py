@@ -10,6 +10,7 @@ import gast
 from . import closures
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
 from .lambda_source import lambda_tree
+from .ast_convert import parse
 from .syntax import clone, walk
 
 # Statements and expressions the differentiating passes accept. Anything
@@ -229,7 +230,7 @@ def _parse(source):
     if source not in _TREES:
         if len(_TREES) >= 512:
             _TREES.clear()
-        _TREES[source] = gast.parse(source).body[0]
+        _TREES[source] = parse(source).body[0]
     return clone(_TREES[source])
 
 

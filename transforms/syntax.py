@@ -2,6 +2,8 @@
 
 import gast
 
+from .ast_convert import parse
+
 __all__ = [
     "name", "store", "const", "assign", "call", "attr", "subscript", "binop",
     "names_loaded", "names_stored", "walk_stmts", "is_atom", "clone",
@@ -133,12 +135,18 @@ _PARSED = {}
 def parse_expr(src):
     """The expression `src` as a fresh tree (parsed once per distinct text)."""
     if src not in _PARSED:
-        _PARSED[src] = gast.parse(src).body[0].value
+        _PARSED[src] = parse(src).body[0].value
     return clone(_PARSED[src])
 
 
 def parse_stmts(src):
-    return gast.parse(src).body
+    """The statements of `src` as fresh trees (parsed once per distinct text)."""
+    if src not in _PARSED_STMTS:
+        _PARSED_STMTS[src] = parse(src).body
+    return clone(_PARSED_STMTS[src])
+
+
+_PARSED_STMTS = {}
 
 
 def is_atom(node):
