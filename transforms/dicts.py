@@ -14,7 +14,7 @@ import gast
 
 from .containers_common import is_builtin
 from .errors import UnsupportedSyntaxError
-from .syntax import name, store, walk
+from .syntax import Transformer, name, store, walk
 
 
 def scalarise_dicts(fn_tree, namer, resolve, location):
@@ -80,7 +80,7 @@ def _uses_understood(fn_tree, v, stmt, items):
     return True
 
 
-class _Scalarise(gast.NodeTransformer):
+class _Scalarise(Transformer):
     def __init__(self, candidates, parts):
         self.candidates, self.parts = candidates, parts
 

@@ -11,7 +11,7 @@ import builtins
 import gast
 
 from .containers_common import constant_index, is_builtin, is_user_function
-from .syntax import call, const, name, store, walk
+from .syntax import Transformer, call, const, name, store, walk
 
 def scalarise_literals(fn_tree, namer, resolve):
     bindings = {}
@@ -85,7 +85,7 @@ def _uses_understood(fn_tree, v, stmt, size, resolve):
     return True
 
 
-class _Scalarise(gast.NodeTransformer):
+class _Scalarise(Transformer):
     def __init__(self, candidates, parts):
         self.candidates, self.parts = candidates, parts
 
@@ -133,7 +133,7 @@ class _Scalarise(gast.NodeTransformer):
         return node
 
 
-class SumOfLiteral(gast.NodeTransformer):
+class SumOfLiteral(Transformer):
     """sum([a, b, c]) is 0 + a + b + c, Python's order of additions."""
 
     def __init__(self, resolve):

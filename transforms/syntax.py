@@ -8,7 +8,7 @@ __all__ = [
     "name", "store", "const", "assign", "call", "attr", "subscript", "binop",
     "names_loaded", "names_stored", "walk_stmts", "is_atom", "clone",
     "parse_expr", "parse_stmts", "base_name", "binding_counts", "walk", "children", "rewrite",
-    "structure", "names_bound_by", "callee_name",
+    "structure", "names_bound_by", "callee_name", "Transformer",
 ]
 
 
@@ -203,6 +203,54 @@ def rewrite(node, fn):
         elif isinstance(child, gast.AST):
             setattr(node, field, rewrite(child, fn))
     return fn(node)
+
+
+class Transformer(gast.NodeTransformer):
+    """gast.NodeTransformer, faster: a visitor method is looked up once per
+    node class, and generic_visit goes into the fields that can hold nodes
+    other than contexts and operators (which a subclass may therefore not
+    visit). The front end's passes transform every node of a function."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        leaves = [m for m in vars(cls) if m.startswith("visit_")
+                  and issubclass(getattr(gast, m[6:], gast.AST), _LEAVES)]
+        if leaves:
+            raise TypeError(f"{cls.__name__}: Transformer does not visit {', '.join(leaves)}")
+
+    def visit(self, node):
+        methods = self.__dict__.get("_methods")
+        if methods is None:
+            methods = self._methods = {}
+        cls = node.__class__
+        method = methods.get(cls, False)
+        if method is False:
+            method = methods[cls] = getattr(type(self), "visit_" + cls.__name__, None)
+        return self.generic_visit(node) if method is None else method(self, node)
+
+    def generic_visit(self, node):
+        fields = _CHILD_FIELDS.get(node.__class__)
+        for field in fields if fields is not None else _child_fields(node.__class__):
+            old = getattr(node, field, None)
+            if old.__class__ is list:
+                new_values = []
+                for value in old:
+                    if isinstance(value, gast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, gast.AST):
+                            new_values.extend(value)
+                            continue
+                    new_values.append(value)
+                old[:] = new_values
+            elif isinstance(old, gast.AST):
+                new_node = self.visit(old)
+                if new_node is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new_node)
+        return node
 
 
 _CHILD_FIELDS = {}
