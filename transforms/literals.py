@@ -14,12 +14,13 @@ from .containers_common import constant_index, is_builtin, is_user_function
 from .syntax import Transformer, call, const, name, store, walk
 
 def scalarise_literals(fn_tree, namer, resolve):
+    nodes = walk(fn_tree)  # (one walk for both questions)
     bindings = {}
-    for node in walk(fn_tree):
+    for node in nodes:
         for target in _stored_names(node):
             bindings.setdefault(target, []).append(node)
     candidates = {}
-    for node in walk(fn_tree):
+    for node in nodes:
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], gast.Name) and isinstance(node.value, (gast.List, gast.Tuple)) \
                 and len(bindings.get(node.targets[0].id, [])) == 1 \
