@@ -31,7 +31,7 @@ from .errors import UnsupportedSyntaxError
 from .spellings import respell
 from ..numpy_definitions import numpy_definition
 from .libraries import is_library_function
-from .syntax import const
+from .syntax import Transformer, const
 
 ITEM = "item_of"  # the runtime helper x.item() becomes
 KEEP_AXES = "keep_axes"  # the runtime helper keepdims=True becomes
@@ -97,7 +97,7 @@ class CallBinder:
         the array once."""
         binder = self
 
-        class Binder(gast.NodeTransformer):
+        class Binder(Transformer):
             def visit_Call(self, node):
                 self.generic_visit(node)
                 if not rules:

@@ -170,7 +170,8 @@ def _refusal(loop, after, parsed, stopped=frozenset()):
     if stopped_here:
         return (f"a variable named in stop_gradients ('{stopped_here[0]}') assigned in it",
                 loop, "Assign it outside the loop, or leave the loop unmarked")
-    for node in walk(gast.Module(body=loop.body, type_ignores=[])):
+    nodes = walk(gast.Module(body=loop.body, type_ignores=[]))  # (for both walks below)
+    for node in nodes:
         if isinstance(node, gast.Call) and parsed.resolve(node.func) is reset_recording:
             return ("reset_recording() in its body", node,
                     "Call it outside the loop, or leave the loop unmarked")
@@ -183,7 +184,7 @@ def _refusal(loop, after, parsed, stopped=frozenset()):
             return ("an early exit (break or continue in its body)", node,
                     "Checkpointing reruns whole iterations: remove the exit or the "
                     "checkpointing (the loop is then recorded as usual)")
-    for node in walk(gast.Module(body=loop.body, type_ignores=[])):
+    for node in nodes:
         if isinstance(node, (gast.Return, gast.Yield, gast.Global, gast.Nonlocal)):
             return ("an early exit (return in its body)", node,
                     "Checkpointing reruns whole iterations: remove the return or the "
@@ -258,8 +259,9 @@ def _carried(loop, after, parsed):
     after_reads = _exposed(after, set())[0]  # (a later `for i` binds its own i)
     ordered = _in_order(body)
     state = [v for v in ordered if v in stored and (v in exposed or v in after_reads)]
+    loaded = names_loaded(body)  # (once, not once per name)
     consts = [v for v in ordered if v in local and v not in stored and v != counter
-              and v in names_loaded(body)]
+              and v in loaded]
     return state, consts
 
 

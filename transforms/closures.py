@@ -30,7 +30,7 @@ from . import function_args
 from .emit import stmt_source
 from .errors import SourceLocation, UnsupportedSyntaxError
 from .names import fresh_name
-from .syntax import clone, name
+from .syntax import Transformer, clone, name
 
 _SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
            gast.GeneratorExp)
@@ -444,7 +444,7 @@ def _rewrite_calls(root, by_name, location, from_nested=False):
     """Calls of nested functions bound to their parameters, by position,
     with the captured variables after them."""
 
-    class Rewrite(gast.NodeTransformer):
+    class Rewrite(Transformer):
         def visit_Call(self, node):
             self.generic_visit(node)
             if isinstance(node.func, gast.Name) and node.func.id in by_name:

@@ -30,7 +30,7 @@ from .containers_common import (has_comprehension, is_builtin, is_range, is_user
 from .errors import UnsupportedSyntaxError
 from .dicts import scalarise_dicts
 from .literals import SumOfLiteral, scalarise_literals
-from .syntax import assign, call, clone, const, name, store, walk
+from .syntax import Transformer, assign, call, clone, const, name, store, walk
 
 EMPTY_STACK = "empty_stack"  # the runtime helper allocating a materialised list
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
@@ -120,7 +120,7 @@ class _Comprehensions:
         stmts = []
         lowering = self
 
-        class Hoist(gast.NodeTransformer):
+        class Hoist(Transformer):
             conditional = 0
 
             def visit_IfExp(self, node):
@@ -419,7 +419,7 @@ def _check_list_uses(fn_tree, names, location, resolve):
                 "Convert it with np.array(...) and use array operations")
 
 
-class _CopiesOfMaterialised(gast.NodeTransformer):
+class _CopiesOfMaterialised(Transformer):
     """np.array(v) of a materialised list is a copy of its array (numba
     has no np.array of an array)."""
 

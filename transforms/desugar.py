@@ -14,7 +14,7 @@ import ast
 import gast
 
 from .errors import UnsupportedSyntaxError
-from .syntax import assign, binop, call, clone, const, name, store, walk
+from .syntax import Transformer, assign, binop, call, clone, const, name, store, walk
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 
@@ -328,7 +328,7 @@ def _fold_constant_tests(stmts):
     return out
 
 
-class _TestsWithoutMarkers(gast.NodeTransformer):
+class _TestsWithoutMarkers(Transformer):
     """A test is never differentiated: `stop_gradient(e)` in it is `e` (the
     derivative module does not import the markers). So `if
     stop_gradient(0.5) <= 0.7:` is seen to be constant, as numba sees it
@@ -348,7 +348,7 @@ class _TestsWithoutMarkers(gast.NodeTransformer):
 def _without_stop_gradient(test, marker_of):
     """`test` with every `stop_gradient(e)` in it replaced by `e`."""
 
-    class Strip(gast.NodeTransformer):
+    class Strip(Transformer):
         def visit_Call(self, node):
             self.generic_visit(node)
             if marker_of(node.func) == "stop_gradient" and len(node.args) == 1:
@@ -358,7 +358,7 @@ def _without_stop_gradient(test, marker_of):
     return Strip().visit(test)
 
 
-class _FoldConditionals(gast.NodeTransformer):
+class _FoldConditionals(Transformer):
     """`a if 0.3 >= 0.5 else b` is `b`."""
 
     def visit_IfExp(self, node):

@@ -18,16 +18,17 @@ from .containers_common import is_builtin
 from .errors import UnsupportedSyntaxError
 from .flatten_args import Structure
 from .spread_arguments import spread_copy
-from .syntax import name, store, walk
+from .syntax import Transformer, name, store, walk
 
 
 def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
+    nodes = walk(fn_tree)  # (one walk for every question below, until a rewrite)
     bindings = {}
-    for node in walk(fn_tree):
+    for node in nodes:
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             bindings[node.id] = bindings.get(node.id, 0) + 1
     candidates = {}
-    for node in walk(fn_tree):
+    for node in nodes:
         if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name) \
                 and bindings.get(node.targets[0].id) == 1:
@@ -35,7 +36,7 @@ def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
             if items is not None:
                 candidates[node.targets[0].id] = (node, items)
     excluded = {a.id for a in walk(fn_tree.args) if isinstance(a, gast.Name)}
-    for node in walk(fn_tree):  # another scope's names (a nested def or lambda)
+    for node in nodes:  # another scope's names (a nested def or lambda)
         if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fn_tree:
             excluded |= {n.id for n in walk(node) if isinstance(n, gast.Name)}
     # (the function, as spread_copy reads it: its namespace gets the copies' names)
@@ -49,7 +50,8 @@ def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
         parts = {v: {k: namer.fresh(f"{v}_{k}" if k.isidentifier() else f"{v}_{j}")
                      for j, k in enumerate(items)} for v, (_, items) in candidates.items()}
         _Scalarise(candidates, parts, spreads).visit(fn_tree)
-    for node in walk(fn_tree):
+        nodes = walk(fn_tree)
+    for node in nodes:
         if isinstance(node, gast.Dict):
             raise UnsupportedSyntaxError(
                 "a dict other than one bound once with constant string keys and used only "
@@ -96,7 +98,7 @@ def _uses_understood(fn_tree, v, stmt, items, caller, spreads):
     return True
 
 
-class _Scalarise(gast.NodeTransformer):
+class _Scalarise(Transformer):
     def __init__(self, candidates, parts, spreads):
         self.candidates, self.parts, self.spreads = candidates, parts, spreads
 

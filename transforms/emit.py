@@ -1,34 +1,16 @@
 """Unparse generated functions to source, with the user's original line as
 a comment above each group of adjoint statements."""
 import ast
-import math
 
 import gast
 
-from .syntax import walk
+from .ast_convert import to_ast
 
 _INDENT = "    "
 
 
-class _SignedConstants(ast.NodeTransformer):
-    """Folding leaves negative numbers as constants, which ast.unparse prints
-    bare: (-1.5) ** 2 would read back as -(1.5 ** 2). A unary minus gets
-    the parentheses precedence calls for."""
-
-    def visit_Constant(self, node):
-        value = node.value
-        if isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and math.copysign(1.0, value) < 0:
-            return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
-        return node
-
-
 def _unparse(node):
-    negative = any(n.__class__ is gast.Constant and isinstance(n.value, (int, float))
-                   and math.copysign(1.0, n.value) < 0 for n in walk(node))
-    tree = gast.gast_to_ast(node)
-    if negative:
-        tree = _SignedConstants().visit(tree)
+    tree = to_ast(node)
     _number_statements(tree)
     return ast.unparse(tree)
 

@@ -24,7 +24,7 @@ import gast
 from .errors import UnsupportedSyntaxError
 from .libraries import is_library_function
 from .names import fresh_name
-from .syntax import clone, name
+from .syntax import Transformer, clone, name
 
 _SPECIALISED = {}  # (outer code, helper, its function parameters) -> (name, function, source)
 
@@ -128,7 +128,7 @@ def specialise(root, by_name, namespace, location, fn, pending, local):
     """Rewrite every call in `root` that passes a nested function to a plain
     helper into a call of the helper specialised for it. `pending` collects
     (siblings dict, site) pairs, filled in once the sites are lifted."""
-    class Rewrite(gast.NodeTransformer):
+    class Rewrite(Transformer):
         def visit_Call(self, node):
             self.generic_visit(node)
             h = helper_of(node, namespace, local)
@@ -179,7 +179,7 @@ def _specialised_call(node, h, by_name, namespace, location, fn, pending, fresh_
         for c in site.captures:
             captures[(site.lifted_name, c)] = fresh_name(f"{site.lifted_name}_{c}", names)
 
-    class Calls(gast.NodeTransformer):
+    class Calls(Transformer):
         def visit_Call(self, call):
             self.generic_visit(call)
             if isinstance(call.func, gast.Name) and call.func.id in functions:

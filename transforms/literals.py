@@ -11,15 +11,16 @@ import builtins
 import gast
 
 from .containers_common import constant_index, is_builtin, is_user_function
-from .syntax import call, const, name, store, walk
+from .syntax import Transformer, call, const, name, store, walk
 
 def scalarise_literals(fn_tree, namer, resolve):
+    nodes = walk(fn_tree)  # (one walk for both questions)
     bindings = {}
-    for node in walk(fn_tree):
+    for node in nodes:
         for target in _stored_names(node):
             bindings.setdefault(target, []).append(node)
     candidates = {}
-    for node in walk(fn_tree):
+    for node in nodes:
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], gast.Name) and isinstance(node.value, (gast.List, gast.Tuple)) \
                 and len(bindings.get(node.targets[0].id, [])) == 1 \
@@ -85,7 +86,7 @@ def _uses_understood(fn_tree, v, stmt, size, resolve):
     return True
 
 
-class _Scalarise(gast.NodeTransformer):
+class _Scalarise(Transformer):
     def __init__(self, candidates, parts):
         self.candidates, self.parts = candidates, parts
 
@@ -133,7 +134,7 @@ class _Scalarise(gast.NodeTransformer):
         return node
 
 
-class SumOfLiteral(gast.NodeTransformer):
+class SumOfLiteral(Transformer):
     """sum([a, b, c]) is 0 + a + b + c, Python's order of additions."""
 
     def __init__(self, resolve):

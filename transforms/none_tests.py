@@ -10,7 +10,7 @@ import gast
 import numpy as np
 
 from . import kinds as K
-from .syntax import const, names_stored
+from .syntax import Transformer, const, names_stored
 
 
 def fold_none_tests(tree, arg_kinds, resolve=lambda node: None):
@@ -32,7 +32,7 @@ _INSTANCE = {np.ndarray: lambda k: k.is_array,
              builtins.int: lambda k: k.tag in ("int", "bool")}  # (a bool is an int)
 
 
-class _NoneTests(gast.NodeTransformer):
+class _NoneTests(Transformer):
     def __init__(self, known, resolve):
         self.known, self.resolve = known, resolve
 

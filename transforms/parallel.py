@@ -40,7 +40,8 @@ from .loop_access import (Exposure, bindings, children_using, first_index_is, is
                           is_pure, loaded_elsewhere, loaded_outside_updates,
                           loops_with_following_reads, reads_own_rows, statements, stores,
                           target_names, unparse, values_read)
-from .syntax import assign, call, clone, const, name, names_loaded, parse_expr, store, walk
+from .syntax import (Transformer, assign, call, clone, const, name, names_loaded, parse_expr,
+                     store, walk)
 from .templates import fold
 
 class Analysis:
@@ -401,7 +402,7 @@ def _allocation_sizes(body, rebound):
 
 def _with_sizes(test, sizes):
     """`test` with `a.shape[k]` of allocated arrays replaced by their sizes."""
-    class Sizes(gast.NodeTransformer):
+    class Sizes(Transformer):
         depth = 0
 
         def visit_Subscript(self, node):

@@ -59,15 +59,13 @@ def _is_zeros(expr):
 
 def _whole_reads(stmts):
     """Names read other than as the array of a subscript."""
-    out = set()
-    indexed = set()
-    for n in walk(gast.Module(body=stmts, type_ignores=[])):
-        if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name):
+    indexed, loaded = set(), []
+    for n in walk(gast.Module(body=stmts, type_ignores=[])):  # (one walk: a tenth of _clean)
+        if n.__class__ is gast.Subscript and n.value.__class__ is gast.Name:
             indexed.add(id(n.value))
-    for n in walk(gast.Module(body=stmts, type_ignores=[])):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in indexed:
-            out.add(n.id)
-    return out
+        elif n.__class__ is gast.Name and n.ctx.__class__ is gast.Load:
+            loaded.append(n)
+    return {n.id for n in loaded if id(n) not in indexed}
 
 
 def _block(stmts, owned, namer):
@@ -91,7 +89,8 @@ def _promote(loop, owned, namer):
                for t in s.targets if isinstance(t, gast.Name)}
     sites = {}  # array -> list of subscript nodes in the loop
     updates = {}  # array -> the AugAssign statements adding to it
-    for n in walk(loop):
+    nodes = walk(loop)
+    for n in nodes:
         if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
                 and n.value.id in owned:
             sites.setdefault(n.value.id, []).append(n)
@@ -100,7 +99,7 @@ def _promote(loop, owned, namer):
                 and isinstance(s.target, gast.Subscript) and base_name(s.target) in sites:
             updates.setdefault(base_name(s.target), []).append(s)
     mentions = {}  # array -> how often the loop names it at all
-    for n in walk(loop):
+    for n in nodes:  # (nothing above changed the loop)
         if isinstance(n, gast.Name) and n.id in sites:
             mentions[n.id] = mentions.get(n.id, 0) + 1
     before, after = [], []

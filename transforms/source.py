@@ -10,6 +10,7 @@ import gast
 from . import closures
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
 from .lambda_source import lambda_tree
+from .ast_convert import parse
 from .syntax import clone, walk
 
 # Statements and expressions the differentiating passes accept. Anything
@@ -173,7 +174,7 @@ def parse_function(fn, nested_def_ok=False):
     location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
     nested = any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
                  if n is not tree)
-    parsed = _parsed(fn, tree, location, source, _namespace(fn), nested_def_ok)
+    parsed = _parsed(fn, tree, location, source, _namespace(fn), nested_def_ok, nested)
     if not nested:
         # nothing is lifted out of it (which registers the lifted functions
         # in its namespace): the same tree serves the next parse of the same lines
@@ -190,8 +191,11 @@ def parse_function(fn, nested_def_ok=False):
 _PARSED_TREES = {}
 
 
-def _parsed(fn, tree, location, source, namespace, nested_def_ok):
-    if not nested_def_ok:  # (the backward of a custom gradient stays where it is)
+def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
+    # (the backward of a custom gradient stays where it is; with no nested
+    # function or lambda there is nothing to lift, and lift_nested's walks
+    # were a tenth of a first generation)
+    if not nested_def_ok and nested:
         closures.lift_nested(tree, fn, location, namespace, source)
     check_supported(tree, location, nested_def_ok)
     return ParsedFunction(fn, tree, location, namespace, source)
@@ -229,7 +233,7 @@ def _parse(source):
     if source not in _TREES:
         if len(_TREES) >= 512:
             _TREES.clear()
-        _TREES[source] = gast.parse(source).body[0]
+        _TREES[source] = parse(source).body[0]
     return clone(_TREES[source])
 
 

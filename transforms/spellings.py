@@ -10,6 +10,7 @@ implements, rewritten to that form before the call is bound (bind.py):
 
 Anything else is left as written: a parameter the rule does not implement
 is then refused (transforms/bind.py), never dropped."""
+import functools
 import inspect
 
 import gast
@@ -27,9 +28,23 @@ def respell(node, fn, rule):
     return _without_defaults(node, fn, rule)
 
 
+def _signature(fn):
+    # (inspect.signature of a numpy function parses its text signature: a
+    # few percent of generating a derivative, for every call it binds)
+    try:
+        return _cached_signature(fn)
+    except TypeError:  # unhashable, or no signature (raised again below)
+        return inspect.signature(fn)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_signature(fn):
+    return inspect.signature(fn)
+
+
 def _without_defaults(node, fn, rule):
     try:
-        sig = inspect.signature(fn)
+        sig = _signature(fn)
         bound = sig.bind(*node.args, **{k.arg: k.value for k in node.keywords})
     except (TypeError, ValueError):
         return node

@@ -2,11 +2,13 @@
 
 import gast
 
+from .ast_convert import parse
+
 __all__ = [
     "name", "store", "const", "assign", "call", "attr", "subscript", "binop",
     "names_loaded", "names_stored", "walk_stmts", "is_atom", "clone",
     "parse_expr", "parse_stmts", "base_name", "binding_counts", "walk", "children", "rewrite",
-    "structure", "names_bound_by", "callee_name",
+    "structure", "names_bound_by", "callee_name", "Transformer",
 ]
 
 
@@ -74,9 +76,25 @@ def walk(root):
     """Every node under `root`, itself included, in gast.walk's order
     (breadth first) but without contexts and operators (read them from
     their node: `n.ctx`, `n.op`); several times faster than gast.walk."""
+    # (children() inlined: the passes walk tens of thousands of nodes per
+    # derivative, and a call per node was a tenth of generating W3)
     todo = [root]
+    get = _CHILD_FIELDS.get
     for node in todo:  # appending while iterating: a breadth-first queue
-        todo.extend(children(node))
+        fields = get(node.__class__)
+        if fields is None:
+            fields = _child_fields(node.__class__)
+        for field in fields:
+            child = getattr(node, field, None)
+            if child is None:
+                continue
+            if child.__class__ is list:  # of nodes; None for a missing one (`{**d}`'s key)
+                if None in child:
+                    todo.extend(c for c in child if c is not None)
+                else:
+                    todo += child
+            elif isinstance(child, gast.AST):
+                todo.append(child)
     return todo
 
 
@@ -117,12 +135,18 @@ _PARSED = {}
 def parse_expr(src):
     """The expression `src` as a fresh tree (parsed once per distinct text)."""
     if src not in _PARSED:
-        _PARSED[src] = gast.parse(src).body[0].value
+        _PARSED[src] = parse(src).body[0].value
     return clone(_PARSED[src])
 
 
 def parse_stmts(src):
-    return gast.parse(src).body
+    """The statements of `src` as fresh trees (parsed once per distinct text)."""
+    if src not in _PARSED_STMTS:
+        _PARSED_STMTS[src] = parse(src).body
+    return clone(_PARSED_STMTS[src])
+
+
+_PARSED_STMTS = {}
 
 
 def is_atom(node):
@@ -179,6 +203,54 @@ def rewrite(node, fn):
         elif isinstance(child, gast.AST):
             setattr(node, field, rewrite(child, fn))
     return fn(node)
+
+
+class Transformer(gast.NodeTransformer):
+    """gast.NodeTransformer, faster: a visitor method is looked up once per
+    node class, and generic_visit goes into the fields that can hold nodes
+    other than contexts and operators (which a subclass may therefore not
+    visit). The front end's passes transform every node of a function."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        leaves = [m for m in vars(cls) if m.startswith("visit_")
+                  and issubclass(getattr(gast, m[6:], gast.AST), _LEAVES)]
+        if leaves:
+            raise TypeError(f"{cls.__name__}: Transformer does not visit {', '.join(leaves)}")
+
+    def visit(self, node):
+        methods = self.__dict__.get("_methods")
+        if methods is None:
+            methods = self._methods = {}
+        cls = node.__class__
+        method = methods.get(cls, False)
+        if method is False:
+            method = methods[cls] = getattr(type(self), "visit_" + cls.__name__, None)
+        return self.generic_visit(node) if method is None else method(self, node)
+
+    def generic_visit(self, node):
+        fields = _CHILD_FIELDS.get(node.__class__)
+        for field in fields if fields is not None else _child_fields(node.__class__):
+            old = getattr(node, field, None)
+            if old.__class__ is list:
+                new_values = []
+                for value in old:
+                    if isinstance(value, gast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, gast.AST):
+                            new_values.extend(value)
+                            continue
+                    new_values.append(value)
+                old[:] = new_values
+            elif isinstance(old, gast.AST):
+                new_node = self.visit(old)
+                if new_node is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new_node)
+        return node
 
 
 _CHILD_FIELDS = {}

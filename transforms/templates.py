@@ -18,6 +18,7 @@ import textwrap
 
 import gast
 
+from .ast_convert import parse
 from .syntax import clone, rewrite, walk
 
 
@@ -25,7 +26,7 @@ class Template:
     def __init__(self, fn):
         self.fn = fn
         source = textwrap.dedent(inspect.getsource(fn))
-        tree = gast.parse(source).body[0]
+        tree = parse(source).body[0]
         params = [a.id for a in tree.args.args]
         defaults = tree.args.defaults
         self.params = params

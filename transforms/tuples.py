@@ -10,7 +10,7 @@ so each element has an adjoint of its own (a tuple has no adjoint that
 through an index, a loop target, returned whole) is left as it is."""
 import gast
 
-from .syntax import assign, name, store, walk
+from .syntax import Transformer, assign, name, store, walk
 
 
 def split_tuple_variables(tree, kinds, namer):
@@ -66,7 +66,7 @@ def _constant(index, arity):
     return value % arity
 
 
-class _Split(gast.NodeTransformer):
+class _Split(Transformer):
     def __init__(self, parts):
         self.parts = parts
 

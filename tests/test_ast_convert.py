@@ -1,0 +1,43 @@
+"""transforms/ast_convert.py converts between ast and gast as gast does:
+the same trees (fields, line and column), the same printed source."""
+import ast
+import inspect
+
+import gast
+import pytest
+
+from s2sad.transforms import ast_convert, bounds, program, syntax
+from s2sad.transforms.emit import stmt_source
+
+_SNIPPETS = [
+    "def f(x, *args, y=1.5, **kw):\n    return x[1:-1, ::2] ** -2.0 + (-3) ** 2\n",
+    "def g(a):\n    b = lambda u, v=2: u * v\n    return [t for t in a if t > 0], {'k': -1}\n",
+    "class C:\n    def m(self):\n        try:\n            pass\n        except ValueError as e:\n"
+    "            raise e\n",
+    "async def h():\n    with open('x') as f, open('y'):\n        pass\n    global q\n"
+    "    x: int = 1\n    del x\n",
+    "def k(x):\n    return f'{x!r:>10}' + b'\\x00'.decode() if not x else ..., 1j, None, True\n",
+]
+
+
+@pytest.mark.parametrize("source", _SNIPPETS + [inspect.getsource(m) for m in (bounds, program)])
+def test_parse_is_gasts(source):
+    assert gast.dump(ast_convert.parse(source), include_attributes=True) == \
+        gast.dump(gast.parse(source), include_attributes=True)
+
+
+@pytest.mark.parametrize("source", _SNIPPETS + [inspect.getsource(syntax)])
+def test_statements_print_as_through_gast(source):
+    for node in syntax.walk(gast.parse(source)):
+        if isinstance(node, (gast.stmt, gast.expr)):
+            expected, got = gast.gast_to_ast(node), ast_convert.to_ast(node)
+            if isinstance(expected, ast.stmt):  # (unparse reads a statement's line)
+                expected, got = ast.fix_missing_locations(expected), ast.fix_missing_locations(got)
+            assert ast.unparse(got) == ast.unparse(expected)
+
+
+def test_negative_numbers_print_with_their_parentheses():
+    # folding leaves negative constants, which ast.unparse prints bare
+    node = gast.BinOp(left=syntax.const(-1.5), op=gast.Pow(), right=syntax.const(2))
+    assert stmt_source(node) == "(-1.5) ** 2"
+    assert eval(stmt_source(node)) == 2.25
