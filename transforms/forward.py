@@ -11,7 +11,7 @@ from . import kinds as K
 from .bind import check_rule_application, refuse_active_index
 from .errors import missing_gradient
 from .ops import BINOPS, callee_text, operator_text, resolve_call
-from .syntax import assign, base_name, call, clone, const, name, names_loaded, store, subscript
+from .syntax import assign, base_name, call, clone, const, name, names_loaded, store
 from .templates import inline, template_of
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from . import accumulate, cleanup, kinds as K
 from .activity import analyse
 from .aliases import Ownership, written_memory
+from .argument_copies import copy_written_args, copying, with_aliases, written_in_place
 from .bounds import add_index_checks
 from .bind import CallBinder
 from .checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
@@ -23,6 +24,7 @@ from .reciprocals import reuse_reciprocals
 from .copy_fold import fold_copies
 from .tape_order import reverse_tapes
 from .libraries import is_library_function
+from .marker_passes import complete_early_returns, mark_stopped, strip_markers
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .numba_forms import module_resolver, rewrite_forms
@@ -33,7 +35,7 @@ from .promote import owned_arrays, promote_accumulators
 from .reverse import ReverseMode
 from .specialise import Specialised
 from .split_recursion import sweep_marker, split_recursion
-from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
+from .syntax import (assign, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
 
 RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "unreduce")
@@ -217,7 +219,7 @@ class Program:
                     f"(e.g. {w}=float(...)) or leave it out of wrt.")
         captures = {w: spec.namer.fresh("grad_" + w)
                     for w in wrt_names if w not in args and _defined_once(tree, w, parsed)}
-        _mark_stopped(tree, set(stop_gradients))
+        mark_stopped(tree, set(stop_gradients))
         output_names = [o.id for o in spec.outputs if isinstance(o, gast.Name)]
         active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
         gen_name = fn_name or self._fresh_module_name(
@@ -251,16 +253,16 @@ class Program:
             else:
                 grads.append(name(rev.adjoints[w]) if w in rev.adjoints and w in active
                              else self._zero(w, spec.kinds))
-        body = self._copy_written_args(tree, args) + fwd
+        body = copy_written_args(tree, args) + fwd
         value = tree.body[-1].value
         # (the fused sweeps of fusion.py compute values within the reverse sweep)
         restoring = [s for s in rev_stmts if not getattr(s, "s2sad_deferred", False)]
-        written = _with_aliases(_written_in_place(restoring), fwd)
+        written = with_aliases(written_in_place(restoring), fwd)
         if names_loaded(value) & (names_stored(restoring) | written):
             # the reverse sweep restores earlier values of these names, and
             # of elements of these arrays: keep the value (a copy of such arrays)
             kept = spec.namer.fresh("value")
-            body.append(assign(kept, _copying(value, written, spec.kinds)))
+            body.append(assign(kept, copying(value, written, spec.kinds)))
             value = name(kept)
         if split is not None:
             body.append(sweep_marker())
@@ -272,7 +274,7 @@ class Program:
         else:
             result = gast.Tuple(elts=[value, grad_value], ctx=gast.Load())
         body.append(gast.Return(value=result))
-        _complete_early_returns(body, result)
+        complete_early_returns(body, result)
         params = args + ([seed_param] if seed_param else [])
         fdef = gast.FunctionDef(name=gen_name, args=gast.arguments(
             args=[name(p, gast.Param()) for p in params], posonlyargs=[], vararg=None,
@@ -303,7 +305,7 @@ class Program:
         active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
         fm = ForwardMode(parsed, tree, spec.kinds, active, spec.namer, self)
         tangent_params = [fm.d(w) for w in wrt_names]
-        copies = self._copy_written_args(tree, args)
+        copies = copy_written_args(tree, args)
         written = {c.targets[0].id for c in copies}
         copies += [assign(fm.d(w), call(gast.Attribute(value=name(fm.d(w)), attr="copy",
                                                        ctx=gast.Load())))
@@ -386,14 +388,6 @@ class Program:
         if k.is_array:
             return call("np.zeros_like", name(var))
         return const(0.0) if k.known else call("zeros_like", name(var))
-
-    @staticmethod
-    def _copy_written_args(tree, args):
-        """Arrays the function writes into are copied, so neither the
-        primal writes nor the reverse sweep's restores reach the caller's."""
-        written = written_memory(tree)  # through a second name too (buf = x)
-        return [assign(a, call(gast.Attribute(value=name(a), attr="copy", ctx=gast.Load())))
-                for a in args if a in written]
 
     def _clean(self, fdef, rev, spec, args):
         body = fdef.body
@@ -482,7 +476,7 @@ class Program:
         # the copy runs in the compiled forward sweep: comprehensions as loops
         tree = lower_containers(tree, parsed.location, Namer.for_function(tree), parsed.resolve,
                                 self.runtime_objects, parsed.namespace)
-        _strip_markers(tree, self.marker_resolver(parsed))
+        strip_markers(tree, self.marker_resolver(parsed))
         strip_marks(tree, parsed)  # s2sad.checkpointed(range(n)): range(n)
         self._name_derivative_calls_in_copy(tree, parsed)
         self._late_forms(tree, parsed)
@@ -516,92 +510,6 @@ def _defined_once(tree, var, parsed):
                          f"'{var}', which is assigned {where}; the derivative w.r.t. a variable "
                          f"is defined for one value. Assign it once, outside loops.")
     return True
-
-
-def _mark_stopped(tree, names):
-    """stop_gradients: assignments to these names are constants for the
-    derivative (no gradient flows through them, as in tf.gradients)."""
-    if not names:
-        return
-    for s in walk_stmts(tree.body):
-        if isinstance(s, gast.Assign) and names & names_stored([s]):
-            s.s2sad_constant = True
-
-
-def _complete_early_returns(stmts, result):
-    """reset_recording() ends the reverse sweep where it stands: its return
-    gives the same results as the final one."""
-    for k, s in enumerate(stmts):
-        for field in ("body", "orelse"):
-            if isinstance(getattr(s, field, None), list):
-                _complete_early_returns(getattr(s, field), result)
-        if isinstance(s, gast.Return) and getattr(s, "s2sad_reset", False):
-            stmts[k] = gast.Return(value=clone(result))
-
-
-class _MarkerStripper(gast.NodeTransformer):
-    """The primal copy of a helper runs without markers: they are identities
-    there, and numba would not compile them."""
-
-    def __init__(self, marker_of):
-        self.marker_of = marker_of
-
-    def visit_With(self, node):
-        self.generic_visit(node)
-        ctx = node.items[0].context_expr if len(node.items) == 1 else None
-        if isinstance(ctx, gast.Call) and self.marker_of(ctx.func) == "stop_recording":
-            return node.body
-        return node
-
-    def visit_Expr(self, node):
-        if isinstance(node.value, gast.Call) and self.marker_of(node.value.func) == "reset_recording":
-            return gast.Pass()
-        return self.generic_visit(node)
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if self.marker_of(node.func) == "stop_gradient" and len(node.args) == 1:
-            return node.args[0]
-        return node
-
-
-def _strip_markers(tree, marker_of):
-    _MarkerStripper(marker_of).visit(tree)
-
-
-def _written_in_place(stmts):
-    """Names of arrays an element or slice of which the statements assign."""
-    out = set()
-    for node in walk(gast.Module(body=stmts, type_ignores=[])):
-        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
-            base = base_name(node)
-            if base is not None:
-                out.add(base)
-    return out
-
-
-def _with_aliases(arrays, stmts):
-    """`arrays` and every name bound to one of them by plain copies `a = b`
-    or subscripts `a = b[i]` (such names may share memory)."""
-    pairs = [(s.targets[0].id, base_name(s.value)) for s in walk_stmts(stmts)
-             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-             and isinstance(s.value, (gast.Name, gast.Subscript))]  # b[i] may be a view
-    out = set(arrays)
-    while True:
-        more = {a for a, b in pairs if b in out} | {b for a, b in pairs if a in out}
-        if more <= out:
-            return out
-        out |= more
-
-
-def _copying(value, written, kinds):
-    """`value` (a name or a tuple of atoms) with each array in `written` copied."""
-    if isinstance(value, gast.Tuple):
-        return gast.Tuple(elts=[_copying(e, written, kinds) for e in value.elts], ctx=gast.Load())
-    if isinstance(value, gast.Name) and value.id in written \
-            and not kinds.get(value.id, K.UNKNOWN).is_scalar:
-        return call("np.copy", name(value.id))
-    return value
 
 
 def _position(node):

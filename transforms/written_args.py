@@ -196,7 +196,6 @@ def _rewrite_statement(s, parsed, readable, taken, arrays):
     if not found:
         return [s]
     call, fn, positions = found[0]
-    where = f"{fn.__name__} writes into its argument"
     direct = (isinstance(s, gast.Expr) and s.value is call) or (
         isinstance(s, gast.Assign) and s.value is call and len(s.targets) == 1
         and isinstance(s.targets[0], gast.Name))
