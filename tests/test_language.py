@@ -424,3 +424,17 @@ def test_raise_runs_in_the_forward_sweep(jit):
         s2sad.grad(early_error, jit=jit)(1.5, 4)
     h = s2sad.hessian(checked_sqrt, jit=jit)(x)
     np.testing.assert_allclose(h, np.diag(-0.25 * x ** -1.5), rtol=1e-10)
+
+
+def _max_of_three(x):
+    return max(x[0], x[1] * 2.0, x[2]) + min(x[0] ** 2, x[1], x[2], x[3])
+
+
+def _max_with_tie(x):
+    return max(x[0], x[0], x[1]) * x[2]
+
+
+@pytest.mark.parametrize("f", [_max_of_three, _max_with_tie])
+def test_builtin_max_min_of_several(f, jit):
+    """max(a, b, c) is max(max(a, b), c): the first of equal values wins."""
+    check_grad(f, (np.array([1.5, -2.0, 3.0, 0.5]),), jit=jit)

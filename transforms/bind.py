@@ -19,6 +19,7 @@ The canonical forms:
 
 Calls to anything else (constructors, callables without a rule, no-gradient
 primitives) are left as written."""
+import builtins
 import inspect
 import numbers
 import types
@@ -60,6 +61,13 @@ class CallBinder:
                                                      keywords=[]), node))
         if obj is None or isinstance(node.func, gast.Call):
             return node
+        if obj in (builtins.max, builtins.min) and len(node.args) > 2 and not node.keywords \
+                and not any(isinstance(a, gast.Starred) for a in node.args):
+            # max(a, b, c) is max(max(a, b), c): the first of equal values wins, as in Python
+            inner = self(gast.copy_location(gast.Call(func=_copy(node.func), args=node.args[:-1],
+                                                      keywords=[]), node))
+            return self(gast.copy_location(gast.Call(func=node.func, args=[inner, node.args[-1]],
+                                                     keywords=[]), node))
         rule = self.registry.lookup(obj)
         if rule is not None:
             if rule.signature is None:
