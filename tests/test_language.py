@@ -438,3 +438,26 @@ def _max_with_tie(x):
 def test_builtin_max_min_of_several(f, jit):
     """max(a, b, c) is max(max(a, b), c): the first of equal values wins."""
     check_grad(f, (np.array([1.5, -2.0, 3.0, 0.5]),), jit=jit)
+
+
+def _builtin_sum_of_array(x):
+    return sum(x ** 2) + np.sum(sum(x.reshape(2, 2)) ** 2)  # a matrix: the sum of its rows
+
+
+def _builtin_max_min_of_vector(x):
+    return max(x) * 2.0 + min(np.sin(x))
+
+
+def _builtin_sum_of_rows(x):
+    a = x.reshape(2, 2)
+    t = 0.0
+    for row in a:
+        t = t + sum(row) * row[0]
+    return t
+
+
+@pytest.mark.parametrize("f", [_builtin_sum_of_array, _builtin_max_min_of_vector,
+                               _builtin_sum_of_rows])
+def test_builtin_reductions_of_arrays(f, jit):
+    """Python's sum, max and min of an array iterate over its first axis."""
+    check_grad(f, (np.array([1.5, -2.0, 3.0, 0.5]),), jit=jit)

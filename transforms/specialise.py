@@ -7,6 +7,7 @@ from . import kinds as K
 from .aliases import check_aliased_writes
 from .bind import CallBinder, readable_function
 from .bounds import mark_accesses
+from .builtin_reductions import reduce_arrays
 from .checkpoint_loops import lift_loops, unliftable
 from .containers import lower_containers
 from .desugar import desugar
@@ -53,6 +54,8 @@ class Specialised:
         self.tree = tree
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
         self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+        if reduce_arrays(tree, self.kinds, self._resolve):  # sum(x): np.sum(x, axis=0)
+            self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
         if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
             self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
             self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
@@ -75,3 +78,9 @@ class Specialised:
         ret = tree.body[-1]
         self.outputs = list(ret.value.elts) if isinstance(ret.value, gast.Tuple) else [ret.value]
         self.returns_tuple = isinstance(ret.value, gast.Tuple)
+
+    def _resolve(self, node):
+        try:
+            return self.parsed.resolve(node)
+        except Exception:  # noqa: BLE001 - a local or unknown name
+            return None
