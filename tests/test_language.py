@@ -461,3 +461,35 @@ def _builtin_sum_of_rows(x):
 def test_builtin_reductions_of_arrays(f, jit):
     """Python's sum, max and min of an array iterate over its first axis."""
     check_grad(f, (np.array([1.5, -2.0, 3.0, 0.5]),), jit=jit)
+
+
+def _imports_inside(x):
+    from scipy.special import erf, logsumexp
+    import math as m
+    return logsumexp(x) + np.sum(erf(x)) * m.pi
+
+
+def _helper_importing(v):
+    from scipy.special import expit
+    return np.sum(expit(v) * v)
+
+
+def _calls_helper_importing(x):
+    return _helper_importing(x * 2.0) + _helper_importing(np.sin(x))
+
+
+@pytest.mark.parametrize("f", [_imports_inside, _calls_helper_importing])
+def test_imports_inside_a_function(f, jit):
+    """An import among the function's first statements binds its names for good."""
+    check_grad(f, (np.array([0.5, -1.0, 2.0]),), jit=jit)
+
+
+def _imports_in_a_branch(x):
+    if x[0] > 0:
+        from scipy.special import erf  # noqa: F401
+    return x[0]
+
+
+def test_import_in_a_branch_is_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="import"):
+        s2sad.grad(_imports_in_a_branch, jit=False)(np.ones(2))

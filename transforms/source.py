@@ -1,6 +1,7 @@
 """Step 1 of the pipeline: find a function's source, parse it with gast and
 build the namespace its free names resolve in."""
 import builtins
+import importlib
 import inspect
 import linecache
 import textwrap
@@ -165,23 +166,67 @@ def parse_function(fn, nested_def_ok=False):
     key = (fn.__code__, nested_def_ok)
     known = _PARSED_TREES.get(key)
     if known is not None and known[0] is lines:
-        tree, location, source = known[1]
-        return ParsedFunction(fn, clone(tree), location, _namespace(fn), source)
+        tree, location, source, imported = known[1]
+        return ParsedFunction(fn, clone(tree), location, {**_namespace(fn), **imported}, source)
     source = textwrap.dedent("".join(lines))
     tree = _parse(source)
     tree.decorator_list = []
     positional_parameters(tree)
     location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
+    imported = hoist_imports(tree)
     nested = any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
                  if n is not tree)
-    parsed = _parsed(fn, tree, location, source, _namespace(fn), nested_def_ok, nested)
+    parsed = _parsed(fn, tree, location, source, {**_namespace(fn), **imported},
+                     nested_def_ok, nested)
     if not nested:
         # nothing is lifted out of it (which registers the lifted functions
         # in its namespace): the same tree serves the next parse of the same lines
         if len(_PARSED_TREES) >= 256:
             _PARSED_TREES.clear()
-        _PARSED_TREES[key] = (lines, (clone(tree), location, source))
+        _PARSED_TREES[key] = (lines, (clone(tree), location, source, imported))
     return parsed
+
+
+def hoist_imports(tree):
+    """`from scipy.special import erf` (or `import math as m`) among a
+    function's first-level statements binds a name once for good, as a
+    module-level import would: the statement leaves the tree and the names
+    join the function's namespace ({name: object}, returned). An import of a
+    name the function also assigns, a relative or star import, or one inside
+    a branch or loop stays (and is refused)."""
+    assigned = {n.id for n in walk(tree) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
+    imported, body = {}, []
+    for s in tree.body:
+        names = _imported_names(s)
+        if names is None or set(names) & assigned:
+            body.append(s)
+            continue
+        imported.update(names)
+    tree.body = body or [gast.Pass()]
+    return imported
+
+
+def _imported_names(s):
+    """{name: object} an import statement binds, or None (not one that can move)."""
+    try:
+        if isinstance(s, gast.Import):
+            return {(a.asname or a.name.split(".")[0]):
+                    importlib.import_module(a.name if a.asname else a.name.split(".")[0])
+                    for a in s.names}
+        if isinstance(s, gast.ImportFrom) and not s.level \
+                and all(a.name != "*" for a in s.names):
+            module = importlib.import_module(s.module)
+            out = {}
+            for a in s.names:
+                value = getattr(module, a.name, None)
+                if value is None:  # a submodule not yet imported
+                    value = importlib.import_module(f"{s.module}.{a.name}")
+                out[a.asname or a.name] = value
+            return out
+    except ImportError:
+        return None  # (Python raises it when the function runs; refused here)
+    return None
 
 
 # code object, nested_def_ok -> (the lines read, (tree, location, source)) of a
