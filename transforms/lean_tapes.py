@@ -39,6 +39,7 @@ class LoopReads:
         self.now = {}    # id(loop) -> names read in this round
         self.everywhere = _mentions(tree.body)
         self._outside = {}
+        self._asked = {}  # (id(loop), name) -> the answer `reads` gave this round
 
     def mentioned_outside(self, loop):
         """Names the function mentions outside `loop` (only their adjoints
@@ -53,18 +54,23 @@ class LoopReads:
         self.now[id(loop)] = self.now.get(id(loop), set()) | reads
 
     def next_round(self):
-        """Start a round; whether anything changed since the last one."""
+        """Start a round; whether a decision of the last one would change."""
         merged = {k: self.known.get(k, set()) | v for k, v in self.now.items()}
         merged.update({k: v for k, v in self.known.items() if k not in merged})
-        changed = merged != self.known
-        self.known, self.now = merged, {}
+        changed = any(_answer(merged, key, var) != answer
+                      for (key, var), answer in self._asked.items())
+        self.known, self.now, self._asked = merged, {}, {}
         return changed
+
+    def reads(self, loop, var):
+        """Whether the reversed `loop` reads `var` (None: not known yet)."""
+        answer = self._asked[(id(loop), var)] = _answer(self.known, id(loop), var)
+        return answer
 
     def unread(self, var, frames):
         """Whether some loop around a definition of `var` never reads it in
         reverse (the definition needs no record: see entry_saves)."""
-        return any(id(f.loop) in self.known and var not in self.known[id(f.loop)]
-                   for f in frames)
+        return any(self.reads(f.loop, var) is False for f in frames)
 
 
 def bound_names(loop):
@@ -91,21 +97,25 @@ def entry_saves(mode, loop, frames):
     """(save before `loop`, restore after its reverse) of the values the
     loop overwrites that the reverse sweep reads after the reversed loop:
     names the reversed loop does not read, and its loop-locals."""
-    reads = mode.loop_reads.known.get(id(loop))
-    if reads is None or not mode.record_enabled:
+    if id(loop) not in mode.loop_reads.known or not mode.record_enabled:
         return [], []
     counter = {loop.target.id} if isinstance(loop, gast.For) else set()
     local = mode.loop_locals.get(id(loop), ())
     entry = mode.defs.maybe_on_entry(loop) & mode.loop_reads.mentioned_outside(loop)
     saves, restores = [], []
     for var in sorted(bound_names(loop) - counter):
-        if var not in mode.needed or var not in entry or (var in reads and var not in local):
+        if var not in mode.needed or var not in entry or (
+                mode.loop_reads.reads(loop, var) and var not in local):
             continue
         save, _, restore = mode.record(name(var), loop, frames, maybe=True,
                                        surely=var in mode.defs.surely_before(loop))
         saves += save
         restores += restore
     return saves, restores
+
+
+def _answer(known, key, var):
+    return None if key not in known else var in known[key]
 
 
 def _mentions(stmts):

@@ -159,6 +159,12 @@ class ReverseMode(Contributions):
                 todo.extend(more)
         return out
 
+    def note_loop_reads(self, loop, rev):
+        """What the reversed `loop` (body `rev`) reads, with what recomputing
+        its values reads (lean_tapes.py)."""
+        self.loop_reads.note(loop, self.with_operands_of_recomputed(
+            _value_reads(rev, self.shape_only), self.shape_only))
+
     def sweeps(self, body):
         """(forward sweep, reverse sweep, the reverse statements that read
         values as the forward sweep left them: what must be recorded)."""
@@ -231,7 +237,7 @@ class ReverseMode(Contributions):
         entry, entry_restore = entry_saves(self, s, frames)
         bf, br = self.block(s.body, frames + [frame_for(s)])
         br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
-        self.loop_reads.note(s, _value_reads(br, self.shape_only))
+        self.note_loop_reads(s, br)
         fwd = gast.For(target=s.target, iter=s.iter, body=bf or [gast.Pass()], orelse=[],
                        type_comment=None)
         gast.copy_location(fwd, s)
@@ -283,7 +289,7 @@ class ReverseMode(Contributions):
         fi, ri = entry + save + [init], restore + entry_restore
         bf, br = self.block(s.body, frames + [LoopFrame(s)])
         br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
-        self.loop_reads.note(s, _value_reads(br, self.shape_only))
+        self.note_loop_reads(s, br)
         fwd = gast.While(test=s.test, body=[bump] + bf, orelse=[])
         gast.copy_location(fwd, s)
         if not br:
