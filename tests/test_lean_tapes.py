@@ -213,7 +213,21 @@ def rk4_array(y0, k):
     return np.sum(y * y)
 
 
+def triangular_int_index(x):
+    # an integer recorded in a triangular nest (its tape holds int64)
+    n = x.shape[0]
+    s = 0.5
+    for i in range(n):
+        m = 0
+        for j in range(i):
+            if x[j] > x[m]:
+                m = j
+            s = s * 0.9 + x[m] * x[j] * s
+    return s
+
+
 CASES = [
+    (triangular_int_index, lambda x: (x,)),
     (inner_local_read_by_outer, lambda x: (x,)),
     (rk4_array, lambda x: (x, 0.7)),
     (fused_with_triangular_inside, lambda x: (x,)),
@@ -276,6 +290,7 @@ def test_array_name_reused_by_a_later_loop_is_not_recorded_there():
 def test_triangular_nest_records_on_a_tape_as_long_as_its_iterations():
     src = _source(triangular_zero_trips, np.ones(5))
     assert "t_tape = np.empty(n_j)" in src and "append" not in src, src
+    assert "t_tape[j_run] = t" in src and "j_run -= 1" in src, src
     # the counting loop has a counter of its own
     assert "for i2 in range(n):" in src and "n_j += max(i2 - 1, 0)" in src, src
 
@@ -301,3 +316,8 @@ def test_arrays_whose_shape_changes_are_still_recorded():
     # (the shape reads of w's adjoint need this iteration's w)
     src = s2sad.grad(shapes_change, jit=False).source_for(np.ones(3))
     assert "w_stack.append(w)" in src, src
+
+
+def test_integer_in_a_triangular_nest_has_an_integer_tape():
+    src = _source(triangular_int_index, np.ones(5))
+    assert "= np.empty(n_j, dtype=np.int64)" in src, src

@@ -238,6 +238,9 @@ class ReverseMode(Contributions):
         bf, br = self.block(s.body, frames + [frame_for(s)])
         br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
         self.note_loop_reads(s, br)
+        steps = self.tapes.counted.steps(s) if self.record_enabled else None
+        if steps:  # the number of this run of the body, for its tapes (counted_tapes.py)
+            bf, br = [steps[0]] + bf, br + [steps[1]]
         fwd = gast.For(target=s.target, iter=s.iter, body=bf or [gast.Pass()], orelse=[],
                        type_comment=None)
         gast.copy_location(fwd, s)
