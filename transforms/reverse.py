@@ -13,11 +13,11 @@ from .contributions import Contributions
 from .lean_tapes import LoopReads, entry_saves
 from .errors import UnsupportedSyntaxError
 from .syntax import (assign, base_name, binding_counts, call, clone, const, name, names_loaded,
-                    parse_expr, store, subscript, walk)
+                    parse_expr, store, subscript)
 from .parallel import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
-from .shape_classes import fixed_shapes, shape_read_nodes
+from .shape_classes import ShapeOnly, fixed_shapes, loads_beyond_shapes
 from .tapes import LoopFrame, Tapes, frame_for, names_written_in_place, placeholder, unparse
 from .templates import fold
 
@@ -90,7 +90,7 @@ class ReverseMode(Contributions):
         shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1}
         # arrays of one shape throughout: reading only their shape reads no value
         self.fixed_shapes = fixed_shapes(self.tree, self.kinds, self.fn.resolve)
-        shape_only = _ShapeOnly(shape_only, self.fixed_shapes)
+        shape_only = ShapeOnly(shape_only, self.fixed_shapes)
         self.loop_local_defs = {}
         self.shape_only = shape_only
         _, rev, reads = self.sweeps(body)
@@ -530,28 +530,8 @@ def _value_reads(stmts, shape_only):
             out |= names_loaded(getattr(s, "iter", None) or s.test)
             out |= _value_reads(s.body, shape_only) | _value_reads(s.orelse, shape_only)
         else:
-            out |= _loads_beyond_shapes(s, getattr(shape_only, "fixed", set()))
+            out |= loads_beyond_shapes(s, getattr(shape_only, "fixed", set()))
     return out
-
-
-class _ShapeOnly(set):
-    """Names whose zeros read only a shape (bound once), with `fixed`: the
-    arrays of one shape throughout (shape_classes.py), any of whose shape
-    reads reads no value."""
-
-    def __init__(self, names, fixed):
-        super().__init__(names)
-        self.fixed = fixed
-
-
-def _loads_beyond_shapes(s, fixed):
-    """Names `s` reads, less those of `fixed` it reads only the shape of."""
-    loaded = names_loaded(s)
-    if not loaded & fixed:
-        return loaded
-    shapes = shape_read_nodes(s)
-    return {n.id for n in walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
-            and not (n.id in fixed and id(n) in shapes)}
 
 
 def _is_increment(s):

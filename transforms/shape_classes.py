@@ -27,7 +27,7 @@ keeps it, so every value ever computed has it."""
 import gast
 import numpy as np
 
-from .syntax import callee_name, walk
+from .syntax import callee_name, names_loaded, walk
 
 _TOP, _BOTTOM, _SCALAR = "top", "bottom", "scalar"
 SHAPE_READS = {"unbroadcast": 1, "unreduce": 1, "np.zeros_like": 0, "np.empty_like": 0,
@@ -39,7 +39,7 @@ def fixed_shapes(tree, kinds, resolve):
     """Names of arrays that hold values of one shape throughout `tree` (a
     normalised function)."""
     params = {a.id for a in tree.args.args}
-    bindings, loop_depth = {}, {}
+    bindings = {}
 
     def visit(stmts, depth):
         for s in stmts:
@@ -170,3 +170,22 @@ def shape_read_nodes(stmt):
             out.add(id(node.value))
     return out
 
+
+class ShapeOnly(set):
+    """Names whose zeros read only a shape (bound once), with `fixed`: the
+    arrays of one shape throughout, any of whose shape
+    reads reads no value."""
+
+    def __init__(self, names, fixed):
+        super().__init__(names)
+        self.fixed = fixed
+
+
+def loads_beyond_shapes(s, fixed):
+    """Names `s` reads, less those of `fixed` it reads only the shape of."""
+    loaded = names_loaded(s)
+    if not loaded & fixed:
+        return loaded
+    shapes = shape_read_nodes(s)
+    return {n.id for n in walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+            and not (n.id in fixed and id(n) in shapes)}
