@@ -9,8 +9,8 @@ that statement restores it. Storage depends on where the statement is:
   outermost loop starts: a preallocated array indexed by the loop counters,
   `x_tape[i] = x` ... `x = x_tape[i]`;
 * inside counted loops whose inner trip counts depend on the outer
-  counters (triangular nests): a preallocated array as long as the nest
-  records, walked by a cursor (counted_tapes.py);
+  counters (triangular nests): a preallocated array as long as the inner
+  body runs in all, indexed by the number of the run (counted_tapes.py);
 * elsewhere (while loops, ranges that change inside the loop, arrays): a
   list used as a stack, `x_stack.append(x)` ... `x = x_stack.pop()`.
 """
