@@ -154,7 +154,10 @@ def _of(value, shape, kinds, resolve):
 def _scalar_subscript(value, kinds):
     k = kinds.get(value.value.id)
     parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
-    return len(parts) == k.ndim and not any(isinstance(p, gast.Slice) for p in parts)
+    # (an index array picks an array: x[idx] has idx's shape)
+    return len(parts) == k.ndim and all(
+        isinstance(p, gast.Constant) or isinstance(p, gast.Name) and _kind(kinds, p.id) == "scalar"
+        for p in parts)
 
 
 def shape_read_nodes(stmt):
