@@ -383,8 +383,8 @@ class _Pass:
             return
         items = sub.slice.elts if isinstance(sub.slice, gast.Tuple) else [sub.slice]
         kind = self.kinds.get(base)
-        if base in self.lists:
-            return  # numba checks list indices itself
+        if base in self.lists or getattr(sub, "s2sad_in_bounds", False):
+            return  # numba checks list indices; a run-indexed tape is in bounds by construction
         if kind is not None and kind.tag == "tuple":
             if all(isinstance(i, gast.Constant) for i in items):
                 return

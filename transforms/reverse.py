@@ -10,12 +10,14 @@ import gast
 
 from . import checkpoint_sweeps, fusion, kinds as K
 from .contributions import Contributions
+from .lean_tapes import LoopReads, entry_saves
 from .errors import UnsupportedSyntaxError
 from .syntax import (assign, base_name, binding_counts, call, clone, const, name, names_loaded,
                     parse_expr, store, subscript)
 from .parallel import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
+from .shape_classes import ShapeOnly, fixed_shapes, loads_beyond_shapes
 from .tapes import LoopFrame, Tapes, frame_for, names_written_in_place, placeholder, unparse
 from .templates import fold
 
@@ -73,6 +75,7 @@ class ReverseMode(Contributions):
         self.defs = Definitions(self.tree)
         self.loop_locals = loop_locals(self.tree)
         self.loop_restores, self.loop_hoisted = {}, {}
+        self.loop_reads = LoopReads(self.tree)  # what each reversed loop reads (lean_tapes.py)
         self.loop_values = LoopValues(self.loop_locals, self.kinds, self.fn.resolve,
                                       self.adjoint_reads_result)
         body = self.tree.body[:-1]  # the final return is the caller's business
@@ -85,10 +88,15 @@ class ReverseMode(Contributions):
         self.record_enabled = False
         self.bindings = binding_counts(self.tree.body)
         shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1}
+        # arrays of one shape throughout: reading only their shape reads no value
+        self.fixed_shapes = fixed_shapes(self.tree, self.kinds, self.fn.resolve)
+        shape_only = ShapeOnly(shape_only, self.fixed_shapes)
         self.loop_local_defs = {}
+        self.shape_only = shape_only
         _, rev, reads = self.sweeps(body)
         self.needed = self.with_operands_of_recomputed(
             _value_reads(reads, shape_only) - self.generated, shape_only)
+        self.loop_reads.next_round()
         self.record_enabled = True
         written_in_place = names_written_in_place(self.tree)
         while True:
@@ -99,7 +107,8 @@ class ReverseMode(Contributions):
             needed = self.with_operands_of_recomputed(
                 self.needed | (_value_reads(reads, shape_only) - self.generated
                                - self.tapes.names), shape_only)
-            if needed == self.needed:
+            changed = self.loop_reads.next_round()
+            if needed == self.needed and not changed:
                 break
             self.needed = needed
         if self.fusion is not None and self.fusion.totals & self.needed:
@@ -149,6 +158,12 @@ class ReverseMode(Contributions):
                 out |= more
                 todo.extend(more)
         return out
+
+    def note_loop_reads(self, loop, rev):
+        """What the reversed `loop` (body `rev`) reads, with what recomputing
+        its values reads (lean_tapes.py)."""
+        self.loop_reads.note(loop, self.with_operands_of_recomputed(
+            _value_reads(rev, self.shape_only), self.shape_only))
 
     def sweeps(self, body):
         """(forward sweep, reverse sweep, the reverse statements that read
@@ -219,13 +234,19 @@ class ReverseMode(Contributions):
         # that the reverse sweep reads is saved first
         save, _, restore = self.record(s.target, s, frames,
                                        maybe=self.bindings.get(s.target.id, 0) > 1)
+        entry, entry_restore = entry_saves(self, s, frames)
         bf, br = self.block(s.body, frames + [frame_for(s)])
         br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
+        self.note_loop_reads(s, br)
+        steps = self.tapes.counted.steps(s) if self.record_enabled else None
+        if steps:  # the number of this run of the body, for its tapes (counted_tapes.py)
+            bf, br = [steps[0]] + bf, br + [steps[1]]
         fwd = gast.For(target=s.target, iter=s.iter, body=bf or [gast.Pass()], orelse=[],
                        type_comment=None)
         gast.copy_location(fwd, s)
         parallel_marks(fwd, s)  # a prange (parallel.py)
-        return save + [fwd], ([self.reversed_for(s, br)] if br else []) + restore
+        return (entry + save + [fwd],
+                ([self.reversed_for(s, br)] if br else []) + restore + entry_restore)
 
     def reversed_for(self, s, body):
         i = s.target.id
@@ -267,13 +288,15 @@ class ReverseMode(Contributions):
         # in an enclosing loop the counter is overwritten every iteration
         save, _, restore = self.record(init.targets[0], init, frames,
                                        maybe=bool(frames), surely=not frames)
-        fi, ri = save + [init], restore
+        entry, entry_restore = entry_saves(self, s, frames)
+        fi, ri = entry + save + [init], restore + entry_restore
         bf, br = self.block(s.body, frames + [LoopFrame(s)])
         br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
+        self.note_loop_reads(s, br)
         fwd = gast.While(test=s.test, body=[bump] + bf, orelse=[])
         gast.copy_location(fwd, s)
         if not br:
-            return [fwd], []
+            return entry + [fwd], entry_restore
         rev = gast.For(target=store("_"), iter=call("range", name(count)), body=br,
                        orelse=[], type_comment=None)
         return fi + [fwd], [gast.copy_location(rev, s)] + ri
@@ -288,6 +311,8 @@ class ReverseMode(Contributions):
             self.loop_local_defs.setdefault(var, {})[id(s)] = (s, frames[-1].loop)
         if not self.record_enabled or var not in self.needed or getattr(s, "s2sad_nosave", False):
             return [], [], []
+        if isinstance(target, gast.Name) and self.loop_reads.unread(var, frames):
+            return [], [], []  # saved once before that loop instead (lean_tapes.py)
         kind = self.atom_kind(gast.Subscript(value=name(var), slice=target.slice,
                                              ctx=gast.Load())
                               if isinstance(target, gast.Subscript) else target)
@@ -500,12 +525,12 @@ def _value_reads(stmts, shape_only):
     out = set()
     for s in stmts:
         if getattr(s, "s2sad_zero", False):
-            out |= names_loaded(s.value) - shape_only
+            out |= names_loaded(s.value) - shape_only - getattr(shape_only, "fixed", set())
         elif isinstance(s, (gast.For, gast.While, gast.If)):
             out |= names_loaded(getattr(s, "iter", None) or s.test)
             out |= _value_reads(s.body, shape_only) | _value_reads(s.orelse, shape_only)
         else:
-            out |= names_loaded(s)
+            out |= loads_beyond_shapes(s, getattr(shape_only, "fixed", set()))
     return out
 
 

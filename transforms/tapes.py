@@ -8,11 +8,15 @@ that statement restores it. Storage depends on where the statement is:
 * inside counted `for` loops whose trip counts are known before the
   outermost loop starts: a preallocated array indexed by the loop counters,
   `x_tape[i] = x` ... `x = x_tape[i]`;
+* inside counted loops whose inner trip counts depend on the outer
+  counters (triangular nests): a preallocated array as long as the inner
+  body runs in all, indexed by the number of the run (counted_tapes.py);
 * elsewhere (while loops, ranges that change inside the loop, arrays): a
   list used as a stack, `x_stack.append(x)` ... `x = x_stack.pop()`.
 """
 import gast
 
+from .counted_tapes import CountedTapes, countable
 from .emit import stmt_source
 from .syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
                      parse_expr, walk)
@@ -95,6 +99,7 @@ class Tapes:
         self.allocations = {}    # id(outermost loop) -> preallocation statements
         self.names = set()       # every name this class made
         self._stored = {}        # id(loop) -> (loop, names it stores)
+        self.counted = CountedTapes(self)
 
     def _fresh(self, base):
         n = self.namer.fresh(base)
@@ -119,6 +124,9 @@ class Tapes:
             return [assign(saved, value)], [assign(clone(target), name(saved))]
         if kind.is_scalar and all(f.counted for f in frames) and self._invariant(frames):
             return self._preallocated(target, load, kind, frames, label)
+        if kind.is_scalar and all(f.counted for f in frames) \
+                and countable(frames, self._written(frames[0].loop)):
+            return self.counted.record(target, load, _DTYPES[kind.scalar_dtype], frames, label)
         stack = self._fresh(label + "_stack")
         self.setup.append(assign(stack, gast.List(elts=[], ctx=gast.Load())))
         value = load
@@ -131,11 +139,13 @@ class Tapes:
                                                         ctx=gast.Load())))
         return [push], [pop]
 
-    def _invariant(self, frames):
-        outer = frames[0].loop
+    def _written(self, outer):
         if id(outer) not in self._stored:  # (the user's loops do not change during a sweep)
             self._stored[id(outer)] = (outer, names_stored([outer]))
-        written = self._stored[id(outer)][1] | {f.loop.target.id for f in frames}
+        return self._stored[id(outer)][1]
+
+    def _invariant(self, frames):
+        written = self._written(frames[0].loop) | {f.loop.target.id for f in frames}
         return all(not (names_loaded(f.trip) & written) for f in frames)
 
     def _preallocated(self, target, load, kind, frames, label):
