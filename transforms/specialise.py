@@ -19,7 +19,7 @@ from .normalize import normalize
 from .parallel import check_independent
 from .syntax import clone, names_stored, walk
 from .tuples import split_tuple_variables
-from .written_args import arrays_written, rewrite_writing_calls
+from .written_args import arrays_written, rewrite_writing_calls, without_own_copies
 
 
 class Specialised:
@@ -37,7 +37,8 @@ class Specialised:
         lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip,
                    guard=guard)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
-        tree = binder.bind_tree(respell_writes(clone(self.parsed.tree), self.parsed))
+        tree = without_own_copies(clone(self.parsed.tree), fn)
+        tree = binder.bind_tree(respell_writes(tree, self.parsed))
         rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
         self.namer = Namer.for_function(tree, extra=program.module_names)

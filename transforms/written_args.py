@@ -311,3 +311,32 @@ def _writing_copy(fn, positions, location, call):
     copy = types.FunctionType(fn_code, fn.__globals__, name)
     _WRAPPERS[_key(fn), positions] = (copy, positions, valued)
     return copy
+
+
+def without_own_copies(tree, fn):
+    """The derivative of a writing copy (`fn`, made by _writing_copy) starts
+    without its `w = w.copy()` lines: a derivative copies the arrays its
+    function writes into anyway (program.py, argument_copies.py), and a
+    second copy would read as one too many. (The primal copy keeps them.)"""
+    for (_, positions), (copy, _, _) in _WRAPPERS.items():
+        if copy is fn:
+            break
+    else:
+        return tree
+    written = {tree.args.args[p].id for p in positions}
+    first = 1 if tree.body and isinstance(tree.body[0], gast.Expr) \
+        and isinstance(tree.body[0].value, gast.Constant) else 0  # (after the docstring)
+    while len(tree.body) > first and _copies_itself(tree.body[first], written):
+        written.discard(tree.body[first].targets[0].id)
+        del tree.body[first]
+    return tree
+
+
+def _copies_itself(s, names):
+    """`w = w.copy()` for a w in `names`."""
+    return (isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and s.targets[0].id in names
+            and isinstance(s.value, gast.Call) and not s.value.args
+            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy"
+            and isinstance(s.value.func.value, gast.Name)
+            and s.value.func.value.id == s.targets[0].id)
