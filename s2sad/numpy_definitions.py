@@ -87,7 +87,7 @@ def multivariate_normal_logpdf(x, mean=None, cov=None, allow_singular=False):
 
 _DEFINITIONS = {np.average: average, np.nansum: nansum, np.nanmean: nanmean,
                 np.cumprod: cumprod, np.take: take, np.polyval: more.polyval,
-                np.interp: more.interp, np.select: more.select, np.cov: more.cov,
+                np.interp: more.interp, np.select: more.select,
                 np.linalg.matrix_power: more.matrix_power}
 try:  # (bound methods of scipy's distribution objects compare equal across lookups)
     import scipy.stats as _stats
@@ -171,12 +171,19 @@ def _refuse_given(fn, given, allowed):
 
 
 _NOT_IMPLEMENTED = {
-    np.cov: {"fweights": ((None,), "Leave out fweights (weights are not implemented)"),
-             "aweights": ((None,), "Leave out aweights (weights are not implemented)"),
-             "dtype": ((None,), "Leave out dtype")},
     np.interp: {"period": ((None,), "Leave out period (periodic interpolation is not "
                                      "implemented): wrap x into one period with np.mod")},
 }
+
+
+def _cov(given):
+    _refuse_given(np.cov, given, {
+        "fweights": ((None,), "Leave out fweights (weights are not implemented)"),
+        "aweights": ((None,), "Leave out aweights (weights are not implemented)"),
+        "dtype": ((None,), "Leave out dtype")})
+    if "y" in given and _const(given["y"], _NOT_CONSTANT) is not None:
+        return more.cov_with_y  # (a matrix: numpy squeezes only a single variable)
+    return more.cov
 
 
 def _convolve(given):
@@ -279,7 +286,7 @@ def definition_arguments(obj, call, definition):
     return [], [gast.keyword(arg=k, value=v) for k, v in given.items() if k != decided]
 
 
-_BY_CALL = {np.convolve: _convolve, np.max: _extremum(more.amax_initial),
+_BY_CALL = {np.cov: _cov, np.convolve: _convolve, np.max: _extremum(more.amax_initial),
             np.amax: _extremum(more.amax_initial), np.min: _extremum(more.amin_initial),
             np.amin: _extremum(more.amin_initial), np.reshape: _reshape,
             np.linalg.norm: _norm, np.linalg.svd: _svd}

@@ -51,19 +51,18 @@ def convolve_valid(a, v):
     return full[min(a.shape[0], v.shape[0]) - 1:max(a.shape[0], v.shape[0])]
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
-    """np.cov without weights: rows are variables (columns with rowvar=False;
-    a 1-d array is one variable), y's variables appended, normalised by
-    n - ddof (ddof None: n - 1, or n with bias=True). numpy squeezes the
-    result: one variable given 1-d is a number."""
+def _variables(m, rowvar):
+    """The variables of np.cov's m (or y) as rows: a 1-d array is one
+    variable; rowvar=False takes columns (of a 2-d array with more than one row)."""
     X = np.atleast_2d(m)
     if not rowvar and X.shape[0] != 1:
         X = X.T
-    if y is not None:
-        Y = np.atleast_2d(y)
-        if not rowvar and Y.shape[0] != 1:
-            Y = Y.T
-        X = np.concatenate((X, Y), axis=0)
+    return X
+
+
+def _covariance(X, bias, ddof):
+    """The covariance of the rows of X, normalised by n - ddof (ddof None:
+    n - 1, or n with bias=True)."""
     if ddof is None:
         if bias:
             d = 0.0
@@ -72,13 +71,25 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     else:
         d = ddof * 1.0
     centred = X - np.expand_dims(np.mean(X, axis=1), 1)
-    c = (centred @ centred.T) / (X.shape[1] - d)
-    if m.ndim == 1 and y is None:
+    return (centred @ centred.T) / (X.shape[1] - d)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """np.cov(m) without weights. numpy squeezes the result: one variable
+    given 1-d is a number."""
+    c = _covariance(_variables(m, rowvar), bias, ddof)
+    if m.ndim == 1:
         return c[0, 0]
-    if X.shape[0] == 1:
+    if c.shape[0] == 1:
         raise ValueError("s2sad: np.cov of one variable given as a 2-d array is a 0-d array "
                          "in numpy; pass the variable as a 1-d array")
     return c
+
+
+def cov_with_y(m, y, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """np.cov(m, y) without weights: y's variables after m's."""
+    return _covariance(np.concatenate((_variables(m, rowvar), _variables(y, rowvar)), axis=0),
+                       bias, ddof)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
