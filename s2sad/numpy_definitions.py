@@ -229,23 +229,21 @@ _MATRIX_NORMS = {1: more.norm_1, -1: more.norm_minus_1, 2: more.norm_2, -2: more
 
 
 def _norm(given):
-    """ord=1, -1, 2, -2, inf, -inf or 'nuc' without an int axis: maybe a matrix norm."""
+    """ord=1, -1, 2, -2, inf, -inf or 'nuc': a matrix norm of a 2-d array
+    without axis, else a vector norm (keepdims=True: the rule, or its refusal)."""
     if "ord" not in given:
         return None
     order = _const(given["ord"], _NOT_CONSTANT)
-    axis = given.get("axis")
-    if axis is not None and _const(axis, _NOT_CONSTANT) is not None and \
-            type(axis).__name__ != "Tuple":
-        return None  # a vector norm over an int axis: the rule
     chosen = _MATRIX_NORMS.get(order) if not isinstance(order, bool) else None
-    if chosen is None:
+    if chosen is None or ("keepdims" in given and _const(given["keepdims"]) is not False):
         return None  # the rule (None, 'fro', vector orders; anything else refused there)
-    if axis is not None and _const(axis, _NOT_CONSTANT) is not None:
+    axis = given.get("axis")
+    if type(axis).__name__ == "Tuple" and len(axis.elts) != 1:
         raise NotImplementedArgument(
             "s2sad differentiates the matrix norms (ord 1, -1, 2, -2, inf, -inf, 'nuc') of a "
             "2-d array without axis: transpose the array instead of giving a pair of axes")
-    _refuse_given(np.linalg.norm, given, {"keepdims": ((False,), "Leave out keepdims=True "
-                                                       "(wrap the result in np.reshape)")})
+    if type(axis).__name__ == "Tuple":
+        return None  # a vector norm over a 1-tuple of axes: the rule
     return chosen
 
 

@@ -195,16 +195,20 @@ def norm_1(x, axis=None, keepdims=False):
 
 
 def norm_minus_1(x, axis=None, keepdims=False):
-    """ord=-1: the smallest column sum of |x| (vectors: refused)."""
-    if x.ndim != 2 or axis is not None:
-        raise ValueError("s2sad differentiates np.linalg.norm with ord=-1 of a matrix only")
-    return np.min(np.sum(np.abs(x), axis=0))
+    """ord=-1: the smallest column sum of |x| (a vector's: 1 / sum(1 / |x|))."""
+    if x.ndim == 2 and axis is None:
+        return np.min(np.sum(np.abs(x), axis=0))
+    if x.ndim != 1 and axis is None:
+        raise ValueError("Improper number of dimensions to norm.")
+    return np.sum(np.abs(x) ** -1.0, axis=axis) ** (1.0 / -1.0)
 
 
 def norm_inf(x, axis=None, keepdims=False):
     """ord=inf: the largest row sum of |x| (a vector's: max |x|)."""
     if x.ndim == 2 and axis is None:
         return np.max(np.sum(np.abs(x), axis=1))
+    if x.ndim != 1 and axis is None:
+        raise ValueError("Improper number of dimensions to norm.")
     return np.max(np.abs(x), axis=axis)
 
 
@@ -212,6 +216,8 @@ def norm_minus_inf(x, axis=None, keepdims=False):
     """ord=-inf: the smallest row sum of |x| (a vector's: min |x|)."""
     if x.ndim == 2 and axis is None:
         return np.min(np.sum(np.abs(x), axis=1))
+    if x.ndim != 1 and axis is None:
+        raise ValueError("Improper number of dimensions to norm.")
     return np.min(np.abs(x), axis=axis)
 
 
@@ -219,7 +225,7 @@ def norm_nuc(x, axis=None, keepdims=False):
     """ord='nuc': the sum of the singular values."""
     if x.ndim != 2 or axis is not None:
         raise ValueError("s2sad differentiates np.linalg.norm with ord='nuc' of a matrix only")
-    return np.sum(singular_values(x))
+    return np.sum(singular_values(np.atleast_2d(x)))  # (a matrix here: typed for any x)
 
 
 def norm_2(x, axis=None, keepdims=False):
@@ -230,10 +236,12 @@ def norm_2(x, axis=None, keepdims=False):
 
 
 def norm_minus_2(x, axis=None, keepdims=False):
-    """ord=-2: the smallest singular value (vectors: refused)."""
-    if x.ndim != 2 or axis is not None:
-        raise ValueError("s2sad differentiates np.linalg.norm with ord=-2 of a matrix only")
-    return np.min(singular_values(x))
+    """ord=-2: the smallest singular value (a vector's: sum(|x|^-2)^-1/2)."""
+    if x.ndim == 2 and axis is None:
+        return np.min(singular_values(x))
+    if x.ndim != 1 and axis is None:
+        raise ValueError("Improper number of dimensions to norm.")
+    return np.sum(np.abs(x) ** -2.0, axis=axis) ** (1.0 / -2.0)
 
 
 # ---- np.linalg.svd: chosen by compute_uv and full_matrices (constants) -------------------

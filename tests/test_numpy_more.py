@@ -176,7 +176,13 @@ def matrix_norms(a):
 
 def vector_norms(v):
     return (np.linalg.norm(v, 1) + np.linalg.norm(v, np.inf) * 2.0 + np.linalg.norm(v, -np.inf)
-            + np.linalg.norm(v, 2))
+            + np.linalg.norm(v, 2) + np.linalg.norm(v, -1) + np.linalg.norm(v, ord=-2) * 0.5)
+
+
+def vector_norms_axis(a):
+    return (np.sum(np.linalg.norm(a, np.inf, axis=1) * np.arange(2.0))
+            + np.sum(np.linalg.norm(a, ord=-np.inf, axis=0)) + np.sum(np.linalg.norm(a, -1, 0))
+            + np.sum(np.linalg.norm(a, 1, axis=1)))
 
 
 def fortran_reshapes(x):
@@ -191,6 +197,7 @@ def fortran_reshapes(x):
     (matrix_norms, (SQ,)),
     (matrix_norms, (M34,)),
     (vector_norms, (X4,)),
+    (vector_norms_axis, (M23,)),
     (fortran_reshapes, (M23,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_spellings_against_finite_differences(fn, args, jit):
@@ -212,6 +219,11 @@ def matrix_norms_out(a):
             np.linalg.norm(a, -2))
 
 
+def vector_norms_out(v):
+    return (np.linalg.norm(v, 1), np.linalg.norm(v, -1), np.linalg.norm(v, np.inf),
+            np.linalg.norm(v, -np.inf), np.linalg.norm(v, 2), np.linalg.norm(v, -2))
+
+
 def test_spellings_agree_with_numpy():
     np.testing.assert_allclose(_value(max_initial_out, (M23,), False),
                                np.max(M23, axis=1, initial=0.9))
@@ -219,6 +231,9 @@ def test_spellings_agree_with_numpy():
                                M23.reshape(3, 2, order="F"))
     got = _value(matrix_norms_out, (M34,), False)
     want = [np.linalg.norm(M34, o) for o in (1, -1, np.inf, -np.inf, "nuc", 2, -2)]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got = _value(vector_norms_out, (X4,), False)  # vectors: numpy's vector norms
+    want = [np.linalg.norm(X4, o) for o in (1, -1, np.inf, -np.inf, 2, -2)]
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
@@ -360,8 +375,12 @@ def test_mode_not_written_as_a_constant_is_refused():
         s2sad.grad(conv_mode_variable, jit=False)(X4, "same")
 
 
-def vector_norm_minus_one(v):
-    return np.linalg.norm(v, -1)
+def nuclear_norm_of_a_vector(v):
+    return np.linalg.norm(v, "nuc")
+
+
+def inf_norm_of_a_cube(t):
+    return np.linalg.norm(t, np.inf)
 
 
 def cov_one_row(m):
@@ -369,9 +388,10 @@ def cov_one_row(m):
 
 
 @pytest.mark.parametrize("fn, args, match", [
-    (vector_norm_minus_one, (X4,), "of a matrix only"),
+    (nuclear_norm_of_a_vector, (X4,), "of a matrix only"),
+    (inf_norm_of_a_cube, (np.ones((2, 2, 2)),), "Improper number of dimensions"),
     (cov_one_row, (M23[:1],), "1-d array"),
-], ids=["norm_-1_vector", "cov_one_row"])
+], ids=["nuc_vector", "inf_cube", "cov_one_row"])
 def test_forms_numpy_shapes_differently_raise(fn, args, match):
     with pytest.raises(ValueError, match=match):
         s2sad.grad(fn, jit=False)(*args)
