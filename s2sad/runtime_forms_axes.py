@@ -27,7 +27,7 @@ def _omitted(t):
     return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
-def _compile(src, name, env=None):
+def _compiled_axes(src, name, env=None):
     scope = {"np": np, "_blocks": _blocks, "_axis_of": _axis_of}
     scope.update(env or {})
     exec(src, scope)
@@ -113,7 +113,7 @@ def _squeeze_axis(a, axis=None):
              "            j += 1",
              "    shape = (" + "".join(f"a.shape[keep[{i}]], " for i in range(nd - k)) + ")",
              "    return np.ascontiguousarray(a).reshape(shape)"]
-    return _compile("\n".join(lines), "impl")
+    return _compiled_axes("\n".join(lines), "impl")
 
 
 # ---- np.diff, np.repeat, np.roll, np.sort along an axis -----------------------------------
@@ -141,7 +141,7 @@ def _diff_axis(a, n=1, axis=-1):
         cur = nxt
     return cur.reshape({_shape_with(nd, "max(m - n, 0)")})
 """
-    return _compile(src, "impl")
+    return _compiled_axes(src, "impl")
 
 
 def repeat_axis(a, repeats, axis=None):
@@ -166,7 +166,7 @@ def _repeat_axis(a, repeats, axis=None):
                 out[i, j, k] = src[i, j // repeats, k]
     return out.reshape({_shape_with(nd, "m * repeats")})
 """
-    return _compile(src, "impl")
+    return _compiled_axes(src, "impl")
 
 
 def roll_axis(a, shift, axis=None):
@@ -308,7 +308,7 @@ def _pad_of(array, pad_width, mode="constant"):
                       f"    for j in range(last + 1, out.shape[{i}]):",
                       f"        out[{at.format('j')}] = out[{at.format('last')}]"]
     lines.append("    return out")
-    return _compile("\n".join(lines), "impl")
+    return _compiled_axes("\n".join(lines), "impl")
 
 
 @overload(unpad_of, prefer_literal=True)
@@ -330,12 +330,12 @@ def _unpad_of(g, array, pad_width, mode="constant"):
                       f"        cur[{at.format('last')}] += cur[{at.format('j')}]"]
     core = ", ".join(f"w[{i}, 0]:w[{i}, 0] + array.shape[{i}]" for i in range(nd))
     lines.append(f"    return cur[{core}].copy()")
-    return _compile("\n".join(lines), "impl")
+    return _compiled_axes("\n".join(lines), "impl")
 
 
 # ---- the table the late pass reads (added to runtime_forms.FORMS by rules/forms_rules.py) ----
 
-def _given(name):
+def _passes(name):
     return lambda call: any(k.arg == name for k in call.keywords)
 
 
@@ -346,9 +346,9 @@ def _not_float_astype(call):
 
 FORMS = [
     (getattr(np, "astype", None), _not_float_astype, "astype_of", "same"),
-    (np.squeeze, _given("axis"), "squeeze_axis", "same"),
-    (np.diff, _given("axis"), "diff_axis", "same"),
-    (np.repeat, _given("axis"), "repeat_axis", "same"),
+    (np.squeeze, _passes("axis"), "squeeze_axis", "same"),
+    (np.diff, _passes("axis"), "diff_axis", "same"),
+    (np.repeat, _passes("axis"), "repeat_axis", "same"),
     (np.roll, lambda call: True, "roll_axis", "same"),
     (np.sort, lambda call: True, "sort_axis", "same"),
     (np.pad, lambda call: True, "pad_of", "same"),

@@ -1,11 +1,65 @@
-"""numpy.linalg's svd and pinv: the pieces of their gradient rules, plain
-numpy that numba compiles as it is (`register_jitable`), for real 2-d
-arrays. (np.linalg.eigh's rule uses s2sad.runtime_linalg's eigh helpers.)"""
+"""numpy.linalg's eigh, svd and pinv: the pieces of their gradient rules,
+plain numpy that numba compiles as it is (`register_jitable`), for real 2-d
+arrays. Each recomputes the factorisation with the function the primal
+calls, so the eigenvectors' (singular vectors') signs are the primal's
+(scipy's eigh may choose others: its helpers are not shared)."""
 import numpy as np
 from numba.extending import register_jitable
 
-__all__ = ["reduced_svd", "singular_values", "svd_grad", "svd_values_grad", "svd_tangent", "svd_values_tangent", "pinv_grad",
+__all__ = ["eigh_lower_grad", "eigh_lower_tangent", "reduced_svd", "singular_values", "svd_grad", "svd_values_grad", "svd_tangent", "svd_values_tangent", "pinv_grad",
            "pinv_tangent"]
+
+
+@register_jitable
+def _eigen_gaps_of(w):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (distinct
+    eigenvalues: equal ones give inf, where the derivative does not exist)."""
+    n = w.shape[0]
+    f = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                f[i, j] = 1.0 / (w[j] - w[i])
+    return f
+
+
+@register_jitable
+def eigh_lower_grad(gw, gv, a):
+    """The gradient of np.linalg.eigh(a) (which reads a's lower triangle)
+    from the cotangents of the eigenvalues and eigenvectors (either may be
+    the number 0): M = V (diag(gw) + F * (V^T gv)) V^T, symmetrised, folded
+    into the lower triangle (an entry below the diagonal stands for two)."""
+    w, v = np.linalg.eigh(a)
+    n = w.shape[0]
+    inner = _eigen_gaps_of(w) * (v.T @ (np.zeros((n, n)) + gv))
+    cw = np.zeros(n) + gw
+    for i in range(n):
+        inner[i, i] += cw[i]
+    m = v @ inner @ v.T
+    out = np.zeros((n, n))
+    for i in range(n):
+        out[i, i] = m[i, i]
+        for j in range(i):
+            out[i, j] = m[i, j] + m[j, i]
+    return out
+
+
+@register_jitable
+def eigh_lower_tangent(t, a):
+    """The tangent of np.linalg.eigh(a) along t (its lower triangle):
+    (diag(V^T T V), V (F * (V^T T V)))."""
+    w, v = np.linalg.eigh(a)
+    n = w.shape[0]
+    ts = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1):
+            ts[i, j] = t[i, j]
+            ts[j, i] = t[i, j]
+    p = v.T @ ts @ v
+    dw = np.zeros(n)
+    for i in range(n):
+        dw[i] = p[i, i]
+    return dw, v @ (_eigen_gaps_of(w) * p)
 
 
 @register_jitable

@@ -20,12 +20,12 @@ nondifferentiable(np.searchsorted, kind=lambda args, kws: K.INT if args[1].is_sc
          values={"a": MATRIX})
 def eigh(g, ans, a):
     # distinct eigenvalues (equal ones: inf); the gradient lands in the lower triangle
-    return eigh_grad(g[0], g[1], a, True)
+    return eigh_lower_grad(g[0], g[1], a)
 
 
 @tangent(np.linalg.eigh)
 def eigh_tangent_rule(t, ans, a):
-    return eigh_tangent(t, a, True)
+    return eigh_lower_tangent(t, a)
 
 
 # ---- svd (through s2sad's definitions: the reduced factors, or the singular values) ----
@@ -70,9 +70,11 @@ def pinv_tangent_rule(t, ans, a, rcond=None):
     return pinv_tangent(t, ans, a)
 
 
-refused(rm.svd_grad, rm.svd_values_grad, rm.pinv_grad, rm.pinv_tangent, rm.svd_values_tangent,
+refused(rm.eigh_lower_grad, rm.svd_grad, rm.svd_values_grad, rm.pinv_grad, rm.pinv_tangent, rm.svd_values_tangent,
         kind=lambda args, kws: K.UNKNOWN,
         reason="second derivatives through np.linalg's svd and pinv rules are not implemented")
+refused(rm.eigh_lower_tangent, kind=lambda args, kws: K.tuple_of([K.array(1, "f"), K.array(2, "f")]),
+        reason="second derivatives through np.linalg's eigh rule are not implemented")
 refused(rm.svd_tangent, kind=lambda args, kws: K.tuple_of(
     [K.array(2, "f"), K.array(1, "f"), K.array(2, "f")]),
     reason="second derivatives through np.linalg's svd rule are not implemented")
