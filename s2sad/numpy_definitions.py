@@ -288,3 +288,31 @@ _BY_CALL = {np.cov: _cov, np.convolve: _convolve, np.max: _extremum(more.amax_in
             np.amax: _extremum(more.amax_initial), np.min: _extremum(more.amin_initial),
             np.amin: _extremum(more.amin_initial), np.reshape: _reshape,
             np.linalg.norm: _norm, np.linalg.svd: _svd}
+
+
+# ---- the README's rule table (s2sad/rule_table.py): what each definition implements ----
+TABLE = [
+    (np.average, "definition: a; axis: None or an int; weights: None, of a's shape or 1-d along "
+                 "axis (differentiated)"),
+    (np.nansum, "definition: a; axis (NaNs: gradient 0)"),
+    (np.nanmean, "definition: a; axis (NaNs: gradient 0)"),
+    (np.cumprod, "definition: a; axis: None, or of a 1-d array"),
+    (np.take, "definition: a; indices (no gradient); axis: None, or an int with 1-d indices"),
+    (np.polyval, "definition (Horner): p; x"),
+    (np.convolve, "definition: a: 1-d; v: 1-d; mode: 'full', 'same' or 'valid' (a constant)"),
+    (np.cov, "definition: m; y; rowvar; bias; ddof (fweights, aweights, dtype refused)"),
+    (np.interp, "definition: x; xp (increasing, differentiated); fp; left; right (period "
+                "refused)"),
+    (np.select, "definition: condlist (no gradient); choicelist (of one shape); default"),
+    (np.linalg.matrix_power, "definition: a: a 2-d array; n: an int (negative: of the inverse)"),
+    (np.linalg.svd, "definition: a: a 2-d array; full_matrices: False, or compute_uv: False "
+                    "(hermitian refused); distinct nonzero singular values"),
+    (np.max, "definition with initial= (np.maximum of the maximum and initial; where= and "
+             "keepdims=True refused)"),
+    (np.amax, "definition with initial= (as np.max)"),
+    (np.min, "definition with initial= (np.minimum of the minimum and initial)"),
+    (np.amin, "definition with initial= (as np.min)"),
+    (np.reshape, "definition with order='F' (order 'A' refused)"),
+    (np.linalg.norm, "definition with ord 1, -1, 2, -2, inf, -inf, 'nuc': the matrix norm of a "
+                     "2-d array without axis, else the vector norm (a pair of axes refused)"),
+]
