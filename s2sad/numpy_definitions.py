@@ -7,6 +7,8 @@ documented semantics for the parameters it takes; a parameter it does not
 take is refused when the call is bound, as for any helper."""
 import numpy as np
 
+from . import numpy_definitions_more as more
+
 
 def average(a, axis=None, weights=None):
     """np.average: the mean, or sum(a * w) / sum(w), with w of a's shape or
@@ -84,7 +86,9 @@ def multivariate_normal_logpdf(x, mean=None, cov=None, allow_singular=False):
 
 
 _DEFINITIONS = {np.average: average, np.nansum: nansum, np.nanmean: nanmean,
-                np.cumprod: cumprod, np.take: take}
+                np.cumprod: cumprod, np.take: take, np.polyval: more.polyval,
+                np.interp: more.interp, np.select: more.select,
+                np.linalg.matrix_power: more.matrix_power}
 try:  # (bound methods of scipy's distribution objects compare equal across lookups)
     import scipy.stats as _stats
     _DEFINITIONS[_stats.norm.logpdf] = norm_logpdf
@@ -93,9 +97,222 @@ except ImportError:  # pragma: no cover - scipy is a dependency
     pass
 
 
-def numpy_definition(obj):
-    """The definition s2sad differentiates a call of `obj` through, or None."""
+class NotImplementedArgument(Exception):
+    """A call of a function s2sad defines, with an argument (or a value of
+    one) its definition does not implement; the binder names the line."""
+
+
+def numpy_definition(obj, call=None, caller=None):
+    """The definition s2sad differentiates a call of `obj` through, or None.
+    With `call` (its gast.Call, as written), also the definitions chosen by
+    what the call gives (np.convolve's mode, np.max's initial=, a matrix
+    norm's ord): a function with a gradient rule keeps its rule for every
+    other call, and always within a definition (`caller`), which calls the
+    rule. Raises NotImplementedArgument for what no definition implements."""
     try:
-        return _DEFINITIONS.get(obj)
+        definition = _DEFINITIONS.get(obj)
+        chooser = _BY_CALL.get(obj)
     except TypeError:  # unhashable
         return None
+    if call is None:
+        return definition
+    if chooser is None or getattr(caller, "__module__", None) in _OWN_MODULES:
+        if definition is not None and obj in _NOT_IMPLEMENTED:
+            _refuse_given(obj, _given(obj, call), _NOT_IMPLEMENTED[obj])
+        return definition
+    given = _given(obj, call)
+    return None if given is None else chooser(given)
+
+
+_OWN_MODULES = (__name__, more.__name__)
+
+
+def _given(fn, call):
+    """{parameter: node} of `call` bound to numpy's signature of `fn`, or
+    None where it does not bind (reported where the call is bound)."""
+    import inspect
+    if any(type(a).__name__ == "Starred" for a in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return None
+    try:
+        bound = inspect.signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except (TypeError, ValueError):
+        return None
+    return dict(bound.arguments)
+
+
+def _const(node, missing=object()):
+    """The value a node writes as a constant (`1`, `-2`, `'nuc'`, `np.inf`,
+    `-np.inf`), or `missing`."""
+    kind = type(node).__name__
+    if kind == "Constant":
+        return node.value
+    if kind == "Attribute" and node.attr == "inf" and type(node.value).__name__ == "Name" \
+            and node.value.id in ("np", "numpy", "math"):
+        return float("inf")
+    if kind == "UnaryOp" and type(node.op).__name__ == "USub":
+        inner = _const(node.operand, missing)
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return -inner
+    return missing
+
+
+_NOT_CONSTANT = object()
+
+
+def _refuse_given(fn, given, allowed):
+    """Refuse a parameter of `allowed` ({name: (values allowed, what to do)})
+    given with another value (or not as a constant)."""
+    for name, (values, hint) in allowed.items():
+        if name in given and _const(given[name], _NOT_CONSTANT) not in values:
+            raise NotImplementedArgument(
+                f"s2sad's definition of np.{fn.__name__} does not implement its parameter "
+                f"'{name}' given as written here. {hint}")
+
+
+_NOT_IMPLEMENTED = {
+    np.interp: {"period": ((None,), "Leave out period (periodic interpolation is not "
+                                     "implemented): wrap x into one period with np.mod")},
+}
+
+
+def _cov(given):
+    _refuse_given(np.cov, given, {
+        "fweights": ((None,), "Leave out fweights (weights are not implemented)"),
+        "aweights": ((None,), "Leave out aweights (weights are not implemented)"),
+        "dtype": ((None,), "Leave out dtype")})
+    if "y" in given and _const(given["y"], _NOT_CONSTANT) is not None:
+        return more.cov_with_y  # (a matrix: numpy squeezes only a single variable)
+    return more.cov
+
+
+def _convolve(given):
+    mode = _const(given["mode"], _NOT_CONSTANT) if "mode" in given else "full"
+    chosen = {"full": more.convolve_full, "same": more.convolve_same,
+              "valid": more.convolve_valid}.get(mode) if isinstance(mode, str) else None
+    if chosen is None:
+        raise NotImplementedArgument("s2sad differentiates np.convolve with mode 'full', "
+                                     "'same' or 'valid', written as a constant")
+    return chosen
+
+
+def _extremum(definition):
+    def choose(given):
+        if "initial" not in given:
+            return None  # the rule (which refuses where=)
+        _refuse_given(np.max, given, {
+            "where": ((True,), "Leave out where= (a masked reduction is not implemented): "
+                               "use np.where(mask, x, -np.inf) (np.inf for a minimum)"),
+            "out": ((None,), "Leave out out="),
+            "keepdims": ((False,), "Leave out keepdims= with initial= (wrap the result in "
+                                   "np.expand_dims)")})
+        return definition
+    return choose
+
+
+def _reshape(given):
+    if "order" not in given:
+        return None
+    order = _const(given["order"], _NOT_CONSTANT)
+    if order == "C":
+        return None  # numpy's default: the rule
+    if order == "F":
+        return more.reshape_fortran
+    raise NotImplementedArgument("s2sad differentiates np.reshape with order 'C' or 'F', "
+                                 "written as a constant (order 'A' depends on the memory "
+                                 "layout of the array)")
+
+
+_MATRIX_NORMS = {1: more.norm_1, -1: more.norm_minus_1, 2: more.norm_2, -2: more.norm_minus_2,
+                 float("inf"): more.norm_inf, -float("inf"): more.norm_minus_inf,
+                 "nuc": more.norm_nuc}
+
+
+def _norm(given):
+    """ord=1, -1, 2, -2, inf, -inf or 'nuc': a matrix norm of a 2-d array
+    without axis, else a vector norm (keepdims=True: the rule, or its refusal)."""
+    if "ord" not in given:
+        return None
+    order = _const(given["ord"], _NOT_CONSTANT)
+    chosen = _MATRIX_NORMS.get(order) if not isinstance(order, bool) else None
+    if chosen is None or ("keepdims" in given and _const(given["keepdims"]) is not False):
+        return None  # the rule (None, 'fro', vector orders; anything else refused there)
+    axis = given.get("axis")
+    if type(axis).__name__ == "Tuple" and len(axis.elts) != 1:
+        raise NotImplementedArgument(
+            "s2sad differentiates the matrix norms (ord 1, -1, 2, -2, inf, -inf, 'nuc') of a "
+            "2-d array without axis: transpose the array instead of giving a pair of axes")
+    if type(axis).__name__ == "Tuple":
+        return None  # a vector norm over a 1-tuple of axes: the rule
+    return chosen
+
+
+def _svd(given):
+    _refuse_given(np.linalg.svd, given, {"hermitian": ((False,), "Leave out hermitian=True "
+                                                       "(the general svd gives the same values)")})
+    if "compute_uv" in given and _const(given["compute_uv"], _NOT_CONSTANT) is not True:
+        _refuse_given(np.linalg.svd, given, {"compute_uv": ((False,), "Write compute_uv as "
+                                                             "the constant True or False")})
+        return more.svd_values
+    _refuse_given(np.linalg.svd, given, {"full_matrices": ((False,), (
+        "Pass full_matrices=False: the full U or Vh of a non-square matrix is completed with "
+        "vectors the gradient does not determine (the reduced ones suffice: "
+        "U[:, :k] @ np.diag(s) @ Vh[:k])"))})
+    if "full_matrices" not in given:
+        raise NotImplementedArgument(
+            "s2sad differentiates np.linalg.svd(a, full_matrices=False) (or compute_uv=False); "
+            "numpy's default full_matrices=True completes U or Vh of a non-square matrix with "
+            "vectors the gradient does not determine: pass full_matrices=False")
+    return more.svd_reduced
+
+
+# the parameter each definition chosen by a call's constant is chosen by: not passed to it
+DECIDED = {more.svd_values: "compute_uv", more.svd_reduced: "compute_uv",
+           more.convolve_full: "mode", more.convolve_same: "mode", more.convolve_valid: "mode",
+           more.reshape_fortran: "order", **{d: "ord" for d in _MATRIX_NORMS.values()}}
+
+
+def definition_arguments(obj, call, definition):
+    """The arguments (positional, keyword nodes) `call` passes to
+    `definition`: as written, or for a definition chosen by a constant
+    (DECIDED), every other one by keyword."""
+    decided = DECIDED.get(definition)
+    if decided is None:
+        return list(call.args), list(call.keywords)
+    import gast
+    given = _given(obj, call)
+    return [], [gast.keyword(arg=k, value=v) for k, v in given.items() if k != decided]
+
+
+_BY_CALL = {np.cov: _cov, np.convolve: _convolve, np.max: _extremum(more.amax_initial),
+            np.amax: _extremum(more.amax_initial), np.min: _extremum(more.amin_initial),
+            np.amin: _extremum(more.amin_initial), np.reshape: _reshape,
+            np.linalg.norm: _norm, np.linalg.svd: _svd}
+
+
+# ---- the README's rule table (s2sad/rule_table.py): what each definition implements ----
+TABLE = [
+    (np.average, "definition: a; axis: None or an int; weights: None, of a's shape or 1-d along "
+                 "axis (differentiated)"),
+    (np.nansum, "definition: a; axis (NaNs: gradient 0)"),
+    (np.nanmean, "definition: a; axis (NaNs: gradient 0)"),
+    (np.cumprod, "definition: a; axis: None, or of a 1-d array"),
+    (np.take, "definition: a; indices (no gradient); axis: None, or an int with 1-d indices"),
+    (np.polyval, "definition (Horner): p; x"),
+    (np.convolve, "definition: a: 1-d; v: 1-d; mode: 'full', 'same' or 'valid' (a constant)"),
+    (np.cov, "definition: m; y; rowvar; bias; ddof (fweights, aweights, dtype refused)"),
+    (np.interp, "definition: x; xp (increasing, differentiated); fp; left; right (period "
+                "refused)"),
+    (np.select, "definition: condlist (no gradient); choicelist (of one shape); default"),
+    (np.linalg.matrix_power, "definition: a: a 2-d array; n: an int (negative: of the inverse)"),
+    (np.linalg.svd, "definition: a: a 2-d array; full_matrices: False, or compute_uv: False "
+                    "(hermitian refused); distinct nonzero singular values"),
+    (np.max, "definition with initial= (np.maximum of the maximum and initial; where= and "
+             "keepdims=True refused)"),
+    (np.amax, "definition with initial= (as np.max)"),
+    (np.min, "definition with initial= (np.minimum of the minimum and initial)"),
+    (np.amin, "definition with initial= (as np.min)"),
+    (np.reshape, "definition with order='F' (order 'A' refused)"),
+    (np.linalg.norm, "definition with ord 1, -1, 2, -2, inf, -inf, 'nuc': the matrix norm of a "
+                     "2-d array without axis, else the vector norm (a pair of axes refused)"),
+]

@@ -44,6 +44,9 @@ def table():
             continue
         text = rule.parameters_text()
         rows.setdefault(text, []).append(name)
+    from .numpy_definitions import TABLE  # functions (or spellings) s2sad defines
+    for fn, text in TABLE:
+        rows.setdefault(text, []).append(_qualified(fn))
     lines = ["| functions | parameters (and the values each rule implements) |", "|---|---|"]
     for text, names in sorted(rows.items(), key=lambda r: sorted(r[1])[0]):
         lines.append(f"| {', '.join(f'`{n}`' for n in sorted(names))} | {text} |")

@@ -607,3 +607,17 @@ from .runtime_linalg import *  # noqa: E402,F401,F403
 from . import runtime_linalg as _linalg  # noqa: E402
 
 __all__ = __all__ + _linalg.__all__
+
+
+# ---- the helpers of s2sad.runtime_linalg_more (np.linalg's svd, pinv; copied in by s2sad.export) ----
+from .runtime_linalg_more import *  # noqa: E402,F401,F403
+from . import runtime_linalg_more as _linalg_more  # noqa: E402
+
+__all__ = __all__ + _linalg_more.__all__
+
+
+# ---- the helpers of s2sad.runtime_forms_axes (numpy forms along an axis; copied in by s2sad.export) ----
+from .runtime_forms_axes import *  # noqa: E402,F401,F403
+from . import runtime_forms_axes as _forms_axes  # noqa: E402
+
+__all__ = __all__ + _forms_axes.__all__

@@ -22,7 +22,8 @@ from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
 __all__ = ["mean_axis", "max_axis", "min_axis", "prod_axis", "var_axis", "std_axis",
-           "norm_axis", "array_of", "array_copy", "matmul_of"]
+           "norm_axis", "array_of", "array_copy", "matmul_of", "atleast_1d_of", "atleast_2d_of",
+           "atleast_3d_of"]
 
 
 # ---- reductions over an axis or a tuple of axes -------------------------------
@@ -265,6 +266,35 @@ def _array_copy(object, dtype=None):
     return None
 
 
+# ---- np.atleast_1d / 2d / 3d of a number (numba's take arrays only) ---------------------
+
+def atleast_1d_of(arys):
+    return np.atleast_1d(arys)
+
+
+def atleast_2d_of(arys):
+    return np.atleast_2d(arys)
+
+
+def atleast_3d_of(arys):
+    return np.atleast_3d(arys)
+
+
+def _at_least(numpy_fn, ones):
+    def typer(arys):
+        if isinstance(arys, types.Array):
+            return lambda arys: numpy_fn(arys)
+        if isinstance(arys, (types.Number, types.Boolean)):
+            return lambda arys: np.full(ones, arys)
+        return None
+    return typer
+
+
+overload(atleast_1d_of)(_at_least(np.atleast_1d, (1,)))
+overload(atleast_2d_of)(_at_least(np.atleast_2d, (1, 1)))
+overload(atleast_3d_of)(_at_least(np.atleast_3d, (1, 1, 1)))
+
+
 # ---- np.matmul of vectors and matrices ---------------------------------------------
 
 def matmul_of(a, b):
@@ -298,6 +328,10 @@ def _copied(call):
     return len(call.args) == 1 and type(call.args[0]).__name__ == "Name"
 
 
+def _one_argument(call):
+    return len(call.args) == 1 and not call.keywords
+
+
 def _any(*tests):
     return lambda call: any(t(call) for t in tests)
 
@@ -324,11 +358,16 @@ FORMS = [
     (np.std, _any(_given("axis"), _given("ddof")), "std_axis", "same"),
     (np.linalg.norm, _any(_given("axis"), _fro), "norm_axis", "same"),
     (np.array, _parts_literal, "array_of", "tuple"),
+    (np.asarray, _parts_literal, "array_of", "tuple"),  # (a list given to a definition)
     (np.array, _copied, "array_copy", "same"),
     (np.matmul, lambda call: True, "matmul_of", "same"),
+    (np.atleast_1d, _one_argument, "atleast_1d_of", "same"),
+    (np.atleast_2d, _one_argument, "atleast_2d_of", "same"),
+    (np.atleast_3d, _one_argument, "atleast_3d_of", "same"),
 ]
 # the numpy function each helper stands for (its gradient rule is that one's)
 STANDS_FOR = {"mean_axis": np.mean, "max_axis": np.max, "min_axis": np.min,
               "prod_axis": np.prod, "var_axis": np.var, "std_axis": np.std,
               "norm_axis": np.linalg.norm, "array_of": np.array, "array_copy": np.array,
-              "matmul_of": np.matmul}
+              "matmul_of": np.matmul, "atleast_1d_of": np.atleast_1d,
+              "atleast_2d_of": np.atleast_2d, "atleast_3d_of": np.atleast_3d}

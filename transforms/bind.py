@@ -30,7 +30,7 @@ import numpy as np
 from ..parameters import AXIS_VALUES
 from .errors import UnsupportedSyntaxError
 from .spellings import respell
-from ..numpy_definitions import numpy_definition
+from ..numpy_definitions import NotImplementedArgument, definition_arguments, numpy_definition
 from .libraries import is_library_function
 from .syntax import Transformer, const
 
@@ -68,6 +68,12 @@ class CallBinder:
                                                       keywords=[]), node))
             return self(gast.copy_location(gast.Call(func=node.func, args=[inner, node.args[-1]],
                                                      keywords=[]), node))
+        try:  # np.average, or a call np.convolve's mode or np.max's initial= decides
+            definition = numpy_definition(obj, node, getattr(self.parsed, "fn", None))
+        except NotImplementedArgument as exc:
+            raise LookupError(f"{self.parsed.location.describe(node)}: {exc}") from None
+        if definition is not None:
+            return self.bind_helper(self.definition_call(node, definition, obj), definition)
         rule = self.registry.lookup(obj)
         if rule is not None:
             if rule.signature is None:
@@ -76,15 +82,12 @@ class CallBinder:
             if respelled is not node and respelled.func is not node.func:
                 return self(respelled)  # another function's call (np.clip -> np.minimum)
             return self.bind_rule(respelled, rule)
-        definition = numpy_definition(obj)
-        if definition is not None:  # np.average: a helper s2sad defines
-            return self.bind_helper(self.definition_call(node, definition), definition)
         fn = readable_function(obj)
         if fn is not None:
             return self.bind_helper(node, fn)
         return node
 
-    def definition_call(self, node, definition):
+    def definition_call(self, node, definition, obj=None):
         """`node` calling `definition` by a name of the function's namespace
         (the numpy function's own name unless the module uses it)."""
         ns, ref = self.parsed.namespace, definition.__name__
@@ -92,8 +95,9 @@ class CallBinder:
             ref += "_"
         func = gast.Name(id=ref, ctx=gast.Load(), annotation=None, type_comment=None)
         # a list literal is an array to numpy (np.take(a, [0, 2], axis=1))
-        args = [_as_array(a) for a in node.args]
-        keywords = [gast.keyword(arg=k.arg, value=_as_array(k.value)) for k in node.keywords]
+        args, keywords = definition_arguments(obj, node, definition)
+        args = [_as_array(a) for a in args]
+        keywords = [gast.keyword(arg=k.arg, value=_as_array(k.value)) for k in keywords]
         return gast.copy_location(gast.Call(func=func, args=args, keywords=keywords), node)
 
     def bind_tree(self, tree, rules=True):

@@ -1,5 +1,5 @@
 """`if weights is None:` (or `isinstance(x, np.ndarray)`, `isinstance(x,
-float)`) on a parameter the function never reassigns is decided by the
+float)`, `x.ndim == 2`, `np.ndim(x) == 0`) on a parameter the function never reassigns is decided by the
 argument's kind: the derivative is generated for the kinds
 it is called with (as numba specialises on types), so only the branch that
 runs is differentiated and compiled (numba could not type the other one,
@@ -61,6 +61,8 @@ class _NoneTests(Transformer):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], tuple(_ORDER)):
+            return self.ndim_test(node)
         if len(node.ops) != 1 or not isinstance(node.ops[0], (gast.Is, gast.IsNot)):
             return node
         left, right = node.left, node.comparators[0]
@@ -70,6 +72,36 @@ class _NoneTests(Transformer):
             return node
         is_none = self.known[left.id] == K.NONE
         return gast.copy_location(const(is_none == isinstance(node.ops[0], gast.Is)), node)
+
+
+    def ndim_test(self, node):
+        """`x.ndim == 2` or `np.ndim(x) < 2` on a parameter: decided by its
+        kind (an array's ndim, 0 for a number), as numba decides it when it
+        types the function."""
+        left, right = node.left, node.comparators[0]
+        if not (isinstance(right, gast.Constant) and type(right.value) is int):
+            return node
+        name = None
+        if isinstance(left, gast.Attribute) and left.attr == "ndim":
+            name = left.value
+        elif isinstance(left, gast.Call) and len(left.args) == 1 and not left.keywords \
+                and self.resolve(left.func) is np.ndim:
+            name = left.args[0]
+        if not (isinstance(name, gast.Name) and name.id in self.known):
+            return node
+        kind = self.known[name.id]
+        if kind.is_array:
+            ndim = kind.ndim
+        elif kind.is_scalar:
+            ndim = 0
+        else:
+            return node
+        return gast.copy_location(const(_ORDER[type(node.ops[0])](ndim, right.value)), node)
+
+
+_ORDER = {gast.Eq: lambda a, b: a == b, gast.NotEq: lambda a, b: a != b,
+          gast.Lt: lambda a, b: a < b, gast.LtE: lambda a, b: a <= b,
+          gast.Gt: lambda a, b: a > b, gast.GtE: lambda a, b: a >= b}
 
 
 def _is_none(node):

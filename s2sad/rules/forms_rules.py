@@ -7,3 +7,12 @@ from ..registry import REGISTRY
 
 for _name, _fn in runtime_forms.STANDS_FOR.items():
     REGISTRY.register(getattr(runtime_forms, _name), REGISTRY.lookup(_fn))
+
+# x.astype(dtype), np.squeeze / diff / repeat / roll / sort along an axis, np.pad
+# (s2sad.runtime_forms_axes): the same table the late pass reads
+from .. import runtime_forms_axes  # noqa: E402
+
+runtime_forms.FORMS.extend(runtime_forms_axes.FORMS)
+for _name, _fn in runtime_forms_axes.STANDS_FOR.items():
+    if _fn is not None:
+        REGISTRY.register(getattr(runtime_forms_axes, _name), REGISTRY.lookup(_fn))

@@ -55,7 +55,7 @@ def squeeze(g, ans, a, axis=None):
     return reshape_like(g, a)
 
 
-@adjoint(np.atleast_1d, kind=_at_least(1), linear=(0,), values={"arys": ARRAY})
+@adjoint(np.atleast_1d, kind=_at_least(1), linear=(0,))
 def atleast_1d(g, ans, arys):
     return reshape_like(g, arys)
 
@@ -124,7 +124,7 @@ def tile(g, ans, A, reps):
 @adjoint(np.pad, kind=first_arg, diff_argnums=(0,), linear=(0,),
          values={"pad_width": PAD_WIDTH, "mode": PAD_MODE})
 def pad(g, ans, array, pad_width, mode="constant"):
-    return unpad(g, array, pad_width, mode)
+    return unpad_of(g, array, pad_width, mode)
 
 
 # ---- axes, flips, rolls --------------------------------------------------------------

@@ -13,8 +13,8 @@ import numpy as np
 import scipy.linalg
 import scipy.special
 
-from . import families_arrays, families_elementwise, families_scipy, families_shapes, \
-    families_special
+from . import families_arrays, families_elementwise, families_numpy_more, families_scipy, \
+    families_shapes, families_special
 
 # modules whose registered rules the grid must cover (the runtime helpers'
 # rules are internal to generated code)
@@ -26,7 +26,8 @@ NOT_CALLED = {"builtins.print"}  # a rule, but no value to check
 @functools.lru_cache(maxsize=None)
 def _build():
     cases = (families_elementwise.cases() + families_arrays.cases()
-             + families_special.cases() + families_shapes.cases() + families_scipy.cases())
+             + families_special.cases() + families_shapes.cases() + families_scipy.cases()
+             + families_numpy_more.cases())
     ids = [c.id for c in cases]
     dupes = {i for i in ids if ids.count(i) > 1}
     if dupes:
@@ -62,10 +63,18 @@ def registered_rules():
     return out
 
 
+def defined_functions():
+    """Names of the numpy functions s2sad differentiates through definitions
+    (s2sad/numpy_definitions.py), which need cases as rules do."""
+    from s2sad import numpy_definitions as d
+    return {name for name in map(rule_name, list(d._DEFINITIONS) + list(d._BY_CALL))
+            if name is not None}
+
+
 def coverage(cases=None):
-    """(rules without a case, case rules that are not registered)."""
+    """(rules and definitions without a case, case rules that are neither)."""
     cases = build_cases() if cases is None else cases
-    rules = set(registered_rules())
+    rules = set(registered_rules()) | defined_functions()
     tested = {c.rule for c in cases}
     return sorted(rules - tested - NOT_CALLED), sorted(tested - rules - {"subscript"})
 
