@@ -13,10 +13,10 @@ from numba.core import types
 from numba.extending import overload
 
 __all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape_like",
-           "zeros_like", "ones_like", "digamma", "untranspose", "slice_axis",
+           "untranspose", "slice_axis",
            "index_axis", "sum_axis", "broadcast_like", "extremum_tangent", "concatenate_parts",
            "stack_parts", "scatter_sum", "matmul_grad_left", "matmul_grad_right",
-           "keep_axes", "reverse_cumsum", "empty_stack", "item_of"]
+           "keep_axes", "reverse_cumsum", "empty_stack"]
 
 # The helpers whose result may be their first argument, or a view of it (or,
 # for the *_parts ones, a tuple of views of it); every other helper returns
@@ -477,97 +477,6 @@ def _matmul_grad_right(g, x, y):
     return lambda g, x, y: np.dot(g, x)
 
 
-# ---- values ------------------------------------------------------------------
-
-def zeros_like(x):
-    """Zeros shaped like x; for a tuple or list (the parts of np.split(x, n),
-    a helper's tuple parameter) a list of them, which the adjoint adds into."""
-    if isinstance(x, (list, tuple)):
-        return [zeros_like(v) for v in x]
-    return np.zeros_like(x) if isinstance(x, np.ndarray) else 0.0 * x
-
-
-@overload(zeros_like)
-def _zeros_like(x):
-    if _is_array(x):
-        return lambda x: np.zeros_like(x)
-    if isinstance(x, types.UniTuple) and isinstance(x.dtype, types.Number):
-        return lambda x: np.zeros(len(x))  # (numba's lists of numbers: an array does)
-    if isinstance(x, types.UniTuple) and _is_array(x.dtype):
-        return lambda x: [np.zeros_like(x[k]) for k in range(len(x))]
-    return lambda x: 0.0 * x
-
-
-def ones_like(x):
-    return np.ones_like(x) if isinstance(x, np.ndarray) else 1.0 + 0.0 * x
-
-
-@overload(ones_like)
-def _ones_like(x):
-    if _is_array(x):
-        return lambda x: np.ones_like(x)
-    return lambda x: 1.0 + 0.0 * x
-
-
-def digamma(x):
-    """The derivative of lgamma (scipy's digamma is not available in numba)."""
-    if isinstance(x, np.ndarray):
-        return np.vectorize(_digamma_scalar)(x)
-    return _digamma_scalar(x)
-
-
-def _digamma_scalar(x):
-    if x <= 0.0 and (math.isinf(x) or math.floor(x) == x):  # poles (floor(-inf) raises)
-        return math.nan
-    result = 0.0
-    if x < 0.0:  # reflection: digamma(x) = digamma(1 - x) - pi / tan(pi x)
-        result = -math.pi / math.tan(math.pi * x)
-        x = 1.0 - x
-    while x < 6.0:  # recurrence up to where the asymptotic series is accurate
-        result -= 1.0 / x
-        x += 1.0
-    f = 1.0 / (x * x)
-    series = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))))
-    return result + math.log(x) - 0.5 / x + series
-
-
-@overload(digamma)
-def _digamma(x):
-    from numba import njit
-    scalar = njit(_digamma_scalar)
-    if _is_array(x):
-        def impl(x):
-            out = np.empty(x.shape)
-            flat_out = out.ravel()
-            flat_x = np.ascontiguousarray(x).ravel()
-            for k in range(flat_x.size):
-                flat_out[k] = scalar(flat_x[k])
-            return out
-        return impl
-    return lambda x: scalar(x)
-
-
-def item_of(x):
-    """x.item() with no arguments: the one element of a size-1 array (or
-    the number itself) as a scalar."""
-    if isinstance(x, np.ndarray):
-        if x.size != 1:
-            raise ValueError("can only convert an array of size 1 to a Python scalar")
-        return x.reshape(-1)[0]
-    return x
-
-
-@overload(item_of)
-def _item_of(x):
-    if _is_array(x):
-        def impl(x):
-            if x.size != 1:
-                raise ValueError("can only convert an array of size 1 to a Python scalar")
-            return x.ravel()[0]
-        return impl
-    return lambda x: x
-
-
 # ---- the helpers of s2sad.runtime_products (np.prod's gradients; copied in by s2sad.export) ----
 from .runtime_products import *  # noqa: E402,F401,F403
 from . import runtime_products as _products  # noqa: E402
@@ -621,3 +530,17 @@ from .runtime_forms_axes import *  # noqa: E402,F401,F403
 from . import runtime_forms_axes as _forms_axes  # noqa: E402
 
 __all__ = __all__ + _forms_axes.__all__
+
+
+# ---- the helpers of s2sad.runtime_values (zeros and ones like a value, digamma, x.item(); copied in by s2sad.export) ----
+from .runtime_values import *  # noqa: E402,F401,F403
+from . import runtime_values as _values  # noqa: E402
+
+__all__ = __all__ + _values.__all__
+
+
+# ---- the helpers of s2sad.runtime_contractions (einsum, tensordot, kron; copied in by s2sad.export) ----
+from .runtime_contractions import *  # noqa: E402,F401,F403
+from . import runtime_contractions as _contractions  # noqa: E402
+
+__all__ = __all__ + _contractions.__all__

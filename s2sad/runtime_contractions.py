@@ -1,0 +1,159 @@
+"""Run-time helpers for the gradients of numpy's contractions (np.einsum,
+np.tensordot, np.inner, np.kron) and of np.gradient.
+
+Like s2sad.runtime (which re-exports every name here), this module needs
+numpy and numba only: exported derivatives copy it in.
+"""
+import numpy as np
+from numba.extending import overload, register_jitable
+
+__all__ = ["einsum_grad", "einsum_grad_one", "einsum_grad3", "tensordot_subscripts", "inner_subscripts",
+           "unkron_left", "unkron_right", "ungradient"]
+
+
+# ---- contractions: einsum, tensordot, inner -----------------------------------------
+
+def _parse_subscripts(subscripts, count):
+    """(input subscripts, output subscripts) of an einsum without ellipsis
+    (an implicit output is the indices seen once, in alphabetical order)."""
+    text = subscripts.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    parts = inputs.split(",")
+    if not arrow:
+        letters = "".join(parts)
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return parts, output
+
+
+def einsum_grad(g, subscripts, operands, k):
+    """The cotangent of operand k of np.einsum(subscripts, *operands): the
+    einsum of g with the other operands, spread over the axes only operand k
+    has (summed in the product)."""
+    parts, output = _parse_subscripts(subscripts, len(operands))
+    others = [output] + [p for j, p in enumerate(parts) if j != k]
+    arrays = [g] + [o for j, o in enumerate(operands) if j != k]
+    present = set("".join(others))
+    target = parts[k]
+    kept = "".join(c for c in target if c in present)
+    r = np.einsum(",".join(others) + "->" + kept, *arrays)
+    missing = tuple(i for i, c in enumerate(target) if c not in present)
+    if missing:
+        r = np.broadcast_to(np.expand_dims(r, missing), np.shape(operands[k]))
+    return np.array(r, dtype=float)
+
+
+def einsum_grad_one(g, subscripts, a):
+    """The cotangent of a in np.einsum(subscripts, a) (linear in g only: a's
+    values are not used)."""
+    return einsum_grad(g, subscripts, (a,), 0)
+
+
+def einsum_grad3(g, subscripts, k, like, p, q):
+    """The cotangent of operand k (`like`, whose shape alone is used) of a
+    three-operand einsum whose other operands are p and q, in order: linear in
+    g, p and q separately."""
+    operands = [p, q]
+    operands.insert(k, like)
+    return einsum_grad(g, subscripts, tuple(operands), k)
+
+
+def tensordot_subscripts(a, b, axes=2):
+    """np.tensordot(a, b, axes) as an einsum (its subscripts)."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if np.ndim(axes) == 0:
+        left, right = list(range(na - axes, na)), list(range(axes))
+    else:
+        left, right = axes
+        left = [left] if np.ndim(left) == 0 else list(left)
+        right = [right] if np.ndim(right) == 0 else list(right)
+    left = [x % na for x in left]
+    right = [x % nb for x in right]
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    sa = [next(letters) for _ in range(na)]
+    sb = [next(letters) for _ in range(nb)]
+    for i, j in zip(left, right):
+        sb[j] = sa[i]
+    out = [c for i, c in enumerate(sa) if i not in left] + \
+        [c for j, c in enumerate(sb) if j not in right]
+    return "".join(sa) + "," + "".join(sb) + "->" + "".join(out)
+
+
+def inner_subscripts(a, b):
+    """np.inner(a, b) of arrays as an einsum (over their last axes)."""
+    na, nb = np.ndim(a), np.ndim(b)
+    sa = "abcdefghij"[:na - 1] + "z"
+    sb = "klmnopqrst"[:nb - 1] + "z"
+    return sa + "," + sb + "->" + sa[:-1] + sb[:-1]
+
+
+def _kron_blocks(g, a, b):
+    """g as blocks G[i0, j0, i1, j1, ...] = g[i0 * m0 + j0, ...], with a's
+    index i and b's index j (the shorter shape padded with ones in front)."""
+    nd = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (nd - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (nd - np.ndim(b)) + np.shape(b)
+    blocks = np.reshape(g, [d for pair in zip(sa, sb) for d in pair])
+    letters = "abcdefgh"[:nd], "ABCDEFGH"[:nd]
+    pairs = "".join(x + y for x, y in zip(*letters))
+    return blocks, sa, sb, pairs, letters
+
+
+def unkron_left(g, a, b):
+    """The cotangent of a in np.kron(a, b)."""
+    blocks, sa, sb, pairs, (la, lb) = _kron_blocks(g, a, b)
+    r = np.einsum(pairs + "," + lb + "->" + la, blocks, np.reshape(b, sb))
+    return np.reshape(r, np.shape(a))
+
+
+def unkron_right(g, a, b):
+    """The cotangent of b in np.kron(a, b)."""
+    blocks, sa, sb, pairs, (la, lb) = _kron_blocks(g, a, b)
+    r = np.einsum(pairs + "," + la + "->" + lb, blocks, np.reshape(a, sa))
+    return np.reshape(r, np.shape(b))
+
+
+def ungradient(g, f, axis=None):
+    """The cotangent of np.gradient(f, axis=axis) (unit spacing, first-order
+    edges: differences forward at the start, backward at the end, central
+    between)."""
+    axis = 0 if axis is None else axis
+    h = np.moveaxis(np.asarray(g, dtype=float), axis, -1)
+    out = np.zeros(h.shape)
+    out[..., 1] += h[..., 0]
+    out[..., 0] -= h[..., 0]
+    out[..., -1] += h[..., -1]
+    out[..., -2] -= h[..., -1]
+    out[..., 2:] += 0.5 * h[..., 1:-1]
+    out[..., :-2] -= 0.5 * h[..., 1:-1]
+    return np.moveaxis(out, -1, axis).copy()
+
+
+@register_jitable
+def _kron_2d_grads(g, a2, b2):
+    """The cotangents of a2 and b2 in np.kron(a2, b2) of matrices."""
+    m1, n1 = a2.shape
+    m2, n2 = b2.shape
+    blocks = np.ascontiguousarray(g).reshape((m1, m2, n1, n2))
+    ga, gb = np.zeros((m1, n1)), np.zeros((m2, n2))
+    for i in range(m1):
+        for j in range(m2):
+            for k in range(n1):
+                for m in range(n2):
+                    ga[i, k] += blocks[i, j, k, m] * b2[j, m]
+                    gb[j, m] += blocks[i, j, k, m] * a2[i, k]
+    return ga, gb
+
+
+def _kron_overload(which):
+    def make(g, a, b):
+        def impl(g, a, b):
+            a2 = np.ascontiguousarray(a).reshape((1, a.size)) if a.ndim == 1 else a
+            b2 = np.ascontiguousarray(b).reshape((1, b.size)) if b.ndim == 1 else b
+            grads = _kron_2d_grads(g, a2 * 1.0, b2 * 1.0)
+            return grads[which].reshape((a if which == 0 else b).shape)
+        return impl
+    return make
+
+
+overload(unkron_left)(_kron_overload(0))
+overload(unkron_right)(_kron_overload(1))
