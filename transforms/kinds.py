@@ -148,11 +148,13 @@ class KindInference:
     `call_kind(call_node, arg_kinds, kw_kinds)` gives the kind of a call's
     result; the rest of the language is known here."""
 
-    def __init__(self, call_kind):
+    def __init__(self, call_kind, namespace=None):
         self.call_kind = call_kind
+        self.namespace = namespace or {}
 
     def run(self, tree, arg_kinds):
         self.env = dict(zip([a.id for a in tree.args.args], arg_kinds))
+        self.env.update(self.module_values(tree))
         for _ in range(4):  # loops: a few passes reach the fixpoint
             before = dict(self.env)
             self.block(tree.body)
@@ -238,6 +240,22 @@ class KindInference:
         if isinstance(node, gast.IfExp):
             return join(self.expr(node.body), self.expr(node.orelse))
         return UNKNOWN
+
+    def module_values(self, tree):
+        """Kinds of the names the function reads from its module (`W`,
+        `offset`) and never assigns: a number's or an array's kind. The
+        generated module is given the same objects (generate.py), so the
+        kinds stay true for it."""
+        params = {a.id for a in tree.args.args}
+        names = {n.id: n for n in gast.walk(tree) if isinstance(n, gast.Name)}
+        stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+                  and not isinstance(n.ctx, gast.Load)}
+        kinds = {}
+        for n in set(names) - stored - params:
+            value = self.namespace.get(n, None)
+            if isinstance(value, (np.ndarray, int, float, complex, np.number, np.bool_)):
+                kinds[n] = of_value(value)
+        return kinds
 
     def subscript(self, base, index):
         if base.tag == "tuple":

@@ -1,0 +1,181 @@
+"""Code written the way other AD projects' users write it (module-level
+constants, statistics of degenerate samples, ...), against finite
+differences, compiled with numba and as plain Python."""
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import check_grad, check_jvp, numerical_grad
+
+rng = np.random.default_rng(7)
+
+# ---- names read from the function's module ----------------------------------------
+# A module-level array or number has the kind of its value: a rule that needs
+# to know a matrix from a vector (np.dot, np.trace's offset) accepts it.
+
+PROJECTION = rng.normal(size=(4, 3))
+OFFSET = 1
+SCALE = 0.5
+
+
+def projected_energy(v):
+    w = np.dot(PROJECTION, v)
+    return np.sum(np.tanh(w) ** 2)
+
+
+def quadratic_form(v):
+    return np.dot(np.dot(v, PROJECTION.T), np.dot(PROJECTION, v)) * SCALE
+
+
+def band_sum(m):
+    return np.trace(np.exp(m), offset=OFFSET)
+
+
+def matmul_with_module_matrix(m):
+    return np.sum(np.sin(m @ PROJECTION))
+
+
+@pytest.mark.parametrize("fn, arg", [
+    (projected_energy, rng.normal(size=3)),
+    (quadratic_form, rng.normal(size=3)),
+    (band_sum, rng.normal(size=(3, 4))),
+    (matmul_with_module_matrix, rng.normal(size=(2, 4))),
+], ids=["dot", "quadratic", "trace-offset", "matmul"])
+def test_module_level_values(fn, arg, jit):
+    check_grad(fn, (arg,), jit=jit)
+
+
+def test_local_name_shadowing_module_value_keeps_its_own_kind(jit):
+    def shadowed(v):
+        PROJECTION = v * 2.0  # a local of the same name: a vector, not the module's matrix
+        return np.dot(PROJECTION, v)
+
+    check_grad(shadowed, (rng.normal(size=3),), jit=jit)
+
+
+# ---- np.std where the spread is zero ------------------------------------------------
+# The standard deviation of one element is 0 whatever the element: its
+# gradient is 0, not 0/0 (the same convention as np.linalg.norm at 0).
+
+def spread_of_single_row(x):
+    return np.sum(np.std(x, axis=0)) + np.sum(x ** 2)
+
+
+def spread_of_scalar(t):
+    return np.std(t) + 3.0 * t
+
+
+def spread_keepdims(x):
+    return np.sum(np.std(x, axis=1, keepdims=True) * np.arange(1.0, 4.0)[:, None])
+
+
+@pytest.mark.parametrize("fn, arg", [
+    (spread_of_single_row, rng.normal(size=(1, 4))),
+    (spread_of_scalar, 1.25),
+    (spread_keepdims, rng.normal(size=(3, 1))),
+], ids=["one-row", "scalar", "keepdims"])
+def test_std_of_zero_spread(fn, arg, jit):
+    df = s2sad.grad(fn, jit=jit)
+    got = df(arg)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, numerical_grad(fn, (arg,), 0), rtol=1e-6, atol=1e-7)
+
+
+def test_std_tangent_of_zero_spread(jit):
+    check_jvp(spread_of_single_row, (rng.normal(size=(1, 4)),), jit=jit)
+
+
+def test_std_away_from_zero_spread_unchanged(jit):
+    check_grad(lambda x: np.std(x, axis=0, ddof=1), (rng.normal(size=(4, 3)),), jit=jit)
+
+
+# ---- assignment through an index array naming a position twice ---------------------
+# numpy keeps the last write (`y[[0, 0]] = v` leaves y[0] == v[1]); the
+# overwritten values get no gradient.
+
+WEIGHTS = np.arange(1.0, 13.0).reshape(4, 3)
+
+
+def rows_written_twice(x, rows):
+    y = np.zeros((4, 3))
+    y[rows] = np.sin(x[:3])
+    return np.sum(y * WEIGHTS)
+
+
+def columns_incremented_twice(x, cols):
+    y = np.ones((4, 3))
+    y[:, cols] += x[:, :4] * 2.0
+    return np.sum(y ** 2 * WEIGHTS)
+
+
+def after_an_integer(x, cols):
+    y = np.ones((2, 4, 3))
+    y[1, :, cols] = x[:3, :4] ** 2
+    return np.sum(y * np.arange(24.0).reshape(2, 4, 3))
+
+
+def one_scalar_to_repeated_slots(s, slots):
+    y = np.zeros(4)
+    y[slots] = s * 2.0
+    return np.sum(y * np.arange(1.0, 5.0))
+
+
+def literal_repeats(x):
+    y = np.zeros(3)
+    y[[0, 0, 1]] = x[:3] * x[1:]
+    y[[-1, 2]] += x[2:]  # -1 and 2 are the same slot of a length-3 axis
+    return np.sum(y * np.array([1.0, 2.0, 3.0]))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (rows_written_twice, (rng.normal(size=(4, 3)), np.array([1, 3, 1]))),
+    (columns_incremented_twice, (rng.normal(size=(4, 5)), np.array([0, 2, 0, -3]))),
+    (after_an_integer, (rng.normal(size=(4, 4)), np.array([2, -1, 2]))),
+    (one_scalar_to_repeated_slots, (0.7, np.array([1, 1, 3]))),
+    (literal_repeats, (rng.normal(size=4),)),
+], ids=["rows", "columns-increment", "after-int", "scalar", "literal"])
+def test_repeated_index_assignment_keeps_last_write(fn, args, jit):
+    check_grad(fn, args, jit=jit)
+
+
+def test_distinct_literal_index_needs_no_mask():
+    def permuted(x):
+        y = np.zeros(3)
+        y[[2, 0, 1]] = x * 3.0
+        return np.sum(y * np.array([1.0, 2.0, 3.0]))
+
+    df = check_grad(permuted, (rng.normal(size=3),), jit=False)
+    assert "last_writes" not in df.source
+
+
+def test_two_index_arrays_that_may_repeat_are_refused():
+    def pairs(x, rows, cols):
+        y = np.zeros((3, 3))
+        y[rows, cols] = x
+        return np.sum(y)
+
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="several index arrays"):
+        s2sad.grad(pairs, jit=False)(np.ones(2), np.array([0, 0]), np.array([1, 1]))
+
+
+# ---- np.clip with a lower bound above the upper one ---------------------------------
+# np.clip is np.minimum(np.maximum(a, a_min), a_max): where a_min > a_max
+# every element is a_max, and only a_max has a gradient there.
+
+def clipped_energy(x, lo, hi):
+    return np.sum(np.clip(x, lo, hi) ** 2 * np.arange(1.0, 7.0))
+
+
+_X6 = rng.normal(size=6)
+
+
+@pytest.mark.parametrize("args", [
+    (_X6, -0.3, 0.4),
+    (_X6, 0.4, -0.3),
+    (_X6, _X6 + np.array([-0.5, 0.5, -0.5, 0.5, 0.1, -0.1]),
+     _X6 + np.array([0.5, -0.5, 0.2, 0.3, -0.6, 0.4])),
+], ids=["ordered", "inverted", "elementwise-mixed"])
+@pytest.mark.parametrize("wrt", [0, 1, 2])
+def test_clip_with_inverted_bounds(args, wrt, jit):
+    check_grad(clipped_energy, args, wrt=wrt, jit=jit)
+    check_jvp(clipped_energy, args, wrt=wrt, jit=jit)
