@@ -179,3 +179,52 @@ _X6 = rng.normal(size=6)
 def test_clip_with_inverted_bounds(args, wrt, jit):
     check_grad(clipped_energy, args, wrt=wrt, jit=jit)
     check_jvp(clipped_energy, args, wrt=wrt, jit=jit)
+
+
+# ---- unpacking into subscripts (the swap idiom) --------------------------------------
+# Python evaluates every value first, then assigns the targets from left to right.
+
+def swap_entries(x, i, j):
+    x[i], x[j] = x[j], x[i] * 2.0
+    return np.sum(x * np.arange(1.0, 5.0))
+
+
+def swap_halves(x):
+    x[:2], x[2:4] = x[2:4], x[:2] ** 2
+    return np.sum(x * np.arange(1.0, 5.0))
+
+
+def pair_of_rows(a):
+    return np.sin(a), a * a
+
+
+def rows_from_a_helper(x):
+    y = np.zeros((2, 3))
+    y[0], y[1] = pair_of_rows(x)
+    return np.sum(y * np.arange(6.0).reshape(2, 3))
+
+
+def name_and_slot(x):
+    y = np.ones(3)
+    scale, y[1] = x[0] * 2.0, x[1] ** 3
+    return scale * np.sum(y)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (swap_entries, (rng.normal(size=4), 1, 3)),
+    (swap_entries, (rng.normal(size=4), 2, 2)),
+    (swap_halves, (rng.normal(size=4),)),
+    (rows_from_a_helper, (rng.normal(size=3),)),
+    (name_and_slot, (rng.normal(size=2),)),
+], ids=["swap", "swap-same-slot", "halves", "helper-tuple", "name-and-slot"])
+def test_unpacking_into_subscripts(fn, args, jit):
+    check_grad(fn, args, jit=jit)
+
+
+def test_unpacking_into_overlapping_views_is_refused():
+    def overlapping(x):
+        x[0:2], x[1:3] = x[1:3], x[0:2]  # the second value is a view the first write changes
+        return np.sum(x)
+
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="two names of its memory"):
+        s2sad.grad(overlapping, jit=False)(np.arange(4.0))
