@@ -228,3 +228,30 @@ def test_unpacking_into_overlapping_views_is_refused():
 
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="two names of its memory"):
         s2sad.grad(overlapping, jit=False)(np.arange(4.0))
+
+
+# ---- Python's sum of a 1-d array -----------------------------------------------------
+
+def builtin_sum_of_squares(x):
+    return sum(x ** 2) + sum([x[0], x[1]])
+
+
+def builtin_sum_of_products(x, scale):
+    return sum(np.sin(x[1:]) * x[:-1]) * scale
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (builtin_sum_of_squares, (rng.normal(size=4),), 0),
+    (builtin_sum_of_products, (rng.normal(size=5), 0.7), (0, 1)),
+], ids=["squares", "products"])
+def test_builtin_sum_of_a_vector(fn, args, wrt, jit):
+    check_grad(fn, args, wrt=wrt, jit=jit)
+    check_jvp(fn, args, wrt=wrt, jit=jit)
+
+
+def test_builtin_sum_of_a_matrix_is_refused():
+    def rows_added(x):
+        return np.sum(sum(x))
+
+    with pytest.raises(LookupError, match="1-d array"):
+        s2sad.grad(rows_added, jit=False)(np.ones((2, 3)))

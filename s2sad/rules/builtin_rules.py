@@ -6,7 +6,10 @@ import numpy as np
 
 from .. import runtime as rt
 from ..registry import adjoint, broadcast_args, first_arg, int_scalar, nondifferentiable
+from ..parameters import Values
 from ..transforms import kinds as K
+
+VECTOR = Values("a 1-d array", lambda n, k: k.is_array and k.ndim == 1)
 
 
 @adjoint(builtins.abs, kind=first_arg, pointwise=True)
@@ -22,6 +25,14 @@ def min(g, ans, x, y):
 @adjoint(builtins.max, kind=broadcast_args, elementwise=True)
 def max(g, ans, x, y):
     return g * (x >= y), g * (x < y)
+
+
+# sum(x) of a 1-d array adds its elements, as np.sum(x) (numba has no sum of a 2-d array);
+# sum([a, b]) and sum(e for ...) are additions before any rule sees them (literals.py, containers.py)
+@adjoint(builtins.sum, kind=lambda args, kws: K.scalar(args[0].dtype) if args[0].is_array
+         else K.UNKNOWN, linear=(0,), values={"iterable": VECTOR})
+def sum(g, ans, iterable):
+    return g * np.ones_like(iterable)
 
 
 @adjoint(builtins.float, kind=lambda args, kws: K.FLOAT, linear=(0,))
