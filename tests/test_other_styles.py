@@ -35,12 +35,20 @@ def matmul_with_module_matrix(m):
     return np.sum(np.sin(m @ PROJECTION))
 
 
+ENDS = (0, 2)
+
+
+def product_of_ends(x):
+    return x[ENDS[0]] * x[ENDS[1]] ** 2
+
+
 @pytest.mark.parametrize("fn, arg", [
     (projected_energy, rng.normal(size=3)),
     (quadratic_form, rng.normal(size=3)),
     (band_sum, rng.normal(size=(3, 4))),
     (matmul_with_module_matrix, rng.normal(size=(2, 4))),
-], ids=["dot", "quadratic", "trace-offset", "matmul"])
+    (product_of_ends, rng.normal(size=3)),
+], ids=["dot", "quadratic", "trace-offset", "matmul", "tuple-index"])
 def test_module_level_values(fn, arg, jit):
     check_grad(fn, (arg,), jit=jit)
 

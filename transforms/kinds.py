@@ -243,17 +243,17 @@ class KindInference:
 
     def module_values(self, tree):
         """Kinds of the names the function reads from its module (`W`,
-        `offset`) and never assigns: a number's or an array's kind. The
-        generated module is given the same objects (generate.py), so the
-        kinds stay true for it."""
+        `offset`, `PAIR = (0, 2)`) and never assigns: the kind of the number,
+        array or tuple of them there. The generated module is given the same
+        objects (generate.py), so the kinds stay true for it."""
         params = {a.id for a in tree.args.args}
-        names = {n.id: n for n in gast.walk(tree) if isinstance(n, gast.Name)}
+        names = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
         stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
                   and not isinstance(n.ctx, gast.Load)}
         kinds = {}
-        for n in set(names) - stored - params:
+        for n in names - stored - params:
             value = self.namespace.get(n, None)
-            if isinstance(value, (np.ndarray, int, float, complex, np.number, np.bool_)):
+            if _plain_value(value):
                 kinds[n] = of_value(value)
         return kinds
 
@@ -294,6 +294,13 @@ class KindInference:
         if attr in ("real", "imag"):
             return array(base.ndim, "f") if base.is_array else FLOAT
         return UNKNOWN
+
+
+def _plain_value(value):
+    """A number, an array, or a tuple of them (not a module, function, list...)."""
+    if isinstance(value, tuple):
+        return all(_plain_value(v) for v in value)
+    return isinstance(value, (np.ndarray, int, float, complex, np.number, np.bool_))
 
 
 def _without_literals(kind):
