@@ -263,3 +263,114 @@ def test_builtin_sum_of_a_matrix_is_refused():
 
     with pytest.raises(LookupError, match="1-d array"):
         s2sad.grad(rows_added, jit=False)(np.ones((2, 3)))
+
+
+# ---- loops over a container argument (unrolled: its structure is known) --------------
+
+def weighted_entries(params):
+    total = 0.0
+    for i, (name, value) in enumerate(params.items()):
+        total = total + np.sum(np.sin(value)) * (i + 1.0)
+    for name in sorted(params):
+        total = total + np.sum(np.cos(params[name]))
+    for value in params.values():
+        total = total + np.sum(value ** 2)
+    return total
+
+
+def layers_forward(layers, x):
+    h = x
+    for layer in layers:
+        h = np.tanh(np.dot(layer["W"], h) + layer["b"])
+    return np.sum(h)
+
+
+def sum_of_tuple_entries(t):
+    s = 0.0
+    for k, v in enumerate(t):
+        s = s + k * np.sum(v ** 2)
+    return s
+
+
+_PARAMS = {"w": rng.normal(size=3), "a": 0.4, "m": rng.normal(size=(2, 2))}
+_LAYERS = [{"W": rng.normal(size=(3, 2)), "b": rng.normal(size=3)},
+           {"W": rng.normal(size=(2, 3)), "b": rng.normal(size=2)}]
+
+
+def _leaves_close(got, expected_fn, args, wrt):
+    """Each leaf's gradient against finite differences of that leaf."""
+    container = args[wrt]
+    keys = range(len(container)) if isinstance(container, (list, tuple)) else container.keys()
+    for key in keys:
+        def of_leaf(v, key=key):
+            c = list(container) if isinstance(container, (list, tuple)) else dict(container)
+            c[key] = v
+            new = list(args)
+            new[wrt] = type(container)(c) if isinstance(container, tuple) else c
+            return expected_fn(*new)
+        leaf = container[key]
+        if isinstance(leaf, dict):
+            for sub in leaf:
+                def of_sub(v, key=key, sub=sub):
+                    return of_leaf({**container[key], sub: v})
+                np.testing.assert_allclose(got[key][sub], numerical_grad(of_sub, (leaf[sub],), 0),
+                                           rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_allclose(got[key], numerical_grad(of_leaf, (leaf,), 0),
+                                       rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (weighted_entries, (_PARAMS,)),
+    (layers_forward, (_LAYERS, rng.normal(size=2))),
+    (sum_of_tuple_entries, ((rng.normal(size=2), rng.normal(size=3), 0.5),)),
+], ids=["dict-items-sorted-values", "list-of-layers", "tuple-enumerate"])
+def test_loop_over_container_argument(fn, args, jit):
+    got = s2sad.grad(fn, jit=jit)(*args)
+    _leaves_close(got, fn, args, 0)
+
+
+def test_loop_over_dict_order_is_the_dicts():
+    def first_entry_doubled(d):
+        total = 0.0
+        for i, v in enumerate(d.values()):
+            total = total + v * (2.0 if i == 0 else 1.0)
+        return total
+
+    df = s2sad.grad(first_entry_doubled, jit=False)
+    assert df({"a": 1.0, "b": 1.0}) == {"a": 2.0, "b": 1.0}
+    assert df({"b": 1.0, "a": 1.0}) == {"b": 2.0, "a": 1.0}
+
+
+def _breaks(d):
+    total = 0.0
+    for v in d.values():
+        if v > 1.0:
+            break
+        total = total + v
+    return total
+
+
+def _rebinds(d):
+    total = 0.0
+    for v in d.values():
+        v = v * 2.0
+        total = total + v
+    return total
+
+
+def _read_after(d):
+    total = 0.0
+    for v in d.values():
+        total = total + v
+    return total * v
+
+
+@pytest.mark.parametrize("fn, match", [
+    (_breaks, "break, continue or else"),
+    (_rebinds, "assigning to the names of a loop"),
+    (_read_after, "used outside the loop"),
+])
+def test_loop_over_container_refusals(fn, match):
+    with pytest.raises(s2sad.S2sadError, match=match):
+        s2sad.grad(fn, jit=False)({"a": 0.5, "b": 0.25})
