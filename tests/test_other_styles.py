@@ -374,3 +374,41 @@ def _read_after(d):
 def test_loop_over_container_refusals(fn, match):
     with pytest.raises(s2sad.S2sadError, match=match):
         s2sad.grad(fn, jit=False)({"a": 0.5, "b": 0.25})
+
+
+# ---- what a container argument's structure answers ------------------------------------
+
+def scaled_or_default(d, x):
+    return d.get("scale", x) ** 2 * d.get("missing", 3.0) + x * d["bias"]
+
+
+def checks_its_type(p):
+    assert isinstance(p, dict) and not isinstance(p, (list, tuple))
+    return p["a"] * 2.0
+
+
+def namedtuple_is_a_tuple(t):
+    assert isinstance(t, tuple)
+    return np.sum(t[0] ** 2)
+
+
+@pytest.mark.parametrize("args, wrt", [
+    (({"scale": 0.7, "bias": 0.2}, 1.3), (0, 1)),
+    (({"bias": 0.2}, 1.3), (0, 1)),
+], ids=["key-present", "key-absent"])
+def test_dict_get_with_a_constant_key(args, wrt, jit):
+    got = s2sad.grad(scaled_or_default, wrt=wrt, jit=jit)(*args)
+    d, x = args
+    for key in d:
+        def of_entry(v, key=key):
+            return scaled_or_default({**d, key: v}, x)
+        np.testing.assert_allclose(got[0][key], numerical_grad(of_entry, (d[key],), 0), rtol=1e-6)
+    np.testing.assert_allclose(got[1], numerical_grad(scaled_or_default, args, 1), rtol=1e-6)
+
+
+def test_isinstance_of_a_container_argument(jit):
+    assert s2sad.grad(checks_its_type, jit=jit)({"a": 1.0}) == {"a": 2.0}
+    from collections import namedtuple
+    Pair = namedtuple("Pair", "u v")
+    got = s2sad.grad(namedtuple_is_a_tuple, jit=jit)(Pair(np.arange(2.0), 1.0))
+    np.testing.assert_allclose(got.u, [0.0, 2.0])

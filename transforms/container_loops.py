@@ -1,4 +1,6 @@
-"""Loops over a container argument, unrolled before it is flattened.
+"""Loops over a container argument, unrolled before it is flattened, and
+the questions about one its structure answers (`p.get('a', x)`,
+`isinstance(p, dict)`).
 
 The structure of a container argument (its keys, in order) is known when
 the derivative is generated (it is specialised per structure), so
@@ -125,3 +127,52 @@ class _Substitute(gast.NodeTransformer):
         if isinstance(node.ctx, gast.Load) and node.id in self.mapping:
             return gast.copy_location(clone(self.mapping[node.id]), node)
         return node
+
+
+class StructureQueries(gast.NodeTransformer):
+    """`p.get(key, default)` with a constant key is `p[key]` when the dict
+    has the key, else `default` (None when not given); `isinstance(p, T)`
+    of a dict, list or tuple argument is a constant (a NamedTuple is a
+    tuple; any other class is left, and refused as a use of the whole)."""
+
+    def __init__(self, rewrite):
+        self.rewrite = rewrite
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, gast.Attribute) and func.attr == "get" and not node.keywords \
+                and 1 <= len(node.args) <= 2 and isinstance(node.args[0], gast.Constant):
+            part = self.rewrite.part(func.value) if isinstance(
+                func.value, (gast.Name, gast.Subscript, gast.Attribute)) else None
+            if part is not None and part[2].node == "dict":
+                key = node.args[0].value
+                if part[2].child(key) is not None:
+                    new = gast.Subscript(value=func.value, slice=const(key), ctx=gast.Load())
+                else:
+                    new = node.args[1] if len(node.args) == 2 else const(None)
+                return gast.copy_location(new, node)
+        if isinstance(func, gast.Name) and len(node.args) == 2 and not node.keywords \
+                and self.rewrite.parsed.resolve(func) is isinstance \
+                and isinstance(node.args[0], (gast.Name, gast.Subscript, gast.Attribute)):
+            part = self.rewrite.part(node.args[0])
+            if part is not None and not part[2].is_leaf:
+                kinds = node.args[1]
+                resolve = self.rewrite.parsed.resolve
+                answer = _isinstance(part[2], tuple(resolve(k) for k in kinds.elts)
+                                     if isinstance(kinds, gast.Tuple) else resolve(kinds))
+                if answer is not None:
+                    return gast.copy_location(const(answer), node)
+        return node
+
+
+def _isinstance(structure, types_):
+    types_ = types_ if isinstance(types_, tuple) else (types_,)
+    if not all(isinstance(t, type) for t in types_):
+        return None
+    own = {"dict": dict, "list": list, "tuple": tuple}.get(structure.node)
+    if own is not None:
+        return any(issubclass(own, t) for t in types_)
+    if any(t is tuple or t is object for t in types_):  # a NamedTuple
+        return True
+    return None

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import gast
 
-from .container_loops import unroll
+from .container_loops import StructureQueries, unroll
 from .emit import expr_source, stmt_source
 from .errors import S2sadError
 from .source import parse_function as _parse_function
@@ -135,6 +135,7 @@ class _Rewrite:
                 self.refuse(node, f"assigning to '{a}'", a,
                             "Give the new value a name of its own")
         tree.body = self.block(tree.body)
+        StructureQueries(self).visit(tree)  # p.get('a', x), isinstance(p, dict)
         for n in walk(tree):  # a comprehension's or nested function's own name
             if isinstance(n, gast.Name) and n.id in self.trees and \
                     isinstance(n.ctx, (gast.Store, gast.Param)):
