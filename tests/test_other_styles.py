@@ -412,3 +412,23 @@ def test_isinstance_of_a_container_argument(jit):
     Pair = namedtuple("Pair", "u v")
     got = s2sad.grad(namedtuple_is_a_tuple, jit=jit)(Pair(np.arange(2.0), 1.0))
     np.testing.assert_allclose(got.u, [0.0, 2.0])
+
+
+# ---- min and max of more than two numbers ----------------------------------------------
+# min(a, b, c) is min(min(a, b), c): the first of equal values, as Python's.
+
+def three_way_extremes(x):
+    return max(x[0], x[1], x[2] * 2.0) + min(x[1], x[2], 0.5, x[0] ** 2)
+
+
+@pytest.mark.parametrize("x", [np.array([0.3, -0.2, 0.9]), np.array([1.5, 0.7, 0.1]),
+                               np.array([0.2, -0.4, 0.6])], ids=["a", "b", "c"])
+def test_min_and_max_of_several_numbers(x, jit):
+    check_grad(three_way_extremes, (x,), jit=jit)
+
+
+def test_max_of_equal_numbers_takes_the_first():
+    def first_of_ties(a, b, c):
+        return max(a, b, c)
+
+    assert s2sad.grad(first_of_ties, wrt=(0, 1, 2), jit=False)(1.0, 1.0, 1.0) == (1.0, 0.0, 0.0)
