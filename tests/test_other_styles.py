@@ -432,3 +432,21 @@ def test_max_of_equal_numbers_takes_the_first():
         return max(a, b, c)
 
     assert s2sad.grad(first_of_ties, wrt=(0, 1, 2), jit=False)(1.0, 1.0, 1.0) == (1.0, 0.0, 0.0)
+
+
+# ---- a boolean mask written inside the index ------------------------------------------
+# x[x > 0] indexes with booleans, which carry no gradient: not a refusal.
+# (numba has no scatter of a boolean mask's cotangent: compiled, it runs as Python.)
+
+def positive_part(x):
+    return x[x > 0] * 2.0
+
+
+def inside_band(x):
+    return np.sum(x[(x > -1.0) & (x < 1.0)] ** 2) + np.sum(x[~(x > 0)])
+
+
+@pytest.mark.parametrize("fn", [positive_part, inside_band])
+@pytest.mark.filterwarnings("ignore::s2sad.NumbaFallbackWarning")
+def test_mask_written_in_the_index(fn, jit):
+    check_grad(fn, (np.array([0.5, -0.3, 1.2, -2.0, 0.1]),), jit=jit)

@@ -343,10 +343,13 @@ def refuse_active_index(value, is_active, location, stmt):
 
 def index_values(node):
     """The names and subscripts whose values an index uses: not those only
-    asked for their shape (`y[x.shape[0] - 1]`) or passed to a call
-    (`int(a)`, an integer)."""
+    asked for their shape (`y[x.shape[0] - 1]`), passed to a call
+    (`int(a)`, an integer) or compared (`x[x > 0]`, booleans)."""
     if isinstance(node, (gast.Attribute, gast.Call)):
         return []
+    if isinstance(node, (gast.Compare, gast.BoolOp)) or (
+            isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not)):
+        return []  # x[x > 0]: a mask of booleans, which carry no gradient
     if isinstance(node, gast.Subscript):  # idx[k] counts, x.shape[0] does not
         return [node] + index_values(node.slice) if index_values(node.value) else []
     if isinstance(node, gast.Name):
