@@ -456,3 +456,19 @@ def inside_band(x):
 @pytest.mark.filterwarnings("ignore::s2sad.NumbaFallbackWarning")
 def test_mask_written_in_the_index(fn, jit):
     check_grad(fn, (np.array([0.5, -0.3, 1.2, -2.0, 0.1]),), jit=jit)
+
+
+# ---- code written for several numpy versions ------------------------------------------
+# hasattr(np, "name") is decided when the derivative is generated: the branch
+# naming a function this numpy lacks is never looked at.
+
+def version_portable(x):
+    if hasattr(np, "a_function_numpy_does_not_have"):
+        y = np.a_function_numpy_does_not_have(x)
+    else:
+        y = np.sin(x) * x
+    return np.sum(y) if hasattr(np, "sum") else 0.0
+
+
+def test_hasattr_of_numpy_is_decided(jit):
+    check_grad(version_portable, (rng.normal(size=3),), jit=jit)
