@@ -143,6 +143,7 @@ def literal_repeats(x):
 ], ids=["rows", "columns-increment", "after-int", "scalar"])
 def test_repeated_index_assignment_keeps_last_write(fn, args, jit):
     check_grad(fn, args, jit=jit)
+    check_jvp(fn, args, jit=jit)  # forward mode assigns the tangents the same way
 
 
 # numba cannot assign through a list literal (`y[[0, 0, 1]] = ...`, in the function
