@@ -40,7 +40,8 @@ class _NoneTests(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if len(node.args) == 2 and not node.keywords and self.resolve(node.func) is builtins.hasattr \
+        if len(node.args) == 2 and not node.keywords \
+                and self.resolve(node.func) is builtins.hasattr \
                 and isinstance(node.args[1], gast.Constant) and isinstance(node.args[1].value, str):
             module = self.resolve(node.args[0])
             if isinstance(module, types.ModuleType):  # hasattr(np, "trapezoid"): numpy's version

@@ -28,7 +28,8 @@ def max(g, ans, x, y):
 
 
 # sum(x) of a 1-d array adds its elements, as np.sum(x) (numba has no sum of a 2-d array);
-# sum([a, b]) and sum(e for ...) are additions before any rule sees them (literals.py, containers.py)
+# sum([a, b]) and sum(e for ...) are additions before any rule sees them (literals.py,
+# containers.py)
 @adjoint(builtins.sum, kind=lambda args, kws: K.scalar(args[0].dtype) if args[0].is_array
          else K.UNKNOWN, linear=(0,), values={"iterable": VECTOR})
 def sum(g, ans, iterable):

@@ -26,7 +26,8 @@ def var(g, ans, a, axis=None, ddof=0, keepdims=False):
 def std(g, ans, a, axis=None, ddof=0, keepdims=False):
     # where the deviation is 0 (one element, or all equal) the gradient is 0, as np.linalg.norm's
     n = reduced_count(a, axis)
-    return unreduce(g / (ans + (ans == 0)), a, axis) * (a - keep_axes(sum_axis(a, axis) / n, a, axis)) / (n - ddof)
+    return (unreduce(g / (ans + (ans == 0)), a, axis)
+            * (a - keep_axes(sum_axis(a, axis) / n, a, axis)) / (n - ddof))
 
 
 @tangent(np.var)
