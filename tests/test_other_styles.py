@@ -473,3 +473,30 @@ def version_portable(x):
 
 def test_hasattr_of_numpy_is_decided(jit):
     check_grad(version_portable, (rng.normal(size=3),), jit=jit)
+
+
+# ---- an index array followed by a partial slice, and integer casts as indices --------
+
+def rows_then_columns(w, rows):
+    return np.sum(w[rows, :-1] ** 2) + np.sum(w[rows, 1:3] * w[0, 1:3])
+
+
+def rows_from_a_cast(w):
+    rows = np.int64(w[:, -1])  # the last column holds row numbers
+    return np.sum(w[rows, :-1] ** 2)
+
+
+_W = np.concatenate((rng.normal(size=(4, 3)), np.array([[2.2], [0.4], [1.7], [3.4]])), axis=1)
+
+
+def test_index_array_then_partial_slice(jit):
+    check_grad(rows_then_columns, (_W, np.array([2, 0, 2])), jit=jit)
+
+
+@pytest.mark.filterwarnings("ignore::s2sad.NumbaFallbackWarning")  # numba: no np.int64(array)
+def test_integer_cast_as_index(jit):
+    got = s2sad.grad(rows_from_a_cast, jit=jit)(_W)
+    expected = np.zeros_like(_W)  # the cast column is piecewise constant: no gradient
+    for r in np.int64(_W[:, -1]):
+        expected[r, :-1] += 2.0 * _W[r, :-1]
+    np.testing.assert_allclose(got, expected)

@@ -63,4 +63,7 @@ def pow(g, ans, base, exp):
 
 nondifferentiable(builtins.int, builtins.len, builtins.round, kind=int_scalar)
 nondifferentiable(builtins.bool, kind=lambda args, kws: K.BOOL)
+# np.int64(x) (of an array: an array of ints, an index): piecewise constant, as int(x)
+nondifferentiable(np.int64, np.int32, np.intp,
+                  kind=lambda args, kws: K.array(args[0].ndim, "i") if args[0].is_array else K.INT)
 nondifferentiable(builtins.range, builtins.print, kind=lambda args, kws: K.UNKNOWN)
