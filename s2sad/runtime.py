@@ -544,3 +544,10 @@ from .runtime_contractions import *  # noqa: E402,F401,F403
 from . import runtime_contractions as _contractions  # noqa: E402
 
 __all__ = __all__ + _contractions.__all__
+
+
+# ---- the helpers of s2sad.runtime_writes (copied in by s2sad.export) ----
+from .runtime_writes import *  # noqa: E402,F401,F403
+from . import runtime_writes as _writes  # noqa: E402
+
+__all__ = __all__ + _writes.__all__

@@ -240,9 +240,11 @@ def with_len(p):
     return len(p) * p["a"]
 
 
-def iterated(p):
+def iterated(p):  # a loop over a container is unrolled (tests/test_other_styles.py), not a break
     s = 0.0
     for k in p:
+        if s > 1.0:
+            break
         s += 1.0
     return s * p["a"]
 
@@ -296,7 +298,7 @@ def shadowed_in_comprehension(p):
 @pytest.mark.parametrize("fn, arg, construct", [
     (passed_to_helper, {"a": 1.0}, "passed whole to helper()"),
     (with_len, {"a": 1.0}, "len(p)"),
-    (iterated, {"a": 1.0}, "iterating over p"),
+    (iterated, {"a": 1.0}, "a loop over a container argument with break"),
     (variable_key, {"a": 1.0}, "p[k] (a key that is not a constant)"),
     (method_call, {"a": 1.0}, "p.values on a dict"),
     (written, {"a": 1.0}, "writing p['a']"),

@@ -19,7 +19,6 @@ The canonical forms:
 
 Calls to anything else (constructors, callables without a rule, no-gradient
 primitives) are left as written."""
-import builtins
 import inspect
 import numbers
 import types
@@ -61,13 +60,6 @@ class CallBinder:
                                                      keywords=[]), node))
         if obj is None or isinstance(node.func, gast.Call):
             return node
-        if obj in (builtins.max, builtins.min) and len(node.args) > 2 and not node.keywords \
-                and not any(isinstance(a, gast.Starred) for a in node.args):
-            # max(a, b, c) is max(max(a, b), c): the first of equal values wins, as in Python
-            inner = self(gast.copy_location(gast.Call(func=_copy(node.func), args=node.args[:-1],
-                                                      keywords=[]), node))
-            return self(gast.copy_location(gast.Call(func=node.func, args=[inner, node.args[-1]],
-                                                     keywords=[]), node))
         try:  # np.average, or a call np.convolve's mode or np.max's initial= decides
             definition = numpy_definition(obj, node, getattr(self.parsed, "fn", None))
         except NotImplementedArgument as exc:
@@ -355,10 +347,13 @@ def refuse_active_index(value, is_active, location, stmt):
 
 def index_values(node):
     """The names and subscripts whose values an index uses: not those only
-    asked for their shape (`y[x.shape[0] - 1]`) or passed to a call
-    (`int(a)`, an integer)."""
+    asked for their shape (`y[x.shape[0] - 1]`), passed to a call
+    (`int(a)`, an integer) or compared (`x[x > 0]`, booleans)."""
     if isinstance(node, (gast.Attribute, gast.Call)):
         return []
+    if isinstance(node, (gast.Compare, gast.BoolOp)) or (
+            isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not)):
+        return []  # x[x > 0]: a mask of booleans, which carry no gradient
     if isinstance(node, gast.Subscript):  # idx[k] counts, x.shape[0] does not
         return [node] + index_values(node.slice) if index_values(node.value) else []
     if isinstance(node, gast.Name):

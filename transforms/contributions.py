@@ -303,7 +303,9 @@ class Contributions:
                 self.fn.location, atom, "Index with one index array, before any slice, or "
                 "write the gather as a loop")
         rest = items[:p] + [gast.Slice(lower=None, upper=None, step=None)] + items[p + 1:]
-        whole = all(_slice_like(i) for i in rest)
+        # (x[idx, :-1]: a partial slice keeps the view dx[:, :-1]; `...` is whole)
+        whole = all(_slice_like(i) and not (isinstance(i, gast.Slice) and (
+            i.lower is not None or i.upper is not None or i.step is not None)) for i in rest)
         view = atom.value if whole else gast.Subscript(
             value=clone(atom.value), ctx=gast.Load(),
             slice=gast.Tuple(elts=[clone(i) for i in rest], ctx=gast.Load()) if len(rest) > 1

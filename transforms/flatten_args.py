@@ -12,9 +12,10 @@ structure {"a": float, "b": array}, the parameters are `p_a, p_b` and
     layer = p["l1"]   ->  (dropped; layer["W"] -> p_l1_W)
     s.x               ->  s_x                    (s a NamedTuple)
 
-Anything else that touches a container, whole or in part, is refused with
-the file, line and construct: passing it to a call (a helper, `len`),
-iterating over it, a key that is not a constant, a method (`p.keys()`),
+A loop over a container (`for k, v in p.items()`, `for t in q`) is unrolled
+first (container_loops.py). Anything else that touches a container, whole
+or in part, is refused with the file, line and construct: passing it to a
+call (a helper, `len`), a key that is not a constant, a method (`p.get`),
 assigning to it or into it, returning it. The passes after this one would
 otherwise see a value they cannot type, and a container's gradient cannot
 be guessed."""
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 import gast
 
+from .container_loops import StructureQueries, unroll
 from .emit import expr_source, stmt_source
 from .errors import S2sadError
 from .source import parse_function as _parse_function
@@ -133,6 +135,7 @@ class _Rewrite:
                 self.refuse(node, f"assigning to '{a}'", a,
                             "Give the new value a name of its own")
         tree.body = self.block(tree.body)
+        StructureQueries(self).visit(tree)  # p.get('a', x), isinstance(p, dict)
         for n in walk(tree):  # a comprehension's or nested function's own name
             if isinstance(n, gast.Name) and n.id in self.trees and \
                     isinstance(n.ctx, (gast.Store, gast.Param)):
@@ -144,6 +147,11 @@ class _Rewrite:
     def block(self, stmts):
         out = []
         for s in stmts:
+            if isinstance(s, gast.For):
+                copies = unroll(self, s)  # for k, v in p.items(): the body once per entry
+                if copies is not None:
+                    out += self.block(copies)
+                    continue
             for field in ("body", "orelse"):
                 if getattr(s, field, None):
                     setattr(s, field, self.block(getattr(s, field)) or [gast.Pass()])

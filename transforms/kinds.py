@@ -148,11 +148,13 @@ class KindInference:
     `call_kind(call_node, arg_kinds, kw_kinds)` gives the kind of a call's
     result; the rest of the language is known here."""
 
-    def __init__(self, call_kind):
+    def __init__(self, call_kind, namespace=None):
         self.call_kind = call_kind
+        self.namespace = namespace or {}
 
     def run(self, tree, arg_kinds):
         self.env = dict(zip([a.id for a in tree.args.args], arg_kinds))
+        self.env.update(self.module_values(tree))
         for _ in range(4):  # loops: a few passes reach the fixpoint
             before = dict(self.env)
             self.block(tree.body)
@@ -239,6 +241,22 @@ class KindInference:
             return join(self.expr(node.body), self.expr(node.orelse))
         return UNKNOWN
 
+    def module_values(self, tree):
+        """Kinds of the names the function reads from its module (`W`,
+        `offset`, `PAIR = (0, 2)`) and never assigns: the kind of the number,
+        array or tuple of them there. The generated module is given the same
+        objects (generate.py), so the kinds stay true for it."""
+        params = {a.id for a in tree.args.args}
+        names = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+        stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+                  and not isinstance(n.ctx, gast.Load)}
+        kinds = {}
+        for n in names - stored - params:
+            value = self.namespace.get(n, None)
+            if _plain_value(value):
+                kinds[n] = of_value(value)
+        return kinds
+
     def subscript(self, base, index):
         if base.tag == "tuple":
             if isinstance(index, gast.Constant) and isinstance(index.value, int):
@@ -277,6 +295,13 @@ class KindInference:
         if attr in ("real", "imag"):
             return array(base.ndim, "f") if base.is_array else FLOAT
         return UNKNOWN
+
+
+def _plain_value(value):
+    """A number, an array, or a tuple of them (not a module, function, list...)."""
+    if isinstance(value, tuple):
+        return all(_plain_value(v) for v in value)
+    return isinstance(value, (np.ndarray, int, float, complex, np.number, np.bool_))
 
 
 def _without_literals(kind):

@@ -11,7 +11,7 @@ import builtins
 import gast
 
 from .containers_common import constant_index, is_builtin, is_user_function
-from .syntax import Transformer, call, const, name, store, walk
+from .syntax import Transformer, call, clone, const, name, store, walk
 
 def scalarise_literals(fn_tree, namer, resolve):
     nodes = walk(fn_tree)  # (one walk for both questions)
@@ -135,13 +135,22 @@ class _Scalarise(Transformer):
 
 
 class SumOfLiteral(Transformer):
-    """sum([a, b, c]) is 0 + a + b + c, Python's order of additions."""
+    """sum([a, b, c]) is 0 + a + b + c, Python's order of additions; min(a,
+    b, c) is min(min(a, b), c) (the first of equal values, as Python's)."""
 
     def __init__(self, resolve):
         self.resolve = resolve
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        for fn in (builtins.min, builtins.max):
+            if is_builtin(self.resolve, node.func, fn) and len(node.args) > 2 \
+                    and not node.keywords and not any(isinstance(a, gast.Starred)
+                                                      for a in node.args):
+                nested = node.args[0]
+                for a in node.args[1:]:
+                    nested = gast.Call(func=clone(node.func), args=[nested, a], keywords=[])
+                return gast.copy_location(nested, node)
         if is_builtin(self.resolve, node.func, builtins.sum) and len(node.args) in (1, 2) \
                 and isinstance(node.args[0], (gast.List, gast.Tuple)) and not node.keywords \
                 and not any(isinstance(e, gast.Starred) for e in node.args[0].elts):

@@ -3,8 +3,11 @@ float)`, `x.ndim == 2`, `np.ndim(x) == 0`) on a parameter the function never rea
 argument's kind: the derivative is generated for the kinds
 it is called with (as numba specialises on types), so only the branch that
 runs is differentiated and compiled (numba could not type the other one,
-`np.moveaxis(a, None, -1)`). desugar.py then folds the constant test."""
+`np.moveaxis(a, None, -1)`). `hasattr(np, "name")` of a module is decided
+too (code written for several numpy versions names a function that is
+missing in the other branch). desugar.py then folds the constant test."""
 import builtins
+import types
 
 import gast
 import numpy as np
@@ -19,8 +22,7 @@ def fold_none_tests(tree, arg_kinds, resolve=lambda node: None):
     stored = names_stored(tree.body)
     known = {p: k for p, k in zip(params, arg_kinds)
              if p not in stored and k is not None and k.known}
-    if known:
-        _NoneTests(known, resolve).visit(tree)
+    _NoneTests(known, resolve).visit(tree)
     return tree
 
 
@@ -38,6 +40,12 @@ class _NoneTests(Transformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        if len(node.args) == 2 and not node.keywords \
+                and self.resolve(node.func) is builtins.hasattr \
+                and isinstance(node.args[1], gast.Constant) and isinstance(node.args[1].value, str):
+            module = self.resolve(node.args[0])
+            if isinstance(module, types.ModuleType):  # hasattr(np, "trapezoid"): numpy's version
+                return gast.copy_location(const(hasattr(module, node.args[1].value)), node)
         if not (len(node.args) == 2 and not node.keywords and isinstance(node.args[0], gast.Name)
                 and node.args[0].id in self.known
                 and self.resolve(node.func) is builtins.isinstance):

@@ -157,10 +157,13 @@ class _Normalizer:
                 return
             self.emit(assign(target, self.atom(value, src, hint=base.id)), src)
         elif isinstance(target, (gast.Tuple, gast.List)):
-            if not all(isinstance(e, gast.Name) for e in target.elts):
+            if not all(isinstance(e, (gast.Name, gast.Subscript)) for e in target.elts):
                 from .errors import UnsupportedSyntaxError
-                raise UnsupportedSyntaxError("unpacking into subscripts or nested tuples",
+                raise UnsupportedSyntaxError("unpacking into nested tuples or starred names",
                                              self.location, src, "Unpack into names first")
+            if not all(isinstance(e, gast.Name) for e in target.elts):
+                self.unpack_into_subscripts(target, value, src)
+                return
             if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
                 # a, b = b, a: evaluate every element before binding any
                 temps = [self.atom(v, src, hint=t.id) for t, v in zip(target.elts, value.elts)]
@@ -170,6 +173,22 @@ class _Normalizer:
                 return
             target = gast.Tuple(elts=[store(e.id) for e in target.elts], ctx=gast.Store())
             self.emit(assign(target, self.simple(value, src, "values")), src)
+
+    def unpack_into_subscripts(self, target, value, src):
+        """x[i], x[j] = x[j], x[i]: as Python does, every value first, then
+        each target from left to right (a view among the values that a later
+        target writes into is refused by aliases.py, as any such write)."""
+        hints = [t.id if isinstance(t, gast.Name) else getattr(t.value, "id", "value")
+                 for t in target.elts]
+        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
+            temps = [self.atom(v, src, hint=h) for h, v in zip(hints, value.elts)]
+            temps = [self._own(t, src, h) for t, h in zip(temps, hints)]
+        else:
+            temps = [name(self.namer.fresh(h + "_new")) for h in hints]
+            unpacked = gast.Tuple(elts=[store(t.id) for t in temps], ctx=gast.Store())
+            self.emit(assign(unpacked, self.simple(value, src, "values")), src)
+        for t, v in zip(target.elts, temps):
+            self.assignment(t, v, src)
 
     def _own(self, atom, src, hint):
         """A temporary holding `atom` unless it is a constant."""

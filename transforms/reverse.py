@@ -18,6 +18,7 @@ from .parallel import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
 from .shape_classes import ShapeOnly, fixed_shapes, loads_beyond_shapes
+from .repeated_writes import last_writer_mask
 from .tapes import LoopFrame, Tapes, frame_for, names_written_in_place, placeholder, unparse
 from .templates import fold
 
@@ -458,6 +459,9 @@ class ReverseMode(Contributions):
         elif x in self.active and _is_increment(s):
             # x[i] += v: dx[i] is unchanged, and v receives it
             v, g = s.value.right, subscript(self.d(x), clone(target.slice))
+            mask = last_writer_mask(target, self.atom_kind, self.fn.location, s)
+            if mask is not None:
+                g = mask(g)
             if isinstance(s.value.op, gast.Sub):
                 g = gast.UnaryOp(op=gast.USub(), operand=g)
             if self.is_active_atom(v) and not getattr(s, "s2sad_constant", False):
@@ -471,8 +475,12 @@ class ReverseMode(Contributions):
                 g = dslot
                 slot = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
                 view = self.atom_kind(slot).is_array
+                mask = last_writer_mask(target, self.atom_kind, self.fn.location, s)
+                if mask is not None:  # y[[0, 0]] = v: v[0] is overwritten (numpy)
+                    g = mask(clone(dslot))
                 if view and self.atom_kind(value).is_scalar:
-                    g, view = call("np.sum", dslot), False
+                    g, view = call("np.sum", g), False
+                view = view and mask is None  # a masked cotangent is a new array
                 zero = clone(dslot)
                 zero.ctx = gast.Store()
                 if base_name(value) == x:

@@ -54,12 +54,15 @@ class Specialised:
         self.temporaries = self.namer.taken - before
         self.tree = tree
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
-        self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+        self.kinds = K.KindInference(program.call_kind(self.parsed),
+                                       self.parsed.namespace).run(tree, arg_kinds)
         if reduce_arrays(tree, self.kinds, self._resolve):  # sum(x): np.sum(x, axis=0)
-            self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+            self.kinds = K.KindInference(program.call_kind(self.parsed),
+                                           self.parsed.namespace).run(tree, arg_kinds)
         if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
             self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
-            self.kinds = K.KindInference(program.call_kind(self.parsed)).run(tree, arg_kinds)
+            self.kinds = K.KindInference(program.call_kind(self.parsed),
+                                       self.parsed.namespace).run(tree, arg_kinds)
         if budget is not None:  # loops whose variables a step cannot carry: recorded
             more = unliftable(tree, self.parsed, self.kinds, program)
             if more:

@@ -24,6 +24,7 @@ def max(g, ans, x, y):
     return g * (x >= y), g * (x < y)
 
 
+# sum(x) of a 1-d array adds its elements, as np.sum(x) (numba has no sum of a 2-d array);
 @adjoint(builtins.float, kind=lambda args, kws: K.FLOAT, linear=(0,))
 def float(g, ans, x):
     return g
@@ -51,4 +52,7 @@ def pow(g, ans, base, exp):
 
 nondifferentiable(builtins.int, builtins.len, builtins.round, kind=int_scalar)
 nondifferentiable(builtins.bool, kind=lambda args, kws: K.BOOL)
+# np.int64(x) (of an array: an array of ints, an index): piecewise constant, as int(x)
+nondifferentiable(np.int64, np.int32, np.intp,
+                  kind=lambda args, kws: K.array(args[0].ndim, "i") if args[0].is_array else K.INT)
 nondifferentiable(builtins.range, builtins.print, kind=lambda args, kws: K.UNKNOWN)

@@ -24,8 +24,10 @@ def var(g, ans, a, axis=None, ddof=0, keepdims=False):
 
 @adjoint(np.std, kind=reduction, diff_argnums=(0,), values=_STAT)
 def std(g, ans, a, axis=None, ddof=0, keepdims=False):
+    # where the deviation is 0 (one element, or all equal) the gradient is 0, as np.linalg.norm's
     n = reduced_count(a, axis)
-    return unreduce(g / ans, a, axis) * (a - keep_axes(sum_axis(a, axis) / n, a, axis)) / (n - ddof)
+    return (unreduce(g / (ans + (ans == 0)), a, axis)
+            * (a - keep_axes(sum_axis(a, axis) / n, a, axis)) / (n - ddof))
 
 
 @tangent(np.var)
@@ -37,7 +39,7 @@ def var_tangent(t, ans, a, axis=None, ddof=0, keepdims=False):
 @tangent(np.std)
 def std_tangent(t, ans, a, axis=None, ddof=0, keepdims=False):
     return sum_axis((a - keep_axes(sum_axis(a, axis) / reduced_count(a, axis), a, axis))
-                    * t, axis) / ((reduced_count(a, axis) - ddof) * ans)
+                    * t, axis) / ((reduced_count(a, axis) - ddof) * (ans + (ans == 0)))
 
 
 # ---- elementwise -------------------------------------------------------------------------

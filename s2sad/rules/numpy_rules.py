@@ -230,7 +230,10 @@ def where(g, ans, condition, x, y):
 @adjoint(np.clip, kind=lambda args, kws: K.broadcast(*args), elementwise=True,
          values={"a_min": NOT_NONE, "a_max": NOT_NONE})
 def clip(g, ans, a, a_min, a_max):
-    return g * ((a >= a_min) & (a <= a_max)), g * (a < a_min), g * (a > a_max)
+    # np.clip is np.minimum(np.maximum(a, a_min), a_max): where a_min > a_max, a_max wins
+    return (g * ((a >= a_min) & (np.maximum(a, a_min) <= a_max)),
+            g * ((a < a_min) & (a_min <= a_max)),
+            g * (np.maximum(a, a_min) > a_max))
 
 
 # ---- reductions --------------------------------------------------------------

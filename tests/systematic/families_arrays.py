@@ -345,6 +345,9 @@ def constant_cases():
         ("builtins.int", "x * int(3.0 * x)", {"x": ((), ANY)}, far),
         ("builtins.round", "x * round(3.0 * x)", {"x": ((), ANY)}, half),
         ("builtins.len", "x * len(x)", v, None),
+        ("builtins.sum", "x * sum(x * x)", v, None),
+        ("numpy.int64", "x * np.int64(3.0 * x)", {"x": ((), ANY)}, far),
+        ("numpy.int32", "x * np.int32(3.0 * x)", {"x": ((), ANY)}, far),
         ("builtins.bool", "x * float(bool(x > 0.0))", {"x": ((), steps)}, None),
         ("operator.floordiv", "x * (x // 0.5)", v, lambda x: bool(np.all(np.abs(np.mod(
             x, 0.5) - 0.25) < 0.2))),
