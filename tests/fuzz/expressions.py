@@ -203,7 +203,11 @@ class Expressions(Calls):
         ])
         if k == "tuple_argument":  # a tuple or list given to a helper (generator.PAIRS)
             self.use("tuple_argument")
-            pair = self.pick(["({}, {})", "[{}, {}]"]).format(E(), E())
+            # (one spelling per program: the reference twin follows a
+            # parameter that is sometimes a tuple, sometimes a list, as neither)
+            if not hasattr(self, "pair_form"):
+                self.pair_form = self.pick(["({}, {})", "[{}, {}]"])
+            pair = self.pair_form.format(E(), E())
             return f"{self.pick(['pair_product', 'pair_unpacked', 'pair_loop'])}({pair})"
         if k == "binop":
             return self.binop(E(), self.pick(['+', '-', '*', '*', '+']), E())

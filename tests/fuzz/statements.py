@@ -237,7 +237,7 @@ class Statements(Expressions):
             f"np.copyto({b.name}, {val})",
             f"np.multiply({par(val)}, {self.const(0.3, 0.9)}, out={b.name})",
             f"{b.name}.fill({scalar})",
-            f"update_add({b.name}, {val})",
+            f"update_add({b.name}, np.copy({val}))",  # (a copy: b itself may be the value)
             f"update_fill({b.name}, {scalar})",
             f"update_scale({b.name}, {par(scalar)} * 0.1 + 1.0)",
         ]))
