@@ -96,7 +96,8 @@ def with_generator_expression(x):
 
 
 def with_import(x):
-    import math as m
+    if x > 0.0:  # (an import among the first statements binds its names for good)
+        import math as m
     return m.sin(x)
 
 

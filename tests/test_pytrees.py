@@ -233,7 +233,7 @@ def helper(q):
 
 
 def passed_to_helper(p):
-    return helper(p) * 2.0
+    return helper(q=p) * 2.0  # (by position, a copy of helper takes p's leaves)
 
 
 def with_len(p):
@@ -296,7 +296,7 @@ def shadowed_in_comprehension(p):
 
 
 @pytest.mark.parametrize("fn, arg, construct", [
-    (passed_to_helper, {"a": 1.0}, "passed whole to helper()"),
+    (passed_to_helper, {"a": 1.0}, "passed whole as q="),
     (with_len, {"a": 1.0}, "len(p)"),
     (iterated, {"a": 1.0}, "a loop over a container argument with break"),
     (variable_key, {"a": 1.0}, "p[k] (a key that is not a constant)"),
