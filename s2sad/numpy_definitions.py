@@ -88,7 +88,8 @@ def multivariate_normal_logpdf(x, mean=None, cov=None, allow_singular=False):
 _DEFINITIONS = {np.average: average, np.nansum: nansum, np.nanmean: nanmean,
                 np.cumprod: cumprod, np.take: take, np.polyval: more.polyval,
                 np.interp: more.interp, np.select: more.select,
-                np.linalg.matrix_power: more.matrix_power}
+                np.linalg.matrix_power: more.matrix_power, np.vdot: more.vdot,
+                np.median: more.median}
 try:  # (bound methods of scipy's distribution objects compare equal across lookups)
     import scipy.stats as _stats
     _DEFINITIONS[_stats.norm.logpdf] = norm_logpdf
@@ -173,6 +174,11 @@ def _refuse_given(fn, given, allowed):
 _NOT_IMPLEMENTED = {
     np.interp: {"period": ((None,), "Leave out period (periodic interpolation is not "
                                      "implemented): wrap x into one period with np.mod")},
+    np.median: {"axis": ((None,), "Leave out axis (the median of the flattened array is "
+                                  "implemented): take the median of each slice in a loop"),
+                "out": ((None,), "Leave out out="),
+                "overwrite_input": ((False,), "Leave out overwrite_input"),
+                "keepdims": ((False,), "Leave out keepdims")},
 }
 
 

@@ -254,3 +254,19 @@ def svd_values(a, full_matrices=True, hermitian=False):
 def svd_reduced(a, full_matrices=False, hermitian=False):
     """np.linalg.svd(a, full_matrices=False): (U, s, Vh) with k = min(m, n) columns."""
     return reduced_svd(a)
+
+
+def vdot(a, b):
+    """np.vdot of real arrays: the sum of the products of the flattened
+    arrays (complex ones, which it conjugates, are refused upstream)."""
+    return np.sum(np.ravel(a) * np.ravel(b))
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """np.median of the flattened array: the middle of its sorted values, or
+    the mean of the two middle ones for an even count (the gradient goes
+    through the sort's permutation). Only the defaults of the other
+    parameters are implemented (numpy_definitions refuses the rest)."""
+    s = np.sort(np.ravel(a))
+    n = s.shape[0]
+    return 0.5 * (s[(n - 1) // 2] + s[n // 2])

@@ -395,3 +395,31 @@ def cov_one_row(m):
 def test_forms_numpy_shapes_differently_raise(fn, args, match):
     with pytest.raises(ValueError, match=match):
         s2sad.grad(fn, jit=False)(*args)
+
+
+# ---- np.median (of the flattened array) and np.vdot, through definitions -------------
+def _median_times(x):
+    return np.median(x) * x[0]
+
+
+def _median_of_matrix(x):
+    return np.median(x.reshape(2, 3) ** 2)
+
+
+def _vdots(x):
+    return np.vdot(x, x ** 2) + np.vdot(x.reshape(2, 3), np.cos(x).reshape(2, 3))
+
+
+@pytest.mark.parametrize("f, x", [
+    (_median_times, np.array([0.7, -1.3, 2.1, 0.4, 1.1])),   # odd: the middle value
+    (_median_times, np.array([0.7, -1.3, 2.1, 0.4])),        # even: the mean of two
+    (_median_of_matrix, np.array([0.7, -1.3, 2.1, 0.4, 1.5, -0.2])),
+    (_vdots, np.array([0.7, -1.3, 2.1, 0.4, 1.5, -0.2])),
+], ids=["median_odd", "median_even", "median_matrix", "vdot"])
+def test_median_and_vdot(f, x, jit):
+    check_grad(f, (x,), jit=jit)
+
+
+def test_median_along_an_axis_is_refused():
+    with pytest.raises(LookupError, match="axis"):
+        s2sad.grad(lambda x: np.sum(np.median(x, axis=0)), jit=False)(np.ones((2, 3)))

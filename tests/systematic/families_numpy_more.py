@@ -64,6 +64,13 @@ def statistics_cases():
     for form in ("", ", ddof=0", ", bias=True"):
         out.append(make("numpy.cov", f"cov/1d{form}", f"np.cov(x{form})", V))
     xy = {"x": ((2, 4), ANY), "y": ((4,), ANY)}
+    for shape in [(5,), (4,), (2, 3), (1,)]:  # odd and even counts, a matrix (flattened)
+        out.append(make("numpy.median", f"median/{rank_name(shape)}", "np.median(x)",
+                        {"x": (shape, ANY)}))
+    out.append(make("numpy.median", "median/method", "np.median(x, axis=None)", V))
+    for shape in [(4,), (2, 3)]:
+        out.append(make("numpy.vdot", f"vdot/{rank_name(shape)}", "np.vdot(x, y)",
+                        {"x": (shape, ANY), "y": (shape, ANY)}))
     out += [make("numpy.cov", "cov/y", "np.cov(x, y)", xy),
             make("numpy.cov", "cov/y_keyword", "np.cov(x, y=y, ddof=0)", xy),
             make("numpy.cov", "cov/y_rowvar", "np.cov(x, y, rowvar=False)",
@@ -216,6 +223,8 @@ def refusal_cases():
         ("numpy.cov", "fweights", "np.cov(x, fweights=np.ones(4, dtype=np.int64))", M),
         ("numpy.cov", "dtype", "np.cov(x, dtype=np.float32)", M),
         ("numpy.interp", "period", f"np.interp(x, {XP}, x, period=4.0)", V),
+        ("numpy.median", "axis", "np.median(x, axis=0)", M),
+        ("numpy.median", "keepdims", "np.median(x, keepdims=True)", M),
         ("numpy.max", "initial_where", "np.max(x, initial=0.0, where=x > 0)", M),
         ("numpy.amin", "initial_keepdims", "np.amin(x, axis=0, initial=0.0, keepdims=True)", M),
         ("numpy.max", "initial_out", "np.max(x, initial=0.0, out=np.empty(()))", M),
