@@ -498,3 +498,25 @@ def test_branch_dead_by_a_constant_behind_a_marker(jit):
     expected = np.zeros_like(A)
     expected[0, 2] = 2 * A[0, 2]  # min picks A[0, 2] ** 2 = 0.81 over x[2] = 1.1
     np.testing.assert_allclose(g, expected)
+
+
+def _element_of_a_row_in_a_branch(A):
+    s = 0.0
+    for i in range(4):
+        if i > 2:
+            s = A[-1][i] * 2.0
+    return s
+
+
+def _element_of_a_row_returned(A):
+    for i in range(4):
+        if i > 2:
+            return A[-1][i] * 2.0 - A[0][i]
+    return 0.0
+
+
+@pytest.mark.parametrize("f", [_element_of_a_row_in_a_branch, _element_of_a_row_returned])
+def test_element_of_a_view_added_to_in_a_loop(f, jit):
+    """dA[-1][i] += g in a loop was promoted to an accumulator of the view
+    dA[-1] that dropped [i]: the gradient went to the whole row (seed 23)."""
+    check_grad(f, (np.arange(8.0).reshape(2, 4) / 7.0,), jit=jit)

@@ -96,7 +96,8 @@ def _promote(loop, owned, namer):
             sites.setdefault(n.value.id, []).append(n)
     for s in walk_stmts(loop.body):
         if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
-                and isinstance(s.target, gast.Subscript) and base_name(s.target) in sites:
+                and isinstance(s.target, gast.Subscript) and base_name(s.target) in sites \
+                and isinstance(s.target.value, gast.Name):  # (not dA[-1][i]: an element of a view)
             updates.setdefault(base_name(s.target), []).append(s)
     mentions = {}  # array -> how often the loop names it at all
     for n in nodes:  # (nothing above changed the loop)
