@@ -74,6 +74,8 @@ def _runtime_source():
         text = inspect.getsource(importlib.import_module(f"{__package__}.{name}"))
         names = f"_{name.upper()}_ALL"
         text = text[text.index('"""', 3) + 3:].replace("__all__ = [", f"{names} = [", 1)
+        # a helper one runtime module takes from another is in the text already
+        text = re.sub(r"^from \.runtime\w* import .*\n", "", text, flags=re.M)
         # the re-export's bookkeeping (`__all__ = __all__ + _x.__all__`), without its imports
         extra = "\n".join(line for line in section.splitlines()[1:]
                           if line and not line.startswith(("from ", "import ")))

@@ -6,21 +6,10 @@ calls, so the eigenvectors' (singular vectors') signs are the primal's
 import numpy as np
 from numba.extending import register_jitable
 
+from .runtime_linalg import _eigen_gaps  # (one copy of the eigenvalue gaps)
+
 __all__ = ["eigh_lower_grad", "eigh_lower_tangent", "reduced_svd", "singular_values", "svd_grad", "svd_values_grad", "svd_tangent", "svd_values_tangent", "pinv_grad",
            "pinv_tangent"]
-
-
-@register_jitable
-def _eigen_gaps_of(w):
-    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (distinct
-    eigenvalues: equal ones give inf, where the derivative does not exist)."""
-    n = w.shape[0]
-    f = np.zeros((n, n))
-    for i in range(n):
-        for j in range(n):
-            if i != j:
-                f[i, j] = 1.0 / (w[j] - w[i])
-    return f
 
 
 @register_jitable
@@ -31,7 +20,7 @@ def eigh_lower_grad(gw, gv, a):
     into the lower triangle (an entry below the diagonal stands for two)."""
     w, v = np.linalg.eigh(a)
     n = w.shape[0]
-    inner = _eigen_gaps_of(w) * (v.T @ (np.zeros((n, n)) + gv))
+    inner = _eigen_gaps(w) * (v.T @ (np.zeros((n, n)) + gv))
     cw = np.zeros(n) + gw
     for i in range(n):
         inner[i, i] += cw[i]
@@ -59,7 +48,7 @@ def eigh_lower_tangent(t, a):
     dw = np.zeros(n)
     for i in range(n):
         dw[i] = p[i, i]
-    return dw, v @ (_eigen_gaps_of(w) * p)
+    return dw, v @ (_eigen_gaps(w) * p)
 
 
 @register_jitable
