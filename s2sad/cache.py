@@ -1,10 +1,13 @@
 """The on-disk cache of generated modules.
 
 A generated module's file name is a hash of its source text together with
-the versions of s2sad, its runtime helpers, numba and numpy. The source
-already spells out the function, its helpers, the argument kinds and the
-options, so equal keys mean equal code: any edit, to the function or a
-helper, gives a new file. Files are written atomically (temporary file +
+the code of s2sad itself (every module of the package, the compiler passes
+and runtime helpers included), and the versions of numba, numpy and Python.
+The source already spells out the function, its helpers, the argument kinds
+and the options, so equal keys mean equal code: any edit, to the function,
+a helper or s2sad, gives a new file. (numba's cache does not notice a change
+in a function the cached one calls; objects the generated module takes from
+s2sad, not from its own text, are such functions.) Files are written atomically (temporary file +
 rename), so concurrent processes never see a half-written module; numba's
 own cache (`cache=True`) sits in `__pycache__` beside them."""
 import hashlib
@@ -16,7 +19,6 @@ import numba
 import numpy
 
 from . import __version__
-from .export import _runtime_source
 
 
 def cache_dir():
@@ -27,13 +29,34 @@ def cache_dir():
     return path
 
 
-# runtime.py with every module it re-exports (runtime_shapes, runtime_forms), as exported
-_RUNTIME_HASH = hashlib.sha256(_runtime_source().encode()).hexdigest()[:12]
+def _package_roots():
+    """s2sad's directory and its compiler passes' (installed elsewhere in a
+    development checkout)."""
+    import s2sad.transforms
+    return [os.path.dirname(os.path.abspath(__file__))] + list(s2sad.transforms.__path__)
+
+
+def _package_hash(roots):
+    """A hash of every Python file under `roots`, in a fixed order."""
+    h = hashlib.sha256()
+    for root in dict.fromkeys(os.path.realpath(r) for r in roots):
+        files = []
+        for dirpath, dirnames, names in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", "transforms"))
+            files += [os.path.join(dirpath, n) for n in names if n.endswith(".py")]
+        for path in sorted(files):
+            h.update(os.path.relpath(path, root).encode())
+            with open(path, "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()[:12]
+
+
+_PACKAGE_HASH = _package_hash(_package_roots())
 
 
 def module_key(source, extra=""):
     h = hashlib.sha256()
-    for part in (source, extra, __version__, _RUNTIME_HASH, numba.__version__,
+    for part in (source, extra, __version__, _PACKAGE_HASH, numba.__version__,
                  numpy.__version__, sys.version):
         h.update(part.encode())
         h.update(b"\0")

@@ -236,13 +236,25 @@ def test_unwritable_cache_directory_compiles_in_memory(runs, name):
 
 def test_cache_key_covers_versions(monkeypatch):
     key = cache.module_key("source")
-    for attribute in ("__version__", "_RUNTIME_HASH"):
+    for attribute in ("__version__", "_PACKAGE_HASH"):
         with monkeypatch.context() as m:
             m.setattr(cache, attribute, "changed")
             assert cache.module_key("source") != key
     with monkeypatch.context() as m:
         m.setattr(cache.numba, "__version__", "0.0.1")
         assert cache.module_key("source") != key
+
+
+def test_cache_key_covers_the_compiler_code(tmp_path):
+    (tmp_path / "passes" / "stage").mkdir(parents=True)
+    module = tmp_path / "passes" / "stage" / "a_pass.py"
+    module.write_text("x = 1\n")
+    before = cache._package_hash([tmp_path / "passes"])
+    module.write_text("x = 2\n")  # an edit in a subfolder of the passes
+    assert cache._package_hash([tmp_path / "passes"]) != before
+    roots = cache._package_roots()
+    assert any(os.path.isdir(os.path.join(r, "frontend")) or
+               os.path.isfile(os.path.join(r, "program.py")) for r in roots)
 
 
 def test_a_foreign_or_damaged_file_is_replaced(tmp_path, monkeypatch):
