@@ -88,9 +88,14 @@ class ReverseMode(Contributions):
         taken = set(self.namer.taken)
         self.record_enabled = False
         self.bindings = binding_counts(self.tree.body)
-        shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1}
         # arrays of one shape throughout: reading only their shape reads no value
         self.fixed_shapes = fixed_shapes(self.tree, self.kinds, self.fn.resolve)
+        # an array bound once but in a loop may take another shape each time
+        shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1
+                      and (v in self.fixed_shapes or not self.kind(v).is_array)}
+        for loop, local in self.loop_locals.items():
+            self.loop_locals[loop] = {v for v in local if v in self.fixed_shapes
+                                      or not self.kind(v).is_array}
         shape_only = ShapeOnly(shape_only, self.fixed_shapes)
         self.loop_local_defs = {}
         self.shape_only = shape_only
