@@ -142,9 +142,9 @@ class _Normalizer:
                     self.emit(assign(tmp, value), src)
                     value = name(tmp)
             final = assign(target, value)
-            for flag in ("s2sad_return", "s2sad_inplace"):  # of this name only: aliases.py
+            for flag in ("s2sad_return", "s2sad_inplace", "s2sad_returned_by"):  # aliases.py
                 if getattr(src, flag, False):
-                    setattr(final, flag, True)
+                    setattr(final, flag, getattr(src, flag))
             self.emit(final, src)
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value, src) if not isinstance(target.value, gast.Name) else target.value

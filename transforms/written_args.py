@@ -27,6 +27,7 @@ import gast
 from .errors import UnsupportedSyntaxError
 from .names import fresh_name
 from .effects import respell_writes
+from .helper_results import returned_parameter, shared_parameters
 from .syntax import base_name, clone, walk
 
 _COUNT = itertools.count()
@@ -240,7 +241,8 @@ def _rewrite_statement(s, parsed, readable, taken, arrays):
         args=call.args, keywords=[]), call)
     new_call.s2sad_bound = True
     held = [fresh_name(n + "_written", taken) for n in names]
-    result = [s.targets[0]] if isinstance(s, gast.Assign) else [gast.Name(
+    same = _result_is_argument(fn, positions, call, s, parsed, readable)
+    result = [s.targets[0]] if isinstance(s, gast.Assign) and same is None else [gast.Name(
         id=fresh_name(fn.__name__ + "_result", taken), ctx=gast.Store(), annotation=None,
         type_comment=None)] if _WRAPPERS[_key(fn), positions][2] else []  # (a result nothing reads)
     targets = result + [
@@ -256,7 +258,33 @@ def _rewrite_statement(s, parsed, readable, taken, arrays):
         stmts.append(gast.copy_location(gast.Assign(
             targets=[slot], value=gast.Name(id=h, ctx=gast.Load(), annotation=None,
                                             type_comment=None), type_comment=None), s))
+    if same is not None:  # r = h(u) returning u: r is u, as in Python (aliases.py sees it)
+        alias = gast.copy_location(gast.Assign(
+            targets=[s.targets[0]], value=gast.Name(id=same, ctx=gast.Load(), annotation=None,
+                                                    type_comment=None), type_comment=None), s)
+        alias.s2sad_returned_by = fn.__name__
+        stmts.append(alias)
     return stmts
+
+
+def _result_is_argument(fn, positions, call, s, parsed, readable):
+    """For `r = fn(...)`: the caller's name of the written argument that
+    fn returns as such (`p += e; return p` returns the caller's array),
+    or None when its result shares no memory with a written argument.
+    A result that may be (a view of) a written argument otherwise is
+    refused: after the rewrite it would be a copy, and a later write
+    through it or through the argument would not be seen by the other."""
+    shared = set(shared_parameters(fn, readable)) & set(positions)
+    if not shared or not isinstance(s, gast.Assign):
+        return None  # (a call made for its effect: its result is not kept)
+    k = returned_parameter(fn)
+    if shared == {k} and isinstance(s.targets[0], gast.Name):
+        return call.args[k].id
+    raise UnsupportedSyntaxError(
+        f"a call of {fn.__name__}, which writes into an array it is given and returns that "
+        f"array, a view of it or a tuple holding it", parsed.location, call,
+        f"Return a copy from {fn.__name__}, or read the array you passed after the call "
+        f"instead of the result")
 
 
 def _writing_copy(fn, positions, location, call):
