@@ -236,8 +236,11 @@ ALLOWED = [both_names_read, write_after_last_read, result_rebound, copy_then_wri
            product_then_write, identity_read_only, row_read_only, bumped_in_loop]
 
 
-@pytest.mark.parametrize("jit", [False, True])
-@pytest.mark.parametrize("f", ALLOWED, ids=lambda f: f.__name__)
+CASES = [(f, False) for f in ALLOWED] + [(f, True) for f in (both_names_read, result_rebound,
+                                                            bumped_in_loop)]
+
+
+@pytest.mark.parametrize("f, jit", CASES, ids=lambda v: getattr(v, "__name__", str(v)))
 def test_returned_argument_read_through_both_names(f, jit):
     x = np.random.default_rng(1).uniform(0.2, 1.0, 4)
     check_grad(f, (x,), jit=jit)
