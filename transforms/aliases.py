@@ -31,31 +31,26 @@ def check_aliased_writes(tree, kinds, location, call_shares=None):
     helper's result may share memory with (helper_results.py)."""
     order = []  # (statement, enclosing loops), statements in source order
     _flatten(tree.body, (), order)
-    aliases = [(p, alias, source) for p, (s, _) in enumerate(order)
+    aliases = [(_after_write_backs(order, p), alias, source, s)
+               for p, (s, _) in enumerate(order)
                for alias, source in _second_names(s, kinds, call_shares)]
     if not aliases:
         return
     flow = _Flow(order)
     writes = [(q, name) for q, (s, _) in enumerate(order) for name in _written(s, kinds)]
     reads = [(r, _header_loads(s)) for r, (s, _) in enumerate(order)]
-    for p, alias, source in aliases:
+    for p, alias, source, made in aliases:
         for q, name in writes:
             if name not in (alias, source) or not flow.reaches(p, q, {alias, source}):
                 continue  # not while both names hold the memory
             other = source if name == alias else alias
             if not any(other in names and flow.reaches(q, r, {other}) for r, names in reads):
                 continue  # the other name is not read after the write
-            value = order[p][0].value
-            by = getattr(order[p][0], "s2sad_returned_by", None)
-            relation = f"is what {by}(...) returns, which is" if by \
-                else "is another name for" if isinstance(value, gast.Name) \
-                else "is a view of" if not _helper_call(value, call_shares) \
-                else f"is what {_callee_name(value)}(...) returns, which may be (a view of)"
             raise UnsupportedSyntaxError(
                 f"writing into an array through one of two names of its memory ('{alias}' "
-                f"{relation} '{source}'; line {location.line_of(order[q][0])} writes into "
+                f"{_relation(made, call_shares)} '{source}'; line {location.line_of(order[q][0])} writes into "
                 f"'{name}', and '{other}' is read after that)",
-                location, order[p][0],
+                location, made,
                 f"s2sad follows values by name, so the derivative would miss the write. "
                 f"Make a copy ({alias} = ....copy()) or index '{source}' directly")
 
@@ -135,6 +130,9 @@ def _second_names(s, kinds, call_shares):
     """(name, source) pairs: `s` makes name another name of (part of) the
     memory of source."""
     pairs = [(s.targets[0].id, source) for source in sorted(_aliased_sources(s, kinds))]
+    marked = getattr(s, "s2sad_result_shares", None)  # a writing helper's (written_args.py)
+    if marked and _is_array(marked[0], kinds):
+        pairs += [(marked[0], source) for source in marked[2] if _is_array(source, kinds)]
     if _helper_call(getattr(s, "value", None), call_shares) and len(s.targets) == 1 \
             and not getattr(s, "s2sad_return", False):
         # r = h(u), or a, b = h(u), with h returning u or a view of it
@@ -143,6 +141,32 @@ def _second_names(s, kinds, call_shares):
                   for source in sorted(call_shares(s.value)) if _is_array(source, kinds)
                   and source != t.id and (t.id, source) not in pairs]
     return pairs
+
+
+def _relation(made, call_shares):
+    """How the statement `made` makes a second name, for the message."""
+    by = getattr(made, "s2sad_returned_by", None)  # r = u, made of r = h(u) (written_args.py)
+    marked = getattr(made, "s2sad_result_shares", None)
+    if by or marked:
+        return f"is what {by or marked[1]}(...) returns, which " + (
+            "is" if by else "may be (a view of)")
+    if isinstance(made.value, gast.Name):
+        return "is another name for"
+    if _helper_call(made.value, call_shares):
+        return f"is what {_callee_name(made.value)}(...) returns, which may be (a view of)"
+    return "is a view of"
+
+
+def _after_write_backs(order, p):
+    """Where the second name `order[p]` makes takes effect: after the
+    write-backs of a writing helper's call (`u[:] = u_written`, written_args.py),
+    which in Python happen inside the call, before its result is bound."""
+    marked = getattr(order[p][0], "s2sad_result_shares", None)
+    while marked and p + 1 < len(order) and isinstance(order[p + 1][0], gast.Assign) \
+            and isinstance(order[p + 1][0].value, gast.Name) \
+            and order[p + 1][0].value.id in marked[3]:
+        p += 1
+    return p
 
 
 def _helper_call(value, call_shares):

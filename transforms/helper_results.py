@@ -122,6 +122,17 @@ def returned_parameter(fn):
     return params.index(names.pop())
 
 
+def returns_display(fn):
+    """Whether some `return` of `fn` returns a tuple or list display."""
+    from .source import parse_function
+    try:
+        tree = parse_function(fn).tree
+    except Exception:  # noqa: BLE001 - reported where the helper is differentiated
+        return False
+    return any(isinstance(n, gast.Return) and isinstance(n.value, (gast.Tuple, gast.List))
+               for n in walk(tree))
+
+
 def call_shares(parsed, readable):
     """A function: a call node of the function `parsed` -> the names among
     its arguments whose memory the call's result may share (empty for
