@@ -198,6 +198,24 @@ def element_loop_inner(x):
     return s
 
 
+def masked(x):
+    # a boolean array of the changing shape
+    s = 0.0
+    for i in range(len(x)):
+        t = x[:i + 1] * x[i]
+        m = t > 0.3
+        s = s * 0.5 + np.sum(np.where(m, t * t, t))
+    return s
+def indexed(x):
+    # an index array of the changing shape
+    s = 0.0
+    for i in range(len(x)):
+        idx = np.arange(i + 1)
+        t = x[idx] * x[i]
+        s = s * 0.5 + np.sum(t * t)
+    return s
+
+
 def _helper_slice(x, i):
     return x[:i + 1] * x[i]
 
@@ -255,7 +273,7 @@ PROGRAMS = [alternating_sum, read_before_definition, carried_from_before, growin
             reshape_per_iteration, nested_triangle, nested_carried, while_growing, while_break,
             read_after_loop, shape_by_branch, helper_result, fused_alternating, fused_nested,
             checkpointed_local, buf_written, vstack_growing, append_growing, shrinking_carried,
-            element_loop_inner]
+            element_loop_inner, masked, indexed]
 
 
 # compiled: a sample of the kinds (numba's compile time is most of the cost)
