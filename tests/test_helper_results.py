@@ -1,5 +1,5 @@
 """A helper's result that is the array it was given, or a view of it
-(transforms/helper_results.py): `p += e; return p` and `return p` give the
+(transforms/analysis/helper_results.py): `p += e; return p` and `return p` give the
 caller a second name of its own array, as `r = u` would. A write through
 one name while the other is read is refused (the derivative follows values
 by name and would miss it); reads through both names, copies and new

@@ -1,4 +1,4 @@
-"""Lean tapes (transforms/lean_tapes.py, definitions.loop_locals): a loop
+"""Lean tapes (transforms/reverse/lean_tapes.py, definitions.loop_locals): a loop
 records only the values its reverse sweep reads, the value a loop
 overwrites is saved once before it when only the code before the loop
 needs it, and a name reused by several loops is recorded per loop.
