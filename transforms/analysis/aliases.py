@@ -15,7 +15,7 @@ import gast
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..syntax import base_name, names_loaded
+from ..syntax import base_name, names_loaded, walk
 
 _VIEW_FUNCTIONS = {"reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
                    "asarray", "ascontiguousarray", "atleast_1d", "atleast_2d", "atleast_3d",
@@ -24,33 +24,33 @@ _VIEW_METHODS = {"reshape", "transpose", "ravel", "squeeze", "view", "swapaxes"}
 _VIEW_ATTRIBUTES = {"T", "real", "imag"}
 
 
-def check_aliased_writes(tree, kinds, location):
+def check_aliased_writes(tree, kinds, location, call_shares=None):
     """Raise UnsupportedSyntaxError if the function (`tree`, its variables'
     `kinds`) writes into an array through one name while another name of
-    the same memory is still read."""
+    the same memory is still read. `call_shares(call)`: the arguments a
+    helper's result may share memory with (helper_results.py)."""
     order = []  # (statement, enclosing loops), statements in source order
     _flatten(tree.body, (), order)
-    aliases = [(p, s.targets[0].id, source) for p, (s, _) in enumerate(order)
-               for source in sorted(_aliased_sources(s, kinds))]
+    aliases = [(_after_write_backs(order, p), alias, source, s)
+               for p, (s, _) in enumerate(order)
+               for alias, source in _second_names(s, kinds, call_shares)]
     if not aliases:
         return
     flow = _Flow(order)
     writes = [(q, name) for q, (s, _) in enumerate(order) for name in _written(s, kinds)]
     reads = [(r, _header_loads(s)) for r, (s, _) in enumerate(order)]
-    for p, alias, source in aliases:
+    for p, alias, source, made in aliases:
         for q, name in writes:
             if name not in (alias, source) or not flow.reaches(p, q, {alias, source}):
                 continue  # not while both names hold the memory
             other = source if name == alias else alias
             if not any(other in names and flow.reaches(q, r, {other}) for r, names in reads):
                 continue  # the other name is not read after the write
-            relation = "is another name for" if isinstance(order[p][0].value, gast.Name) \
-                else "is a view of"
             raise UnsupportedSyntaxError(
                 f"writing into an array through one of two names of its memory ('{alias}' "
-                f"{relation} '{source}'; line {location.line_of(order[q][0])} writes into "
+                f"{_relation(made, call_shares)} '{source}'; line {location.line_of(order[q][0])} writes into "
                 f"'{name}', and '{other}' is read after that)",
-                location, order[p][0],
+                location, made,
                 f"s2sad follows values by name, so the derivative would miss the write. "
                 f"Make a copy ({alias} = ....copy()) or index '{source}' directly")
 
@@ -124,6 +124,59 @@ def _header_loads(s):
 def _is_array(name, kinds):
     kind = kinds.get(name)
     return kind is None or not kind.is_scalar
+
+
+def _second_names(s, kinds, call_shares):
+    """(name, source) pairs: `s` makes name another name of (part of) the
+    memory of source."""
+    pairs = [(s.targets[0].id, source) for source in sorted(_aliased_sources(s, kinds))]
+    marked = getattr(s, "s2sad_result_shares", None)  # a writing helper's (written_args.py)
+    if marked and _is_array(marked[0], kinds):
+        pairs += [(marked[0], source) for source in marked[2] if _is_array(source, kinds)]
+    if _helper_call(getattr(s, "value", None), call_shares) and len(s.targets) == 1 \
+            and not getattr(s, "s2sad_return", False):
+        # r = h(u), or a, b = h(u), with h returning u or a view of it
+        targets = [t for t in walk(s.targets[0]) if isinstance(t, gast.Name)]
+        pairs += [(t.id, source) for t in targets if _is_array(t.id, kinds)
+                  for source in sorted(call_shares(s.value)) if _is_array(source, kinds)
+                  and source != t.id and (t.id, source) not in pairs]
+    return pairs
+
+
+def _relation(made, call_shares):
+    """How the statement `made` makes a second name, for the message."""
+    by = getattr(made, "s2sad_returned_by", None)  # r = u, made of r = h(u) (written_args.py)
+    marked = getattr(made, "s2sad_result_shares", None)
+    if by or marked:
+        return f"is what {by or marked[1]}(...) returns, which " + (
+            "is" if by else "may be (a view of)")
+    if isinstance(made.value, gast.Name):
+        return "is another name for"
+    if _helper_call(made.value, call_shares):
+        return f"is what {_callee_name(made.value)}(...) returns, which may be (a view of)"
+    return "is a view of"
+
+
+def _after_write_backs(order, p):
+    """Where the second name `order[p]` makes takes effect: after the
+    write-backs of a writing helper's call (`u[:] = u_written`, written_args.py),
+    which in Python happen inside the call, before its result is bound."""
+    marked = getattr(order[p][0], "s2sad_result_shares", None)
+    while marked and p + 1 < len(order) and isinstance(order[p + 1][0], gast.Assign) \
+            and isinstance(order[p + 1][0].value, gast.Name) \
+            and order[p + 1][0].value.id in marked[3]:
+        p += 1
+    return p
+
+
+def _helper_call(value, call_shares):
+    return call_shares is not None and isinstance(value, gast.Call) \
+        and bool(call_shares(value))
+
+
+def _callee_name(call):
+    f = call.func
+    return f.id if isinstance(f, gast.Name) else getattr(f, "attr", "the helper")
 
 
 def _aliased_sources(s, kinds):

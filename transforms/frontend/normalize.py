@@ -142,9 +142,9 @@ class _Normalizer:
                     self.emit(assign(tmp, value), src)
                     value = name(tmp)
             final = assign(target, value)
-            for flag in ("s2sad_return", "s2sad_inplace"):  # of this name only: aliases.py
+            for flag in ("s2sad_return", "s2sad_inplace", "s2sad_returned_by"):  # aliases.py
                 if getattr(src, flag, False):
-                    setattr(final, flag, True)
+                    setattr(final, flag, getattr(src, flag))
             self.emit(final, src)
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value, src) if not isinstance(target.value, gast.Name) else target.value
@@ -172,7 +172,10 @@ class _Normalizer:
                     self.emit(assign(store(t.id), v), src)
                 return
             target = gast.Tuple(elts=[store(e.id) for e in target.elts], ctx=gast.Store())
-            self.emit(assign(target, self.simple(value, src, "values")), src)
+            final = assign(target, self.simple(value, src, "values"))
+            if getattr(src, "s2sad_result_shares", None):  # (written_args.py, for aliases.py)
+                final.s2sad_result_shares = src.s2sad_result_shares
+            self.emit(final, src)
 
     def unpack_into_subscripts(self, target, value, src):
         """x[i], x[j] = x[j], x[i]: as Python does, every value first, then

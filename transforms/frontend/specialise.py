@@ -12,6 +12,7 @@ from ..reverse.checkpoint_loops import lift_loops, unliftable
 from .containers import lower_containers
 from .desugar import desugar
 from .effects import check_effects, respell_writes, whole_slices
+from ..analysis.helper_results import call_shares
 from .flatten_args import parse_function  # container arguments flattened to their leaves
 from ..names import Namer
 from .none_tests import fold_none_tests
@@ -73,7 +74,8 @@ class Specialised:
         if more:  # h(u) with h doing `p += e` on an array: a write into u
             self.__init__(fn, arg_kinds, program, loops, stopped, skip, arrays | more)
             return
-        check_aliased_writes(tree, self.kinds, self.parsed.location)
+        check_aliased_writes(tree, self.kinds, self.parsed.location,
+                             call_shares(self.parsed, readable_function))
         check_effects(tree, self.kinds, self.parsed, readable_function)
         whole_slices(tree, self.kinds)
         if any(getattr(n, "s2sad_parallel", False) for n in walk(tree)):

@@ -27,6 +27,7 @@ import gast
 from ..errors import UnsupportedSyntaxError
 from ..names import fresh_name
 from .effects import respell_writes
+from ..analysis.helper_results import returned_parameter, returns_display, shared_parameters
 from ..syntax import base_name, clone, walk
 
 _COUNT = itertools.count()
@@ -240,7 +241,8 @@ def _rewrite_statement(s, parsed, readable, taken, arrays):
         args=call.args, keywords=[]), call)
     new_call.s2sad_bound = True
     held = [fresh_name(n + "_written", taken) for n in names]
-    result = [s.targets[0]] if isinstance(s, gast.Assign) else [gast.Name(
+    same, shares = _result_sharing(fn, positions, call, s, parsed, readable)
+    result = [s.targets[0]] if isinstance(s, gast.Assign) and same is None else [gast.Name(
         id=fresh_name(fn.__name__ + "_result", taken), ctx=gast.Store(), annotation=None,
         type_comment=None)] if _WRAPPERS[_key(fn), positions][2] else []  # (a result nothing reads)
     targets = result + [
@@ -248,6 +250,8 @@ def _rewrite_statement(s, parsed, readable, taken, arrays):
     target = targets[0] if len(targets) == 1 else gast.Tuple(elts=targets, ctx=gast.Store())
     stmts = hoisted + [gast.copy_location(gast.Assign(targets=[target], value=new_call,
                                                       type_comment=None), s)]
+    if shares:  # its result may be a view of what it wrote: a second name (aliases.py)
+        stmts[-1].s2sad_result_shares = (result[0].id, fn.__name__, shares, tuple(held))
     for n, h in zip(names, held):  # written back: the caller's array keeps its identity
         slot = gast.Subscript(value=gast.Name(id=n, ctx=gast.Load(), annotation=None,
                                               type_comment=None),
@@ -256,7 +260,37 @@ def _rewrite_statement(s, parsed, readable, taken, arrays):
         stmts.append(gast.copy_location(gast.Assign(
             targets=[slot], value=gast.Name(id=h, ctx=gast.Load(), annotation=None,
                                             type_comment=None), type_comment=None), s))
+    if same is not None:  # r = h(u) returning u: r is u, as in Python (aliases.py sees it)
+        alias = gast.copy_location(gast.Assign(
+            targets=[s.targets[0]], value=gast.Name(id=same, ctx=gast.Load(), annotation=None,
+                                                    type_comment=None), type_comment=None), s)
+        alias.s2sad_returned_by = fn.__name__
+        stmts.append(alias)
     return stmts
+
+
+def _result_sharing(fn, positions, call, s, parsed, readable):
+    """For `r = fn(...)`: (the caller's name of the written argument fn
+    returns as such, or None; the names of the written arguments its result
+    may otherwise share memory with). `p += e; return p` returns the
+    caller's array: r is that array. A result that may be a view of a
+    written argument (`return p[1:]`, or `p[1]` of a matrix) is a second
+    name of it; after the rewrite it is a copy, so aliases.py refuses a
+    write through either name while the other is read. A tuple holding
+    such a result is refused here."""
+    shared = set(shared_parameters(fn, readable)) & set(positions)
+    if not shared or not isinstance(s, gast.Assign):
+        return None, ()  # (a call made for its effect: its result is not kept)
+    k = returned_parameter(fn)
+    if shared == {k} and isinstance(s.targets[0], gast.Name):
+        return call.args[k].id, ()
+    if returns_display(fn) or not isinstance(s.targets[0], gast.Name):
+        raise UnsupportedSyntaxError(
+            f"a call of {fn.__name__}, which writes into an array it is given and returns a "
+            f"tuple holding that array or a view of it", parsed.location, call,
+            f"Return a copy from {fn.__name__}, or read the array you passed after the call "
+            f"instead of the result")
+    return None, tuple(sorted(call.args[p].id for p in shared))
 
 
 def _writing_copy(fn, positions, location, call):

@@ -91,8 +91,19 @@ def _schedule_cases(loop, step, state_kinds, indent):
         "    for i in range(revolve_from(schedule), revolve_to(schedule)):",
         f"        {S} = {step}({args}, start + i * stride)",
         "elif action == TAKESHOT:",
-    ] + [f"    {v}_snapshots[revolve_slot(schedule)] = {v}" for v in loop.state]
+    ]
+    for v, k in zip(loop.state, state_kinds):
+        if k.is_array:  # a snapshot slot has the shape the state had on entry
+            lines += [f"    if {v}.shape != {v}_snapshots.shape[1:]:",
+                      f"        raise ValueError({_shape_message(loop, v)!r})"]
+        lines.append(f"    {v}_snapshots[revolve_slot(schedule)] = {v}")
     return [pad + ln for ln in lines]
+
+
+def _shape_message(loop, v):
+    return (f"s2sad: '{v}' changes shape between iterations of the checkpointed loop at "
+            f"{loop.where()}, and a snapshot keeps the shape it had when the loop started; "
+            f"leave that loop unmarked and without memory= (it is then recorded)")
 
 
 def _forward_source(fname, loop, step, state_kinds):

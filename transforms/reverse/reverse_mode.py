@@ -90,9 +90,20 @@ class ReverseMode(Contributions):
         taken = set(self.namer.taken)
         self.record_enabled = False
         self.bindings = binding_counts(self.tree.body)
-        shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1}
         # arrays of one shape throughout: reading only their shape reads no value
         self.fixed_shapes = fixed_shapes(self.tree, self.kinds, self.fn.resolve)
+        # An array bound once but in a loop may take another shape each time.
+        # An adjoint is zeroed after its value's definition, with the shape
+        # of the value the name holds there: a loop-local restored at the top
+        # of its reverse iteration would give the next (earlier) iteration's
+        # adjoint this one's shape. So a loop-local that may change shape is
+        # recorded as a carried value instead: its old value is restored
+        # right after its adjoint, and the zero takes that value's shape.
+        shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1
+                      and (v in self.fixed_shapes or not self.kind(v).is_array)}
+        for loop, local in self.loop_locals.items():
+            self.loop_locals[loop] = {v for v in local if v in self.fixed_shapes
+                                      or not self.kind(v).is_array}
         shape_only = ShapeOnly(shape_only, self.fixed_shapes)
         self.loop_local_defs = {}
         self.shape_only = shape_only
