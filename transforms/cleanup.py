@@ -296,7 +296,10 @@ def _refuse_block(stmts, fusable):
             var, reads = s.targets[0].id, names_loaded(s.value)
             for j in range(i + 1, len(stmts)):
                 nxt = stmts[j]
-                if var in names_loaded(nxt):
+                if isinstance(nxt, gast.For):
+                    break  # (_substitute_in goes into simple statements and tests only)
+                if var in names_loaded(nxt.test if isinstance(nxt, (gast.If, gast.While))
+                                       else nxt):
                     if _substitute_in(nxt, var, s.value):
                         del stmts[i]
                         i -= 1

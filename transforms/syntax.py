@@ -61,41 +61,86 @@ def binop(left, op, right):
 def clone(node):
     """A deep copy of a node (or list of nodes), its s2sad_* marks included.
     Faster than copy.deepcopy, which the compiler calls thousands of times."""
-    if node.__class__ is list:
+    cls = node.__class__
+    if cls is list:
         return [clone(n) for n in node]
-    if not isinstance(node, gast.AST) or isinstance(node, _LEAVES):
+    shared = _SHARED.get(cls)
+    if shared is None:
+        shared = _shared(cls)
+    if shared:
         return node  # str, number, None; contexts and operators: never changed, shared
-    new = node.__class__.__new__(node.__class__)
+    new = cls.__new__(cls)
     fields = new.__dict__
+    get = _SHARED.get
     for k, v in node.__dict__.items():
-        fields[k] = clone(v) if v.__class__ is list or isinstance(v, gast.AST) else v
+        c = v.__class__
+        if c is list:
+            fields[k] = [clone(n) for n in v]
+            continue
+        shared = get(c)
+        if shared is None:
+            shared = _shared(c)
+        fields[k] = v if shared else clone(v)
     return new
+
+
+def _shared(cls):
+    """Whether clone() shares values of this class instead of copying them
+    (anything but a node, and the nodes that are never changed)."""
+    _SHARED[cls] = shared = not issubclass(cls, gast.AST) or issubclass(cls, _LEAVES)
+    return shared
+
+
+_SHARED = {list: False}  # class -> shared by clone (looked up once per class)
 
 
 def walk(root):
     """Every node under `root`, itself included, in gast.walk's order
     (breadth first) but without contexts and operators (read them from
     their node: `n.ctx`, `n.op`); several times faster than gast.walk."""
-    # (children() inlined: the passes walk tens of thousands of nodes per
-    # derivative, and a call per node was a tenth of generating W3)
     todo = [root]
-    get = _CHILD_FIELDS.get
+    get = _PUSHERS.get
     for node in todo:  # appending while iterating: a breadth-first queue
-        fields = get(node.__class__)
-        if fields is None:
-            fields = _child_fields(node.__class__)
-        for field in fields:
-            child = getattr(node, field, None)
-            if child is None:
-                continue
-            if child.__class__ is list:  # of nodes; None for a missing one (`{**d}`'s key)
-                if None in child:
-                    todo.extend(c for c in child if c is not None)
-                else:
-                    todo += child
-            elif isinstance(child, gast.AST):
-                todo.append(child)
+        push = get(node.__class__)
+        if push is None:
+            push = _pusher(node.__class__)
+        push(node, todo)
     return todo
+
+
+# The passes walk tens of thousands of nodes per derivative (most of
+# generating W3's source): a function per node class appends a node's
+# children to a list, reading its child fields as plain attributes (a
+# field a node lacks reads as None), which is several times faster than a
+# loop over the field names with getattr.
+_PUSHERS = {}
+
+
+def _pusher(cls):
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _child_fields(cls)
+    lines = ["def push_children(node, todo):"]
+    for field in fields:
+        lines += [
+            "    try:",
+            f"        child = node.{field}",
+            "    except AttributeError:",
+            "        child = None",
+            "    if child is not None:",
+            "        if child.__class__ is list:  # of nodes; None for a missing one ({**d}'s key)",
+            "            if None in child:",
+            "                todo.extend(c for c in child if c is not None)",
+            "            else:",
+            "                todo += child",
+            "        elif isinstance(child, node_class):",
+            "            todo.append(child)"]
+    if not fields:
+        lines.append("    pass")
+    namespace = {"node_class": gast.AST}
+    exec(compile("\n".join(lines), f"<children of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    _PUSHERS[cls] = push = namespace["push_children"]
+    return push
 
 
 def children(node):
@@ -168,26 +213,22 @@ def names_loaded(node):
     """Names read anywhere in `node` (a node or a list of nodes)."""
     # a depth-first walk that keeps only the names: the passes call this
     # thousands of times per derivative
-    # (children() inlined: a call per node costs ~5% of generating W3)
     todo = list(node) if node.__class__ is list else [node]
     out = set()
+    get, pop = _PUSHERS.get, todo.pop
+    name_class, load_class = gast.Name, gast.Load
     while todo:
-        n = todo.pop()
-        if n.__class__ is gast.Name:
-            if n.ctx.__class__ is gast.Load:
+        n = pop()
+        cls = n.__class__
+        if cls is name_class:
+            if n.ctx.__class__ is load_class:
                 out.add(n.id)
             if n.annotation is None:
                 continue
-        fields = _CHILD_FIELDS.get(n.__class__)
-        for field in fields if fields is not None else _child_fields(n.__class__):
-            child = getattr(n, field, None)
-            if child.__class__ is list:
-                if None in child:
-                    todo.extend(c for c in child if c is not None)
-                else:
-                    todo += child
-            elif isinstance(child, gast.AST):
-                todo.append(child)
+        push = get(cls)
+        if push is None:
+            push = _pusher(cls)
+        push(n, todo)
     return out
 
 
