@@ -12,17 +12,29 @@ __all__ = [
 ]
 
 
+# The builders below fill a node's fields directly (gast's constructor is a
+# Python call per node, and the passes build thousands); contexts are shared,
+# as ast.parse shares them.
 def name(id_, ctx=None):
-    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None,
-                     type_comment=None)
+    node = _NAME.__new__(_NAME)
+    fields = node.__dict__
+    fields["id"] = id_
+    fields["ctx"] = ctx or _LOAD
+    fields["annotation"] = None
+    fields["type_comment"] = None
+    return node
 
 
 def store(id_):
-    return name(id_, gast.Store())
+    return name(id_, _STORE)
 
 
 def const(value):
-    return gast.Constant(value=value, kind=None)
+    node = _CONSTANT.__new__(_CONSTANT)
+    fields = node.__dict__
+    fields["value"] = value
+    fields["kind"] = None
+    return node
 
 
 def assign(target, value, src=None):
@@ -98,6 +110,8 @@ def walk(root):
     """Every node under `root`, itself included, in gast.walk's order
     (breadth first) but without contexts and operators (read them from
     their node: `n.ctx`, `n.op`); several times faster than gast.walk."""
+    if root.__class__ is _NAME and getattr(root, "annotation", None) is None:
+        return [root]  # (a third of the calls: targets, operands)
     todo = [root]
     get = _PUSHERS.get
     for node in todo:  # appending while iterating: a breadth-first queue
@@ -114,6 +128,8 @@ def walk(root):
 # field a node lacks reads as None), which is several times faster than a
 # loop over the field names with getattr.
 _PUSHERS = {}
+_NAME, _CONSTANT = gast.Name, gast.Constant
+_LOAD, _STORE = gast.Load(), gast.Store()
 
 
 def _pusher(cls):
@@ -213,7 +229,12 @@ def names_loaded(node):
     """Names read anywhere in `node` (a node or a list of nodes)."""
     # a depth-first walk that keeps only the names: the passes call this
     # thousands of times per derivative
-    todo = list(node) if node.__class__ is list else [node]
+    cls = node.__class__
+    if cls is _CONSTANT:
+        return set()
+    if cls is _NAME and getattr(node, "annotation", None) is None:
+        return {node.id} if node.ctx.__class__ is gast.Load else set()
+    todo = list(node) if cls is list else [node]
     out = set()
     get, pop = _PUSHERS.get, todo.pop
     name_class, load_class = gast.Name, gast.Load
