@@ -76,34 +76,52 @@ def clone(node):
     cls = node.__class__
     if cls is list:
         return [clone(n) for n in node]
-    shared = _SHARED.get(cls)
-    if shared is None:
-        shared = _shared(cls)
-    if shared:
-        return node  # str, number, None; contexts and operators: never changed, shared
-    new = cls.__new__(cls)
-    fields = new.__dict__
-    get = _SHARED.get
-    for k, v in node.__dict__.items():
-        c = v.__class__
-        if c is list:
-            fields[k] = [clone(n) for n in v]
-            continue
-        shared = get(c)
-        if shared is None:
-            shared = _shared(c)
-        fields[k] = v if shared else clone(v)
-    return new
+    copy = _CLONERS.get(cls)
+    if copy is None:
+        copy = _cloner(cls)
+    return copy(node)
 
 
-def _shared(cls):
-    """Whether clone() shares values of this class instead of copying them
-    (anything but a node, and the nodes that are never changed)."""
-    _SHARED[cls] = shared = not issubclass(cls, gast.AST) or issubclass(cls, _LEAVES)
-    return shared
+# A function per node class copies a node: its attributes at once, then a
+# copy of each field that holds nodes or a list, and of each mark (s2sad_*)
+# that does; strings, numbers, None, contexts and operators are shared
+# (never changed). A loop over every attribute was a tenth of generating W3.
+_CLONERS = {}
 
 
-_SHARED = {list: False}  # class -> shared by clone (looked up once per class)
+def _cloner(cls):
+    if not issubclass(cls, gast.AST) or issubclass(cls, _LEAVES):
+        _CLONERS[cls] = _shared
+        return _shared
+    nodes = _CHILD_FIELDS.get(cls)
+    if nodes is None:
+        nodes = _child_fields(cls)
+    lines = ["def clone_node(node):",
+             "    new = new_node(cls)",
+             "    fields = new.__dict__",
+             "    fields.update(node.__dict__)"]
+    for field in cls._fields:
+        lines += [f"    value = fields.get({field!r})",
+                  "    if value.__class__ is list:",
+                  f"        fields[{field!r}] = [clone(v) for v in value]"]
+        if field in nodes:
+            lines += ["    elif value is not None:",
+                      f"        fields[{field!r}] = clone(value)"]
+    lines += ["    marks = fields.keys() - standard",
+              "    for key in marks:",
+              "        value = fields[key]",
+              "        fields[key] = [clone(v) for v in value] if value.__class__ is list \\",
+              "            else clone(value)",
+              "    return new"]
+    namespace = {"new_node": cls.__new__, "cls": cls, "clone": clone,
+                 "standard": frozenset(cls._fields) | frozenset(getattr(cls, "_attributes", ()))}
+    exec(compile("\n".join(lines), f"<clone of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    _CLONERS[cls] = copy = namespace["clone_node"]
+    return copy
+
+
+def _shared(node):
+    return node
 
 
 def walk(root):
@@ -162,21 +180,11 @@ def _pusher(cls):
 def children(node):
     """The nodes directly under `node`, in field order (no contexts or
     operators)."""
-    fields = _CHILD_FIELDS.get(node.__class__)
-    if fields is None:
-        fields = _child_fields(node.__class__)
     out = []
-    for field in fields:
-        child = getattr(node, field, None)
-        if child is None:
-            continue
-        if child.__class__ is list:  # of nodes; None for a missing one (`{**d}`'s key)
-            if None in child:
-                out.extend(c for c in child if c is not None)
-            else:
-                out += child
-        elif isinstance(child, gast.AST):
-            out.append(child)
+    push = _PUSHERS.get(node.__class__)
+    if push is None:
+        push = _pusher(node.__class__)
+    push(node, out)
     return out
 
 
@@ -257,14 +265,37 @@ def rewrite(node, fn):
     """Replace every node under `node` bottom-up by `fn(node)` (which returns
     the node itself, or its replacement, which is not revisited); a light
     gast.NodeTransformer for the compiler's hot paths."""
-    fields = _CHILD_FIELDS.get(node.__class__)
-    for field in fields if fields is not None else _child_fields(node.__class__):
-        child = getattr(node, field, None)
-        if isinstance(child, list):
-            child[:] = [rewrite(c, fn) if isinstance(c, gast.AST) else c for c in child]
-        elif isinstance(child, gast.AST):
-            setattr(node, field, rewrite(child, fn))
+    rewrite_children = _REWRITERS.get(node.__class__)
+    if rewrite_children is None:
+        rewrite_children = _children_rewriter(node.__class__)
+    rewrite_children(node, fn)
     return fn(node)
+
+
+_REWRITERS = {}  # (a function per node class, as _pusher's)
+
+
+def _children_rewriter(cls):
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _child_fields(cls)
+    lines = ["def rewrite_children(node, fn):"]
+    for field in fields:
+        lines += [
+            "    try:",
+            f"        child = node.{field}",
+            "    except AttributeError:",
+            "        child = None",
+            "    if isinstance(child, list):",
+            "        child[:] = [rewrite(c, fn) if isinstance(c, node_class) else c for c in child]",
+            "    elif isinstance(child, node_class):",
+            f"        node.{field} = rewrite(child, fn)"]
+    if not fields:
+        lines.append("    pass")
+    namespace = {"node_class": gast.AST, "rewrite": rewrite}
+    exec(compile("\n".join(lines), f"<rewrite children of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    _REWRITERS[cls] = rewrite_children = namespace["rewrite_children"]
+    return rewrite_children
 
 
 class Transformer(gast.NodeTransformer):
@@ -291,28 +322,50 @@ class Transformer(gast.NodeTransformer):
         return self.generic_visit(node) if method is None else method(self, node)
 
     def generic_visit(self, node):
-        fields = _CHILD_FIELDS.get(node.__class__)
-        for field in fields if fields is not None else _child_fields(node.__class__):
-            old = getattr(node, field, None)
-            if old.__class__ is list:
-                new_values = []
-                for value in old:
-                    if isinstance(value, gast.AST):
-                        value = self.visit(value)
-                        if value is None:
-                            continue
-                        if not isinstance(value, gast.AST):
-                            new_values.extend(value)
-                            continue
-                    new_values.append(value)
-                old[:] = new_values
-            elif isinstance(old, gast.AST):
-                new_node = self.visit(old)
-                if new_node is None:
-                    delattr(node, field)
-                else:
-                    setattr(node, field, new_node)
-        return node
+        visit_children = _VISITORS.get(node.__class__)
+        if visit_children is None:
+            visit_children = _children_visitor(node.__class__)
+        return visit_children(self, node)
+
+
+# generic_visit's work, as a function per node class (as _pusher's)
+_VISITORS = {}
+
+
+def _children_visitor(cls):
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _child_fields(cls)
+    lines = ["def visit_children(visitor, node):"]
+    for field in fields:
+        lines += [
+            "    try:",
+            f"        old = node.{field}",
+            "    except AttributeError:",
+            "        old = None",
+            "    if old.__class__ is list:",
+            "        new_values = []",
+            "        for value in old:",
+            "            if isinstance(value, node_class):",
+            "                value = visitor.visit(value)",
+            "                if value is None:",
+            "                    continue",
+            "                if not isinstance(value, node_class):",
+            "                    new_values.extend(value)",
+            "                    continue",
+            "            new_values.append(value)",
+            "        old[:] = new_values",
+            "    elif isinstance(old, node_class):",
+            "        new_node = visitor.visit(old)",
+            "        if new_node is None:",
+            f"            delattr(node, {field!r})",
+            "        else:",
+            f"            node.{field} = new_node"]
+    lines.append("    return node")
+    namespace = {"node_class": gast.AST}
+    exec(compile("\n".join(lines), f"<visit children of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    _VISITORS[cls] = visit_children = namespace["visit_children"]
+    return visit_children
 
 
 _CHILD_FIELDS = {}
