@@ -1,0 +1,357 @@
+"""What kind of value each variable holds: a float, an int, a bool, an array
+of some ndim and dtype, or a tuple. The derivative is generated for the kinds
+of the arguments it is called with (as numba specialises on types), which is
+what lets it initialise `dx = 0.0` rather than `np.zeros_like(x)`, preallocate
+typed tapes and skip broadcasting reductions between scalars."""
+from dataclasses import dataclass, field, replace
+
+import gast
+import numpy as np
+
+from ..syntax import walk
+
+
+@dataclass(frozen=True)
+class Kind:
+    tag: str            # float int bool complex array tuple none unknown
+    ndim: int = 0
+    dtype: str = "f"    # arrays: f (float), i (int), b (bool), c (complex)
+    items: tuple = ()
+    # an int literal written in the call being typed (`np.split(x, 2)`):
+    # kind functions may read it; it never reaches a variable, and kinds
+    # compare without it
+    value: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_array(self):
+        return self.tag == "array"
+
+    @property
+    def is_scalar(self):
+        return self.tag in ("float", "int", "bool", "complex")
+
+    @property
+    def known(self):
+        return self.tag != "unknown"
+
+    @property
+    def differentiable(self):
+        """Can carry a gradient: float scalars and float arrays (or unknown)."""
+        if self.tag in ("tuple", "list"):
+            return any(k.differentiable for k in self.items)
+        return self.tag in ("float", "unknown", "complex") or (self.is_array and self.dtype in "fc")
+
+    @property
+    def scalar_dtype(self):
+        return {"float": "f", "int": "i", "bool": "b", "complex": "c"}.get(self.tag, self.dtype)
+
+    def __str__(self):
+        if self.is_array:
+            return f"array{self.ndim}d[{self.dtype}]"
+        if self.tag == "tuple":
+            return "(" + ", ".join(map(str, self.items)) + ")"
+        return self.tag
+
+
+FLOAT, INT, BOOL, COMPLEX = Kind("float"), Kind("int"), Kind("bool"), Kind("complex")
+NONE, UNKNOWN = Kind("none"), Kind("unknown")
+# The kind of a recursive call while its function is still being typed:
+# it joins away (the other return paths give the kind).
+BOTTOM = Kind("bottom")
+
+
+def array(ndim, dtype="f"):
+    return Kind("array", ndim=ndim, dtype=dtype) if ndim > 0 else scalar(dtype)
+
+
+def scalar(dtype):
+    return {"f": FLOAT, "i": INT, "b": BOOL, "c": COMPLEX}[dtype]
+
+
+def tuple_of(items):
+    return Kind("tuple", items=tuple(items))
+
+
+def list_of(item):
+    """A list used as a stack (the tapes of generated code)."""
+    return Kind("list", items=(item,))
+
+
+def of_value(value):
+    """The kind of a run-time argument."""
+    if isinstance(value, (bool, np.bool_)):
+        return BOOL
+    if isinstance(value, (int, np.integer)):
+        return INT
+    if isinstance(value, (float, np.floating)):
+        return FLOAT
+    if isinstance(value, (complex, np.complexfloating)):
+        return COMPLEX
+    if isinstance(value, np.ndarray):
+        code = {"u": "i"}.get(value.dtype.kind, value.dtype.kind)  # unsigned: an integer
+        code = code if code in "fibc" else "f"
+        return array(value.ndim, code) if value.ndim else scalar(code)
+    if isinstance(value, tuple):
+        return tuple_of(of_value(v) for v in value)
+    if value is None:
+        return NONE
+    return UNKNOWN
+
+
+_RANK = "bifc"
+
+
+def promote(*dtypes):
+    return max(dtypes, key=_RANK.index)
+
+
+def join(a, b):
+    """Kind of a variable assigned values of kinds a and b."""
+    if a is None or a == BOTTOM:
+        return b
+    if b == BOTTOM:
+        return a
+    if a == b:
+        return a
+    if a.is_scalar and b.is_scalar:
+        return scalar(promote(a.scalar_dtype, b.scalar_dtype))
+    if a.is_array and b.is_array and a.ndim == b.ndim:
+        return array(a.ndim, promote(a.dtype, b.dtype))
+    if a.tag == "list" and b.tag == "list":
+        return list_of(join(a.items[0], b.items[0]))
+    if a.tag == "tuple" and b.tag == "tuple" and len(a.items) == len(b.items):
+        return tuple_of(join(x, y) for x, y in zip(a.items, b.items))
+    return UNKNOWN
+
+
+def broadcast(*kinds, dtype=None):
+    """Kind of an elementwise operation on `kinds`."""
+    if BOTTOM in kinds:
+        return BOTTOM
+    if any(not k.known or k.tag in ("tuple", "none") for k in kinds):
+        return UNKNOWN
+    nd = max(k.ndim for k in kinds)
+    dt = dtype or promote(*(k.scalar_dtype for k in kinds))
+    return array(nd, dt)
+
+
+def float_result(kind):
+    """Kind of a float function (sin, exp, ...) applied elementwise."""
+    if kind == BOTTOM:
+        return BOTTOM
+    if not kind.known:
+        return UNKNOWN
+    return array(kind.ndim, "c" if kind.scalar_dtype == "c" else "f")
+
+
+class KindInference:
+    """Flow-insensitive kinds of a normalised function's variables.
+
+    `call_kind(call_node, arg_kinds, kw_kinds)` gives the kind of a call's
+    result; the rest of the language is known here."""
+
+    def __init__(self, call_kind, namespace=None):
+        self.call_kind = call_kind
+        self.namespace = namespace or {}
+
+    def run(self, tree, arg_kinds):
+        self.env = dict(zip([a.id for a in tree.args.args], arg_kinds))
+        self.env.update(self.module_values(tree))
+        for _ in range(4):  # loops: a few passes reach the fixpoint
+            before = dict(self.env)
+            self.block(tree.body)
+            if self.env == before:
+                break
+        return self.env
+
+    def block(self, stmts):
+        for s in stmts:
+            if isinstance(s, gast.Assign):
+                self.assign(s.targets[0], self.expr(s.value))
+            elif isinstance(s, gast.For):
+                self.bind(s.target.id, INT)
+                self.block(s.body)
+            elif isinstance(s, (gast.If, gast.While)):
+                self.block(s.body)
+                self.block(s.orelse)
+            elif isinstance(s, gast.Return):
+                self.env["<return>"] = self.expr(s.value)
+            elif isinstance(s, gast.Expr) and _is_append(s.value):
+                self.bind(s.value.func.value.id, list_of(self.expr(s.value.args[0])))
+
+    def bind(self, var, kind):
+        self.env[var] = join(self.env.get(var), _without_literals(kind))
+
+    def assign(self, target, kind):
+        if isinstance(target, gast.Name):
+            self.bind(target.id, kind)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if kind.tag == "tuple" and len(kind.items) == len(target.elts):
+                items = kind.items
+            elif kind.is_array:  # unpacking iterates over the first axis
+                items = [array(kind.ndim - 1, kind.dtype)] * len(target.elts)
+            else:
+                items = [UNKNOWN] * len(target.elts)
+            for t, k in zip(target.elts, items):
+                self.assign(t, k)
+
+    def expr(self, node):
+        if isinstance(node, gast.Constant):
+            if type(node.value) is int:
+                return Kind("int", value=node.value)
+            return of_value(node.value)
+        if isinstance(node, gast.Name):
+            return self.env.get(node.id, UNKNOWN)
+        if isinstance(node, gast.BinOp):
+            left, right = self.expr(node.left), self.expr(node.right)
+            if isinstance(node.op, gast.MatMult):
+                return matmul(left, right)
+            if left.tag == "tuple" or right.tag == "tuple":
+                return UNKNOWN
+            k = broadcast(left, right)
+            if isinstance(node.op, gast.Div) and k.known and k.scalar_dtype in "ib":
+                return array(k.ndim, "f")
+            if isinstance(node.op, gast.Pow) and k.known and k.scalar_dtype == "b":
+                return array(k.ndim, "i")
+            return k
+        if isinstance(node, gast.UnaryOp):
+            operand = self.expr(node.operand)
+            if isinstance(node.op, gast.Not):
+                return BOOL
+            return operand
+        if isinstance(node, gast.Compare):
+            kinds = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+            return broadcast(*kinds, dtype="b") if all(k.known for k in kinds) else BOOL
+        if isinstance(node, gast.BoolOp):
+            return BOOL
+        if isinstance(node, gast.Subscript):
+            return self.subscript(self.expr(node.value), node.slice)
+        if isinstance(node, gast.Attribute):
+            return self.attribute(self.expr(node.value), node.attr)
+        if isinstance(node, gast.List) and not node.elts:
+            return list_of(BOTTOM)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return tuple_of(self.expr(e) for e in node.elts)
+        if isinstance(node, gast.Call) and _is_method_of(node, "pop") and \
+                self.env.get(node.func.value.id, UNKNOWN).tag == "list":
+            return self.env[node.func.value.id].items[0]
+        if isinstance(node, gast.Call):
+            args = [self.expr(a) for a in node.args]
+            kws = {k.arg: self.expr(k.value) for k in node.keywords}
+            return self.call_kind(node, args, kws)
+        if isinstance(node, gast.IfExp):
+            return join(self.expr(node.body), self.expr(node.orelse))
+        return UNKNOWN
+
+    def module_values(self, tree):
+        """Kinds of the names the function reads from its module (`W`,
+        `offset`, `PAIR = (0, 2)`) and never assigns: the kind of the number,
+        array or tuple of them there. The generated module is given the same
+        objects (generate.py), so the kinds stay true for it."""
+        params = {a.id for a in tree.args.args}
+        names, stored = set(), set()
+        for n in walk(tree):
+            if n.__class__ is gast.Name:
+                names.add(n.id)
+                if n.ctx.__class__ is not gast.Load:
+                    stored.add(n.id)
+        kinds = {}
+        for n in names - stored - params:
+            value = self.namespace.get(n, None)
+            if _plain_value(value):
+                kinds[n] = of_value(value)
+        return kinds
+
+    def subscript(self, base, index):
+        if base.tag == "tuple":
+            if isinstance(index, gast.Constant) and isinstance(index.value, int):
+                return base.items[index.value] if -len(base.items) <= index.value < len(base.items) else UNKNOWN
+            items = set(base.items)
+            return items.pop() if len(items) == 1 else UNKNOWN
+        if not base.is_array:
+            return UNKNOWN
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        nd = base.ndim
+        fancy = 0
+        for p in parts:
+            if isinstance(p, gast.Slice) or (isinstance(p, gast.Constant)
+                                             and p.value is Ellipsis):
+                continue  # (x[...] and x[..., 0]: the ellipsis keeps the axes it stands for)
+            if isinstance(p, gast.Constant) and p.value is None:
+                nd += 1
+                continue
+            k = _sequence_index_kind(p) if isinstance(p, gast.List) else self.expr(p)
+            nd -= 1
+            if k.is_array:
+                if k.dtype == "b":
+                    fancy = max(fancy, 1)
+                    nd -= k.ndim - 1
+                else:
+                    fancy = max(fancy, k.ndim)
+        return array(nd + fancy, base.dtype)
+
+    def attribute(self, base, attr):
+        if attr == "T":
+            return base
+        if attr == "shape":
+            return tuple_of([INT] * base.ndim) if base.is_array else UNKNOWN
+        if attr in ("size", "ndim"):
+            return INT
+        if attr in ("real", "imag"):
+            return array(base.ndim, "f") if base.is_array else FLOAT
+        return UNKNOWN
+
+
+def _plain_value(value):
+    """A number, an array, or a tuple of them (not a module, function, list...)."""
+    if isinstance(value, tuple):
+        return all(_plain_value(v) for v in value)
+    return isinstance(value, (np.ndarray, int, float, complex, np.number, np.bool_))
+
+
+def _without_literals(kind):
+    """A variable's kind holds no literal: it may be reassigned."""
+    if kind is None or (kind.value is None and not kind.items):
+        return kind
+    return replace(kind, value=None, items=tuple(_without_literals(k) for k in kind.items))
+
+
+def _sequence_index_kind(node):
+    """x[[0, 0, 2]] or x[[[0, 1], [1, 2]]]: a list in an index is an index
+    array (of booleans, a mask, when its elements are)."""
+    depth, inner = 0, node
+    while isinstance(inner, (gast.List, gast.Tuple)) and inner.elts:
+        depth += 1
+        inner = inner.elts[0]
+    boolean = isinstance(inner, gast.Constant) and isinstance(inner.value, bool)
+    return array(max(depth, 1), "b" if boolean else "i")
+
+
+def matmul(a, b):
+    if not (a.is_array and b.is_array):
+        return UNKNOWN
+    nd = {(1, 1): 0, (2, 1): 1, (1, 2): 1, (2, 2): 2}.get((a.ndim, b.ndim))
+    if nd is None and a.ndim >= 2 and b.ndim >= 2:
+        nd = max(a.ndim, b.ndim)  # stacks of matrices
+    return UNKNOWN if nd is None else array(nd, promote(a.dtype, b.dtype))
+
+
+def _is_method_of(call, attr):
+    return (isinstance(call.func, gast.Attribute) and call.func.attr == attr
+            and isinstance(call.func.value, gast.Name))
+
+
+def _is_append(node):
+    return isinstance(node, gast.Call) and _is_method_of(node, "append") and len(node.args) == 1
+
+
+def of_atom(atom, env, call_kind=None):
+    """The kind of an operand (name, constant or subscript) given the
+    variables' kinds (and, for calls inside it, `call_kind`)."""
+    if isinstance(atom, gast.Constant):
+        return of_value(atom.value)
+    if isinstance(atom, gast.Name):
+        return env.get(atom.id, UNKNOWN)
+    inference = KindInference(call_kind or (lambda *a: UNKNOWN))
+    inference.env = env
+    return inference.expr(atom)
