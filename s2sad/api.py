@@ -427,9 +427,10 @@ def _guess_kinds(fn):
     import gast
     from .transforms.frontend.source import parse_function
     from .transforms.syntax import walk
-    tree = parse_function(fn).tree
+    tree = parse_function(fn, read_only=True).tree
     args = [a.id for a in tree.args.args]
     ndims = {a: 0 for a in args}
+    counts = set()
     for node in walk(tree):
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                 and node.value.id in ndims:
@@ -439,9 +440,9 @@ def _guess_kinds(fn):
         if isinstance(node, gast.Attribute) and node.attr in ("shape", "T", "size") \
                 and isinstance(node.value, gast.Name) and node.value.id in ndims:
             ndims[node.value.id] = max(ndims[node.value.id], 1)
-    counts = {n.id for node in walk(tree) if isinstance(node, gast.Call)
-              and isinstance(node.func, gast.Name) and node.func.id == "range"
-              for a in node.args for n in walk(a) if isinstance(n, gast.Name)}
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                and node.func.id == "range":
+            counts.update(n.id for a in node.args for n in walk(a) if isinstance(n, gast.Name))
     defaults = {name: p.default for name, p in inspect.signature(fn).parameters.items()
                 if p.default is not p.empty}
     kinds = []

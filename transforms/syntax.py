@@ -12,17 +12,29 @@ __all__ = [
 ]
 
 
+# The builders below fill a node's fields directly (gast's constructor is a
+# Python call per node, and the passes build thousands); contexts are shared,
+# as ast.parse shares them.
 def name(id_, ctx=None):
-    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None,
-                     type_comment=None)
+    node = _NAME.__new__(_NAME)
+    fields = node.__dict__
+    fields["id"] = id_
+    fields["ctx"] = ctx or _LOAD
+    fields["annotation"] = None
+    fields["type_comment"] = None
+    return node
 
 
 def store(id_):
-    return name(id_, gast.Store())
+    return name(id_, _STORE)
 
 
 def const(value):
-    return gast.Constant(value=value, kind=None)
+    node = _CONSTANT.__new__(_CONSTANT)
+    fields = node.__dict__
+    fields["value"] = value
+    fields["kind"] = None
+    return node
 
 
 def assign(target, value, src=None):
@@ -61,61 +73,118 @@ def binop(left, op, right):
 def clone(node):
     """A deep copy of a node (or list of nodes), its s2sad_* marks included.
     Faster than copy.deepcopy, which the compiler calls thousands of times."""
-    if node.__class__ is list:
+    cls = node.__class__
+    if cls is list:
         return [clone(n) for n in node]
-    if not isinstance(node, gast.AST) or isinstance(node, _LEAVES):
-        return node  # str, number, None; contexts and operators: never changed, shared
-    new = node.__class__.__new__(node.__class__)
-    fields = new.__dict__
-    for k, v in node.__dict__.items():
-        fields[k] = clone(v) if v.__class__ is list or isinstance(v, gast.AST) else v
-    return new
+    copy = _CLONERS.get(cls)
+    if copy is None:
+        copy = _cloner(cls)
+    return copy(node)
+
+
+# A function per node class copies a node: its attributes at once, then a
+# copy of each field that holds nodes or a list, and of each mark (s2sad_*)
+# that does; strings, numbers, None, contexts and operators are shared
+# (never changed). A loop over every attribute was a tenth of generating W3.
+_CLONERS = {}
+
+
+def _cloner(cls):
+    if not issubclass(cls, gast.AST) or issubclass(cls, _LEAVES):
+        _CLONERS[cls] = _shared
+        return _shared
+    nodes = _CHILD_FIELDS.get(cls)
+    if nodes is None:
+        nodes = _child_fields(cls)
+    lines = ["def clone_node(node):",
+             "    new = new_node(cls)",
+             "    fields = new.__dict__",
+             "    fields.update(node.__dict__)"]
+    for field in cls._fields:
+        lines += [f"    value = fields.get({field!r})",
+                  "    if value.__class__ is list:",
+                  f"        fields[{field!r}] = [clone(v) for v in value]"]
+        if field in nodes:
+            lines += ["    elif value is not None:",
+                      f"        fields[{field!r}] = clone(value)"]
+    lines += ["    marks = fields.keys() - standard",
+              "    for key in marks:",
+              "        value = fields[key]",
+              "        fields[key] = [clone(v) for v in value] if value.__class__ is list \\",
+              "            else clone(value)",
+              "    return new"]
+    namespace = {"new_node": cls.__new__, "cls": cls, "clone": clone,
+                 "standard": frozenset(cls._fields) | frozenset(getattr(cls, "_attributes", ()))}
+    exec(compile("\n".join(lines), f"<clone of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    _CLONERS[cls] = copy = namespace["clone_node"]
+    return copy
+
+
+def _shared(node):
+    return node
 
 
 def walk(root):
     """Every node under `root`, itself included, in gast.walk's order
     (breadth first) but without contexts and operators (read them from
     their node: `n.ctx`, `n.op`); several times faster than gast.walk."""
-    # (children() inlined: the passes walk tens of thousands of nodes per
-    # derivative, and a call per node was a tenth of generating W3)
+    if root.__class__ is _NAME and getattr(root, "annotation", None) is None:
+        return [root]  # (a third of the calls: targets, operands)
     todo = [root]
-    get = _CHILD_FIELDS.get
+    get = _PUSHERS.get
     for node in todo:  # appending while iterating: a breadth-first queue
-        fields = get(node.__class__)
-        if fields is None:
-            fields = _child_fields(node.__class__)
-        for field in fields:
-            child = getattr(node, field, None)
-            if child is None:
-                continue
-            if child.__class__ is list:  # of nodes; None for a missing one (`{**d}`'s key)
-                if None in child:
-                    todo.extend(c for c in child if c is not None)
-                else:
-                    todo += child
-            elif isinstance(child, gast.AST):
-                todo.append(child)
+        push = get(node.__class__)
+        if push is None:
+            push = _pusher(node.__class__)
+        push(node, todo)
     return todo
+
+
+# The passes walk tens of thousands of nodes per derivative (most of
+# generating W3's source): a function per node class appends a node's
+# children to a list, reading its child fields as plain attributes (a
+# field a node lacks reads as None), which is several times faster than a
+# loop over the field names with getattr.
+_PUSHERS = {}
+_NAME, _CONSTANT = gast.Name, gast.Constant
+_LOAD, _STORE = gast.Load(), gast.Store()
+
+
+def _pusher(cls):
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _child_fields(cls)
+    lines = ["def push_children(node, todo):"]
+    for field in fields:
+        lines += [
+            "    try:",
+            f"        child = node.{field}",
+            "    except AttributeError:",
+            "        child = None",
+            "    if child is not None:",
+            "        if child.__class__ is list:  # of nodes; None for a missing one ({**d}'s key)",
+            "            if None in child:",
+            "                todo.extend(c for c in child if c is not None)",
+            "            else:",
+            "                todo += child",
+            "        elif isinstance(child, node_class):",
+            "            todo.append(child)"]
+    if not fields:
+        lines.append("    pass")
+    namespace = {"node_class": gast.AST}
+    exec(compile("\n".join(lines), f"<children of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    _PUSHERS[cls] = push = namespace["push_children"]
+    return push
 
 
 def children(node):
     """The nodes directly under `node`, in field order (no contexts or
     operators)."""
-    fields = _CHILD_FIELDS.get(node.__class__)
-    if fields is None:
-        fields = _child_fields(node.__class__)
     out = []
-    for field in fields:
-        child = getattr(node, field, None)
-        if child is None:
-            continue
-        if child.__class__ is list:  # of nodes; None for a missing one (`{**d}`'s key)
-            if None in child:
-                out.extend(c for c in child if c is not None)
-            else:
-                out += child
-        elif isinstance(child, gast.AST):
-            out.append(child)
+    push = _PUSHERS.get(node.__class__)
+    if push is None:
+        push = _pusher(node.__class__)
+    push(node, out)
     return out
 
 
@@ -168,26 +237,27 @@ def names_loaded(node):
     """Names read anywhere in `node` (a node or a list of nodes)."""
     # a depth-first walk that keeps only the names: the passes call this
     # thousands of times per derivative
-    # (children() inlined: a call per node costs ~5% of generating W3)
-    todo = list(node) if node.__class__ is list else [node]
+    cls = node.__class__
+    if cls is _CONSTANT:
+        return set()
+    if cls is _NAME and getattr(node, "annotation", None) is None:
+        return {node.id} if node.ctx.__class__ is gast.Load else set()
+    todo = list(node) if cls is list else [node]
     out = set()
+    get, pop = _PUSHERS.get, todo.pop
+    name_class, load_class = gast.Name, gast.Load
     while todo:
-        n = todo.pop()
-        if n.__class__ is gast.Name:
-            if n.ctx.__class__ is gast.Load:
+        n = pop()
+        cls = n.__class__
+        if cls is name_class:
+            if n.ctx.__class__ is load_class:
                 out.add(n.id)
             if n.annotation is None:
                 continue
-        fields = _CHILD_FIELDS.get(n.__class__)
-        for field in fields if fields is not None else _child_fields(n.__class__):
-            child = getattr(n, field, None)
-            if child.__class__ is list:
-                if None in child:
-                    todo.extend(c for c in child if c is not None)
-                else:
-                    todo += child
-            elif isinstance(child, gast.AST):
-                todo.append(child)
+        push = get(cls)
+        if push is None:
+            push = _pusher(cls)
+        push(n, todo)
     return out
 
 
@@ -195,14 +265,37 @@ def rewrite(node, fn):
     """Replace every node under `node` bottom-up by `fn(node)` (which returns
     the node itself, or its replacement, which is not revisited); a light
     gast.NodeTransformer for the compiler's hot paths."""
-    fields = _CHILD_FIELDS.get(node.__class__)
-    for field in fields if fields is not None else _child_fields(node.__class__):
-        child = getattr(node, field, None)
-        if isinstance(child, list):
-            child[:] = [rewrite(c, fn) if isinstance(c, gast.AST) else c for c in child]
-        elif isinstance(child, gast.AST):
-            setattr(node, field, rewrite(child, fn))
+    rewrite_children = _REWRITERS.get(node.__class__)
+    if rewrite_children is None:
+        rewrite_children = _children_rewriter(node.__class__)
+    rewrite_children(node, fn)
     return fn(node)
+
+
+_REWRITERS = {}  # (a function per node class, as _pusher's)
+
+
+def _children_rewriter(cls):
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _child_fields(cls)
+    lines = ["def rewrite_children(node, fn):"]
+    for field in fields:
+        lines += [
+            "    try:",
+            f"        child = node.{field}",
+            "    except AttributeError:",
+            "        child = None",
+            "    if isinstance(child, list):",
+            "        child[:] = [rewrite(c, fn) if isinstance(c, node_class) else c for c in child]",
+            "    elif isinstance(child, node_class):",
+            f"        node.{field} = rewrite(child, fn)"]
+    if not fields:
+        lines.append("    pass")
+    namespace = {"node_class": gast.AST, "rewrite": rewrite}
+    exec(compile("\n".join(lines), f"<rewrite children of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    _REWRITERS[cls] = rewrite_children = namespace["rewrite_children"]
+    return rewrite_children
 
 
 class Transformer(gast.NodeTransformer):
@@ -229,28 +322,50 @@ class Transformer(gast.NodeTransformer):
         return self.generic_visit(node) if method is None else method(self, node)
 
     def generic_visit(self, node):
-        fields = _CHILD_FIELDS.get(node.__class__)
-        for field in fields if fields is not None else _child_fields(node.__class__):
-            old = getattr(node, field, None)
-            if old.__class__ is list:
-                new_values = []
-                for value in old:
-                    if isinstance(value, gast.AST):
-                        value = self.visit(value)
-                        if value is None:
-                            continue
-                        if not isinstance(value, gast.AST):
-                            new_values.extend(value)
-                            continue
-                    new_values.append(value)
-                old[:] = new_values
-            elif isinstance(old, gast.AST):
-                new_node = self.visit(old)
-                if new_node is None:
-                    delattr(node, field)
-                else:
-                    setattr(node, field, new_node)
-        return node
+        visit_children = _VISITORS.get(node.__class__)
+        if visit_children is None:
+            visit_children = _children_visitor(node.__class__)
+        return visit_children(self, node)
+
+
+# generic_visit's work, as a function per node class (as _pusher's)
+_VISITORS = {}
+
+
+def _children_visitor(cls):
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _child_fields(cls)
+    lines = ["def visit_children(visitor, node):"]
+    for field in fields:
+        lines += [
+            "    try:",
+            f"        old = node.{field}",
+            "    except AttributeError:",
+            "        old = None",
+            "    if old.__class__ is list:",
+            "        new_values = []",
+            "        for value in old:",
+            "            if isinstance(value, node_class):",
+            "                value = visitor.visit(value)",
+            "                if value is None:",
+            "                    continue",
+            "                if not isinstance(value, node_class):",
+            "                    new_values.extend(value)",
+            "                    continue",
+            "            new_values.append(value)",
+            "        old[:] = new_values",
+            "    elif isinstance(old, node_class):",
+            "        new_node = visitor.visit(old)",
+            "        if new_node is None:",
+            f"            delattr(node, {field!r})",
+            "        else:",
+            f"            node.{field} = new_node"]
+    lines.append("    return node")
+    namespace = {"node_class": gast.AST}
+    exec(compile("\n".join(lines), f"<visit children of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    _VISITORS[cls] = visit_children = namespace["visit_children"]
+    return visit_children
 
 
 _CHILD_FIELDS = {}

@@ -42,17 +42,32 @@ class Definitions:
 
     def _walk_maybe(self, stmts, seen):
         for s in stmts:
+            stored = self._stored(s)
             if isinstance(s, (gast.For, gast.While)):
                 self._entry[id(s)] = frozenset(seen)
-                seen |= names_stored([s])  # the back edge brings the body's names
+                seen |= stored  # the back edge brings the body's names
             self._maybe[id(s)] = frozenset(seen)
             if isinstance(s, (gast.For, gast.While)):
                 self._walk_maybe(s.body, seen)
             elif isinstance(s, gast.If):
                 self._walk_maybe(s.body, seen)
                 self._walk_maybe(s.orelse, seen)
-            seen |= names_stored([s])
+            seen |= stored
         return seen
+
+    def _stored(self, s):
+        """names_stored([s]), a block's from its statements' (so that nested
+        loops are not walked once per loop around them)."""
+        if not isinstance(s, (gast.For, gast.While, gast.If)):
+            return names_stored([s])
+        memo = self.__dict__.setdefault("_stored_in", {})
+        held = memo.get(id(s))
+        if held is None:
+            out = names_stored(s.target) if isinstance(s, gast.For) else set()
+            for inner in s.body + s.orelse:
+                out |= self._stored(inner)
+            held = memo[id(s)] = (s, out)  # (held with its statement: its id stays its own)
+        return held[1]
 
     def _walk_surely(self, stmts, defined):
         defined = set(defined)

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 import gast
 import numpy as np
 
+from ..syntax import walk
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -247,9 +249,12 @@ class KindInference:
         array or tuple of them there. The generated module is given the same
         objects (generate.py), so the kinds stay true for it."""
         params = {a.id for a in tree.args.args}
-        names = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
-        stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
-                  and not isinstance(n.ctx, gast.Load)}
+        names, stored = set(), set()
+        for n in walk(tree):
+            if n.__class__ is gast.Name:
+                names.add(n.id)
+                if n.ctx.__class__ is not gast.Load:
+                    stored.add(n.id)
         kinds = {}
         for n in names - stored - params:
             value = self.namespace.get(n, None)

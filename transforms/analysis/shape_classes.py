@@ -182,6 +182,10 @@ class ShapeOnly(set):
     def __init__(self, names, fixed):
         super().__init__(names)
         self.fixed = fixed
+        # id(statement) -> (it, the names whose values it reads), for
+        # reverse.py's _value_reads (a nest's statements are asked once per
+        # loop around them, and again in every round of the sweeps)
+        self.reads_of = {}
 
 
 def loads_beyond_shapes(s, fixed):

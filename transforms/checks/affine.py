@@ -7,11 +7,12 @@ class Affine:
     """sum(coefficient * symbol) + constant, with integer coefficients.
     Symbols are strings: names, and `x.shape[k]` for an array's extent."""
 
-    __slots__ = ("terms", "const")
+    __slots__ = ("terms", "const", "_hash")
 
     def __init__(self, terms=None, const=0):
         self.terms = {s: c for s, c in (terms or {}).items() if c}
         self.const = const
+        self._hash = None
 
     @staticmethod
     def symbol(s):
@@ -44,8 +45,10 @@ class Affine:
         return isinstance(other, Affine) and self.terms == other.terms \
             and self.const == other.const
 
-    def __hash__(self):
-        return hash((frozenset(self.terms.items()), self.const))
+    def __hash__(self):  # (forms are never changed once made)
+        if self._hash is None:
+            self._hash = hash((frozenset(self.terms.items()), self.const))
+        return self._hash
 
     def __repr__(self):
         return f"Affine({self.terms}, {self.const})"

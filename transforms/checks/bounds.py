@@ -98,6 +98,8 @@ class _Pass:
         self.covered = {}     # access mark -> variables its index values are checked for
         self.checks = []      # (block, statement, [checks before it]): see place()
         self._known = {}      # (facts recorded, facts of the loops around) -> what holds
+        self._loop_facts = {}  # ids of the loops around -> (them, their facts)
+        self._proved = {}     # (goal, what it depends on) -> (loops, whether it holds)
         self._inside = {}     # id(loop) -> (names bound in its body, whether it returns or raises)
         survey_loops(fdef.body, self._inside)
 
@@ -327,7 +329,12 @@ class _Pass:
     def known(self):
         """What holds here: the loops around run, and what the checks before
         established (if their guards hold)."""
-        facts = tuple(dict.fromkeys(f for loop in self.loops for f in loop.facts))
+        around = tuple(map(id, self.loops))
+        held = self._loop_facts.get(around)
+        if held is None:  # (the loops are held with their facts: their ids stay theirs)
+            held = self._loop_facts[around] = (tuple(self.loops), tuple(dict.fromkeys(
+                f for loop in self.loops for f in loop.facts)))
+        facts = held[1]
         key = (len(self.facts), facts)  # (what it depends on: sibling nests share it)
         if key not in self._known:
             out = list(facts)
@@ -338,6 +345,14 @@ class _Pass:
         return self._known[key]
 
     def proves(self, goal):
+        # (what it depends on: a nest's statements ask the same of their indices)
+        key = (goal, tuple(map(id, self.loops)), len(self.facts), tuple(self.guards))
+        held = self._proved.get(key)
+        if held is None:  # (held with the loops: their ids stay theirs)
+            held = self._proved[key] = (tuple(self.loops), self._proves(goal))
+        return held[1]
+
+    def _proves(self, goal):
         least = self.eliminate(goal, minimise=True)
         if least is not None and provable(least, self.known()):
             return True

@@ -85,11 +85,16 @@ class _Comprehensions:
             s.body, s.orelse = self.block(s.body), self.block(s.orelse)
             return [s]
         if isinstance(s, gast.If):
-            before, s.test = self.hoist(s.test)
+            # (hoist makes a visitor class: only for a test with a comprehension)
+            before = []
+            if has_comprehension(s.test):
+                before, s.test = self.hoist(s.test)
             s.body, s.orelse = self.block(s.body), self.block(s.orelse)
             return before + [s]
         if isinstance(s, gast.For):
-            before, s.iter = self.hoist(s.iter)
+            before = []
+            if has_comprehension(s.iter):
+                before, s.iter = self.hoist(s.iter)
             s.body, s.orelse = self.block(s.body), self.block(s.orelse)
             if self.needs_counter(s):
                 return before + self.counted(s)

@@ -347,15 +347,18 @@ class _TestsWithoutMarkers(Transformer):
 
 def _without_stop_gradient(test, marker_of):
     """`test` with every `stop_gradient(e)` in it replaced by `e`."""
+    return _StripStopGradient(marker_of).visit(test)
 
-    class Strip(Transformer):
-        def visit_Call(self, node):
-            self.generic_visit(node)
-            if marker_of(node.func) == "stop_gradient" and len(node.args) == 1:
-                return node.args[0]
-            return node
 
-    return Strip().visit(test)
+class _StripStopGradient(Transformer):
+    def __init__(self, marker_of):
+        self.marker_of = marker_of
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.marker_of(node.func) == "stop_gradient" and len(node.args) == 1:
+            return node.args[0]
+        return node
 
 
 class _FoldConditionals(Transformer):

@@ -141,9 +141,11 @@ def is_missing(obj):
     return obj is _MISSING
 
 
-def parse_function(fn, nested_def_ok=False):
+def parse_function(fn, nested_def_ok=False, read_only=False):
     """Parse `fn` into a ParsedFunction, or raise a clear error.
-    `nested_def_ok` admits the `backward` of a custom gradient."""
+    `nested_def_ok` admits the `backward` of a custom gradient. `read_only`:
+    the caller does not change the tree (which may then be the one kept for
+    the next parse of the same lines, not a copy)."""
     fn = inspect.unwrap(fn)
     if not inspect.isfunction(fn):
         raise SourceUnavailableError(
@@ -167,7 +169,8 @@ def parse_function(fn, nested_def_ok=False):
     known = _PARSED_TREES.get(key)
     if known is not None and known[0] is lines:
         tree, location, source, imported = known[1]
-        return ParsedFunction(fn, clone(tree), location, {**_namespace(fn), **imported}, source)
+        return ParsedFunction(fn, tree if read_only else clone(tree), location,
+                              {**_namespace(fn), **imported}, source)
     source = textwrap.dedent("".join(lines))
     tree = _parse(source)
     tree.decorator_list = []

@@ -54,7 +54,7 @@ class ZeroPropagation:
         out = []
         self.depth += 1
         for k, s in enumerate(stmts):
-            self.rest = stmts[k + 1:]
+            self.after = (stmts, k + 1)  # (what follows s: updated_in_place)
             keep = self.statement(s, zero, rewrite)
             if keep is not None:
                 out.append(keep)
@@ -67,7 +67,8 @@ class ZeroPropagation:
         """Whether `var` may be written through a subscript before it is
         next rebound (looking ahead in the current block; a nested block's
         end is a may)."""
-        for s in self.rest:
+        block, start = self.after  # (unchanged until its block is done)
+        for s in block[start:]:
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
                     and s.targets[0].id == var and var not in names_loaded(s.value):
                 return False
@@ -169,6 +170,7 @@ class DeadStores:
 
     def run(self, stmts, live_out):
         self._loads = {}  # nested loops revisit statements many times: walk each once
+        self._assignments = {}
         # liveness only grows as an enclosing loop's fixpoint goes round, so an
         # inner loop's fixpoint starts from its last one (held with its loop)
         self._heads = {}
@@ -181,6 +183,10 @@ class DeadStores:
         return self._loads[key][1]
 
     def block(self, stmts, live, rewrite):
+        if not rewrite:  # (a round of a loop's fixpoint: only what is live)
+            for s in reversed(stmts):
+                self.statement(s, live, False)
+            return live
         out = []
         for s in reversed(stmts):
             keep = self.statement(s, live, rewrite)
@@ -193,10 +199,10 @@ class DeadStores:
     def assignment(self, s):
         """(names it stores, whether only whole names, names it reads), once
         per statement."""
-        key = (id(s), "assignment")
-        if key not in self._loads:
-            self._loads[key] = (s, (_stored_names(s), _is_name_store(s), _uses(s)))
-        return self._loads[key][1]
+        held = self._assignments.get(id(s))
+        if held is None:
+            held = self._assignments[id(s)] = (s, (_stored_names(s), _is_name_store(s), _uses(s)))
+        return held[1]
 
     def statement(self, s, live, rewrite):
         if isinstance(s, (gast.Assign, gast.AugAssign)):
@@ -296,7 +302,10 @@ def _refuse_block(stmts, fusable):
             var, reads = s.targets[0].id, names_loaded(s.value)
             for j in range(i + 1, len(stmts)):
                 nxt = stmts[j]
-                if var in names_loaded(nxt):
+                if isinstance(nxt, gast.For):
+                    break  # (_substitute_in goes into simple statements and tests only)
+                if var in names_loaded(nxt.test if isinstance(nxt, (gast.If, gast.While))
+                                       else nxt):
                     if _substitute_in(nxt, var, s.value):
                         del stmts[i]
                         i -= 1

@@ -354,6 +354,16 @@ def _inner_plan(loop, mode, totals):
     """The plan for a loop in the body of `loop` whose iterations only add
     to (some of) `totals`, with no statement after it in the body that
     reads them, or None."""
+    # (the same in every round of the sweeps: reverse.py builds them until
+    # what they read is stable, from the same function)
+    plans = mode.__dict__.setdefault("_inner_plans", {})
+    key = (id(loop), frozenset(totals))
+    if key not in plans:
+        plans[key] = (loop, _find_inner_plan(loop, mode, totals))
+    return plans[key][1]
+
+
+def _find_inner_plan(loop, mode, totals):
     body = loop.body
     counts = binding_counts(mode.tree.body)
     plans = [_try(body, k, gast.Pass(), mode.kinds, mode.active, counts)

@@ -40,7 +40,9 @@ def ascend_independent_loops(body, ndim):
     loads = _Loads()
     aliased = _aliased(body, ndim)
     for loop in [s for s in walk_stmts(body) if getattr(s, "s2sad_ascending", None)]:
-        if _independent(loop, _reads_after(body, loop, loads) or set(), aliased):
+        # (what is read after the loop: found only if the loop has locals)
+        after = lambda loop=loop: _reads_after(body, loop, loads) or set()  # noqa: E731
+        if _independent(loop, after, aliased, loads):
             loop.iter = loop.s2sad_ascending
         loop.s2sad_ascending = None
 
@@ -103,7 +105,7 @@ def _aliased(body, ndim):
     return out
 
 
-def _independent(loop, outside, aliased):
+def _independent(loop, outside, aliased, loads):
     stmts = list(walk_stmts(loop.body))
     counters = {loop.target.id} | {s.target.id for s in stmts if isinstance(s, gast.For)}
     if not all(isinstance(s, (gast.Assign, gast.AugAssign, gast.For, gast.If, gast.Pass))
@@ -114,8 +116,8 @@ def _independent(loop, outside, aliased):
         return False
     if any(_read_unbound(loop.body, f.target.id) for f in inner):
         return False  # after a loop with no trips, the value of an earlier iteration
-    local = _locals(loop.body, counters)
-    if local & outside:
+    local = _locals(loop.body, counters, loads)
+    if local and local & outside():
         return False
     accesses = {}  # base -> list of (kind, index); kind "read", "write" or "add"
     for s in stmts:
@@ -172,12 +174,12 @@ def _read_unbound(stmts, counter):
     return False
 
 
-def _locals(body, counters):
+def _locals(body, counters, loads):
     """Names assigned at the top level of `body` before anything reads them."""
     seen, local = set(), set()
     for s in body:
-        inner = _inner_locals(body, s, counters) if isinstance(s, gast.For) else set()
-        reads = names_loaded(s)  # a target's index is read before the value is stored
+        inner = _inner_locals(body, s, counters, loads) if isinstance(s, gast.For) else set()
+        reads = loads.of([s])  # a target's index is read before the value is stored
         if isinstance(s, gast.AugAssign):
             reads |= {base_name(s.target)}
         seen |= reads - local - inner
@@ -191,12 +193,12 @@ def _locals(body, counters):
     return local - counters
 
 
-def _inner_locals(body, loop, counters):
+def _inner_locals(body, loop, counters, loads):
     """Locals of an inner loop's iterations that nothing else in `body`
     reads: locals of the outer iteration too (if the inner loop does not
     run, nothing reads them)."""
-    others = names_loaded([loop.iter]) | names_loaded([s for s in body if s is not loop])
-    return _locals(loop.body, counters) - others
+    others = names_loaded([loop.iter]) | loads.of([s for s in body if s is not loop])
+    return _locals(loop.body, counters, loads) - others
 
 
 def _stored_anywhere(s):

@@ -84,6 +84,10 @@ def _block(stmts, owned, namer):
 
 def _promote(loop, owned, namer):
     """(loads before, stores after) for the accumulators of `loop`."""
+    if not any(isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add)
+               and isinstance(s.target, gast.Subscript) and isinstance(s.target.value, gast.Name)
+               and s.target.value.id in owned for s in walk_stmts(loop.body)):
+        return [], []  # no accumulator (a nest's loops are not each walked for nothing)
     changing = names_stored([loop])  # the counter and everything the loop assigns
     rebound = {t.id for s in walk_stmts(loop.body) if isinstance(s, gast.Assign)
                for t in s.targets if isinstance(t, gast.Name)}

@@ -86,6 +86,10 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
         return
     body = parsed.tree.body
     out = []
+    # what the statements read and bind, found once for all the loops below
+    # (the body does not change until the end)
+    loads = [None] * len(body)
+    local = None
     for k, s in enumerate(body):
         marked = _marked(s, parsed)
         checked = guard is not None and budget is None and marked is None
@@ -93,7 +97,11 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
                                or s.lineno in skip):
             out.append(s)
             continue
-        refusal = _refusal(s, body[k + 1:], parsed, set(stopped))
+        for j in range(k + 1, len(body)):
+            if loads[j] is None:
+                loads[j] = names_loaded(body[j])
+        refusal = _refusal(s, body[k + 1:], parsed, set(stopped),
+                           set().union(*loads[k + 1:]))
         if refusal is not None:
             if marked is not None:
                 raise UnsupportedSyntaxError(f"a checkpointed loop with {refusal[0]}",
@@ -101,7 +109,9 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
             out.append(s)  # under a budget: recorded as usual
             continue
         if checked:  # (placed in the generated forward sweep: place_memory_checks)
-            check = _tape_check(s, body[k + 1:], parsed, guard)
+            if local is None:
+                local = set(parsed.arg_names) | names_stored(body)
+            check = _tape_check(s, body[k + 1:], parsed, guard, local)
             if check is not None:
                 parsed.memory_checks.append((parsed.location.line_of(s), check))
             out.append(s)
@@ -163,8 +173,9 @@ def _counted(s):
         and s.iter.func.id == "range" and not s.orelse
 
 
-def _refusal(loop, after, parsed, stopped=frozenset()):
-    """(what, node, hint) if the loop cannot be lifted into a step function."""
+def _refusal(loop, after, parsed, stopped=frozenset(), after_loads=None):
+    """(what, node, hint) if the loop cannot be lifted into a step function.
+    `after_loads`: names_loaded(after), if known."""
     from s2sad.markers import reset_recording
     stopped_here = sorted(stopped & names_stored(loop.body))
     if stopped_here:
@@ -192,7 +203,7 @@ def _refusal(loop, after, parsed, stopped=frozenset()):
     counter = loop.target.id
     if counter in names_stored(loop.body):
         return "its counter assigned in its body", loop, "Use another name"
-    if counter in names_loaded(after):
+    if counter in (names_loaded(after) if after_loads is None else after_loads):
         return ("its counter read after the loop", loop,
                 "Compute the last counter value from the range instead")
     return None
@@ -249,11 +260,12 @@ def _name_targets(targets):
             yield from _name_targets(t.elts)
 
 
-def _carried(loop, after, parsed):
+def _carried(loop, after, parsed, local=None):
     """(the loop-carried state, what the body only reads) of a loop."""
     body = loop.body
     counter = loop.target.id
-    local = set(parsed.arg_names) | names_stored(parsed.tree.body)
+    if local is None:  # (or given: the arguments and what the function binds)
+        local = set(parsed.arg_names) | names_stored(parsed.tree.body)
     stored = names_stored(body) - {counter}
     exposed = _exposed(body, {counter})[0]
     after_reads = _exposed(after, set())[0]  # (a later `for i` binds its own i)
@@ -265,11 +277,11 @@ def _carried(loop, after, parsed):
     return state, consts
 
 
-def _tape_check(loop, after, parsed, guard):
+def _tape_check(loop, after, parsed, guard, local=None):
     """`check_memory(trip_count(start, stop, stride) * <bytes a step records>,
     guard, line)` before a loop the default budget may not hold (None if its
     state is not known before it, or it changes nothing: it is recorded)."""
-    state = _carried(loop, after, parsed)[0]
+    state = _carried(loop, after, parsed, local)[0]
     before = _assigned_before(parsed.tree.body, loop) | set(parsed.arg_names)
     if not state or any(v not in before for v in state):
         return None

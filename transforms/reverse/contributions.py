@@ -60,9 +60,13 @@ class Contributions:
         `z = value`."""
         g = g if g is not None else name(self.d(z))
         ans = name(z) if z else None
-        self.refuse_active_list(s, value)
+        checked = self._checked(value)
+        if not checked:
+            self.refuse_active_list(s, value)
         if isinstance(value, gast.Subscript):
-            refuse_active_index(value, self.is_active_atom, self.fn.location, s)
+            if not checked:
+                refuse_active_index(value, self.is_active_atom, self.fn.location, s)
+                self._passed(value)
             return [], [(value, g)]
         if isinstance(value, gast.Name):
             return [], [(value, g)]
@@ -74,9 +78,11 @@ class Contributions:
             return [], []
         if isinstance(value, gast.BinOp):
             rule = self.registry.lookup(BINOPS[type(value.op)])
-            if rule is not None and any(self.is_active_atom(a) for a in (value.left, value.right)):
+            if not checked and rule is not None and any(
+                    self.is_active_atom(a) for a in (value.left, value.right)):
                 check_rule_application(rule, operator_text(value.op), [value.left, value.right], {},
                                        self.atom_kind, self.is_active_atom, self.fn.location, s)
+            self._passed(value)
             return self.apply_rule(rule, g, ans, [value.left, value.right], {}, z)
         if isinstance(value, gast.UnaryOp):
             rule = self.registry.lookup(UNARYOPS[type(value.op)])
@@ -88,6 +94,16 @@ class Contributions:
                                          self.fn.location, s,
                                          "Keep the values in separate variables or an array")
         return [], []
+
+    # The reverse sweep is built more than once (reverse.py: until what it
+    # reads is stable) from the same statements, activity and kinds: a value
+    # the refusals below have passed is not checked again.
+    def _checked(self, value):
+        return id(value) in self.__dict__.get("_checks_passed", ())
+
+    def _passed(self, value):
+        # (held with its node: the id stays its own)
+        self.__dict__.setdefault("_checks_passed", {})[id(value)] = value
 
     def refuse_active_list(self, s, value):
         """A Python list holding values that need a gradient is a stack
@@ -122,8 +138,10 @@ class Contributions:
             return [], []
         if prim.rule is None:
             raise missing_gradient(callee_text(value), self.fn.location, s, prim.obj)
-        check_rule_application(prim.rule, callee_text(value), list(value.args), keywords,
-                               self.atom_kind, self.is_active_atom, self.fn.location, s)
+        if not self._checked(value):
+            check_rule_application(prim.rule, callee_text(value), list(value.args), keywords,
+                                   self.atom_kind, self.is_active_atom, self.fn.location, s)
+            self._passed(value)
         return self.apply_rule(prim.rule, g, ans, list(value.args), keywords, z)
 
     def apply_rule(self, rule, g, ans, args, keywords, z):

@@ -544,15 +544,25 @@ def _value_reads(stmts, shape_only):
     the shape of v, which stays as it is when v is bound once (`shape_only`):
     writes into v's elements need not be recorded for it."""
     out = set()
+    memo = getattr(shape_only, "reads_of", None)  # (a statement is not changed once made)
     for s in stmts:
-        if getattr(s, "s2sad_zero", False):
-            out |= names_loaded(s.value) - shape_only - getattr(shape_only, "fixed", set())
-        elif isinstance(s, (gast.For, gast.While, gast.If)):
+        if isinstance(s, (gast.For, gast.While, gast.If)) and not getattr(s, "s2sad_zero", False):
             out |= names_loaded(getattr(s, "iter", None) or s.test)
             out |= _value_reads(s.body, shape_only) | _value_reads(s.orelse, shape_only)
+        elif memo is None:
+            out |= _statement_value_reads(s, shape_only)
         else:
-            out |= loads_beyond_shapes(s, getattr(shape_only, "fixed", set()))
+            held = memo.get(id(s))
+            if held is None:
+                held = memo[id(s)] = (s, _statement_value_reads(s, shape_only))
+            out |= held[1]
     return out
+
+
+def _statement_value_reads(s, shape_only):
+    if getattr(s, "s2sad_zero", False):
+        return names_loaded(s.value) - shape_only - getattr(shape_only, "fixed", set())
+    return loads_beyond_shapes(s, getattr(shape_only, "fixed", set()))
 
 
 def _is_increment(s):
