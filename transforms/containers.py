@@ -28,7 +28,9 @@ import gast
 from .containers_common import (has_comprehension, is_builtin, is_range, is_user_function,
                                 mentions, range_element, stacks)
 from .errors import UnsupportedSyntaxError
-from .dicts import scalarise_dicts
+from .dicts import local_dict_keys, scalarise_dicts
+from .list_appends import fold_appends
+from .literal_loops import unroll_literal_loops
 from .literals import SumOfLiteral, scalarise_literals
 from .syntax import Transformer, assign, call, clone, const, name, store, walk
 
@@ -38,6 +40,9 @@ _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 
 def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespace):
     """`resolve(node)` is the object a name denotes (None for a local)."""
+    fold_appends(fn_tree, namer)  # xs = []; xs.append(a); xs.append(b): xs = [a, b]
+    # for w in (a, b) (or d.items() of a local dict): the body once per element
+    unroll_literal_loops(fn_tree, namer, local_dict_keys(fn_tree, resolve).get)
     lowering = _Comprehensions(location, namer, resolve)
     fn_tree.body = lowering.block(fn_tree.body)
     if lowering.allocates:

@@ -90,21 +90,7 @@ class Contributions:
         return [], []
 
     def refuse_active_list(self, s, value):
-        """A Python list holding values that need a gradient is a stack
-        (append and pop, as generated tapes use it) and nothing else: any
-        other use would lose its gradient."""
-        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
-                and value.func.attr == "pop":
-            return
-        for n in walk(value):
-            if isinstance(n, gast.Name) and n.id in self.active \
-                    and self.kinds.get(n.id, K.UNKNOWN).tag == "list":
-                raise UnsupportedSyntaxError(
-                    f"a list of values that need a gradient ('{n.id}', built with .append) "
-                    f"used here", self.fn.location, s,
-                    f"Build it as `{n.id} = []` followed by a for loop appending once per "
-                    f"iteration (s2sad fills an array), use a list comprehension, or preallocate "
-                    f"an array")
+        refuse_active_list(s, value, self.active, self.kinds, self.fn.location)
 
     def call_contributions(self, s, g, ans, value, z):
         prim = resolve_call(value, self.fn, self.registry)
@@ -364,3 +350,21 @@ def _element_pairs(arg, g):
                                                       ctx=gast.Load()))
         return pairs
     return [(arg, g)]
+
+
+def refuse_active_list(s, value, active, kinds, location):
+    """A Python list holding values that need a gradient is a stack
+    (append and pop, as generated tapes use it) and nothing else: any
+    other use would lose its gradient."""
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+            and value.func.attr == "pop":
+        return
+    for n in walk(value):
+        if isinstance(n, gast.Name) and n.id in active \
+                and kinds.get(n.id, K.UNKNOWN).tag == "list":
+            raise UnsupportedSyntaxError(
+                f"a list of values that need a gradient ('{n.id}', built with .append) "
+                f"used here", location, s,
+                f"Build it as `{n.id} = []` followed by a for loop appending once per "
+                f"iteration (s2sad fills an array), use a list comprehension, or preallocate "
+                f"an array")
