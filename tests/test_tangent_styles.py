@@ -310,3 +310,130 @@ def dict_values_as_an_argument(u):
 def test_other_uses_of_a_dict_view_are_refused(jit):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="a dict other than one bound once"):
         s2sad.grad(dict_values_as_an_argument, jit=jit)(0.7)
+
+
+# ---- second derivatives through while loops ----------------------------------------------
+
+def counted_while(u):
+    x = u
+    n = 0
+    while n < 4:
+        x = np.sin(x) * u
+        n += 1
+    return x
+
+
+def converging_while(u):
+    x = 1.0
+    n = 0
+    while n < 40 and abs(x - np.cos(u * x)) > 1e-13:
+        x = np.cos(u * x)
+        n += 1
+    return x * u
+
+
+@pytest.mark.parametrize("fn", [counted_while, converging_while])
+def test_second_derivative_through_a_while_loop(fn, jit):
+    # the first derivative keeps the loop's values on list tapes; the second
+    # differentiates those tapes (it used to refuse them, naming the
+    # generated code)
+    u, h = 0.7, 1e-4
+    got = s2sad.grad(s2sad.grad(fn, jit=jit), jit=jit)(u)
+    expected = (fn(u + h) - 2 * fn(u) + fn(u - h)) / h ** 2
+    assert np.isclose(got, expected, rtol=1e-4, atol=1e-5)
+    assert np.isclose(s2sad.hvp(fn, jit=jit)(u, 1.0), expected, rtol=1e-4, atol=1e-5)
+
+
+# ---- JAX-style parameters --------------------------------------------------------------
+
+BATCH = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+
+
+def mlp_over_layer_pairs(params):
+    h = BATCH
+    for W, b in params:  # a list of (weights, bias) pairs, as JAX's examples write it
+        h = np.tanh(h @ W + b)
+    return np.sum(h ** 2)
+
+
+def mlp_over_enumerated_pairs(params):
+    h = BATCH
+    for i, (W, b) in enumerate(params):
+        h = np.tanh(h @ W + b) * (i + 1.0)
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("fn", [mlp_over_layer_pairs, mlp_over_enumerated_pairs])
+def test_loop_unpacking_layer_pairs(fn, jit):
+    r = np.random.default_rng(5)
+    params = [(r.normal(size=(3, 4)), r.normal(size=4)), (r.normal(size=(4, 2)), r.normal(size=2))]
+    got = s2sad.grad(fn, jit=jit)(params)
+    assert isinstance(got, list) and all(isinstance(layer, tuple) for layer in got)
+    eps = 1e-6
+    for li, layer in enumerate(params):
+        for pi, leaf in enumerate(layer):
+            expected = np.zeros_like(leaf)
+            for idx in np.ndindex(*leaf.shape):
+                shifted = []
+                for sign in (1, -1):
+                    p = [tuple(a.copy() for a in lay) for lay in params]
+                    p[li][pi][idx] += sign * eps
+                    shifted.append(fn(p))
+                expected[idx] = (shifted[0] - shifted[1]) / (2 * eps)
+            np.testing.assert_allclose(got[li][pi], expected, rtol=1e-5, atol=1e-7)
+
+
+PROJECTION = np.linspace(0.1, 1.2, 12).reshape(3, 4)
+
+
+def copy_of_a_module_matrix(v):
+    P = PROJECTION.copy()  # a method of a module-level array has its kind
+    P[0] = P[0] * 2.0
+    return np.sum((P @ v) ** 2) + PROJECTION.sum() * v[0]
+
+
+def test_methods_of_module_level_arrays(jit):
+    check_grad(copy_of_a_module_matrix, (np.array([0.1, 0.5, -0.3, 0.8]),), jit=jit)
+    check_jvp(copy_of_a_module_matrix, (np.array([0.1, 0.5, -0.3, 0.8]),), jit=jit)
+
+
+# ---- a list used as a stack ------------------------------------------------------------
+
+def stack_of_names(u):
+    stack = []
+    a = u * u
+    stack.append(a)
+    if u > 0.0:
+        b = np.sin(u)
+        stack.append(b)
+    top = stack.pop()
+    rest = 1.0
+    if u > 0.0:
+        rest = stack.pop()
+    return top * rest + top
+
+
+@pytest.mark.parametrize("u", [0.7, -0.4])
+def test_a_list_pushed_and_popped_as_a_stack(u, jit):
+    # pushes of names and pops pair up as a derivative's own tapes do
+    check_grad(stack_of_names, (u,), jit=jit)
+    check_jvp(stack_of_names, (u,), jit=jit)
+
+
+def stack_of_expressions(u):
+    stack = []
+    stack.append(u * u)
+    stack.append(np.sin(u))
+    top = stack.pop()
+    return top * stack.pop()
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_pushed_expression_is_refused(mode, jit):
+    # its gradient was lost (zero, with no error) once the empty list
+    # itself stopped being refused
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"stack\.append\(\.\.\.\)"):
+        if mode == "grad":
+            s2sad.grad(stack_of_expressions, jit=jit)(0.7)
+        else:
+            s2sad.jvp(stack_of_expressions, jit=jit)(0.7, 1.0)

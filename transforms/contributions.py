@@ -83,6 +83,8 @@ class Contributions:
             return self.apply_rule(rule, g, ans, [value.operand], {}, z)
         if isinstance(value, gast.Call):
             return self.call_contributions(s, g, ans, value, z)
+        if isinstance(value, gast.List) and not value.elts:
+            return [], []  # a new (tape) list: it holds nothing yet
         if isinstance(value, (gast.Tuple, gast.List)):
             raise UnsupportedSyntaxError("a tuple or list of values that need a gradient",
                                          self.fn.location, s,

@@ -20,28 +20,34 @@ one variable per element (literals.py), with its gradient.
 
 Only appends in the same block as the binding are folded, with no other
 mention of the list between the binding and the last append (an append
-inside a loop or a branch, a read, a `pop`): those lists are left as
-written, for the loop forms (containers.py) or a refusal."""
+inside a loop or a branch, a read), and never for a list that is popped
+anywhere (a stack): those lists are left as written, for the loop forms
+(containers.py) or a refusal."""
 import gast
 
 from .syntax import assign, name, walk
 
 
 def fold_appends(fn_tree, namer):
-    _fold_block(fn_tree.body, namer)
+    # a list popped anywhere is a stack (a derivative's tape, when s2sad
+    # differentiates its own code): left as it is
+    stacks = {c.func.value.id for c in walk(fn_tree) if isinstance(c, gast.Call)
+              and isinstance(c.func, gast.Attribute) and c.func.attr == "pop"
+              and isinstance(c.func.value, gast.Name)}
+    _fold_block(fn_tree.body, namer, stacks)
     for node in walk(fn_tree):
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if node is not fn_tree and isinstance(stmts, list):
-                _fold_block(stmts, namer)
+                _fold_block(stmts, namer, stacks)
     return fn_tree
 
 
-def _fold_block(stmts, namer):
+def _fold_block(stmts, namer, stacks):
     i = 0
     while i < len(stmts):
         var = _new_list(stmts[i])
-        if var is not None:
+        if var is not None and var not in stacks:
             folded = _fold_from(stmts, i, var, namer)
             if folded is not None:
                 stmts[i:folded[0]] = folded[1]
