@@ -2,6 +2,8 @@
 append, chained assignment, writes through attributes), against finite
 differences, compiled with numba and as plain Python, in reverse and
 forward mode."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -437,3 +439,56 @@ def test_a_pushed_expression_is_refused(mode, jit):
             s2sad.grad(stack_of_expressions, jit=jit)(0.7)
         else:
             s2sad.jvp(stack_of_expressions, jit=jit)(0.7, 1.0)
+
+
+# ---- np.linalg.cholesky ----------------------------------------------------------------
+
+def gaussian_log_density(A, r):
+    L = np.linalg.cholesky(A)
+    z = np.linalg.solve(L, r)
+    return -0.5 * np.dot(z, z) - np.sum(np.log(np.diag(L)))
+
+
+def upper_factor(A):
+    U = np.linalg.cholesky(A, upper=True)
+    return np.sum(U * np.arange(9.0).reshape(3, 3))
+
+
+SPD = np.array([[2.0, 0.3, -0.2], [0.3, 1.5, 0.4], [-0.2, 0.4, 1.8]])
+
+
+@pytest.mark.parametrize("A", [SPD, SPD + np.triu(np.full((3, 3), 5.0), 1)],
+                         ids=["symmetric", "upper-triangle-ignored"])
+def test_numpy_cholesky(A, jit):
+    # numpy reads the lower triangle only (the upper one, with upper=True):
+    # finite differences of the other triangle are zero, and so is the gradient
+    r = np.array([0.5, -1.0, 0.25])
+    check_grad(gaussian_log_density, (A, r), wrt=(0, 1), jit=jit)
+    check_jvp(gaussian_log_density, (A, r), jit=jit)
+    B = SPD + np.tril(np.full((3, 3), 5.0), -1) if A is not SPD else SPD
+    with warnings.catch_warnings():  # numba has no upper=: that one runs as Python
+        warnings.simplefilter("ignore", s2sad.NumbaFallbackWarning)
+        check_grad(upper_factor, (B,), jit=jit)
+        check_jvp(upper_factor, (B,), jit=jit)
+
+
+# ---- any() and all() of a generator ---------------------------------------------------------
+
+def any_large(v):
+    if any(abs(u) > 1.5 for u in v):
+        return np.sum(v ** 2)
+    return np.sum(np.sin(v))
+
+
+def all_positive_pairs(v):
+    if all(v[i] < v[i + 1] for i in range(v.shape[0] - 1) if v[i] > -5.0):
+        return np.prod(v)
+    return np.sum(v) * 2.0
+
+
+@pytest.mark.parametrize("fn", [any_large, all_positive_pairs])
+@pytest.mark.parametrize("v", [np.array([0.3, 0.9, 1.2]), np.array([0.3, -1.9, 1.2])],
+                         ids=["first-branch", "second-branch"])
+def test_any_and_all_of_a_generator(fn, v, jit):
+    check_grad(fn, (v,), jit=jit)
+    check_jvp(fn, (v,), jit=jit)
