@@ -495,3 +495,27 @@ def all_positive_pairs(v):
 def test_any_and_all_of_a_generator(fn, v, jit):
     check_grad(fn, (v,), jit=jit)
     check_jvp(fn, (v,), jit=jit)
+
+
+# ---- an update of a slice from an overlapping slice of the same array -------------------
+
+def differences_in_place(v):
+    y = np.copy(v)
+    y[1:] -= y[:-1]  # numpy reads the right side before writing (numba would not)
+    return np.sum(y ** 2)
+
+
+def sums_in_place(v):
+    y = v * 1.0
+    y[1:] += y[:-1]
+    y[:-1] *= y[1:]
+    return np.sum(y ** 3)
+
+
+@pytest.mark.parametrize("fn", [differences_in_place, sums_in_place])
+def test_overlapping_slice_updates(fn, jit):
+    # the generated update kept `y[1:] -= y[:-1]`, which numba runs element
+    # by element through the overlap: a wrong value and gradient when compiled
+    v = np.array([0.3, -1.2, 2.0, 0.7])
+    check_grad(fn, (v,), jit=jit)
+    check_jvp(fn, (v,), jit=jit)
