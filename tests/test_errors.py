@@ -147,9 +147,10 @@ def with_bare_return(x):
     return
 
 
-def with_chained_assignment(x):
-    a = b = x
-    return a * b
+def with_attribute_store(x):
+    a = np.zeros(3)
+    a.real += x  # writes into a through a view s2sad cannot follow by name
+    return np.sum(a)
 
 
 def with_list_of_active_values(x):
@@ -184,7 +185,7 @@ SYNTAX = [
     (with_for_else, "for ... else"),
     (with_while_else, "while ... else"),
     (with_bare_return, "a return without a value"),
-    (with_chained_assignment, "chained assignment"),
+    (with_attribute_store, "assignment through an attribute (a.real = ...)"),
     (with_list_of_active_values, "a tuple or list of values that need a gradient"),
 ]
 

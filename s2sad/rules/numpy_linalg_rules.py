@@ -6,7 +6,7 @@ matrix norms). Names like `svd_grad` are helpers of
 import numpy as np
 
 from .. import runtime_linalg_more as rm
-from ..parameters import MATRIX, Values
+from ..parameters import BOOL, MATRIX, Values
 from ..registry import adjoint, nondifferentiable, refused, tangent
 from ..transforms.analysis import kinds as K
 
@@ -78,3 +78,17 @@ refused(rm.eigh_lower_tangent, kind=lambda args, kws: K.tuple_of([K.array(1, "f"
 refused(rm.svd_tangent, kind=lambda args, kws: K.tuple_of(
     [K.array(2, "f"), K.array(1, "f"), K.array(2, "f")]),
     reason="second derivatives through np.linalg's svd rule are not implemented")
+
+
+# ---- cholesky: numpy's reads the lower triangle (upper=True: the upper one) --------------
+
+@adjoint(np.linalg.cholesky, kind=lambda args, kws: K.array(2, "f"),
+         values={"a": MATRIX, "upper": BOOL})
+def np_cholesky(g, ans, a, upper=False):
+    # (scipy.linalg.cholesky's helpers: the gradient lands in the triangle numpy reads)
+    return cholesky_grad(g, ans, not upper)
+
+
+@tangent(np.linalg.cholesky)
+def np_cholesky_tangent(t, ans, a, upper=False):
+    return cholesky_tangent(t, ans, not upper)

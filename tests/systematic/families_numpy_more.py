@@ -179,6 +179,14 @@ def linalg_cases():
             make("numpy.linalg.eigh", "eigh/matrix_function",
                  "vecs @ np.diag(vals ** 3) @ vecs.T", {"x": ((3, 3), _distinct)},
                  prelude=("vals, vecs = np.linalg.eigh(x)",), **LINALG)]
+    spd = {"x": ((3, 3), matrix(3))}  # diagonally dominant: either triangle's symmetric matrix
+    out += [make("numpy.linalg.cholesky", "cholesky", "np.linalg.cholesky(x)", spd, **LINALG),
+            make("numpy.linalg.cholesky", "cholesky/upper", "np.linalg.cholesky(x, upper=True)",
+                 spd, **LINALG),
+            make("numpy.linalg.cholesky", "cholesky/upper=False",
+                 "np.linalg.cholesky(x, upper=False)", spd, **LINALG),
+            make("numpy.linalg.cholesky", "cholesky/logdet",
+                 "2.0 * np.sum(np.log(np.diag(np.linalg.cholesky(x))))", spd, **LINALG)]
     for shape in [(3, 3), (2, 4), (4, 2)]:
         n = rank_name(shape)
         x = {"x": (shape, _separated)}

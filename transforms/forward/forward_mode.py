@@ -9,7 +9,8 @@ import gast
 
 from ..analysis import kinds as K
 from ..frontend.bind import check_rule_application, refuse_active_index
-from ..errors import missing_gradient
+from ..reverse.contributions import refuse_active_list
+from ..errors import UnsupportedSyntaxError, missing_gradient
 from ..ops import BINOPS, callee_text, operator_text, resolve_call
 from ..syntax import assign, base_name, call, clone, const, name, names_loaded, store
 from ..templates import inline, template_of
@@ -76,6 +77,7 @@ class ForwardMode:
     def statement(self, s):
         self._stmt = s
         if isinstance(s, gast.Assign):
+            refuse_active_list(s, s.value, self.active, self.kinds, self.fn.location)
             target = s.targets[0]
             if isinstance(target, gast.Name):
                 return self.assign_name(s, target.id)
@@ -105,8 +107,20 @@ class ForwardMode:
         return [s]
 
     def list_append(self, s):
-        """stack.append(v) on a list of active values: the tangent list too."""
+        """stack.append(v) on a list of active values: the tangent list too.
+        Any other call of a method of such a list (`xs.pop()` for its effect,
+        `xs.extend(...)`), or an appended expression (a stack holds values,
+        as generated tapes push them), would leave the tangent list behind:
+        refused, as the reverse mode refuses the list."""
         c = s.value
+        if (isinstance(c, gast.Call) and isinstance(c.func, gast.Attribute)
+                and isinstance(c.func.value, gast.Name) and c.func.value.id in self.active
+                and (c.func.attr != "append" or len(c.args) != 1
+                     or not isinstance(c.args[0], (gast.Name, gast.Subscript, gast.Constant)))):
+            raise UnsupportedSyntaxError(
+                f"{c.func.value.id}.{c.func.attr}(...) on a list of values that need a gradient",
+                self.fn.location, s, "Build the list as a literal, or with a for loop appending "
+                "once per iteration (s2sad fills an array), or preallocate an array")
         if (isinstance(c, gast.Call) and isinstance(c.func, gast.Attribute)
                 and c.func.attr == "append" and isinstance(c.func.value, gast.Name)
                 and c.func.value.id in self.active):
@@ -124,6 +138,10 @@ class ForwardMode:
         value = s.value
         if isinstance(value, gast.List) and not value.elts:  # a new list (a tape)
             return [s, assign(self.d(z), gast.List(elts=[], ctx=gast.Load()), src=s)]
+        if isinstance(value, gast.List):  # a list that is not one variable per element
+            raise UnsupportedSyntaxError("a list of values that need a gradient",
+                                         self.fn.location, s,
+                                         "Keep the values in separate variables or an array")
         t = None if getattr(s, "s2sad_constant", False) else self.tangent(value, z)
         if t is None:
             t = self.zero_like(name(z)) if not isinstance(value, gast.Call) or not \

@@ -115,8 +115,21 @@ def _bind(rewrite, loop, target, entry, mapping, arg):
         for t, e in zip(target.elts, entry.elts):
             _bind(rewrite, loop, t, e, mapping, arg)
         return
+    part = None if isinstance(entry, gast.Tuple) else rewrite.part(entry)
+    if isinstance(target, (gast.Tuple, gast.List)) and part is not None \
+            and part[2].node in ("list", "tuple", "namedtuple") \
+            and len(part[2].keys) == len(target.elts):
+        # for W, b in layers: an entry that is itself a tuple, list or
+        # NamedTuple unpacks by position into its parts
+        for t, key in zip(target.elts, part[2].keys):
+            e = gast.Attribute(value=clone(entry), attr=key, ctx=gast.Load()) \
+                if part[2].node == "namedtuple" else \
+                gast.Subscript(value=clone(entry), slice=const(key), ctx=gast.Load())
+            _bind(rewrite, loop, t, e, mapping, arg)
+        return
     rewrite.refuse(loop, "this unpacking of a container argument's entries", arg,
-                   "Unpack (key, value) pairs of .items() or (i, entry) of enumerate()")
+                   "Unpack (key, value) pairs of .items(), (i, entry) of enumerate(), or an "
+                   "entry that is a tuple, list or NamedTuple of as many parts")
 
 
 class _Substitute(gast.NodeTransformer):

@@ -28,7 +28,9 @@ import gast
 from .containers_common import (has_comprehension, is_builtin, is_range, is_user_function,
                                 mentions, range_element, stacks)
 from ..errors import UnsupportedSyntaxError
-from .dicts import scalarise_dicts
+from .dicts import local_dict_keys, scalarise_dicts
+from .list_appends import fold_appends
+from .literal_loops import unroll_literal_loops
 from .literals import SumOfLiteral, scalarise_literals
 from ..syntax import Transformer, assign, call, clone, const, name, store, walk
 
@@ -38,6 +40,9 @@ _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 
 def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespace):
     """`resolve(node)` is the object a name denotes (None for a local)."""
+    fold_appends(fn_tree, namer)  # xs = []; xs.append(a); xs.append(b): xs = [a, b]
+    # for w in (a, b) (or d.items() of a local dict): the body once per element
+    unroll_literal_loops(fn_tree, namer, local_dict_keys(fn_tree, resolve).get)
     lowering = _Comprehensions(location, namer, resolve)
     fn_tree.body = lowering.block(fn_tree.body)
     if lowering.allocates:
@@ -155,6 +160,14 @@ class _Comprehensions:
                     total = lowering.namer.fresh("total")
                     stmts.extend(lowering.accumulate(node.args[0], total, start))
                     return name(total)
+                test = next((f for f in (builtins.any, builtins.all) if is_builtin(
+                    lowering.resolve, node.func, f)), None)
+                if test is not None and len(node.args) == 1 and not node.keywords \
+                        and isinstance(node.args[0], _COMPREHENSIONS):
+                    self.check_unconditional(node)
+                    flag = lowering.namer.fresh("found" if test is builtins.any else "holds")
+                    stmts.extend(lowering.first_match(node.args[0], flag, test is builtins.any))
+                    return name(flag)
                 reduce = next((f for f in (builtins.max, builtins.min, builtins.list,
                                            builtins.tuple) if is_builtin(
                     lowering.resolve, node.func, f)), None)
@@ -179,8 +192,8 @@ class _Comprehensions:
 
             def visit_GeneratorExp(self, node):
                 raise lowering.refuse(
-                    node, "a generator expression outside sum(), max(), min(), list() "
-                    "or tuple()", "Use a list comprehension")
+                    node, "a generator expression outside sum(), max(), min(), any(), all(), "
+                    "list() or tuple()", "Use a list comprehension")
 
             def visit_ListComp(self, node):
                 self.check_unconditional(node)
@@ -210,6 +223,20 @@ class _Comprehensions:
             inner = self.loop(gen, inner)
         stmts = [assign(total, start)] + inner
         return self.block(stmts)  # comprehensions inside the element
+
+    def first_match(self, comp, flag, is_any):
+        """any(e for ...): `flag = False; for ...: [if c:] if e: flag = True;
+        break` (all: the first false element), stopping where Python's any
+        and all stop (an inner loop's break ends only that loop: the flag
+        stays set)."""
+        comp = self.renamed(comp)
+        test = comp.elt if is_any else gast.UnaryOp(op=gast.Not(), operand=comp.elt)
+        inner = [gast.If(test=test, body=[assign(flag, const(is_any)), gast.Break()], orelse=[])]
+        for gen in reversed(comp.generators):
+            for cond in reversed(gen.ifs):
+                inner = [gast.If(test=cond, body=inner, orelse=[])]
+            inner = self.loop(gen, inner)
+        return self.block([assign(flag, const(not is_any))] + inner)
 
     def loop(self, gen, body):
         """`for target in iter: body`, over a range as written, over anything

@@ -5,16 +5,21 @@ becomes one variable per key, as a list literal does (literals.py):
     y = p["w"] * p["b"]    ->    y = p_w * p_b
     p["w"] = p["w"] - 0.1        p_w = p_w - 0.1
 
-Every use must be a read or write of one of its keys, or passing it whole
-to a Python helper (which then takes its values as parameters of their own,
+Every use must be a read or write of one of its keys, `d.get(key,
+default)` with a constant key, `d.values()`, `d.keys()` or `d.items()`
+iterated by a `for` loop or given to `sum`, `min`, `max` or `len` (a tuple
+of its entries, in the dict's order), or passing it whole to a Python helper
+(which then takes its values as parameters of their own,
 spread_arguments.py); any other dict (a new key, a key computed at run
-time, the dict given to anything else) is refused, never guessed."""
+time, the dict given to anything else) is refused, never guessed. A dict
+written out as a helper's argument (`h({"a": x})`, `h(dict(a=x))`) is first
+bound to a name of its own, just before the statement."""
 import builtins
 import types
 
 import gast
 
-from .containers_common import is_builtin
+from .containers_common import is_builtin, is_user_function
 from ..errors import UnsupportedSyntaxError
 from .flatten_args import Structure
 from .spread_arguments import spread_copy
@@ -22,6 +27,7 @@ from ..syntax import Transformer, name, store, walk
 
 
 def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
+    _name_helper_arguments(fn_tree, namer, resolve)
     nodes = walk(fn_tree)  # (one walk for every question below, until a rewrite)
     bindings = {}
     for node in nodes:
@@ -60,6 +66,21 @@ def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
     return fn_tree
 
 
+def local_dict_keys(fn_tree, resolve):
+    """name -> [keys] of the local names bound once, to a dict literal with
+    constant string keys (the ones scalarise_dicts may make variables of)."""
+    bound, keys = {}, {}
+    for node in walk(fn_tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], gast.Name):
+            items = _items(node.value, resolve)
+            if items is not None:
+                keys[node.targets[0].id] = list(items)
+    return {v: k for v, k in keys.items() if bound.get(v) == 1}
+
+
 def _items(value, resolve):
     """{key: value node} of a dict display or dict(k=v) call with constant
     string keys, or None."""
@@ -92,10 +113,90 @@ def _uses_understood(fn_tree, v, stmt, items, caller, spreads):
             if ref is not None:
                 spreads[id(parent)] = ref
                 continue
+        if _view(parent, node, parents, caller.resolve) is not None \
+                or _get(parent, node, parents) is not None:
+            continue
         if not (isinstance(parent, gast.Subscript) and parent.value is node
                 and isinstance(parent.slice, gast.Constant) and parent.slice.value in items):
             return False
     return True
+
+
+_SEQUENCE_USERS = (builtins.sum, builtins.min, builtins.max, builtins.len)
+
+
+def _view(parent, node, parents, resolve):
+    """The call `d.values()` (or keys, items) of which `node` (d) is the
+    object, when a for loop iterates over it or sum/min/max/len takes it."""
+    if not (isinstance(parent, gast.Attribute) and parent.value is node
+            and parent.attr in ("values", "keys", "items")):
+        return None
+    c = parents.get(id(parent))
+    if not (isinstance(c, gast.Call) and c.func is parent and not c.args and not c.keywords):
+        return None
+    user = parents.get(id(c))
+    if isinstance(user, gast.For) and user.iter is c:
+        return c
+    if isinstance(user, gast.Call) and user.args == [c] and not user.keywords \
+            and any(is_builtin(resolve, user.func, f) for f in _SEQUENCE_USERS):
+        return c
+    return None
+
+
+def _get(parent, node, parents):
+    """The call `d.get("key")` or `d.get("key", default)` with a constant key."""
+    if not (isinstance(parent, gast.Attribute) and parent.value is node and parent.attr == "get"):
+        return None
+    c = parents.get(id(parent))
+    if isinstance(c, gast.Call) and c.func is parent and 1 <= len(c.args) <= 2 \
+            and not c.keywords and isinstance(c.args[0], gast.Constant) \
+            and isinstance(c.args[0].value, str):
+        return c
+    return None
+
+
+def _name_helper_arguments(fn_tree, namer, resolve):
+    """h({"a": x}) -> d = {"a": x}; h(d), for a helper h (a Python function)
+    called in a simple statement, the dict's values without calls (so that
+    evaluating them first changes nothing)."""
+    for node in walk(fn_tree):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list):
+                continue
+            out = []
+            for s in stmts:
+                if isinstance(s, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)):
+                    out += _hoisted(s, namer, resolve)
+                out.append(s)
+            stmts[:] = out
+
+
+def _hoisted(stmt, namer, resolve):
+    bindings = []
+    for c in walk(stmt):
+        if isinstance(c, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.SetComp,
+                          gast.DictComp)):
+            return []  # (another scope: evaluated there, maybe many times)
+    for c in walk(stmt):
+        if not isinstance(c, gast.Call):
+            continue
+        try:
+            callee = resolve(c.func)
+        except Exception:  # noqa: BLE001 - a local or unknown name
+            callee = None
+        if not is_user_function(callee):
+            continue
+        for k, a in enumerate(c.args):
+            items = _items(a, resolve)
+            if items is None or any(isinstance(n, gast.Call) for v in items.values()
+                                    for n in walk(v)):
+                continue
+            d = namer.fresh("d")
+            bindings.append(gast.copy_location(
+                gast.Assign(targets=[store(d)], value=a, type_comment=None), stmt))
+            c.args[k] = gast.copy_location(name(d), a)
+    return bindings
 
 
 class _Scalarise(Transformer):
@@ -103,6 +204,23 @@ class _Scalarise(Transformer):
         self.candidates, self.parts, self.spreads = candidates, parts, spreads
 
     def visit_Call(self, node):
+        f = node.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
+                and f.value.id in self.candidates and f.attr in ("get", "values", "keys", "items"):
+            v, items = f.value.id, self.candidates[f.value.id][1]
+            parts = self.parts[v]
+            if f.attr == "get":  # a constant key: the value, or the default
+                key = node.args[0].value
+                if key in items:
+                    return gast.copy_location(name(parts[key]), node)
+                default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None,
+                                                                                    kind=None)
+                return self.visit(default)
+            entries = [name(parts[k]) if f.attr == "values" else
+                       gast.Constant(value=k, kind=None) if f.attr == "keys" else
+                       gast.Tuple(elts=[gast.Constant(value=k, kind=None), name(parts[k])],
+                                  ctx=gast.Load()) for k in items]
+            return gast.copy_location(gast.Tuple(elts=entries, ctx=gast.Load()), node)
         if id(node) in self.spreads:  # h(d) -> h_spread(d_a, d_b)
             node.func = gast.copy_location(name(self.spreads[id(node)]), node.func)
             args = []

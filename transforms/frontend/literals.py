@@ -136,7 +136,8 @@ class _Scalarise(Transformer):
 
 class SumOfLiteral(Transformer):
     """sum([a, b, c]) is 0 + a + b + c, Python's order of additions; min(a,
-    b, c) is min(min(a, b), c) (the first of equal values, as Python's)."""
+    b, c) is min(min(a, b), c) (the first of equal values, as Python's), and
+    min([a, b, c]) of a list or tuple written out is min(a, b, c)."""
 
     def __init__(self, resolve):
         self.resolve = resolve
@@ -144,6 +145,13 @@ class SumOfLiteral(Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         for fn in (builtins.min, builtins.max):
+            if is_builtin(self.resolve, node.func, fn) and len(node.args) == 1 \
+                    and not node.keywords and isinstance(node.args[0], (gast.List, gast.Tuple)) \
+                    and node.args[0].elts and not any(isinstance(e, gast.Starred)
+                                                      for e in node.args[0].elts):
+                if len(node.args[0].elts) == 1:
+                    return node.args[0].elts[0]
+                node.args = list(node.args[0].elts)
             if is_builtin(self.resolve, node.func, fn) and len(node.args) > 2 \
                     and not node.keywords and not any(isinstance(a, gast.Starred)
                                                       for a in node.args):

@@ -18,6 +18,7 @@ after the operation they hold (`tanh`, `prod`, ...), so the adjoints read as
 `dtanh`, `dprod`.
 """
 import gast
+import numpy as np
 
 from ..syntax import assign, name, names_loaded, names_stored, store, walk
 
@@ -288,14 +289,19 @@ class _Normalizer:
         if not (isinstance(f, gast.Attribute) and f.attr in METHODS):
             return node
         base = f.value
-        if isinstance(base, gast.Name) and not self.is_local(base.id):
-            return node  # np.sum(...) itself, or a module's function
+        if isinstance(base, gast.Name) and not self.is_local(base.id) \
+                and not isinstance(self.global_value(base.id), np.ndarray):
+            return node  # np.sum(...) itself, or a module's function (not W.copy() of a global W)
         args = list(node.args)
         if f.attr in _VARARGS and len(args) > 1:
             args = [gast.Tuple(elts=args, ctx=gast.Load())]
         attr = "ravel" if f.attr == "flatten" else f.attr
         func = gast.Attribute(value=name("np"), attr=attr, ctx=gast.Load())
         return gast.Call(func=func, args=[base] + args, keywords=node.keywords)
+
+    def global_value(self, name_):
+        parsed = getattr(self.bind, "parsed", None)  # (the binder knows the namespace)
+        return parsed.namespace.get(name_) if parsed is not None else None
 
     def argument(self, node, src):
         if isinstance(node, (gast.Tuple, gast.List)):

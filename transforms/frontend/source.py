@@ -12,7 +12,9 @@ from . import closures
 from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
 from .lambda_source import lambda_tree
 from ..ast_convert import parse
-from ..syntax import clone, walk
+from ..emit.unparse import expr_source
+from ..names import fresh_name
+from ..syntax import clone, name, walk
 
 # Statements and expressions the differentiating passes accept. Anything
 # else is reported with its file and line before any pass runs.
@@ -243,6 +245,7 @@ def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
     # (the backward of a custom gradient stays where it is; with no nested
     # function or lambda there is nothing to lift, and lift_nested's walks
     # were a tenth of a first generation)
+    split_chained_assignments(tree)
     if not nested_def_ok and nested:
         closures.lift_nested(tree, fn, location, namespace, source)
     check_supported(tree, location, nested_def_ok)
@@ -330,6 +333,40 @@ def positional_parameters(tree):
     return tree
 
 
+def split_chained_assignments(tree):
+    """`a = b = value` is `a = value; b = a`, Python's order (the value once,
+    then the targets from left to right, all bound to the same object); a
+    first target that is not a name (`x[0] = y = v`) takes the value from a
+    temporary: `t = v; x[0] = t; y = t`."""
+    taken = None
+    for node in walk(tree):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list) or not any(
+                    isinstance(s, gast.Assign) and len(s.targets) > 1 for s in stmts):
+                continue
+            out = []
+            for s in stmts:
+                if not (isinstance(s, gast.Assign) and len(s.targets) > 1):
+                    out.append(s)
+                    continue
+                first = s.targets[0]
+                if isinstance(first, gast.Name):
+                    source_name, targets = first.id, s.targets[1:]
+                    out.append(gast.copy_location(
+                        gast.Assign(targets=[first], value=s.value, type_comment=None), s))
+                else:
+                    if taken is None:
+                        taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+                    source_name, targets = fresh_name("chained", taken), s.targets
+                    out.append(gast.copy_location(gast.Assign(
+                        targets=[name(source_name, gast.Store())], value=s.value,
+                        type_comment=None), s))
+                out += [gast.copy_location(gast.Assign(targets=[t], value=name(source_name),
+                                                       type_comment=None), s) for t in targets]
+            setattr(node, field, out)
+
+
 def check_supported(tree, location, nested_def_ok=False):
     args = tree.args
     if args.vararg or args.kwarg:
@@ -355,3 +392,28 @@ def check_supported(tree, location, nested_def_ok=False):
             raise UnsupportedSyntaxError("for ... else", location, node, _ELSE_HINT)
         if isinstance(node, gast.While) and node.orelse:
             raise UnsupportedSyntaxError("while ... else", location, node, _ELSE_HINT)
+        if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for t in targets:
+                _check_target(t, location)
+
+
+def _check_target(target, location):
+    """An assignment through an attribute (`a.real += x`, `a.flat[i] = v`,
+    `a.T[0] = v`, `obj.w = v`) writes into memory s2sad cannot follow by name
+    (a view of the array, or an object's field): refused, never dropped."""
+    if isinstance(target, (gast.Tuple, gast.List)):
+        for e in target.elts:
+            _check_target(e, location)
+        return
+    if isinstance(target, gast.Starred):
+        return _check_target(target.value, location)
+    node = target
+    while isinstance(node, gast.Subscript):
+        node = node.value
+    if isinstance(node, gast.Attribute):
+        shown = f"{expr_source(node)} = ..." if node is target else f"{expr_source(node)}[...] = ..."
+        raise UnsupportedSyntaxError(
+            f"assignment through an attribute ({shown})", location, target,
+            "Write into the array itself (a[...] = ..., a[i] = ...), or make a new "
+            "array and assign it to a name")

@@ -52,6 +52,22 @@ def _same_place(target, expr):
     return False
 
 
+def _may_overlap(target, value):
+    """`y[1:] = y[1:] - y[:-1]`: a slice written from a value that reads the
+    same array. numba's `y[1:] -= y[:-1]` works element by element through
+    the overlapping memory (numpy's buffers the right side), so such an
+    update keeps its plain form, which makes the right side first."""
+    if not isinstance(target, gast.Subscript):
+        return False
+    if not any(isinstance(n, gast.Slice) for n in gast.walk(target.slice)):
+        return False
+    base = target.value
+    while isinstance(base, (gast.Subscript, gast.Attribute)):
+        base = base.value
+    return isinstance(base, gast.Name) and any(
+        isinstance(n, gast.Name) and n.id == base.id for n in gast.walk(value))
+
+
 def augment_scalar_updates(stmts, scalars):
     """`s = s + e` reads `s += e` (for scalars only: on arrays `+=` would
     write in place)."""
@@ -61,7 +77,8 @@ def augment_scalar_updates(stmts, scalars):
                 augment_scalar_updates(getattr(s, field), scalars)
         if (isinstance(s, gast.Assign) and isinstance(s.value, gast.BinOp)
                 and isinstance(s.value.op, _AUGMENTABLE) and _same_place(s.targets[0], s.value.left)
-                and (not isinstance(s.targets[0], gast.Name) or s.targets[0].id in scalars)):
+                and (not isinstance(s.targets[0], gast.Name) or s.targets[0].id in scalars)
+                and not _may_overlap(s.targets[0], s.value.right)):
             new = gast.AugAssign(target=s.targets[0], op=s.value.op, value=s.value.right)
             new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})
             gast.copy_location(new, s)

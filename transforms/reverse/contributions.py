@@ -89,6 +89,8 @@ class Contributions:
             return self.apply_rule(rule, g, ans, [value.operand], {}, z)
         if isinstance(value, gast.Call):
             return self.call_contributions(s, g, ans, value, z)
+        if isinstance(value, gast.List) and not value.elts:
+            return [], []  # a new (tape) list: it holds nothing yet
         if isinstance(value, (gast.Tuple, gast.List)):
             raise UnsupportedSyntaxError("a tuple or list of values that need a gradient",
                                          self.fn.location, s,
@@ -106,21 +108,7 @@ class Contributions:
         self.__dict__.setdefault("_checks_passed", {})[id(value)] = value
 
     def refuse_active_list(self, s, value):
-        """A Python list holding values that need a gradient is a stack
-        (append and pop, as generated tapes use it) and nothing else: any
-        other use would lose its gradient."""
-        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
-                and value.func.attr == "pop":
-            return
-        for n in walk(value):
-            if isinstance(n, gast.Name) and n.id in self.active \
-                    and self.kinds.get(n.id, K.UNKNOWN).tag == "list":
-                raise UnsupportedSyntaxError(
-                    f"a list of values that need a gradient ('{n.id}', built with .append) "
-                    f"used here", self.fn.location, s,
-                    f"Build it as `{n.id} = []` followed by a for loop appending once per "
-                    f"iteration (s2sad fills an array), use a list comprehension, or preallocate "
-                    f"an array")
+        refuse_active_list(s, value, self.active, self.kinds, self.fn.location)
 
     def call_contributions(self, s, g, ans, value, z):
         prim = resolve_call(value, self.fn, self.registry)
@@ -382,3 +370,21 @@ def _element_pairs(arg, g):
                                                       ctx=gast.Load()))
         return pairs
     return [(arg, g)]
+
+
+def refuse_active_list(s, value, active, kinds, location):
+    """A Python list holding values that need a gradient is a stack
+    (append and pop, as generated tapes use it) and nothing else: any
+    other use would lose its gradient."""
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+            and value.func.attr == "pop":
+        return
+    for n in walk(value):
+        if isinstance(n, gast.Name) and n.id in active \
+                and kinds.get(n.id, K.UNKNOWN).tag == "list":
+            raise UnsupportedSyntaxError(
+                f"a list of values that need a gradient ('{n.id}', built with .append) "
+                f"used here", location, s,
+                f"Build it as `{n.id} = []` followed by a for loop appending once per "
+                f"iteration (s2sad fills an array), use a list comprehension, or preallocate "
+                f"an array")

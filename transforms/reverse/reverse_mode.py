@@ -15,7 +15,7 @@ from .contributions import Contributions
 from .lean_tapes import LoopReads, entry_saves
 from ..errors import UnsupportedSyntaxError
 from ..syntax import (assign, base_name, binding_counts, call, clone, const, name, names_loaded,
-                    parse_expr, store, subscript)
+                    parse_expr, store, subscript, walk)
 from ..optimise.parallel import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
@@ -373,6 +373,14 @@ class ReverseMode(Contributions):
                 and c.func.attr == "append" and isinstance(c.func.value, gast.Name)):
             return []
         stack, v = c.func.value.id, c.args[0]
+        if stack in self.active and not isinstance(v, (gast.Name, gast.Subscript, gast.Constant)) \
+                and any(isinstance(n, gast.Name) and n.id in self.active for n in walk(v)):
+            # (a stack holds values, as generated tapes push them: an
+            # expression's gradient would be lost)
+            raise UnsupportedSyntaxError(
+                f"{stack}.append(...) of an expression, on a list of values that need a gradient",
+                self.fn.location, s, "Build the list as a literal, or with a for loop appending "
+                "once per iteration (s2sad fills an array), or preallocate an array")
         if stack not in self.active or not self.is_active_atom(v):
             return []
         pop = call(gast.Attribute(value=name(self.d(stack)), attr="pop", ctx=gast.Load()))
