@@ -115,7 +115,8 @@ def _kink_signature(fn, r, args, kwargs):
         return np.greater(a[0], a[1]) if len(a) == 2 else np.argmax(a[0])
     if fn is np.clip:
         x = np.asarray(b["a"])
-        return (np.less(x, b["a_min"]), np.greater(x, b["a_max"]))
+        lo, hi = b.get("a_min"), b.get("a_max")   # (None: no bound on that side)
+        return (None if lo is None else np.less(x, lo), None if hi is None else np.greater(x, hi))
     if fn is np.where:
         return np.asarray(a[0], dtype=bool)
     if fn is np.linalg.norm:
