@@ -51,8 +51,9 @@ class MoreForms:
             form = self.pick(["predict_pair", "iterate", "unpack"])
         if form in ("predict", "predict_pair"):
             self.container_helpers.add(form)
+            u = vec()  # (every expression before the variable it is bound to exists)
             v = self.new_var(())
-            fn.emit(f"{v.name} = {form}({name}, {vec()})")
+            fn.emit(f"{v.name} = {form}({name}, {u})")
         elif form == "predict_get":
             self.container_helpers.add(form)
             u, s = vec(), self.expr((), 1)
@@ -61,8 +62,9 @@ class MoreForms:
                                                 f"predict_get({name}, {u})",
                                                 f"predict_get(u={u}, params={name})"]))
         elif form == "absent":  # a key the dict does not have: the default, a constant
+            e = self.expr((), 1)
             v = self.new_var(())
-            fn.emit(f'{v.name} = {name}.get("scale", {self.const(0.5, 1.5)}) * {par(self.expr((), 1))}')
+            fn.emit(f'{v.name} = {name}.get("scale", {self.const(0.5, 1.5)}) * {par(e)}')
         elif form == "unpack":
             w, b = self.fresh("v"), self.fresh("s")
             fn.emit(f"{w}, {b} = {name}")
@@ -263,8 +265,9 @@ class MoreForms:
                 f"np.copyto({buf.name}, {self.expr((N,), 1)}, where={par(self.expr((N,), 1))} > 0.0)",
             ])
         fn.emit(effect)
+        weight = self.expr(shape, 1)
         v = self.new_var(())
-        fn.emit(f"{v.name} = np.sum({buf.name} * {par(self.expr(shape, 1))})")
+        fn.emit(f"{v.name} = np.sum({buf.name} * {par(weight)})")
         if fn.out == () and fn.indent == 1:
             fn.sums.append(v.name)  # (read by the return: the effect matters)
 
