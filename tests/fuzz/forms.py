@@ -105,6 +105,14 @@ class MoreForms:
         w = self.owned(self.expr((self.N,), 2), (self.N,))
         b, u = self.expr((), 1), self.owned(self.expr((self.N,), 1), (self.N,))
         form = self.pick(["dict", "dict_call", "tuple", "list", "inline"])
+        # (one sequence kind per program, the first: the reference twin follows
+        # a parameter that is sometimes a tuple, sometimes a list, as neither)
+        if form in ("tuple", "list", "inline"):
+            self.seq_kind = self.seq_kind or ("list" if form == "list" else "tuple")
+            if self.seq_kind == "list":
+                form = "list"
+            elif form == "list":
+                form = "tuple"
         helper = "predict" if form.startswith("dict") else "predict_pair"
         self.container_helpers.add(helper)
         v = self.new_var(())

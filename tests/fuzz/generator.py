@@ -197,6 +197,7 @@ class _Gen(Statements, NestedFunctions, ContainerStatements, MoreForms):
         self.leaf_get = {}            # p["w"] -> p.get("w")
         self.container_helpers = set()    # CONTAINER_HELPERS used
         self.refuse = self.refused = False    # write (wrote) a call s2sad must refuse
+        self.seq_kind = None          # "tuple" or "list": what predict_pair is given
 
     # ---- choices ---------------------------------------------------------------
     def int(self, lo, hi):
@@ -262,6 +263,7 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
             args.append(("p", Tree(kind, tuple(g.choices.perm(leaves))), None))
         else:
             args.append(("t", Tree(kind, ((0, (g.N,)), (1, ()))), None))
+            g.seq_kind = kind
     g.refuse = g.ok("effect_refusal") and g.p(0.04)
     if g.K:
         args.append(("k", None, g.K))
