@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from fuzz import refusals
 from fuzz.check import check_all, finite_differences, load, run_programs
 from fuzz.generator import KNOWN_BUGS, Program, collect, programs
 from fuzz.shrink import Shrinker
@@ -204,6 +205,22 @@ def test_generator_writes_the_forms_users_write():
     missing = [k for k, pat in patterns.items() if not re.search(pat, text)]
     assert not missing, missing
     assert any("effect_refusal" in p.features for p in progs)
+
+
+def test_effects_must_be_refused_naming_the_line():
+    """A program making a call s2sad does not follow passes only when grad
+    raises naming that call's line in the program's file."""
+    import dataclasses
+    prog = dataclasses.replace(_program(
+        "def fuzzed(x, c):\n"
+        "    b = x * c\n"
+        "    np.put(b, [0, 2], c)\n"
+        "    return np.sum(b * x)\n", ((3,), ()), wrt=(0, 1)), features=frozenset({"effect_refusal"}))
+    (L,) = load([prog])
+    result = check_all([L])[0]
+    assert (result["status"], result["fd"]) == ("ok", "refused"), result
+    path, lines = refusals.effect_lines(L.f)
+    assert len(lines) == 1 and f"{path}:{lines[0]}" in result["message"]
 
 
 def test_outside_the_language_is_rejected():
