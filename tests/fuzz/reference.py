@@ -220,11 +220,36 @@ def _as_assign(stmt):
     return stmt
 
 
+# calls writing a whole array they are given: (name, which argument)
+HIDDEN_WRITES = {"np.copyto": 0, "update_add": 0, "update_fill": 0, "update_scale": 0}
+
+
+def _hidden_write_target(stmt):
+    """The array a statement writes whole through a call (`np.copyto(b, e)`,
+    `b.fill(s)`, `np.multiply(e, c, out=b)`, a helper doing `p += e`), or None."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    call, f = stmt.value, _fname(stmt.value)
+    target = None
+    if f in HIDDEN_WRITES and call.args:
+        target = call.args[HIDDEN_WRITES[f]]
+    elif isinstance(call.func, ast.Attribute) and call.func.attr == "fill":
+        target = call.func.value
+    else:
+        target = next((k.value for k in call.keywords if k.arg == "out"), None)
+    return target.id if isinstance(target, ast.Name) else None
+
+
 def _frozen_block(stmts):
-    """Inside `with stop_recording()`: every value assigned is recorded."""
+    """Inside `with stop_recording()`: every value assigned is recorded, and
+    every array written whole by a call (its new value, a constant)."""
     out = []
     for s in stmts:
         s = _as_assign(s)
+        written = _hidden_write_target(s)
+        if written:
+            out += [s] + ast.parse(f"{written}[...] = _R.sg({written})").body
+            continue
         if isinstance(s, ast.Assign):
             s.value = _call("_R.sg", [s.value])
         for field in ("body", "orelse"):
