@@ -145,10 +145,20 @@ def passes_writer(params, x):
 
 
 def by_keyword(params, x):
-    return energy(p=params, x=x)
+    return energy(p=params, x=x)   # bound by position first: energy(params, x=x)
 
 
-@pytest.mark.parametrize("f", [passes_writer, by_keyword])
+def by_keyword_to_numpy(params, x):
+    return np.sum(a=params) * x[0]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_container_passed_whole_by_keyword(jit):
+    check_tree_grad(by_keyword, (PARAMS, X), wrt=0, jit=jit)
+    check_tree_grad(by_keyword, (PARAMS, X), wrt=1, jit=jit)
+
+
+@pytest.mark.parametrize("f", [passes_writer, by_keyword_to_numpy])
 def test_container_uses_it_cannot_follow_are_refused(f):
     with pytest.raises(PytreeError) as info:
         s2sad.grad(f, jit=False)(PARAMS, X)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from gradcheck import check_grad
+from gradcheck import check_grad, check_tree_grad
 from s2sad import stop_gradient
 
 X = np.array([0.3, -0.7, 1.1, 0.45])
@@ -520,3 +520,35 @@ def test_element_of_a_view_added_to_in_a_loop(f, jit):
     """dA[-1][i] += g in a loop was promoted to an accumulator of the view
     dA[-1] that dropped [i]: the gradient went to the whole row (seed 23)."""
     check_grad(f, (np.arange(8.0).reshape(2, 4) / 7.0,), jit=jit)
+
+
+# ---- a container argument passed whole to a helper, with keywords (issue #33) --------
+
+def _predict_defaults(params, u, a=1.0, b=2.0, *, c=3.0):
+    return np.sum(params["w"] * u) * a + params["b"] * b * c
+
+
+def _passes_one_default(p, x):
+    return _predict_defaults(p, x, 5.0)   # b and c keep their defaults
+
+
+def _predict(params, u, scale=1.0):
+    return np.sum(np.tanh(params["w"] * u)) * scale + params["b"]
+
+
+def _passes_by_keyword(p, x):
+    return (_predict(u=x, params=p) + _predict(p, x * x, scale=0.5)
+            + _predict(params=p, scale=2.0, u=np.sin(x)))
+
+
+@pytest.mark.parametrize("f", [_passes_one_default, _passes_by_keyword])
+def test_container_passed_whole_with_keywords_and_defaults(f, jit):
+    """The copy of a helper taking a container's leaves had the helper's
+    __defaults__, which do not line up once its keyword-only parameters are
+    plain ones: `b` and `c` above got 1.0 and 2.0, a wrong gradient with no
+    error. A container passed by keyword (`params=p`) or beside keywords was
+    refused; it is bound by position first (the fuzzer's container_param)."""
+    p = {"w": X.copy(), "b": 0.7}
+    g = check_tree_grad(f, (p, Y.copy()), wrt=0, jit=jit)
+    if f is _passes_one_default:
+        assert g["b"] == pytest.approx(2.0 * 3.0)

@@ -233,7 +233,15 @@ def helper(q):
 
 
 def passed_to_helper(p):
-    return helper(q=p) * 2.0  # (by position, a copy of helper takes p's leaves)
+    return helper(q=p) * 2.0  # (bound by position: a copy of helper takes p's leaves)
+
+
+def passed_to_numpy(p):
+    return np.sum(a=p) * 2.0  # (not a Python helper: nothing takes p's leaves)
+
+
+def test_passed_whole_to_a_helper_by_keyword(jit):
+    assert s2sad.grad(passed_to_helper, jit=jit)({"a": 1.0}) == {"a": 2.0}
 
 
 def with_len(p):
@@ -296,7 +304,7 @@ def shadowed_in_comprehension(p):
 
 
 @pytest.mark.parametrize("fn, arg, construct", [
-    (passed_to_helper, {"a": 1.0}, "passed whole as q="),
+    (passed_to_numpy, {"a": 1.0}, "passed whole as a="),
     (with_len, {"a": 1.0}, "len(p)"),
     (iterated, {"a": 1.0}, "a loop over a container argument with break"),
     (variable_key, {"a": 1.0}, "p[k] (a key that is not a constant)"),

@@ -25,7 +25,9 @@ import warnings
 import numpy as np
 
 from .generator import HEADER, MAIN
-from . import variants
+from . import refusals, variants
+from .outside import outside_language
+from .leaves import copy_value, flat, is_tree, leaves, rebuild, same_values, structure_mismatch
 from .reference import Recorder, reference_source
 
 H = 1e-6            # finite-difference step
@@ -63,59 +65,6 @@ def _mutations(path, source):
                     continue
                 out.setdefault((path, fdef.name, node.lineno), set()).add(name)
     return out
-
-
-def _kind(v):
-    if isinstance(v, np.ndarray):
-        return f"array{v.ndim}"
-    if isinstance(v, (bool, np.bool_)):
-        return "bool"
-    if isinstance(v, (int, np.integer)):
-        return "int"
-    if isinstance(v, (float, np.floating)):
-        return "float"
-    return type(v).__name__
-
-
-def outside_language(L, args):
-    """Run the primal under a tracer and report what the language excludes
-    (a program the generator or the shrinker should not have written):
-    an array written in place while another name shares its memory (s2sad
-    does not track writes through a second name, by design), or a variable
-    whose kind (float, int, array of some ndim) changes."""
-    found = []
-    files = {k[0] for k in L.mutations}
-    kinds = {}
-
-    def tracer(frame, event, arg):
-        code = frame.f_code
-        if code.co_filename not in files:
-            return None
-        if event == "line" and not found:
-            loc = frame.f_locals
-            for n, v in loc.items():
-                k = kinds.setdefault((code, n), _kind(v))  # (every lambda is "<lambda>")
-                if k != _kind(v):
-                    found.append(f"line {frame.f_lineno}: {n} changes from {k} to {_kind(v)}")
-            for n in L.mutations.get((code.co_filename, code.co_name, frame.f_lineno), ()):
-                a = loc.get(n)
-                if not isinstance(a, np.ndarray):
-                    continue
-                for other, b in loc.items():
-                    if other != n and isinstance(b, np.ndarray) and np.may_share_memory(a, b):
-                        found.append(f"line {frame.f_lineno}: {n} is written while {other} "
-                                     f"shares its memory")
-        return tracer
-
-    old = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        L.f(*_copy_args(args))
-    except Exception:
-        pass
-    finally:
-        sys.settrace(old)
-    return found
 
 
 _workdir = []
@@ -159,7 +108,7 @@ def load(programs, workdir=None):
 # ---- values -------------------------------------------------------------------------
 
 def _copy_args(args):
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    return [copy_value(a) for a in args]
 
 
 def total(out):
@@ -190,15 +139,32 @@ def _alarm(signum, frame):
 def finite_differences(L, args, pos, h=H, order=2):
     """d total(f) / d args[pos] by central differences of the reference,
     replaying the recorded marker values; None if a perturbed run leaves
-    the recorded path (a kink within h) or fails."""
+    the recorded path (a kink within h) or fails. A container argument's
+    derivative is a container of its leaves' derivatives."""
     x = args[pos]
+    if is_tree(x):
+        out = []
+        for i, leaf in enumerate(leaves(x)):
+            def place(v, i=i):
+                parts = leaves(x)
+                parts[i] = v
+                return rebuild(x, parts)
+            g = _finite_differences(L, args, pos, leaf, place, h, order)
+            if g is None:
+                return None
+            out.append(g)
+        return rebuild(x, out)
+    return _finite_differences(L, args, pos, x, lambda v: v, h, order)
+
+
+def _finite_differences(L, args, pos, x, place, h, order):
     steps = [(1.0, 1.0), (-1.0, -1.0)] if order == 2 else \
         [(1.0, 8.0), (-1.0, -8.0), (2.0, -1.0), (-2.0, 1.0)]
     denom = 2 * h if order == 2 else 12 * h
 
     def value(xv):
         new = _copy_args(args)
-        new[pos] = xv
+        new[pos] = place(xv)
         L.R.replay()
         try:
             out = total(L.fr(*new))
@@ -288,6 +254,9 @@ def check(L, jit=None):
     if not _close(_flat(vr), _flat(v0), 1e-12, 1e-12):
         return dict(res, status="invalid", category="reference differs from primal")
 
+    if refusals.EXPECTED in prog.features:  # a call s2sad must refuse, naming its line
+        return refusals.check_refused(L, args, jit, res)
+
     # finite differences
     fds = {}
     for p in prog.wrt:
@@ -295,7 +264,7 @@ def check(L, jit=None):
         if g is None:
             res["fd"] = "kink"
             break
-        if not _finite_small(g):
+        if not _finite_small(flat(g)):
             res["fd"] = "out of range"
             break
         fds[p] = g
@@ -331,7 +300,7 @@ def check(L, jit=None):
             return dict(res, status="fail", category=f"{where} error ({label})",
                         message=_describe(exc), traceback=traceback.format_exc(limit=-6))
         for before, after in zip(args, a):
-            if isinstance(before, np.ndarray) and not np.array_equal(before, after):
+            if not isinstance(before, (float, int)) and not same_values(before, after):
                 return dict(res, status="fail", category=f"argument modified ({label})")
         if not (isinstance(gs, tuple) and len(gs) == len(prog.wrt)):
             return dict(res, status="fail", category=f"gradient structure ({label})",
@@ -341,29 +310,31 @@ def check(L, jit=None):
             return dict(res, status="fail", category=f"wrong value ({label})",
                         message=f"value {value!r}, primal {v0!r}")
         for p, g in zip(prog.wrt, gs):
-            if np.shape(g) != np.shape(args[p]):
+            bad = structure_mismatch(g, args[p])
+            if bad:
                 return dict(res, status="fail", category=f"gradient shape ({label})",
-                            message=f"d/d{prog.arg_names[p]}: {np.shape(g)} for {np.shape(args[p])}")
+                            message=f"d/d{prog.arg_names[p]}: {bad}")
         grads[mode] = gs
         if res["fd"] != "ok":
             continue
-        gscale = max([1.0] + [float(np.max(np.abs(np.ravel(fds[p])))) for p in prog.wrt])
+        gscale = max([1.0] + [float(np.max(np.abs(flat(fds[p])), initial=0.0)) for p in prog.wrt])
         for p, g in zip(prog.wrt, gs):
-            if _close(g, fds[p], 1e-5, 1e-6 * gscale):
+            g = flat(g)
+            if _close(g, flat(fds[p]), 1e-5, 1e-6 * gscale):
                 continue
             # before reporting: other steps, and whether finite differences
             # are stable at all here (steep higher derivatives spoil them)
             g7 = finite_differences(L, args, p, h=1e-7)
             g4 = finite_differences(L, args, p, h=1e-4, order=4)
-            if g7 is None or g4 is None or _close(g, g7, 1e-5, 1e-6 * gscale) \
-                    or _close(g, g4, 1e-5, 1e-6 * gscale):
+            if g7 is None or g4 is None or _close(g, flat(g7), 1e-5, 1e-6 * gscale) \
+                    or _close(g, flat(g4), 1e-5, 1e-6 * gscale):
                 continue
-            if not _close(g7, fds[p], 1e-5, 1e-6 * gscale):
+            if not _close(flat(g7), flat(fds[p]), 1e-5, 1e-6 * gscale):
                 res["fd"] = "unstable"
                 continue
             return dict(res, status="fail", category=f"wrong gradient ({label})",
                         message=f"d/d{prog.arg_names[p]}: s2sad {np.round(g, 8).tolist()}, "
-                                f"finite differences {np.round(fds[p], 8).tolist()}")
+                                f"finite differences {np.round(flat(fds[p]), 8).tolist()}")
         if mode:
             res["resized"] = seen = []
             bad = other_sizes(L, args, derivative, seen)
@@ -374,8 +345,9 @@ def check(L, jit=None):
         if bad:
             return dict(res, **bad)
     if jit and False in grads and True in grads:
-        gscale = max([1.0] + [float(np.max(np.abs(np.ravel(g)))) for g in grads[False]])
+        gscale = max([1.0] + [float(np.max(np.abs(flat(g)), initial=0.0)) for g in grads[False]])
         for p, gp, gj in zip(prog.wrt, grads[False], grads[True]):
+            gp, gj = flat(gp), flat(gj)
             if not _close(gj, gp, 1e-7, 1e-9 * gscale):
                 return dict(res, status="fail", category="jit differs from python",
                             message=f"d/d{prog.arg_names[p]}: jit {np.round(gj, 10).tolist()}, "

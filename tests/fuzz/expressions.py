@@ -126,6 +126,7 @@ class Expressions(Calls):
                     opts.append((2, f"{v.name}[:, {{i{v.shape[1]}}}]"))
             if not opts or self.p(0.1):
                 opts.append((1, f"np.linspace({self.const()}, {self.const()}, {L})"))
+            opts += self.ellipsis_atoms(shape)
             if self.ok("fancy_index") and self.fancy_sources(shape):
                 opts.append((1, "FANCY"))
         else:
@@ -133,9 +134,12 @@ class Expressions(Calls):
                 opts.append((1, f"{v.name}.T"))
             if not opts or self.p(0.1):
                 opts.append((1, f"{self.const(0.2, 1.5)} * np.ones(({shape[0]}, {shape[1]}))"))
+            opts += self.ellipsis_atoms(shape)
             if self.ok("fancy_index") and self.fancy_sources(shape):
                 opts.append((1, "FANCY"))
-        text = self.weighted(opts)
+        text = self.leaf_spelling(self.weighted(opts))
+        if "..." in text:
+            self.use("ellipsis")
         if text == "FANCY":
             return self.fancy(shape)
         while "{i" in text:   # fill in indices
@@ -200,7 +204,10 @@ class Expressions(Calls):
             (1 if self.ok("fancy_index") else 0, "fancy"),
             (1 if self.ok("nested_literal") else 0, "literal"),
             (1 if self.ok("tuple_argument") else 0, "tuple_argument"),
+            (1 if self.ok("numpy_keywords") and arrays else 0, "numpy_keywords"),
         ])
+        if k == "numpy_keywords":
+            return self.keyword_scalar(d)
         if k == "tuple_argument":  # a tuple or list given to a helper (generator.PAIRS)
             self.use("tuple_argument")
             # (one spelling per program: the reference twin follows a
@@ -292,7 +299,8 @@ class Expressions(Calls):
                 (1 if self.ok("stop_gradient") else 0, "stop_gradient")]
         reductions = self.ok("axis_reductions")
         opts += [(2 if reductions and self.ok("keepdims") else 0, "keepdims"),
-                 (1 if self.ok("nested_literal") else 0, "literal")]
+                 (1 if self.ok("nested_literal") else 0, "literal"),
+                 (1 if self.ok("numpy_keywords") else 0, "numpy_keywords")]
         if len(shape) == 1:
             opts += [(1, "cumsum"), (1, "concat")]
             if self.ok("matrix") and self.use_matrix:
@@ -301,6 +309,8 @@ class Expressions(Calls):
             opts += [(3, "outer"), (2 if self.ok("transpose_axes") else 1, "transpose"), (1, "stack"),
                      (1 if reductions else 0, "cumsum")]
         k = self.weighted(opts)
+        if k == "numpy_keywords":
+            return self.keyword_array(shape, d)
         if k == "binop":
             return self.binop(E(), self.pick(['+', '-', '*']), E())
         if k == "broadcast":

@@ -53,9 +53,10 @@ import ast
 
 from hypothesis import strategies as st
 
-from .model import MAIN, Program, _HypothesisChoices, _RandomChoices, _Var  # noqa: F401
+from .model import MAIN, Program, Tree, _HypothesisChoices, _RandomChoices, _Var  # noqa: F401
 from .spellings import _postprocess
 from .containers import ContainerStatements
+from .forms import MoreForms
 from .nested import NestedFunctions
 from .statements import Statements
 
@@ -103,6 +104,15 @@ FEATURES = (
                         # into their parameter (p += e, p.fill(s): UPDATERS)
     "nested_functions",  # def g(u): / g = lambda u: ... closing over locals, called (nested.py)
     "containers",       # list/tuple literals, comprehensions, sum() of generators (containers.py)
+    # (forms.py:)
+    "container_param",  # def fuzzed(p, x) with a dict p (or a tuple/list t): p["w"], p.get("b"),
+                        # loops over p.items(), predict(p, x) (CONTAINER_HELPERS)
+    "container_call",   # a local dict, tuple or list passed whole to a helper
+    "function_imports",  # import numpy as np / import math among the first statements
+    "ellipsis",         # M[..., j], M[i, ...], v[...], b[..., j] = e, b[...] += e
+    "numpy_keywords",   # np.sum(a=v), np.dot(v, b=w), np.clip(v, a_min=None, a_max=0.8), ...
+    "effect_refusal",   # np.add.at, np.put, np.fill_diagonal, b.resize, out=b[0]...: must be
+                        # refused naming the line (refusals.py), a few programs
     # finer features, named after the bugs they trigger (see KNOWN_BUGS)
     "branch_local_array",   # an array bound where the code may not run (a branch, after an exit)
     "tuple_early_return",   # an early return in a function returning a tuple
@@ -153,12 +163,28 @@ def pair_loop(t):
 """
 
 
+# helpers given a container whole (the "container_param" and "container_call" features)
+CONTAINER_HELPERS = {
+    "predict": """def predict(params, u):
+    return np.sum(np.tanh(params["w"] * u)) + params["b"]
+""",
+    "predict_get": """def predict_get(params, u, scale=1.0):
+    return np.sum(params.get("w") * u) * scale + params.get("b", 0.0)
+""",
+    "predict_pair": """def predict_pair(t, u):
+    w, b = t
+    return np.sum(np.sin(w * u)) * b + b
+""",
+}
+CONTAINER_PARAMS = ("p", "t")   # the names of container arguments
+
+
 # the forms of calls bound to the callee's signature (see calls.py)
 CALL_FORMS = ("helper_keywords", "axis_reductions", "keepdims", "transpose_axes",
               "clip_keywords", "norm_ord", "nested_literal", "fancy_index")
 
 
-class _Gen(Statements, NestedFunctions, ContainerStatements):
+class _Gen(Statements, NestedFunctions, ContainerStatements, MoreForms):
     def __init__(self, choices, avoid=frozenset(), jit=False):
         self.choices = choices
         self.avoid = frozenset(avoid)
@@ -167,6 +193,11 @@ class _Gen(Statements, NestedFunctions, ContainerStatements):
         self.count = 0
         self.helpers = []             # (name, params (calls._Param), out shape or tuple)
         self.fn = None
+        self.containers = []          # (name, Tree) of fuzzed's container arguments
+        self.leaf_get = {}            # p["w"] -> p.get("w")
+        self.container_helpers = set()    # CONTAINER_HELPERS used
+        self.refuse = self.refused = False    # write (wrote) a call s2sad must refuse
+        self.seq_kind = None          # "tuple" or "list": what predict_pair is given
 
     # ---- choices ---------------------------------------------------------------
     def int(self, lo, hi):
@@ -223,12 +254,23 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
             args.append((nm, sh, None))
     if g.use_matrix:
         args.append(("A", (g.R, g.C), None))
+    if g.ok("container_param") and g.p(0.15):
+        kind = g.pick(["dict", "dict", "tuple", "list"])
+        if kind == "dict":
+            leaves = [("w", (g.N,)), ("b", ())]
+            if g.use_matrix and g.p(0.4):
+                leaves.append(("m", (g.R, g.C)))
+            args.append(("p", Tree(kind, tuple(g.choices.perm(leaves))), None))
+        else:
+            args.append(("t", Tree(kind, ((0, (g.N,)), (1, ()))), None))
+            g.seq_kind = kind
+    g.refuse = g.ok("effect_refusal") and g.p(0.04)
     if g.K:
         args.append(("k", None, g.K))
     args = choices.perm(args)
     writable = set()
     if g.ok("arg_write") and g.p(0.15):
-        arrays = [nm for nm, sh, _ in args if sh not in (None, ())]
+        arrays = [nm for nm, sh, _ in args if sh not in (None, ()) and not isinstance(sh, Tree)]
         if arrays:
             writable.add(g.pick(arrays))
     # helpers
@@ -247,8 +289,13 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
                                   signature=g.signature(hparams)))
         g.helpers.append((name, hparams, out))
     # main
-    params = [_Var(nm, None, "intarg", iv, iv) if sh is None else _Var(nm, sh, "arg")
-              for nm, sh, iv in args]
+    params = []
+    for nm, sh, iv in args:
+        if isinstance(sh, Tree):   # its leaves are the variables (read only)
+            g.containers.append((nm, sh))
+            params += g.container_leaves(nm, sh)
+        else:
+            params.append(_Var(nm, None, "intarg", iv, iv) if sh is None else _Var(nm, sh, "arg"))
     out = ()
     if g.ok("vector_output") and g.p(0.1):
         g.use("vector_output")
@@ -256,11 +303,14 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
     elif g.ok("tuple_output") and g.p(0.08):
         g.use("tuple_output")
         out = ((), (g.N,))
-    sources.append(g.function(MAIN, params, out, max_statements, writable))
+    sources.append(g.function(MAIN, params, out, max_statements, writable,
+                              signature=", ".join(nm for nm, _, _ in args)))
     if "hidden_writes" in g.used:
         sources.insert(0, UPDATERS)
     if "tuple_argument" in g.used:
         sources.insert(0, PAIRS)
+    for name in sorted(g.container_helpers):
+        sources.insert(0, CONTAINER_HELPERS[name])
     floats = [i for i, (_, sh, _) in enumerate(args) if sh is not None]
     wrt = tuple(floats)
     if len(floats) > 1 and g.p(0.2):
@@ -308,7 +358,9 @@ def collect(n, seed=0, avoid=frozenset(), jit_fraction=0.0, **kwargs):
 def from_dict(d):
     """A Program from its dataclasses.asdict form (the run's .jsonl file)."""
     d = dict(d)
-    d["arg_shapes"] = tuple(None if s is None else tuple(s) for s in d["arg_shapes"])
+    d["arg_shapes"] = tuple(None if s is None else Tree(s["kind"], tuple(
+        (k, tuple(sh)) for k, sh in s["leaves"])) if isinstance(s, dict) else tuple(s)
+        for s in d["arg_shapes"])
     for k in ("arg_names", "arg_ints", "wrt"):
         d[k] = tuple(d[k])
     d["features"] = frozenset(d.get("features", ()))

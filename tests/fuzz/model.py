@@ -11,12 +11,26 @@ from hypothesis import strategies as st
 MAIN = "fuzzed"
 
 
+@dataclasses.dataclass(frozen=True)
+class Tree:
+    """The shape of a container argument: a dict, tuple or list of leaves,
+    each a float (shape ()) or an array (`leaves`: ((key, shape), ...), keys
+    0, 1, ... for a tuple or list)."""
+    kind: str
+    leaves: tuple
+
+    def build(self, values):
+        if self.kind == "dict":
+            return {k: v for (k, _), v in zip(self.leaves, values)}
+        return tuple(values) if self.kind == "tuple" else list(values)
+
+
 @dataclasses.dataclass
 class Program:
     """A generated program: `source` defines the helpers and `fuzzed`."""
     source: str
     arg_names: tuple
-    arg_shapes: tuple     # () float, (n,) / (r, c) arrays, None an int argument
+    arg_shapes: tuple     # () float, (n,) / (r, c) arrays, None an int argument, a Tree a container
     arg_ints: tuple       # the int arguments' values (None for floats)
     wrt: tuple            # positions differentiated
     value_seed: int
@@ -26,26 +40,35 @@ class Program:
     def args(self):
         """Fresh argument values (the function may write into arrays)."""
         rng = np.random.default_rng(self.value_seed)
+
+        def value(shape):
+            if shape == ():
+                return float(rng.uniform(-1.5, 1.5))
+            return rng.uniform(-1.5, 1.5, shape)
         out = []
         for shape, iv in zip(self.arg_shapes, self.arg_ints):
             if shape is None:
                 out.append(int(iv))
-            elif shape == ():
-                out.append(float(rng.uniform(-1.5, 1.5)))
+            elif isinstance(shape, Tree):
+                out.append(shape.build([value(s) for _, s in shape.leaves]))
             else:
-                out.append(rng.uniform(-1.5, 1.5, shape))
+                out.append(value(shape))
         return out
 
     def call_text(self):
         """The argument values as Python source (for regression tests)."""
-        parts = []
-        for v in self.args():
+        def text(v):
             if isinstance(v, np.ndarray):
-                parts.append(f"np.array({np.round(v, 3).tolist()!r})")
-            elif isinstance(v, float):
-                parts.append(repr(round(v, 3)))
-            else:
-                parts.append(repr(v))
+                return f"np.array({np.round(v, 3).tolist()!r})"
+            if isinstance(v, float):
+                return repr(round(v, 3))
+            if isinstance(v, dict):
+                return "{" + ", ".join(f"{k!r}: {text(e)}" for k, e in v.items()) + "}"
+            if isinstance(v, (tuple, list)):
+                inner = ", ".join(text(e) for e in v) + ("," if len(v) == 1 else "")
+                return f"({inner})" if isinstance(v, tuple) else f"[{inner}]"
+            return repr(v)
+        parts = [text(v) for v in self.args()]
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 

@@ -115,7 +115,8 @@ def _kink_signature(fn, r, args, kwargs):
         return np.greater(a[0], a[1]) if len(a) == 2 else np.argmax(a[0])
     if fn is np.clip:
         x = np.asarray(b["a"])
-        return (np.less(x, b["a_min"]), np.greater(x, b["a_max"]))
+        lo, hi = b.get("a_min"), b.get("a_max")   # (None: no bound on that side)
+        return (None if lo is None else np.less(x, lo), None if hi is None else np.greater(x, hi))
     if fn is np.where:
         return np.asarray(a[0], dtype=bool)
     if fn is np.linalg.norm:
@@ -219,11 +220,36 @@ def _as_assign(stmt):
     return stmt
 
 
+# calls writing a whole array they are given: (name, which argument)
+HIDDEN_WRITES = {"np.copyto": 0, "update_add": 0, "update_fill": 0, "update_scale": 0}
+
+
+def _hidden_write_target(stmt):
+    """The array a statement writes whole through a call (`np.copyto(b, e)`,
+    `b.fill(s)`, `np.multiply(e, c, out=b)`, a helper doing `p += e`), or None."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    call, f = stmt.value, _fname(stmt.value)
+    target = None
+    if f in HIDDEN_WRITES and call.args:
+        target = call.args[HIDDEN_WRITES[f]]
+    elif isinstance(call.func, ast.Attribute) and call.func.attr == "fill":
+        target = call.func.value
+    else:
+        target = next((k.value for k in call.keywords if k.arg == "out"), None)
+    return target.id if isinstance(target, ast.Name) else None
+
+
 def _frozen_block(stmts):
-    """Inside `with stop_recording()`: every value assigned is recorded."""
+    """Inside `with stop_recording()`: every value assigned is recorded, and
+    every array written whole by a call (its new value, a constant)."""
     out = []
     for s in stmts:
         s = _as_assign(s)
+        written = _hidden_write_target(s)
+        if written:
+            out += [s] + ast.parse(f"{written}[...] = _R.sg({written})").body
+            continue
         if isinstance(s, ast.Assign):
             s.value = _call("_R.sg", [s.value])
         for field in ("body", "orelse"):

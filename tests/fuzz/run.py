@@ -112,6 +112,9 @@ def main(argv=None):
           f"NumbaFallbackWarning: numba lacks a numpy form they use)")
     for key, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         print(f"  {len(items):5d} x {' | '.join(key)}")
+    for r in results:  # clear refusals of valid programs: allowed, but worth a look
+        if r["status"] == "refused":
+            print(f"  refused: {r['message'][:300]}")
     print(f"failures written to {args.out} (and as JSON lines to {args.out}.jsonl)")
     return 1 if any(k[0] == "fail" for k in groups) else 0
 

@@ -78,6 +78,11 @@ class Statements(Expressions):
              and self.tuples_ok() else 0, "tuple_call"),
             (1, "intvar"),
             (2 if self.ok("nested_functions") else 0, "nested_fn"),  # nested.py
+            (1 if self.ok("nested_functions") else 0, "closure_arg"),  # forms.py, from here
+            (3 if self.containers and fn.name == MAIN and self.ok("container_param") else 0,
+             "container_arg"),
+            (1 if self.ok("container_call") else 0, "container_call"),
+            (6 if self.effect_wanted() else 0, "effect"),
             (2 if self.ok("containers") else 0, "container"),  # containers.py
             (1 if self.ok("stop_recording") and not fn.in_recording else 0, "recording"),
             (1 if self.ok("reset_recording") and not fn.no_reset
@@ -196,6 +201,10 @@ class Statements(Expressions):
         sh = b.shape
         if self.ok("hidden_writes") and self.p(0.2):
             return self._hidden_write(b)
+        ellipsis = self.ellipsis_write(b)
+        if ellipsis:
+            fn.emit(ellipsis)
+            return
         if len(sh) == 1:
             target = f"{b.name}[{self.index(sh[0])}]"
         else:
@@ -498,11 +507,14 @@ class Statements(Expressions):
         fn.writable.update(writable)
         fn.no_reset = bool(writable)
         self.block(budget, 0, scope=False)
+        if self.effect_wanted():
+            self.st_effect(budget, 0)
         fn.emit(self.return_stmt(final=True))
         if signature is None:
             signature = ", ".join(p.name for p in params)
         body = "\n".join(fn.lines)
         prelude = [line for line in fn.prelude if re.search(rf"\b{line.split()[0]}\b", body)]
+        prelude = self.first_statements() + prelude
         lines = [f"def {name}({signature}):"] + ["    " + line for line in prelude] + fn.lines
         self.fn = None
         return "\n".join(lines)

@@ -18,7 +18,7 @@ import collections
 
 import numpy as np
 
-from .model import MAIN
+from .model import MAIN, Tree
 
 FORMS = ("dict", "nested", "tuple", "list", "namedtuple")
 Packed = collections.namedtuple("Packed", "x a y c A")  # the fuzzer's float arguments
@@ -28,6 +28,8 @@ def tree_plan(prog):
     """(form, packed argument names) for a program, or None when no
     argument can be packed: a float argument in wrt that `fuzzed` never
     binds or writes, in a function without nested functions."""
+    if any(isinstance(s, Tree) for s in prog.arg_shapes):
+        return None  # (a container argument is one already)
     tree = ast.parse(prog.source)
     main = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == MAIN][0]
     if any(isinstance(n, (ast.Lambda, ast.FunctionDef)) for n in ast.walk(main) if n is not main):
@@ -149,6 +151,8 @@ def _check_tree(L, args, grads, close):
 def _check_float32(L, args, grads, close):
     import s2sad
     prog = L.prog
+    if any(isinstance(s, Tree) for s in prog.arg_shapes):
+        return None  # (float32 leaves of containers: not yet)
     args32 = [a.astype(np.float32) if isinstance(a, np.ndarray) else
               np.float32(a) if isinstance(a, float) else a for a in args]
     try:

@@ -283,6 +283,10 @@ class _Rewrite:
                             f"argument '{arg}')", arg,
                             "Compute the new value in a local variable")
             if not structure.is_leaf:
+                if isinstance(parent, gast.keyword):  # h(x, params=p): by position first
+                    call = parents.get(id(parent), (None,))[0]
+                    if isinstance(call, gast.Call) and _keyword_to_position(self.parsed, call, parent):
+                        parent, field, seq = call, "args", call.args
                 spread = self.spread_call(node, parent, seq, part)
                 if spread:
                     continue
@@ -336,6 +340,32 @@ class _Rewrite:
                           f"'{arg}' into its leaves (floats and arrays) and cannot follow "
                           f"this. {hint}. Pass its leaves as separate arguments where the code "
                           f"needs more.")
+
+
+def _keyword_to_position(parsed, call, keyword):
+    """Move `keyword` (a container passed by name to a Python helper) into
+    the call's positional arguments, with the keywords of the parameters
+    before it, as Python binds them (`predict(u=x, params=p)` ->
+    `predict(p, u=x)`). Whether it was moved (not when a parameter before
+    it is left to its default, or the helper takes it by keyword only)."""
+    import inspect
+    from .bind import readable_function
+    try:
+        fn = readable_function(parsed.resolve(call.func))
+        params = list(inspect.signature(fn).parameters.values()) if fn else []
+    except Exception:  # noqa: BLE001 - not a helper s2sad reads: refused by the caller
+        return False
+    positional = [q.name for q in params if q.kind == q.POSITIONAL_OR_KEYWORD]
+    if keyword.arg not in positional or any(isinstance(a, gast.Starred) for a in call.args):
+        return False
+    by_name = {k.arg: k for k in call.keywords if k.arg is not None}
+    before = positional[len(call.args):positional.index(keyword.arg)]
+    if any(n not in by_name for n in before):
+        return False
+    for n in before + [keyword.arg]:
+        call.args.append(by_name[n].value)
+        call.keywords.remove(by_name[n])
+    return True
 
 
 def _constant(node):

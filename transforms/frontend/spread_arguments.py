@@ -9,9 +9,11 @@ and every leaf keeps its gradient:
 
     predict(params, x)            ->      predict_spread(params_W, params_b, x)
 
-A helper that uses the container in a way flattening does not follow
-(writing into it, passing it by keyword, iterating over it) is refused
-there, with its own file and line."""
+The container may be passed by keyword (`predict(x, params=p)`: moved to
+its position first, flatten_args.py) and the other arguments too; a helper
+that uses the container in a way flattening does not follow (writing into
+it, passing it by keyword, iterating over it) is refused there, with its
+own file and line."""
 import ast
 import inspect
 import itertools
@@ -36,7 +38,10 @@ def spread_copy(parsed, call, position, structure, taken=()):
         fn = readable_function(parsed.resolve(call.func))
     except Exception:  # noqa: BLE001 - not a helper: refused by the caller
         return None
-    if fn is None or call.keywords or any(isinstance(a, gast.Starred) for a in call.args):
+    # (keywords name parameters after the container, or keyword-only ones:
+    # the copy has them too, under the same names)
+    if fn is None or any(k.arg is None for k in call.keywords) \
+            or any(isinstance(a, gast.Starred) for a in call.args):
         return None
     copy = _copy(fn, position, structure)
     if copy is None:
@@ -80,6 +85,20 @@ def _copy(fn, position, structure):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     code = compile(text, filename, "exec")
     fn_code = next(c for c in code.co_consts if inspect.iscode(c) and c.co_name == name)
-    copy = types.FunctionType(fn_code, fn.__globals__, name, fn.__defaults__)
+    copy = types.FunctionType(fn_code, fn.__globals__, name, _defaults(fn, tree))
     _COPIES[key] = copy
     return copy
+
+
+def _defaults(fn, tree):
+    """The copy's defaults: the helper's, by name, for the run of parameters
+    with one at the end of the copy's parameters (source.positional_parameters
+    made keyword-only ones plain: `fn.__defaults__` does not line up)."""
+    given = {q.name: q.default for q in inspect.signature(fn).parameters.values()
+             if q.default is not q.empty}
+    tail = []
+    for p in reversed(tree.args.args):
+        if p.id not in given:
+            break
+        tail.append(given[p.id])
+    return tuple(reversed(tail)) or None
