@@ -69,11 +69,12 @@ def gather_nest(loop, facts, namer, function):
     if bounds is None or not isinstance(loop.target, gast.Name) or loop.orelse:
         return None
     i = loop.target.id
-    if i not in facts.counters:
+    nest = _Nest.read(loop, i)
+    if nest is None or i in nest.stored or names_loaded(list(bounds)) & nest.stored \
+            or not nest.adds_to_neighbours():
         return None
-    nest = _Nest.read(loop, i, facts)
-    if nest is None or i in nest.stored or names_loaded(list(bounds)) & nest.stored:
-        return None
+    if any(k not in facts.counters for k in nest.ranges):
+        return None  # a counter read after its loop
     for array in sorted(facts.owned & nest.stored):
         plan = nest.plan(array, facts.owned)
         if plan is not None and _from_the_front(bounds[0], [(None, c, None, None)
@@ -92,18 +93,28 @@ class _Nest:
         self.ranges = {i: _range(loop)}  # counter -> (start, stop)
 
     @classmethod
-    def read(cls, loop, i, facts):
+    def read(cls, loop, i):
         nest = cls(loop, i)
         if not nest._walk(loop.body, (), ()) or len(nest.ranges) == 1:
             return None  # something else than loops and assignments, or no loop inside
         nest.stored = {base_name(t) for _, s, _ in nest.sites for t in _targets(s)} \
             | (set(nest.ranges) - {i})
         for counter, (start, stop) in nest.ranges.items():
-            if counter != i and (counter not in facts.counters
-                                 or names_loaded([start, stop]) & (nest.stored | {i})):
-                return None  # a range the nest changes, or a counter read after its loop
+            if counter != i and names_loaded([start, stop]) & (nest.stored | {i}):
+                return None  # a range the nest changes
         nest.locals = nest._find_locals()
         return None if nest.locals is None else nest
+
+    def adds_to_neighbours(self):
+        """Whether some statement adds into an element at `i + c`, c not 0
+        (a quick test before the whole plan)."""
+        for _, s, _ in self.sites:
+            if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript):
+                index = s.target.slice
+                if any(_offset(item, self.i) not in (None, 0) for item in
+                       (index.elts if isinstance(index, gast.Tuple) else [index])):
+                    return True
+        return False
 
     def _walk(self, body, path, loops):
         for k, s in enumerate(body):
