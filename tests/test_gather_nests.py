@@ -316,3 +316,40 @@ def test_a_dependent_read_stays_in_place(m):
     x = rng.normal(size=(7, 8))
     for e, g in zip(f0(x, 0.3, m, 1), f1(x, 0.3, m, 1)):
         np.testing.assert_allclose(g, e, rtol=1e-13, atol=1e-14)
+
+
+TWO_LOOPS = '''
+def adjoint(x, r, b, m):
+    nx = x.shape[0]
+    ny = x.shape[1]
+    dun = np.zeros((nx, ny))
+    for i in range(nx):
+        for j in range(ny):
+            dun[i, j] = x[i, j]
+    du = np.zeros((nx + 2, ny + 2))
+    dv = np.zeros((nx + 2, ny + 2))
+    for i in range(1, b):
+        w = dun[i, 0] * r
+        for j in range(1, m):
+            d = dun[i, j] * w
+            du[i - 1, j] += d
+            dv[i + 1, j - 1] += w * x[i, j]
+        for j in range(2, m):
+            du[i + 1, j] += dun[i, j] - w
+            dun[i, j] = 0.0
+        dun[i, 0] = 0.0
+    return du, dv, dun
+'''
+
+
+@pytest.mark.parametrize("b, m", [(0, 3), (1, 3), (2, 3), (4, 1), (4, 2), (6, 5), (8, 7)])
+def test_two_inner_loops_and_a_row_value_gather_exactly(b, m):
+    """A value computed per row (`w`) used in the inner loops, two inner
+    loops, a second array gathered after the first (the rest of the nest is
+    looked at again); `du[i - 1, j] += d` reads dun[i, j] in the loop before
+    the one that zeroes it: it stays in place (not proven, so not moved)."""
+    f0, f1, new = _transformed(TWO_LOOPS)
+    assert new.count("gathered along i") == 2, new
+    x = rng.normal(size=(9, 8))
+    for e, g in zip(f0(x, 0.3, b, m), f1(x, 0.3, b, m)):
+        np.testing.assert_allclose(g, e, rtol=1e-13, atol=1e-14)

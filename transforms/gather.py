@@ -422,6 +422,11 @@ def _rewrite(loop, i, bounds, array, plan, namer, function):
     tail = for_(gast.Call(func=name("max"), args=[_shift(b, lo), _shift(a, hi)], keywords=[]),
                 _shift(b, hi), gathered(True))
     rest = _remainder(loop, array, function)
+    if lo == hi:  # one offset: no ends, the middle is all
+        said = head.s2sad_comment.replace(" (the ends first and last)", "")
+        counted = getattr(middle, "s2sad_comment", None)
+        middle.s2sad_comment = f"{said}; {counted}" if counted else said
+        return [middle] + ([rest] if rest is not None else [])
     return [head, middle, tail] + ([rest] if rest is not None else [])
 
 

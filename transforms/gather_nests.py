@@ -73,7 +73,7 @@ def gather_nest(loop, facts, namer, function):
     if nest is None or i in nest.stored or names_loaded(list(bounds)) & nest.stored \
             or not nest.adds_to_neighbours():
         return None
-    if any(k not in facts.counters for k in nest.ranges):
+    if any(k not in facts.counters for k in {i} | nest.counters):
         return None  # a counter read after its loop
     for array in sorted(facts.owned & nest.stored):
         plan = nest.plan(array, facts.owned)
@@ -90,18 +90,19 @@ class _Nest:
     def __init__(self, loop, i):
         self.loop, self.i = loop, i
         self.sites = []  # (path, statement, (inner loops around it, outermost first))
-        self.ranges = {i: _range(loop)}  # counter -> (start, stop)
+        self.span = _range(loop)
+        self.inner = []  # the loops inside
 
     @classmethod
     def read(cls, loop, i):
         nest = cls(loop, i)
-        if not nest._walk(loop.body, (), ()) or len(nest.ranges) == 1:
+        if not nest._walk(loop.body, (), ()) or not nest.inner:
             return None  # something else than loops and assignments, or no loop inside
+        nest.counters = {s.target.id for s in nest.inner}
         nest.stored = {base_name(t) for _, s, _ in nest.sites for t in _targets(s)} \
-            | (set(nest.ranges) - {i})
-        for counter, (start, stop) in nest.ranges.items():
-            if counter != i and names_loaded([start, stop]) & (nest.stored | {i}):
-                return None  # a range the nest changes
+            | nest.counters
+        if names_loaded([s.iter for s in nest.inner]) & (nest.stored | {i}):
+            return None  # a range the nest changes
         nest.locals = nest._find_locals()
         return None if nest.locals is None else nest
 
@@ -121,9 +122,9 @@ class _Nest:
             if isinstance(s, gast.For):
                 span = _range(s)
                 if span is None or not isinstance(s.target, gast.Name) or s.orelse \
-                        or s.target.id in self.ranges:
+                        or s.target.id in {self.i} | {t.target.id for t in loops}:
                     return False
-                self.ranges[s.target.id] = span
+                self.inner.append(s)
                 if not self._walk(s.body, path + (k,), loops + (s,)):
                     return False
             elif isinstance(s, (gast.Assign, gast.AugAssign)):
@@ -275,8 +276,8 @@ class _Nest:
         for k in [self.i] + [loop.target.id for loop in loops]:
             if not any(_offset(item, k) is not None for item in items):
                 return False
-        return all(not (names_loaded(item) & self.stored) or _counter_of(item, self.ranges)
-                   for item in items)
+        return all(not (names_loaded(item) & self.stored)
+                   or _counter_of(item, self.counters) is not None for item in items)
 
     def _apart(self, index, loops, windex, wloops):
         """Whether the two indices name different elements whatever the
@@ -287,25 +288,25 @@ class _Nest:
         witems = windex.elts if isinstance(windex, gast.Tuple) else [windex]
         if len(items) != len(witems):
             return False
-        own = {self.i} | {loop.target.id for loop in loops}
-        wown = {self.i} | {loop.target.id for loop in wloops}
+        own = {self.i: self.span, **{loop.target.id: _range(loop) for loop in loops}}
+        wown = {self.i: self.span, **{loop.target.id: _range(loop) for loop in wloops}}
         return any(self._differ(x, own, y) or self._differ(y, wown, x)
                    for x, y in zip(items, witems))
 
     def _differ(self, x, xs, y):
-        """Whether index item x (the counters `xs` around it) never equals y,
-        an invariant."""
-        if names_loaded(y) & (self.stored | {self.i}) or names_loaded(x) & (self.stored - xs):
+        """Whether index item x never equals y, an invariant; `xs`: the
+        counters around x -> (start, stop)."""
+        if names_loaded(y) & (self.stored | {self.i}) or names_loaded(x) & (self.stored - set(xs)):
             return False  # y is not invariant, or x names what changes
         ey, cy = _split(y)
         if not names_loaded(x) & (self.stored | {self.i}):
             ex, cx = _split(x)
             return ex == ey and cx != cy
-        k = _counter_of(x, self.ranges)
-        if k is None or k not in xs:
+        k = _counter_of(x, xs)
+        if k is None:
             return False
         c = _offset(x, k)
-        start, stop = self.ranges[k]
+        start, stop = xs[k]
         (es, cs), (et, ct) = _split(start), _split(stop)
         return (ey == et and cy - c >= ct) or (ey == es and cy - c < cs)
 
@@ -315,9 +316,9 @@ class _Plan:
         self.offsets, self.adds, self.needed = offsets, adds, needed
 
 
-def _counter_of(item, ranges):
-    """The counter k of an item `k + c`, if it is one of `ranges`."""
-    for k in ranges:
+def _counter_of(item, counters):
+    """The counter k of an item `k + c`, if it is one of `counters`."""
+    for k in counters:
         if _offset(item, k) is not None:
             return k
     return None
@@ -441,8 +442,12 @@ def _rewrite(loop, nest, bounds, array, plan, namer, function):
     tail = for_(gast.Call(func=name("max"), args=[_shift(b, lo), _shift(a, hi)], keywords=[]),
                 _shift(b, hi), peeled())
     head.s2sad_peeled = tail.s2sad_peeled = True
-    rest = _remainder(loop, {p for c in offsets for p in plan.adds[c]}, function)
-    return [head, middle, tail] + ([rest] if rest is not None else [])
+    rest = [] if (r := _remainder(loop, {p for c in offsets for p in plan.adds[c]},
+                                  function)) is None else [r]
+    if lo == hi:  # one offset: no ends, the middle is all
+        middle.s2sad_comment = head.s2sad_comment.replace(" (the ends first and last)", "")
+        return [middle] + rest
+    return [head, middle, tail] + rest
 
 
 def _site(nest, path):
