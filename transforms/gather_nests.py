@@ -437,7 +437,8 @@ def _rewrite(loop, nest, bounds, array, plan, namer, function):
     written = ", ".join(dict.fromkeys(expr_source(_targets(_site(nest, p))[0])
                                       for c in offsets for p in plan.adds[c]))
     head.s2sad_comment = (f"the additions into {written} gathered along {i}: each iteration "
-                          f"adds what index {i} receives (the ends first and last)")
+                          f"adds what the elements at {i} receive (the ends first and last, "
+                          f"as they were)")
     middle = for_(_shift(a, hi), _shift(b, lo), project(loop.body, (), offsets))
     tail = for_(gast.Call(func=name("max"), args=[_shift(b, lo), _shift(a, hi)], keywords=[]),
                 _shift(b, hi), peeled())
@@ -445,7 +446,7 @@ def _rewrite(loop, nest, bounds, array, plan, namer, function):
     rest = [] if (r := _remainder(loop, {p for c in offsets for p in plan.adds[c]},
                                   function)) is None else [r]
     if lo == hi:  # one offset: no ends, the middle is all
-        middle.s2sad_comment = head.s2sad_comment.replace(" (the ends first and last)", "")
+        middle.s2sad_comment = head.s2sad_comment.split(" (the ends")[0]
         return [middle] + rest
     return [head, middle, tail] + rest
 
