@@ -48,7 +48,8 @@ math and pure builtins, when
   in the same iteration (an index with an item `k + c` for every counter k
   around it) -- so every read sees the value from before the nest, as the
   gathered loops (run before the rest) do; those arrays are the
-  derivative's own too;
+  derivative's own too. An addition whose value may read what the nest
+  changed first stays where it was, in the rest of the nest;
 * the counters are not read after their loops.
 
 The gathered loops add the same terms to the same elements (in another
@@ -59,7 +60,7 @@ import gast
 from .emit import expr_source
 from .gather import _from_the_front, _loads_outside, _offset, _range, _shift, _at
 from .ordering import _pure_calls
-from .syntax import base_name, clone, const, name, names_loaded, rewrite, store, structure, walk
+from .syntax import base_name, clone, name, names_loaded, rewrite, store, structure, walk
 
 
 def gather_nest(loop, facts, namer, function):
@@ -164,7 +165,6 @@ class _Nest:
     def plan(self, array, owned):
         """The additions into `array` grouped by offset, with the statements
         each group needs, or None if they cannot be gathered."""
-        i = self.i
         adds, mentions = {}, 0
         for path, s, loops in self.sites:
             mentions += sum(1 for n in walk(s) if isinstance(n, gast.Name) and n.id == array)
