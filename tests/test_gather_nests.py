@@ -354,3 +354,21 @@ def test_two_inner_loops_and_a_row_value_gather_exactly(b, m):
     x = rng.normal(size=(9, 8))
     for e, g in zip(f0(x, 0.3, b, m), f1(x, 0.3, b, m)):
         np.testing.assert_allclose(g, e, rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("shape", [(6, 7), (4, 1), (1, 4), (2, 2), (3, 3)])
+def test_the_2d_heat_workload_with_copied_edges(jit, shape):
+    """HEAT2D (benchmarks/workloads): the edges copied every step, whose
+    adjoints read `dun[i, 0]` and `dun[i, ny - 1]` (one element when
+    ny == 1) and stay in place, the rows gathered."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from benchmarks.workloads import heat2d_stencil as mod
+    x = np.linspace(0.0, 1.0, shape[0])[:, None] + np.linspace(0.0, 0.5, shape[1])[None, :]
+    args = (np.sin(3.0 * x) + 0.1 * rng.normal(size=shape), 0.9, 0.5, 0.05, 3,
+            0.2 * np.cos(x))
+    check_grad(mod.primal, args, wrt=(0, 1), jit=jit)
+    if shape == (6, 7):
+        src = _source(mod.primal, args)
+        assert "gathered along i" in src and "du[i, ny - 1] += dun[i, ny - 1]" in src, src
