@@ -1,4 +1,4 @@
-"""Scatter to gather along the outer loop of a nest (transforms/gather_nests.py).
+"""Scatter to gather along the outer loop of a nest (transforms/optimise/gather_nests.py).
 
 Whole functions (2-D and 3-D stencils: 5-point, 9-point with the diagonal
 neighbours, one-sided offsets, periodic indices, in-place recurrences) are
@@ -14,8 +14,8 @@ import pytest
 
 import s2sad
 from gradcheck import check_grad
-from s2sad.transforms.emit import function_source
-from s2sad.transforms.gather import gather_scatters
+from s2sad.transforms.emit.unparse import function_source
+from s2sad.transforms.optimise.gather import gather_scatters
 from s2sad.transforms.names import Namer
 
 rng = np.random.default_rng(34)
