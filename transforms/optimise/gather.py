@@ -48,6 +48,11 @@ from ..syntax import (base_name, clone, const, name, names_loaded, rewrite, stor
 from ..templates import fold
 
 
+def _nests():  # (gather_nests.py imports this module's helpers)
+    from .gather_nests import gather_nest
+    return gather_nest
+
+
 def gather_scatters(body, namer, owned=None):
     """Rewrite the scattering loops of `body` (a function's statements);
     `owned`, if given, is `promote.owned_arrays(body)`."""
@@ -81,6 +86,14 @@ def _block(stmts, facts, namer, function):
     k = 0
     while k < len(stmts):
         s = stmts[k]
+        if getattr(s, "s2sad_peeled", False):
+            k += 1  # the few ends of a gathered nest: left as scatters
+            continue
+        if isinstance(s, gast.For) and any(isinstance(t, gast.For) for t in walk_stmts(s.body)):
+            new = _nests()(s, facts, namer, function)  # along an outer counter first
+            if new is not None:
+                stmts[k:k + 1] = new
+                continue  # (then along the inner ones, in the loops it made)
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list):
                 _block(getattr(s, field), facts, namer, function)
@@ -409,6 +422,11 @@ def _rewrite(loop, i, bounds, array, plan, namer, function):
     tail = for_(gast.Call(func=name("max"), args=[_shift(b, lo), _shift(a, hi)], keywords=[]),
                 _shift(b, hi), gathered(True))
     rest = _remainder(loop, array, function)
+    if lo == hi:  # one offset: no ends, the middle is all
+        said = head.s2sad_comment.replace(" (the ends first and last)", "")
+        counted = getattr(middle, "s2sad_comment", None)
+        middle.s2sad_comment = f"{said}; {counted}" if counted else said
+        return [middle] + ([rest] if rest is not None else [])
     return [head, middle, tail] + ([rest] if rest is not None else [])
 
 
@@ -464,18 +482,47 @@ def _remainder(loop, array, function):
 
 
 def _loads_outside(function, loop):
+    """Names read outside `loop` (its iterations' values may be read there);
+    not those read only in other loops that assign them first (each such
+    loop computes its own)."""
+    inside = {id(t) for t in walk_stmts(loop.body)}
+    private = {}
+    for s in walk_stmts(function):
+        if isinstance(s, gast.For) and s is not loop and id(s) not in inside \
+                and not any(t is loop for t in walk_stmts(s.body)):
+            own = _assigned_first(s.body)
+            for t in walk_stmts(s.body):
+                private.setdefault(id(t), set()).update(own)
     out = set()
     for s in walk_stmts(function):
-        if s is loop:
+        if s is loop or id(s) in inside:
             continue
         if isinstance(s, gast.For):
-            out |= names_loaded(s.iter)
+            loaded = names_loaded(s.iter)
         elif isinstance(s, (gast.If, gast.While)):
-            out |= names_loaded(s.test)
-        elif not _inside(s, loop):
-            out |= names_loaded(s)
+            loaded = names_loaded(s.test)
+        else:
+            loaded = names_loaded(s)
+        out |= loaded - private.get(id(s), set())
     return out
 
 
-def _inside(s, loop):
-    return any(s is t for t in loop.body)
+def _assigned_first(body):
+    """Names a loop body assigns (`v = e`, at its top level) before any
+    statement in it reads them."""
+    seen, own = set(), set()
+    for s in body:
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name):
+            seen |= names_loaded(s.value)
+            if s.targets[0].id not in seen:
+                own.add(s.targets[0].id)
+        else:
+            for t in walk_stmts([s]):
+                if isinstance(t, gast.For):
+                    seen |= names_loaded(t.iter)
+                elif isinstance(t, (gast.If, gast.While)):
+                    seen |= names_loaded(t.test)
+                else:
+                    seen |= names_loaded(t)
+    return own
