@@ -19,6 +19,7 @@ after the operation they hold (`tanh`, `prod`, ...), so the adjoints read as
 """
 import gast
 
+from .chained_writes import flatten, is_chain
 from ..syntax import assign, name, names_loaded, names_stored, store, walk
 
 _OP_NAMES = {
@@ -147,8 +148,13 @@ class _Normalizer:
                     setattr(final, flag, getattr(src, flag))
             self.emit(final, src)
         elif isinstance(target, gast.Subscript):
+            if is_chain(target):  # A[i][j] = v is A[i, j] = v (checked with the kinds)
+                target, value = flatten(target, value, self.location, src)
             base = self.atom(target.value, src) if not isinstance(target.value, gast.Name) else target.value
+            chain = getattr(target, "s2sad_chain", None)
             target = gast.Subscript(value=base, slice=target.slice, ctx=gast.Store())
+            if chain is not None:
+                target.s2sad_chain = chain
             if _is_increment(target, value):
                 # x[i] += e keeps its form: its adjoint passes dx[i] through
                 step = gast.BinOp(left=value.left, op=value.op,
