@@ -111,6 +111,11 @@ class _Normalizer:
             self.emit(gast.Return(value=value), s)
         elif isinstance(s, gast.Pass):
             pass
+        elif isinstance(s, gast.Expr) and _appends_value(s.value):
+            # stack.append(u[1:].copy()), a tape of differentiated code: the
+            # value as an atom, whose tangent or adjoint goes with it
+            arg = self.atom(s.value.args[0], src=s, hint=s.value.func.value.id + "_item")
+            self.emit(gast.Expr(value=gast.Call(func=s.value.func, args=[arg], keywords=[])), s)
         elif isinstance(s, (gast.Expr, gast.Raise)):
             self.out.append(s)
         else:  # desugar and source.check_supported leave nothing else
@@ -329,6 +334,14 @@ class _Normalizer:
         tmp = self.namer.fresh(_hint(node) if hint is None or isinstance(value, gast.Call) else hint)
         self.emit(assign(tmp, value), src)
         return name(tmp)
+
+
+def _appends_value(node):
+    """`name.append(e)` with `e` not a name or a constant."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr == "append" and isinstance(node.func.value, gast.Name) \
+        and len(node.args) == 1 and not node.keywords \
+        and not isinstance(node.args[0], (gast.Name, gast.Constant))
 
 
 def _is_increment(target, value):
