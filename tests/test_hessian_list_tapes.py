@@ -75,7 +75,8 @@ def grad_of_written_in_place(x):
 
 OUTER = {recurrent: grad_of_recurrent, state_vector: grad_of_state_vector,
          while_loop: grad_of_while_loop, written_in_place: grad_of_written_in_place}
-JIT_ONCE = [(f, False) for f in CASES] + [(recurrent, True), (written_in_place, True)]  # (compiling is slow)
+# (compiling a second derivative is slow: two cases compiled)
+JIT_ONCE = [(f, False) for f in CASES] + [(recurrent, True), (written_in_place, True)]
 
 
 def hessian_by_differences(f, x, eps=1e-6):
