@@ -13,6 +13,13 @@ class SourceLocation:
         self.first_line = first_line  # line of the `def` in the file
         self.func_name = func_name
 
+    @property
+    def is_generated(self):
+        """Code s2sad generated (a derivative differentiated again: hessian,
+        hvp, grad of grad), whose list tapes are balanced stacks of atoms;
+        s2sad/backend.py names its modules' files so."""
+        return self.filename.startswith("<s2sad s2sad_")
+
     def line_of(self, node):
         lineno = getattr(node, "lineno", None)
         return None if lineno is None else self.first_line + lineno - 1

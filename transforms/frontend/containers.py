@@ -43,7 +43,7 @@ def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespa
     fold_appends(fn_tree, namer)  # xs = []; xs.append(a); xs.append(b): xs = [a, b]
     # for w in (a, b) (or d.items() of a local dict): the body once per element
     unroll_literal_loops(fn_tree, namer, local_dict_keys(fn_tree, resolve).get)
-    lowering = _Comprehensions(location, namer, resolve)
+    lowering = _Comprehensions(location, namer, resolve, location.is_generated)
     fn_tree.body = lowering.block(fn_tree.body)
     if lowering.allocates:
         helper = runtime_objects.get(EMPTY_STACK)
@@ -63,8 +63,9 @@ def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespa
 # ---- comprehensions ---------------------------------------------------------
 
 class _Comprehensions:
-    def __init__(self, location, namer, resolve):
+    def __init__(self, location, namer, resolve, generated=False):
         self.location = location
+        self.generated = generated  # lists a derivative uses as tapes stay stacks
         self.namer = namer
         self.resolve = resolve
         self.materialised = {}  # name bound to a materialised list -> its comprehension
@@ -364,6 +365,11 @@ class _Comprehensions:
                 s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts):
             return None
         out = s.targets[0].id
+        if self.generated and any(_pops(n, out) for later in stmts[i + 1:] for n in walk(later)):
+            # a tape of a generated derivative (differentiated again by
+            # hessian, hvp, grad of grad): the stack it is, whose .append and
+            # .pop the reverse and forward passes differentiate as a pair
+            return None
         j = next((j for j in range(i + 1, len(stmts)) if mentions(stmts[j], out)), None)
         loop = stmts[j] if j is not None else None
         if not isinstance(loop, gast.For) or loop.orelse or any(
@@ -413,6 +419,12 @@ class _Comprehensions:
 
     def refuse(self, node, construct, hint):
         return UnsupportedSyntaxError(construct, self.location, node, hint)
+
+
+def _pops(node, out):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr == "pop" and isinstance(node.func.value, gast.Name) \
+        and node.func.value.id == out
 
 
 def _appends_to(stmt, out):

@@ -20,6 +20,7 @@ after the operation they hold (`tanh`, `prod`, ...), so the adjoints read as
 import gast
 import numpy as np
 
+from .chained_writes import flatten, is_chain
 from ..syntax import assign, name, names_loaded, names_stored, store, walk
 
 _OP_NAMES = {
@@ -111,6 +112,11 @@ class _Normalizer:
             self.emit(gast.Return(value=value), s)
         elif isinstance(s, gast.Pass):
             pass
+        elif isinstance(s, gast.Expr) and _appends_value(s.value):
+            # stack.append(u[1:].copy()), a tape of differentiated code: the
+            # value as an atom, whose tangent or adjoint goes with it
+            arg = self.atom(s.value.args[0], src=s, hint=s.value.func.value.id + "_item")
+            self.emit(gast.Expr(value=gast.Call(func=s.value.func, args=[arg], keywords=[])), s)
         elif isinstance(s, (gast.Expr, gast.Raise)):
             self.out.append(s)
         else:  # desugar and source.check_supported leave nothing else
@@ -148,8 +154,13 @@ class _Normalizer:
                     setattr(final, flag, getattr(src, flag))
             self.emit(final, src)
         elif isinstance(target, gast.Subscript):
+            if is_chain(target):  # A[i][j] = v is A[i, j] = v (checked with the kinds)
+                target, value = flatten(target, value, self.location, src)
             base = self.atom(target.value, src) if not isinstance(target.value, gast.Name) else target.value
+            chain = getattr(target, "s2sad_chain", None)
             target = gast.Subscript(value=base, slice=target.slice, ctx=gast.Store())
+            if chain is not None:
+                target.s2sad_chain = chain
             if _is_increment(target, value):
                 # x[i] += e keeps its form: its adjoint passes dx[i] through
                 step = gast.BinOp(left=value.left, op=value.op,
@@ -329,6 +340,14 @@ class _Normalizer:
         tmp = self.namer.fresh(_hint(node) if hint is None or isinstance(value, gast.Call) else hint)
         self.emit(assign(tmp, value), src)
         return name(tmp)
+
+
+def _appends_value(node):
+    """`name.append(e)` with `e` not a name or a constant."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr == "append" and isinstance(node.func.value, gast.Name) \
+        and len(node.args) == 1 and not node.keywords \
+        and not isinstance(node.args[0], (gast.Name, gast.Constant))
 
 
 def _is_increment(target, value):

@@ -7,6 +7,7 @@ from ..analysis import kinds as K
 from ..analysis.aliases import check_aliased_writes
 from .bind import CallBinder, readable_function
 from ..checks.bounds import mark_accesses
+from .chained_writes import check_chained_writes
 from .builtin_reductions import reduce_arrays
 from ..reverse.checkpoint_loops import lift_loops, unliftable
 from .containers import lower_containers
@@ -57,6 +58,8 @@ class Specialised:
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
         self.kinds = K.KindInference(program.call_kind(self.parsed),
                                        self.parsed.namespace).run(tree, arg_kinds)
+        check_chained_writes(tree, self.kinds, self.parsed.location,
+                             program.call_kind(self.parsed))
         if reduce_arrays(tree, self.kinds, self._resolve):  # sum(x): np.sum(x, axis=0)
             self.kinds = K.KindInference(program.call_kind(self.parsed),
                                            self.parsed.namespace).run(tree, arg_kinds)

@@ -446,6 +446,12 @@ class ReverseMode(Contributions):
             return fwd, restore
         if _is_pop(value, self.fn) and value.func.value.id in self.active:
             return fwd, self.list_pop(s, z, value) + restore + [self.zero_stmt(z)]
+        if isinstance(value, gast.List) and not value.elts and self.kind(z).tag == "list" \
+                and self.fn.location.is_generated:
+            # a tape's creation in a derivative differentiated again: every
+            # value appended to it has taken its adjoint back from the list
+            # of adjoints (a user's list stays refused by contributions)
+            return fwd, restore
         prelude, pairs = self.contributions(s, z, value)
         if z in self.captures:  # wrt names this variable: its adjoint here
             prelude = [assign(self.captures[z], name(self.d(z)))] + prelude
