@@ -183,7 +183,7 @@ class ShapeOnly(set):
         super().__init__(names)
         self.fixed = fixed
         # id(statement) -> (it, the names whose values it reads), for
-        # reverse.py's _value_reads (a nest's statements are asked once per
+        # reverse/value_reads.py's value_reads (a nest's statements are asked once per
         # loop around them, and again in every round of the sweeps)
         self.reads_of = {}
 

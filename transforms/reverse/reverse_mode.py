@@ -14,13 +14,14 @@ from ..analysis import kinds as K
 from .contributions import Contributions
 from .lean_tapes import LoopReads, entry_saves
 from ..errors import UnsupportedSyntaxError
-from ..syntax import (assign, base_name, binding_counts, call, clone, const, name, names_loaded,
-                    parse_expr, store, subscript, walk)
+from ..syntax import (assign, base_name, binding_counts, call, clone, const, name, parse_expr,
+                     store, subscript, walk)
 from ..optimise.parallel import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
-from ..analysis.shape_classes import ShapeOnly, fixed_shapes, loads_beyond_shapes
+from ..analysis.shape_classes import ShapeOnly, fixed_shapes
 from ..checks.repeated_writes import last_writer_mask
+from .value_reads import value_reads
 from .tapes import LoopFrame, Tapes, frame_for, names_written_in_place, placeholder, unparse
 from ..templates import fold
 
@@ -109,7 +110,7 @@ class ReverseMode(Contributions):
         self.shape_only = shape_only
         _, rev, reads = self.sweeps(body)
         self.needed = self.with_operands_of_recomputed(
-            _value_reads(reads, shape_only) - self.generated, shape_only)
+            value_reads(reads, shape_only) - self.generated, shape_only)
         self.loop_reads.next_round()
         self.record_enabled = True
         written_in_place = names_written_in_place(self.tree)
@@ -119,7 +120,7 @@ class ReverseMode(Contributions):
             self.placeholders, self.loop_restores, self.loop_hoisted = {}, {}, {}
             fwd, rev, reads = self.sweeps(body)
             needed = self.with_operands_of_recomputed(
-                self.needed | (_value_reads(reads, shape_only) - self.generated
+                self.needed | (value_reads(reads, shape_only) - self.generated
                                - self.tapes.names), shape_only)
             changed = self.loop_reads.next_round()
             if needed == self.needed and not changed:
@@ -168,7 +169,7 @@ class ReverseMode(Contributions):
                         or _integer_step_inverse(s, var, self.kind(var)) is not None \
                         or not self.loop_values.recomputable(s, var, loop):
                     continue
-                more = _value_reads([s], shape_only) - self.generated - out
+                more = value_reads([s], shape_only) - self.generated - out
                 out |= more
                 todo.extend(more)
         return out
@@ -177,7 +178,7 @@ class ReverseMode(Contributions):
         """What the reversed `loop` (body `rev`) reads, with what recomputing
         its values reads (lean_tapes.py)."""
         self.loop_reads.note(loop, self.with_operands_of_recomputed(
-            _value_reads(rev, self.shape_only), self.shape_only))
+            value_reads(rev, self.shape_only), self.shape_only))
 
     def sweeps(self, body):
         """(forward sweep, reverse sweep, the reverse statements that read
@@ -552,32 +553,6 @@ class ReverseMode(Contributions):
         rev = prelude + self.accumulate_all(pairs, None)
         rev += restores + [self.zero_stmt(n) for n in names_ if n in self.active]
         return saves + [s] + afters, rev
-
-def _value_reads(stmts, shape_only):
-    """Names whose values `stmts` read. `dv = np.zeros_like(v)` reads only
-    the shape of v, which stays as it is when v is bound once (`shape_only`):
-    writes into v's elements need not be recorded for it."""
-    out = set()
-    memo = getattr(shape_only, "reads_of", None)  # (a statement is not changed once made)
-    for s in stmts:
-        if isinstance(s, (gast.For, gast.While, gast.If)) and not getattr(s, "s2sad_zero", False):
-            out |= names_loaded(getattr(s, "iter", None) or s.test)
-            out |= _value_reads(s.body, shape_only) | _value_reads(s.orelse, shape_only)
-        elif memo is None:
-            out |= _statement_value_reads(s, shape_only)
-        else:
-            held = memo.get(id(s))
-            if held is None:
-                held = memo[id(s)] = (s, _statement_value_reads(s, shape_only))
-            out |= held[1]
-    return out
-
-
-def _statement_value_reads(s, shape_only):
-    if getattr(s, "s2sad_zero", False):
-        return names_loaded(s.value) - shape_only - getattr(shape_only, "fixed", set())
-    return loads_beyond_shapes(s, getattr(shape_only, "fixed", set()))
-
 
 def _is_increment(s):
     """x[i] = x[i] + v (normalisation keeps `x[i] += v` in this form)."""
