@@ -146,11 +146,13 @@ def _out_argument(call):
     return None
 
 
-def check_effects(tree, kinds, parsed, readable):
+def check_effects(tree, kinds, parsed, readable, pure=lambda obj: False):
     """Refuse, in the normalised `tree` with `kinds`, a call made for its
     effect on an array that s2sad cannot follow. `readable(obj)`: the Python
     function s2sad reads for a callee (its writes are followed,
-    written_args.py), or None."""
+    written_args.py), or None. `pure(obj)`: a library function whose value
+    is all it gives (it has a rule: `np.sum(u)` on its own line runs, as in
+    Python, and changes nothing)."""
     local = names_stored(tree.body) | {a.id for a in tree.args.args}
     for call in walk(tree):  # a writing function or method, even where its value is used
         if not isinstance(call, gast.Call):
@@ -178,6 +180,9 @@ def check_effects(tree, kinds, parsed, readable):
             kind = kinds.get(func.value.id, K.UNKNOWN)
             if func.attr == "append" and kind.tag == "list":
                 continue
+            if kind.is_array and func.attr not in _WRITING_METHODS \
+                    and pure(getattr(np, func.attr, None)):
+                continue  # u.sum(): np.sum(u)
             if func.attr in _WRITING_METHODS or kind.is_array:
                 raise UnsupportedSyntaxError(
                     f"{func.value.id}.{func.attr}(...), a method that writes into an array",
@@ -189,7 +194,7 @@ def check_effects(tree, kinds, parsed, readable):
         except Exception:  # noqa: BLE001
             obj = None
         if obj in _PURE_BUILTINS or getattr(obj, "__module__", "") == "s2sad.markers" \
-                or readable(obj) is not None:
+                or readable(obj) is not None or pure(obj):
             continue
         arrays = [a.id for a in call.args + [k.value for k in call.keywords]
                   if isinstance(a, gast.Name) and a.id in local
