@@ -3,6 +3,7 @@ options passed to helpers, boolean masks built from comparisons, keepdims
 inside helpers, errors raised inside s2sad's definitions of numpy
 functions, pure calls written as statements. Against finite differences,
 compiled and as Python."""
+import functools
 import warnings
 
 import numpy as np
@@ -252,3 +253,82 @@ def test_pure_call_statement_still_raises_as_numpy_does():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             s2sad.grad(mismatched, jit=False)(X, np.ones(4))
+
+
+# ---- np.r_, functools.partial and map ------------------------------------------------
+
+def joined(x, w):
+    y = np.r_[x, 2.0 * w, x[0]]
+    return np.sum(np.sin(y) * np.arange(y.shape[0]))
+
+
+def joined_rows(x):
+    a = x.reshape(2, 3)
+    return np.sum(np.r_[a, a ** 2] * np.arange(12.0).reshape(4, 3))
+
+
+def model(W, x, scale=1.0):
+    return np.tanh(W @ x) * scale
+
+
+def bound_inside(W, x):
+    g = functools.partial(model, W, scale=2.0)
+    return np.sum(g(x) ** 2) + np.sum(g(x * 0.5, scale=3.0))
+
+
+def bound_then_rebound(W, x):
+    g = functools.partial(model, W)
+    W = W * 2.0  # the partial keeps the value it was given
+    return np.sum(g(x)) + np.sum(W)
+
+
+def apply_to(h, x):
+    return h(x)
+
+
+def bound_passed_to_helper(W, x):
+    g = functools.partial(model, W)
+    return np.sum(apply_to(g, x) ** 2)
+
+
+def mapped(x):
+    return sum(map(lambda v: v * v, x)) + np.sum(np.array(list(map(np.sin, x))))
+
+
+def plus_product(a, b):
+    return a * b + a
+
+
+def mapped_pairs(x, y):
+    return sum(map(plus_product, x, y))
+
+
+WM = rng.normal(size=(3, 4))
+XV = rng.normal(size=4)
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (joined, (X, XV), (0, 1)),
+    (joined_rows, (X,), 0),
+    (bound_inside, (WM, XV), (0, 1)),
+    (bound_then_rebound, (WM, XV), (0, 1)),
+    (bound_passed_to_helper, (WM, XV), (0, 1)),
+    (mapped, (XV,), 0),
+    (mapped_pairs, (XV, XV[::-1].copy()), (0, 1)),
+], ids=["r_", "r_-rows", "partial", "partial-rebound", "partial-to-helper", "map", "map-pairs"])
+def test_function_tools_and_r_(fn, args, wrt, jit):
+    check_grad(fn, args, wrt=wrt, jit=jit)
+
+
+def test_r_with_a_slice_is_refused():
+    def ranged(x):
+        return np.sum(np.r_[0:3] * x)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="np.r_"):
+        s2sad.grad(ranged)(XV[:3])
+
+
+def test_map_elsewhere_is_refused():
+    def mapped_sum(x):
+        return np.sum(map(np.sin, x))
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="map"):
+        s2sad.grad(mapped_sum)(XV)
