@@ -332,3 +332,25 @@ def test_map_elsewhere_is_refused():
         return np.sum(map(np.sin, x))
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="map"):
         s2sad.grad(mapped_sum)(XV)
+
+
+# ---- np.median along an axis -----------------------------------------------------------
+
+def medians(x):
+    return np.sum(np.median(x, axis=1) ** 2) + np.sum(np.median(x, axis=0) * np.arange(4.0))
+
+
+def median_kept(x):
+    return np.sum(np.sin(np.median(x, axis=-1, keepdims=True) * x))
+
+
+@pytest.mark.parametrize("fn", [medians, median_kept])
+def test_median_along_an_axis(fn, jit):
+    check_grad(fn, (rng.normal(size=(3, 4)),), jit=jit)
+
+
+def test_median_over_a_tuple_of_axes_is_refused():
+    def over_both(x):
+        return np.median(x, axis=(0, 1))
+    with pytest.raises(LookupError, match="one int axis"):
+        s2sad.grad(over_both)(M)
