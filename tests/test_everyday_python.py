@@ -354,3 +354,31 @@ def test_median_over_a_tuple_of_axes_is_refused():
         return np.median(x, axis=(0, 1))
     with pytest.raises(LookupError, match="one int axis"):
         s2sad.grad(over_both)(M)
+
+
+# ---- list.sort() of a list of numbers --------------------------------------------------
+
+def sorted_in_place(x):
+    values = [x[0], x[2] * 2.0, x[1]]
+    values.sort()
+    return values[0] * 2.0 + values[2] ** 2 + values[1]
+
+
+def sorted_in_place_reversed(x):
+    values = [x[0], x[2] * 2.0, x[1]]
+    values.sort(reverse=True)
+    return values[0] * 2.0 + values[2] ** 2
+
+
+@pytest.mark.parametrize("fn", [sorted_in_place, sorted_in_place_reversed])
+def test_list_sort(fn, jit):
+    check_grad(fn, (np.array([0.3, 0.1, 0.7]),), jit=jit)
+
+
+def test_list_sort_with_a_key_is_refused():
+    def keyed(x):
+        values = [x[0], x[1]]
+        values.sort(key=abs)
+        return values[0]
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="key="):
+        s2sad.grad(keyed)(np.array([0.3, -0.1]))
