@@ -382,3 +382,30 @@ def test_list_sort_with_a_key_is_refused():
         return values[0]
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="key="):
         s2sad.grad(keyed)(np.array([0.3, -0.1]))
+
+
+# ---- a container passed to a helper by keyword -----------------------------------------
+
+def predict(x, p, scale=1.0):
+    return np.tanh(p["W"] @ x + p["b"]) * scale
+
+
+def keyword_container_loss(params, x):
+    return np.sum(predict(x, p=params) ** 2) + np.sum(predict(p=params, x=x, scale=2.0))
+
+
+def test_container_by_keyword(jit):
+    params = {"W": rng.normal(size=(3, 4)), "b": rng.normal(size=3)}
+    x = rng.normal(size=4)
+    got = s2sad.grad(keyword_container_loss, jit=jit)(params, x)
+    eps = 1e-6
+    for key, leaf in params.items():
+        expected = np.zeros_like(leaf)
+        for idx in np.ndindex(*leaf.shape):
+            up = {k: v.copy() for k, v in params.items()}
+            down = {k: v.copy() for k, v in params.items()}
+            up[key][idx] += eps
+            down[key][idx] -= eps
+            expected[idx] = (keyword_container_loss(up, x)
+                             - keyword_container_loss(down, x)) / (2 * eps)
+        np.testing.assert_allclose(got[key], expected, rtol=1e-5, atol=1e-6)

@@ -282,6 +282,10 @@ class _Rewrite:
                 self.refuse(node, f"writing {path_text(arg, path)} (a part of the container "
                             f"argument '{arg}')", arg,
                             "Compute the new value in a local variable")
+            if not structure.is_leaf and isinstance(parent, gast.keyword):
+                call = parents.get(id(parent), (None,))[0]  # h(p=params): by position first
+                if _positional(call, self.parsed):
+                    parent, seq = call, call.args
             if not structure.is_leaf:
                 spread = self.spread_call(node, parent, seq, part)
                 if spread:
@@ -366,3 +370,35 @@ def _bound(node):
     if isinstance(node, (gast.For, gast.AnnAssign)):
         return [n.id for n in walk(node.target) if isinstance(n, gast.Name)]
     return []
+
+
+def _positional(call, parsed):
+    """`call` of a Python helper rewritten with every parameter by position
+    (defaults filled in, as bind.py does for every helper call), so a
+    container given by keyword is spread like one given by position.
+    Whether it was rewritten."""
+    import inspect
+
+    from .bind import _constant_node, readable_function
+    if not isinstance(call, gast.Call) or any(isinstance(a, gast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        return False
+    try:
+        fn = readable_function(parsed.resolve(call.func))
+        sig = inspect.signature(fn)
+        bound = sig.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except Exception:  # noqa: BLE001 - not a helper, or a call Python refuses: as written
+        return False
+    args = []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            return False
+        if p.name in bound.arguments:
+            args.append(bound.arguments[p.name])
+        else:
+            default = _constant_node(p.default)
+            if default is None:
+                return False
+            args.append(default)
+    call.args, call.keywords = args, []
+    return True
