@@ -409,3 +409,11 @@ def test_container_by_keyword(jit):
             expected[idx] = (keyword_container_loss(up, x)
                              - keyword_container_loss(down, x)) / (2 * eps)
         np.testing.assert_allclose(got[key], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_sorted_of_values_with_a_gradient_is_refused_with_what_to_write():
+    def ends(x):
+        s = sorted(x)
+        return s[0] * s[-1]
+    with pytest.raises(LookupError, match=r"np\.sort\(x\)"):
+        s2sad.grad(ends, jit=False)(XV)
