@@ -370,7 +370,15 @@ def sorted_in_place_reversed(x):
     return values[0] * 2.0 + values[2] ** 2
 
 
-@pytest.mark.parametrize("fn", [sorted_in_place, sorted_in_place_reversed])
+def sorted_appended(x):
+    out = []  # (a list that grows is an array by then: sorted as one)
+    for i in range(3):
+        out.append(x[i] * 2.0)
+    out.sort()
+    return out[0] + 3.0 * out[2]
+
+
+@pytest.mark.parametrize("fn", [sorted_in_place, sorted_in_place_reversed, sorted_appended])
 def test_list_sort(fn, jit):
     check_grad(fn, (np.array([0.3, 0.1, 0.7]),), jit=jit)
 

@@ -61,11 +61,15 @@ class _Respell(gast.NodeTransformer):
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                 stores[n.id] = stores.get(n.id, 0) + 1
         self.taken = set(stores) | {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+        # (a list that grows, `out.append(v)`, has no length known here: not one)
+        grown = {n.value.id for n in walk(tree) if isinstance(n, gast.Attribute)
+                 and isinstance(n.value, gast.Name) and n.attr != "sort"}
         self.lists = {}
         for n in walk(tree):
             if isinstance(n, gast.Assign) and len(n.targets) == 1 \
                     and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.List) \
-                    and stores.get(n.targets[0].id) == 1 \
+                    and n.value.elts and stores.get(n.targets[0].id) == 1 \
+                    and n.targets[0].id not in grown \
                     and not any(isinstance(e, gast.Starred) for e in n.value.elts):
                 self.lists[n.targets[0].id] = len(n.value.elts)
 
@@ -154,7 +158,6 @@ class _Respell(gast.NodeTransformer):
             return [gast.copy_location(gast.Assign(targets=[_whole(x)], value=sort,
                                                    type_comment=None), s)]
         return [s]
-
 
     def list_sort(self, s, call, x):
         """`L.sort()` of a list literal of numbers: its elements written back

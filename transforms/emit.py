@@ -59,6 +59,8 @@ def function_source(fn_def, source_line=None, docstring=None):
         for entry in lines:
             physical.append(row)
             row += entry.count("\n") + 1
+        if len(ORIGINS) >= 4096:  # (a long session: the oldest go first)
+            del ORIGINS[next(iter(ORIGINS))]
         ORIGINS[text.rstrip()] = {physical[k]: line for k, line in origins.items()}
     return text
 
