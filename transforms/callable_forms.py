@@ -2,19 +2,21 @@
 lambdas and comprehensions they are (before nested functions are lifted,
 closures.py, and comprehensions lowered, containers.py):
 
-    g = functools.partial(h, W, scale=2.0)    g_bound = W
-                                              g_scale = 2.0
-                                              g = lambda u, scale=g_scale: h(g_bound, u, scale=scale)
-    list(map(f, xs))                          [f(v) for v in xs]
-    list(map(f, xs, ys))                      [f(a, b) for a, b in zip(xs, ys)]
-    sum(map(lambda v: v * v, xs))             map_fn = lambda v: v * v
-                                              sum(map_fn(v) for v in xs)
+    g = functools.partial(h, W, scale=2.0)   g_bound = W
+                                             g_scale = 2.0
+                                             g = lambda u, scale=g_scale: \
+                                                 h(g_bound, u, scale=scale)
+    list(map(f, xs))                         [f(v) for v in xs]
+    list(map(f, xs, ys))                     [f(a, b) for a, b in zip(xs, ys)]
+    sum(map(lambda v: v * v, xs))            map_fn = lambda v: v * v
+                                             sum(map_fn(v) for v in xs)
 
 The bound values are evaluated where the partial is made, as functools
 does (the lambda reads the variables they were stored in, which nothing
 else writes). A partial of a callee whose signature is not known, with
-*args, or used other than by calling it is refused (closures.py refuses a
-lambda that is stored or passed on); `map` anywhere but inside `list(...)`,
+*args or a default that is not a constant is refused, and the lambda is
+used as closures.py allows (called, or passed to a helper); `map` anywhere
+but inside `list(...)`,
 `sum(...)`, `tuple(...)` or `np.array(...)` is refused where it stands."""
 import builtins
 import functools
