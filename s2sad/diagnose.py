@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from .transforms.emit import ORIGINS
+from .transforms.emit.unparse import ORIGINS
 
 # A compiled call that failed after this many seconds is not re-run as
 # Python (about a hundred times slower) to locate the error.
