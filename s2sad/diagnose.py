@@ -10,9 +10,12 @@ the generated function's docstring names the user's file."""
 import ast
 import inspect
 import linecache
+import os
 import re
 
 import numpy as np
+
+from .transforms.emit.unparse import ORIGINS
 
 # A compiled call that failed after this many seconds is not re-run as
 # Python (about a hundred times slower) to locate the error.
@@ -50,19 +53,47 @@ def _rerun(entry, args):
 
 def _locate(exc):
     """'at file:line in f (`user code`), generated line N in fname: `code`',
-    from the innermost frame of generated code in the traceback."""
-    frame = None
+    from the innermost frame of generated code in the traceback. When that
+    frame has no line of the user's (s2sad's own definition of a numpy
+    function, `np.convolve` raising for a 2-d array), the user's line is
+    that of the innermost frame that has one: the call that reached it."""
+    frames = []
     tb = exc.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_filename.startswith("<s2sad "):
-            frame = (tb.tb_frame.f_code.co_filename, tb.tb_lineno, tb.tb_frame.f_code.co_name)
+            frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno,
+                           tb.tb_frame.f_code.co_name))
         tb = tb.tb_next
-    if frame is None:
+    if not frames:
         return ""
-    filename, lineno, fname = frame
+    found = _frame_lines(*frames[-1])
+    if found is None:
+        return ""
+    where, generated = found
+    if where and not _in_s2sad(where):
+        return f"at {where}, {generated}"
+    for frame in reversed(frames[:-1]):
+        outer = _frame_lines(*frame)
+        if outer is not None and outer[0] and not _in_s2sad(outer[0]):
+            inside = f" (in s2sad's definition {where})" if where else ""
+            return f"at {outer[0]}{inside}, {generated}"
+    return f"at {where}, {generated}" if where else generated
+
+
+def _in_s2sad(where):
+    """A location in s2sad's own files (its definitions of numpy functions)."""
+    return where.startswith(_PACKAGE)
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _frame_lines(filename, lineno, fname):
+    """(the user's line or "", 'generated line N in fname: `code`') of a
+    frame of generated code; None when its source is not known."""
     lines = linecache.getlines(filename)
     if not 0 < lineno <= len(lines):
-        return ""
+        return None
     code = lines[lineno - 1].strip()
     generated = f"generated line {lineno} in {fname}: `{code}`"
     comment, start = None, None
@@ -73,14 +104,27 @@ def _locate(exc):
             break
         if comment is None and text.startswith("# "):
             comment = text[2:]
-    where = _user_line(lines, start, comment, code)
-    return f"at {where}, {generated}" if where else generated
+    origin = _origin(lines, start, lineno)
+    where = _user_line(lines, start, comment, code, origin)
+    return where, generated
 
 
-def _user_line(lines, def_index, comment, code):
-    """'file:line in f (`text`)' for the user's line that the comment above
-    the generated line repeats (reverse sweep) or, in the forward sweep
-    (no such comment), that reads the same subscripts."""
+def _origin(lines, start, lineno):
+    """The user's line (1 = the def line) that emit.py recorded for
+    generated line `lineno` of the function whose def is at index `start`."""
+    if start is None:
+        return None
+    end = next((k for k in range(start + 1, len(lines)) if lines[k].startswith("def ")),
+               len(lines))
+    text = "".join(lines[start:end]).rstrip()
+    return ORIGINS.get(text, {}).get(lineno - 1 - start)
+
+
+def _user_line(lines, def_index, comment, code, origin=None):
+    """'file:line in f (`text`)' for the user's line that the generated line
+    comes from (`origin`, recorded when it was emitted), that the comment
+    above it repeats (reverse sweep) or, in the forward sweep (no such
+    comment), that reads the same subscripts."""
     if def_index is None or def_index + 1 >= len(lines):
         return ""
     found = _DOC_WHERE.search(lines[def_index + 1])
@@ -89,7 +133,9 @@ def _user_line(lines, def_index, comment, code):
     path, first, func = found.group(1), int(found.group(2)), found.group(3)
     body = _function_lines(path, first)
     matches = []
-    if comment is not None:
+    if origin is not None and first + origin - 1 in {k for k, _ in body}:
+        matches = [first + origin - 1]
+    if not matches and comment is not None:
         matches = [k for k, text in body if text.strip() == comment]
     if not matches:  # a forward statement (a fused loop's comment says what the loop does)
         subscripts = _subscripts(code)

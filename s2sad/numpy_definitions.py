@@ -174,12 +174,31 @@ def _refuse_given(fn, given, allowed):
 _NOT_IMPLEMENTED = {
     np.interp: {"period": ((None,), "Leave out period (periodic interpolation is not "
                                      "implemented): wrap x into one period with np.mod")},
-    np.median: {"axis": ((None,), "Leave out axis (the median of the flattened array is "
-                                  "implemented): take the median of each slice in a loop"),
-                "out": ((None,), "Leave out out="),
-                "overwrite_input": ((False,), "Leave out overwrite_input"),
-                "keepdims": ((False,), "Leave out keepdims")},
 }
+
+
+def _median(given):
+    """np.median of the flattened array, or along an int axis (keepdims
+    written as a constant)."""
+    _refuse_given(np.median, given, {
+        "out": ((None,), "Leave out out="),
+        "overwrite_input": ((False,), "Leave out overwrite_input")})
+    keep = _const(given["keepdims"], _NOT_CONSTANT) if "keepdims" in given else False
+    if keep not in (True, False):
+        raise NotImplementedArgument("s2sad's definition of np.median takes keepdims written "
+                                     "as True or False")
+    axis = given.get("axis")
+    if axis is None or _const(axis, _NOT_CONSTANT) is None:
+        if keep:
+            raise NotImplementedArgument(
+                "s2sad's definition of np.median does not implement keepdims=True without an "
+                "axis: reshape the median instead")
+        return more.median
+    if type(axis).__name__ in ("Tuple", "List"):
+        raise NotImplementedArgument(
+            "s2sad's definition of np.median takes one int axis (not a tuple): move the axes "
+            "together and reshape them into one first")
+    return more.median_axis_kept if keep else more.median_axis
 
 
 def _cov(given):
@@ -293,7 +312,7 @@ def definition_arguments(obj, call, definition):
 _BY_CALL = {np.cov: _cov, np.convolve: _convolve, np.max: _extremum(more.amax_initial),
             np.amax: _extremum(more.amax_initial), np.min: _extremum(more.amin_initial),
             np.amin: _extremum(more.amin_initial), np.reshape: _reshape,
-            np.linalg.norm: _norm, np.linalg.svd: _svd}
+            np.linalg.norm: _norm, np.linalg.svd: _svd, np.median: _median}
 
 
 # ---- the README's rule table (s2sad/rule_table.py): what each definition implements ----

@@ -270,3 +270,22 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     s = np.sort(np.ravel(a))
     n = s.shape[0]
     return 0.5 * (s[(n - 1) // 2] + s[n // 2])
+
+
+def _middle(a, axis):
+    """The middle of the values of `a` sorted along `axis` (the mean of the
+    two middle ones for an even count), the axis moved last so one index
+    reads every slice's middle."""
+    s = np.moveaxis(np.sort(a, axis=axis), axis, -1)
+    n = s.shape[-1]
+    return 0.5 * (s[..., (n - 1) // 2] + s[..., n // 2])
+
+
+def median_axis(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """np.median along an int axis."""
+    return _middle(a, axis)
+
+
+def median_axis_kept(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """np.median along an int axis with keepdims=True: the axis stays, of length 1."""
+    return np.expand_dims(_middle(a, axis), axis)

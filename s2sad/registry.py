@@ -291,19 +291,28 @@ def created_array(args, kws):
 
 
 def like_first(args, kws):
-    """np.array(x) and friends: x's kind; a (nested) tuple of numbers, the
-    literal np.array([3, 3, 1]), is an array of its depth."""
+    """np.array(x) and friends: x's kind; a (nested) tuple of numbers or of
+    arrays of one ndim (the literal np.array([3, 3, 1]), np.asarray([x > 0,
+    x < 1])) is an array of its depth plus theirs, of numpy's dtype: bool
+    when every element is a bool (a mask, never differentiated), int when
+    every one is an int or bool, else float."""
     if args[0].tag != "tuple":
         return args[0]
     depth, item = 0, args[0]
     while item.tag == "tuple" and item.items:
         depth, item = depth + 1, item.items[0]
-    if item.is_scalar and depth:
-        return K.array(depth, "i" if _all_integers(args[0]) else "f")
-    return K.UNKNOWN
+    leaves = list(_leaves(args[0]))
+    if not depth or not all(k.is_scalar or k.is_array for k in leaves) \
+            or len({k.ndim for k in leaves}) != 1:
+        return K.UNKNOWN
+    dtypes = {k.scalar_dtype for k in leaves}
+    dtype = "b" if dtypes == {"b"} else "i" if dtypes <= {"i", "b"} else K.promote(*dtypes)
+    return K.array(depth + item.ndim, dtype)
 
 
-def _all_integers(kind):
+def _leaves(kind):
     if kind.tag == "tuple":
-        return all(_all_integers(i) for i in kind.items)
-    return kind.tag in ("int", "bool")
+        for k in kind.items:
+            yield from _leaves(k)
+    else:
+        yield kind

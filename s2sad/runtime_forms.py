@@ -30,32 +30,32 @@ __all__ = ["mean_axis", "max_axis", "min_axis", "prod_axis", "var_axis", "std_ax
 
 def mean_axis(a, axis=None, keepdims=False):
     """np.mean(a, axis)."""
-    return np.mean(a, axis=axis)
+    return np.mean(a, axis=axis, keepdims=keepdims)
 
 
 def max_axis(a, axis=None, keepdims=False):
     """np.max(a, axis) (and np.amax)."""
-    return np.max(a, axis=axis)
+    return np.max(a, axis=axis, keepdims=keepdims)
 
 
 def min_axis(a, axis=None, keepdims=False):
     """np.min(a, axis) (and np.amin)."""
-    return np.min(a, axis=axis)
+    return np.min(a, axis=axis, keepdims=keepdims)
 
 
 def prod_axis(a, axis=None, keepdims=False):
     """np.prod(a, axis)."""
-    return np.prod(a, axis=axis)
+    return np.prod(a, axis=axis, keepdims=keepdims)
 
 
 def var_axis(a, axis=None, ddof=0, keepdims=False):
     """np.var(a, axis, ddof=ddof)."""
-    return np.var(a, axis=axis, ddof=ddof)
+    return np.var(a, axis=axis, ddof=ddof, keepdims=keepdims)
 
 
 def std_axis(a, axis=None, ddof=0, keepdims=False):
     """np.std(a, axis, ddof=ddof)."""
-    return np.std(a, axis=axis, ddof=ddof)
+    return np.std(a, axis=axis, ddof=ddof, keepdims=keepdims)
 
 
 def _not_given(t):
@@ -76,7 +76,10 @@ def _literal_axes(axis, nd):
 
 def _axis_choices(axis, nd):
     """[(run-time test, axes)]: one entry without a test for a literal axis,
-    else one per possible value (every order and sign of a tuple's axes)."""
+    else one per possible value (every order and sign of a tuple's axes).
+    No axis: all of them."""
+    if _not_given(axis):
+        return [(None, tuple(range(nd)))]
     known = _literal_axes(axis, nd)
     if known is not None:
         return [(None, known)]
@@ -98,11 +101,27 @@ def _result_dtype(numpy_fn, dtype, **kws):
     return np.asarray(numpy_fn(np.ones((2, 2), dtype=dtype), axis=0, **kws)).dtype
 
 
+def _keeps(keepdims):
+    """Whether a reduction keeps its reduced axes: keepdims written as a
+    constant (a literal), or left out. One known only at run time would
+    decide the result's rank, which numba must know when it compiles."""
+    if keepdims is None or isinstance(keepdims, bool):  # left out: the default
+        return bool(keepdims)
+    if isinstance(keepdims, types.Omitted):
+        return bool(keepdims.value)
+    if isinstance(keepdims, types.NoneType):
+        return False
+    if isinstance(keepdims, types.BooleanLiteral):
+        return keepdims.literal_value
+    raise TypingError("keepdims known only at run time (the result's rank depends on it)")
+
+
 def _reduce_impl(a, axis, row, dtype, params="a, axis=None, keepdims=False", env=None,
-                 array="a"):
+                 array="a", keep=False):
     """The overload of a reduction of `a` over `axis`: the reduced axes are
     moved last and flattened, `row` (an expression of the 1-D `r`) reduces
-    each row; the rows' results take the kept axes' shape."""
+    each row; the rows' results take the kept axes' shape (with `keep`,
+    keepdims=True: the array's shape, 1 along the reduced axes)."""
     nd = a.ndim
     lines = [f"def impl({params}):"]
     for test, axes in _axis_choices(axis, nd):
@@ -120,7 +139,10 @@ def _reduce_impl(a, axis, row, dtype, params="a, axis=None, keepdims=False", env
                   f"{pad}for i in range(rows.shape[0]):",
                   f"{pad}    r = rows[i]",
                   f"{pad}    out[i] = {row}"]
-        if kept:
+        if keep:
+            shape = "".join(f"{array}.shape[{k}], " if k in kept else "1, " for k in range(nd))
+            lines.append(f"{pad}return out.reshape(({shape}))")
+        elif kept:
             shape = "".join(f"{array}.shape[{k}], " for k in kept)
             lines.append(f"{pad}return out.reshape(({shape}))")
         else:
@@ -141,9 +163,11 @@ def _reduction(helper, numpy_fn, row):
             return lambda a, axis=None, keepdims=False: dtype(a)
         if not isinstance(a, types.Array) or a.ndim == 0:
             return None
-        if _not_given(axis):
+        keep = _keeps(keepdims)
+        if _not_given(axis) and not keep:
             return lambda a, axis=None, keepdims=False: numpy_fn(a)
-        return _reduce_impl(a, axis, row, _result_dtype(numpy_fn, as_dtype(a.dtype)))
+        return _reduce_impl(a, axis, row, _result_dtype(numpy_fn, as_dtype(a.dtype)),
+                            keep=keep)
     return _overload
 
 
@@ -171,12 +195,13 @@ def _statistic(helper, numpy_fn, row):
         env = {"spread": njit(_spread)}
         params = "a, axis=None, ddof=0, keepdims=False"
         dtype = _result_dtype(numpy_fn, as_dtype(a.dtype))
-        if _not_given(axis):
+        keep = _keeps(keepdims)
+        if _not_given(axis) and not keep:
             src = f"def impl({params}):\n    r = np.ravel(a)\n    return dtype({row})"
             scope = {"np": np, "dtype": dtype.type, **env}
             exec(src, scope)
             return scope["impl"]
-        return _reduce_impl(a, axis, row, dtype, params=params, env=env)
+        return _reduce_impl(a, axis, row, dtype, params=params, env=env, keep=keep)
     return _overload
 
 
@@ -190,7 +215,7 @@ def norm_axis(x, ord=None, axis=None, keepdims=False):
     """np.linalg.norm(x, ord, axis): vector p-norms (p a number >= 1, or
     None) over an int axis, the 2-norm of all elements for ord None or
     "fro" over all axes or a pair of them."""
-    return np.linalg.norm(x, ord=ord, axis=axis)
+    return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
 def _p_norm(r, p):
@@ -213,7 +238,8 @@ def _norm_axis(x, ord=None, axis=None, keepdims=False):
             getattr(ord, "literal_value", "fro") != "fro":
         raise TypingError(f"norm order {ord}")
     row = "np.sqrt(np.sum(r * r))" if two else "p_norm(r, float(ord))"
-    if _not_given(axis):
+    keep = _keeps(keepdims)
+    if _not_given(axis) and not keep:
         src = ("def impl(x, ord=None, axis=None, keepdims=False):\n"
                f"    r = np.ravel(x)\n    return {row}")
         scope = {"np": np, "p_norm": njit(_p_norm)}
@@ -221,7 +247,7 @@ def _norm_axis(x, ord=None, axis=None, keepdims=False):
         return scope["impl"]
     return _reduce_impl(x, axis, row, np.dtype(np.float64), array="x",
                         params="x, ord=None, axis=None, keepdims=False",
-                        env={"p_norm": njit(_p_norm)})
+                        env={"p_norm": njit(_p_norm)}, keep=keep)
 
 
 # ---- np.array of a tuple or list of arrays ---------------------------------------
@@ -346,17 +372,19 @@ def _parts_literal(call):
 
 
 # (numpy function, test on the bound call node, helper, how to pass the arguments)
+# (keepdims reaches a helper only in a helper's primal copy, which is not bound:
+# a differentiated call's keepdims is a reshape, bind.py)
 # "same": the call's own arguments; "tuple": the literal's elements as a tuple.
 FORMS = [
-    (np.mean, _given("axis"), "mean_axis", "same"),
-    (np.max, _given("axis"), "max_axis", "same"),
-    (np.amax, _given("axis"), "max_axis", "same"),
-    (np.min, _given("axis"), "min_axis", "same"),
-    (np.amin, _given("axis"), "min_axis", "same"),
-    (np.prod, _given("axis"), "prod_axis", "same"),
-    (np.var, _any(_given("axis"), _given("ddof")), "var_axis", "same"),
-    (np.std, _any(_given("axis"), _given("ddof")), "std_axis", "same"),
-    (np.linalg.norm, _any(_given("axis"), _fro), "norm_axis", "same"),
+    (np.mean, _any(_given("axis"), _given("keepdims")), "mean_axis", "same"),
+    (np.max, _any(_given("axis"), _given("keepdims")), "max_axis", "same"),
+    (np.amax, _any(_given("axis"), _given("keepdims")), "max_axis", "same"),
+    (np.min, _any(_given("axis"), _given("keepdims")), "min_axis", "same"),
+    (np.amin, _any(_given("axis"), _given("keepdims")), "min_axis", "same"),
+    (np.prod, _any(_given("axis"), _given("keepdims")), "prod_axis", "same"),
+    (np.var, _any(_given("axis"), _given("ddof"), _given("keepdims")), "var_axis", "same"),
+    (np.std, _any(_given("axis"), _given("ddof"), _given("keepdims")), "std_axis", "same"),
+    (np.linalg.norm, _any(_given("axis"), _fro, _given("keepdims")), "norm_axis", "same"),
     (np.array, _parts_literal, "array_of", "tuple"),
     (np.asarray, _parts_literal, "array_of", "tuple"),  # (a list given to a definition)
     (np.array, _copied, "array_copy", "same"),

@@ -338,9 +338,10 @@ def _sp_multipolygamma(n, a, d):
 # ---- logsumexp, softmax, log_softmax over an axis -------------------------------------
 
 def sp_logsumexp(a, axis=None, b=None, keepdims=False):
-    """scipy.special.logsumexp(a, axis, b) (keepdims is lowered to a
-    reshape before this is called; return_sign is refused)."""
-    return _sp.logsumexp(a, axis=axis, b=b)
+    """scipy.special.logsumexp(a, axis, b, keepdims) (return_sign is
+    refused). A differentiated call's keepdims is lowered to a reshape
+    before this is called; a helper's primal copy keeps it as written."""
+    return _sp.logsumexp(a, axis=axis, b=b, keepdims=keepdims)
 
 
 def sp_softmax(x, axis=None):
@@ -382,6 +383,13 @@ def _sp_logsumexp(a, axis=None, b=None, keepdims=False):
     if not isinstance(a, types.Array):
         return None
     max_axis, keep_axes, sum_axis = _runtime()
+    if isinstance(keepdims, types.BooleanLiteral) and keepdims.literal_value:
+        def kept(a, axis=None, b=None, keepdims=False):  # the reduced axes as 1s
+            return keep_axes(sp_logsumexp(a, axis, b), a, axis)
+        return kept
+    if not (keepdims is None or isinstance(keepdims, (bool, types.NoneType, types.Omitted,
+                                                      types.BooleanLiteral))):
+        return None  # known only at run time: the result's rank would depend on it
     if b is None or isinstance(b, (types.NoneType, types.Omitted)):
         def impl(a, axis=None, b=None, keepdims=False):
             m = _finite_or_zero(max_axis(a, axis))

@@ -299,8 +299,8 @@ def test_power_at_zero_is_zero_as_in_jax(jit):
     assert s2sad.grad(power_zero_base, jit=jit)(1.5) == 0.0
 
 
-def r_literal(v):
-    return np.sum(np.r_[v, 2.0 * v] ** 2)
+def c_literal(v):
+    return np.sum(np.c_[v, 2.0 * v] ** 2)  # (np.r_ of pieces works: test_everyday_python.py)
 
 
 def active_index(v, a):
@@ -320,7 +320,7 @@ def arange_from_float(a):
 
 
 @pytest.mark.parametrize("f, args, match", [
-    (r_literal, (V,), "indexing with a value that needs a gradient"),
+    (c_literal, (V,), "indexing with a value that needs a gradient"),
     (solve_stack, (np.stack([np.eye(3)] * 2), np.ones((2, 3))), "2-d array"),
     (dot_3d, (np.ones((2, 3, 4)), np.ones((4, 2))), "batched"),
     (arange_from_float, (0.5,), "arange"),

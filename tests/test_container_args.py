@@ -119,8 +119,12 @@ def local_dict_to_helper(x):
 PARAMS = {"w": X * 1.5, "b": 0.7}
 LAYERS = {"l1": {"W": np.linspace(-0.3, 0.4, 6).reshape(2, 3), "b": np.array([0.1, -0.2])},
           "l2": {"W": np.array([[0.2, -0.5], [0.3, 0.1]]), "b": np.array([0.05, 0.1])}}
+def by_keyword(params, x):
+    return energy(p=params, x=x)  # (by keyword: bound by position first)
+
+
 WHOLE = [(dict_argument_to_helper, (PARAMS, X)), (two_layers, (LAYERS, X)),
-         (tuple_argument_to_helper, ((X * 0.5, np.cos(X)), X))]
+         (tuple_argument_to_helper, ((X * 0.5, np.cos(X)), X)), (by_keyword, (PARAMS, X))]
 
 
 @pytest.mark.parametrize("jit", [False, True])

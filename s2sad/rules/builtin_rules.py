@@ -5,7 +5,7 @@ import builtins
 import numpy as np
 
 from .. import runtime as rt
-from ..registry import adjoint, broadcast_args, first_arg, int_scalar, nondifferentiable
+from ..registry import adjoint, broadcast_args, first_arg, int_scalar, nondifferentiable, refused
 from ..transforms.analysis import kinds as K
 
 
@@ -56,3 +56,10 @@ nondifferentiable(builtins.bool, kind=lambda args, kws: K.BOOL)
 nondifferentiable(np.int64, np.int32, np.intp,
                   kind=lambda args, kws: K.array(args[0].ndim, "i") if args[0].is_array else K.INT)
 nondifferentiable(builtins.range, builtins.print, kind=lambda args, kws: K.UNKNOWN)
+# sorted(x) is a list: an array in its place would add or repeat where the list
+# joins (`+`, `*`), so it is refused with what to write (a dict argument's
+# sorted(p) is unrolled before this, container_loops.py)
+refused(builtins.sorted, kind=lambda args, kws: K.UNKNOWN,
+        reason="sorted() of values that need a gradient gives a list; write np.sort(x) "
+               "(an array, sorted along its last axis) or sort a list literal in place "
+               "with L.sort()")

@@ -498,4 +498,15 @@ nondifferentiable(np.eye, np.identity, kind=lambda args, kws: K.array(2, "f"))
 nondifferentiable(np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc, kind=same_as_first)
 nondifferentiable(np.isnan, np.isinf, np.isfinite, kind=bool_like_first)
 nondifferentiable(np.argsort, kind=lambda args, kws: K.array(args[0].ndim, "i"))
-nondifferentiable(np.any, np.all, kind=lambda args, kws: K.BOOL)
+def _truth_reduction(args, kws):
+    """np.any / np.all: a bool, or a bool array over an axis (a mask)."""
+    axis = kws.get("axis", args[1] if len(args) > 1 else K.NONE)
+    if not args[0].is_array or axis.tag == "none":
+        return K.BOOL
+    if "keepdims" in kws or len(args) > 3:
+        return K.UNKNOWN
+    removed = len(axis.items) if axis.tag == "tuple" else 1
+    return K.array(args[0].ndim - removed, "b")
+
+
+nondifferentiable(np.any, np.all, kind=_truth_reduction)

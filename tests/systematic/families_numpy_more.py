@@ -68,6 +68,15 @@ def statistics_cases():
         out.append(make("numpy.median", f"median/{rank_name(shape)}", "np.median(x)",
                         {"x": (shape, ANY)}))
     out.append(make("numpy.median", "median/method", "np.median(x, axis=None)", V))
+    # along an axis (odd and even counts along it, each spelling, keepdims)
+    for shape, spelled in [((3, 4), "np.median(x, 0)"), ((3, 4), "np.median(x, axis=1)"),
+                           ((3, 4), "np.median(x, axis=-1, keepdims=True)"),
+                           ((2, 3, 2), "np.median(x, axis=1)"),
+                           ((2, 3, 2), "np.median(x, axis=0, keepdims=True)"),
+                           ((5,), "np.median(x, axis=0)")]:
+        out.append(make("numpy.median", f"median/{rank_name(shape)}_"
+                        + spelled[12:-1].replace(" ", "").replace(",", "_").replace("=", ""),
+                        spelled, {"x": (shape, ANY)}))
     for shape in [(4,), (2, 3)]:
         out.append(make("numpy.vdot", f"vdot/{rank_name(shape)}", "np.vdot(x, y)",
                         {"x": (shape, ANY), "y": (shape, ANY)}))
@@ -231,7 +240,7 @@ def refusal_cases():
         ("numpy.cov", "fweights", "np.cov(x, fweights=np.ones(4, dtype=np.int64))", M),
         ("numpy.cov", "dtype", "np.cov(x, dtype=np.float32)", M),
         ("numpy.interp", "period", f"np.interp(x, {XP}, x, period=4.0)", V),
-        ("numpy.median", "axis", "np.median(x, axis=0)", M),
+        ("numpy.median", "axis_tuple", "np.median(x, axis=(0, 1))", M),
         ("numpy.median", "keepdims", "np.median(x, keepdims=True)", M),
         ("numpy.max", "initial_where", "np.max(x, initial=0.0, where=x > 0)", M),
         ("numpy.amin", "initial_keepdims", "np.amin(x, axis=0, initial=0.0, keepdims=True)", M),

@@ -13,7 +13,7 @@ from ..syntax import walk
 
 @dataclass(frozen=True)
 class Kind:
-    tag: str            # float int bool complex array tuple none unknown
+    tag: str            # float int bool complex array tuple none str unknown
     ndim: int = 0
     dtype: str = "f"    # arrays: f (float), i (int), b (bool), c (complex)
     items: tuple = ()
@@ -21,6 +21,10 @@ class Kind:
     # kind functions may read it; it never reaches a variable, and kinds
     # compare without it
     value: object = field(default=None, compare=False, repr=False)
+    # a string argument's text (`mode="edge"`): strings are constants of the
+    # specialisation, so the derivative is generated per text (none_tests.py
+    # writes it into the function)
+    text: object = None
 
     @property
     def is_array(self):
@@ -50,11 +54,15 @@ class Kind:
             return f"array{self.ndim}d[{self.dtype}]"
         if self.tag == "tuple":
             return "(" + ", ".join(map(str, self.items)) + ")"
+        if self.tag == "str" and self.text is not None:
+            return f"str {self.text!r}"
         return self.tag
 
 
 FLOAT, INT, BOOL, COMPLEX = Kind("float"), Kind("int"), Kind("bool"), Kind("complex")
 NONE, UNKNOWN = Kind("none"), Kind("unknown")
+# a string (a mode or option a helper is given): a constant, never differentiated
+STR = Kind("str")
 # The kind of a recursive call while its function is still being typed:
 # it joins away (the other return paths give the kind).
 BOTTOM = Kind("bottom")
@@ -95,6 +103,8 @@ def of_value(value):
         return tuple_of(of_value(v) for v in value)
     if value is None:
         return NONE
+    if isinstance(value, str):
+        return Kind("str", text=value)
     return UNKNOWN
 
 
@@ -115,6 +125,8 @@ def join(a, b):
         return a
     if a.is_scalar and b.is_scalar:
         return scalar(promote(a.scalar_dtype, b.scalar_dtype))
+    if a.tag == "str" and b.tag == "str":  # two texts: a string known only at run time
+        return STR
     if a.is_array and b.is_array and a.ndim == b.ndim:
         return array(a.ndim, promote(a.dtype, b.dtype))
     if a.tag == "list" and b.tag == "list":
@@ -128,7 +140,7 @@ def broadcast(*kinds, dtype=None):
     """Kind of an elementwise operation on `kinds`."""
     if BOTTOM in kinds:
         return BOTTOM
-    if any(not k.known or k.tag in ("tuple", "none") for k in kinds):
+    if any(not k.known or k.tag in ("tuple", "none", "str") for k in kinds):
         return UNKNOWN
     nd = max(k.ndim for k in kinds)
     dt = dtype or promote(*(k.scalar_dtype for k in kinds))
@@ -204,6 +216,8 @@ class KindInference:
             return self.env.get(node.id, UNKNOWN)
         if isinstance(node, gast.BinOp):
             left, right = self.expr(node.left), self.expr(node.right)
+            if "str" in (left.tag, right.tag):  # "sq" + "uare", "%s" % n
+                return STR
             if isinstance(node.op, gast.MatMult):
                 return matmul(left, right)
             if left.tag == "tuple" or right.tag == "tuple":
@@ -221,6 +235,8 @@ class KindInference:
             return operand
         if isinstance(node, gast.Compare):
             kinds = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+            if any(k.tag in ("str", "none") for k in kinds):  # mode == "double", w is None
+                return BOOL
             return broadcast(*kinds, dtype="b") if all(k.known for k in kinds) else BOOL
         if isinstance(node, gast.BoolOp):
             return BOOL

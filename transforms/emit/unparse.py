@@ -8,6 +8,11 @@ from ..ast_convert import to_ast
 
 _INDENT = "    "
 
+# The user's line (1 = the def line) each generated line comes from, by the
+# generated function's text: s2sad/diagnose.py reads it to name the user's
+# line of an error raised in the forward sweep, which has no comment.
+ORIGINS = {}
+
 
 def _unparse(node):
     tree = to_ast(node)
@@ -46,14 +51,25 @@ def function_source(fn_def, source_line=None, docstring=None):
     lines = [f"def {fn_def.name}({args}):"]
     if docstring:
         lines.append(f'{_INDENT}"""{docstring}"""')
-    _block(fn_def.body, 1, lines, source_line)
-    return "\n".join(lines) + "\n"
+    origins = {}
+    _block(fn_def.body, 1, lines, source_line, origins)
+    text = "\n".join(lines) + "\n"
+    if origins:  # (by physical line: a docstring may span several)
+        physical, row = [], 0
+        for entry in lines:
+            physical.append(row)
+            row += entry.count("\n") + 1
+        if len(ORIGINS) >= 4096:  # (a long session: the oldest go first)
+            del ORIGINS[next(iter(ORIGINS))]
+        ORIGINS[text.rstrip()] = {physical[k]: line for k, line in origins.items()}
+    return text
 
 
-def _block(stmts, depth, lines, source_line):
+def _block(stmts, depth, lines, source_line, origins):
     pad = _INDENT * depth
     previous = None
     for s in stmts:
+        origin = getattr(s, "s2sad_line", None) or getattr(s, "lineno", None)
         line = getattr(s, "s2sad_line", None)
         if line is not None and line != previous and source_line is not None:
             text = source_line(line)
@@ -63,26 +79,31 @@ def _block(stmts, depth, lines, source_line):
         comment = getattr(s, "s2sad_comment", None)
         if comment:
             lines.append(f"{pad}# {comment}")
+        if origin:
+            origins[len(lines)] = origin
         if isinstance(s, gast.If):
-            _if(s, depth, lines, source_line)
+            _if(s, depth, lines, source_line, origins)
         elif isinstance(s, gast.For):
             lines.append(f"{pad}for {expr_source(s.target)} in {expr_source(s.iter)}:")
-            _block(s.body or [gast.Pass()], depth + 1, lines, source_line)
+            _block(s.body or [gast.Pass()], depth + 1, lines, source_line, origins)
         elif isinstance(s, gast.While):
             lines.append(f"{pad}while {expr_source(s.test)}:")
-            _block(s.body or [gast.Pass()], depth + 1, lines, source_line)
+            _block(s.body or [gast.Pass()], depth + 1, lines, source_line, origins)
         else:
             for text in stmt_source(s).splitlines():
                 lines.append(pad + text)
 
 
-def _if(s, depth, lines, source_line, keyword="if"):
+def _if(s, depth, lines, source_line, origins, keyword="if"):
     pad = _INDENT * depth
     lines.append(f"{pad}{keyword} {expr_source(s.test)}:")
-    _block(s.body or [gast.Pass()], depth + 1, lines, source_line)
+    _block(s.body or [gast.Pass()], depth + 1, lines, source_line, origins)
     if len(s.orelse) == 1 and isinstance(s.orelse[0], gast.If) \
             and getattr(s.orelse[0], "s2sad_line", None) is None:
-        _if(s.orelse[0], depth, lines, source_line, "elif")
+        origin = getattr(s.orelse[0], "lineno", None)
+        if origin:
+            origins[len(lines)] = origin
+        _if(s.orelse[0], depth, lines, source_line, origins, "elif")
     elif s.orelse:
         lines.append(f"{pad}else:")
-        _block(s.orelse, depth + 1, lines, source_line)
+        _block(s.orelse, depth + 1, lines, source_line, origins)

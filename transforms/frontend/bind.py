@@ -116,6 +116,10 @@ class CallBinder:
                     return node
                 return binder(node)
 
+            def visit_Subscript(self, node):
+                joined = binder.joined_pieces(node)
+                return self.visit(joined) if joined is not None else self.generic_visit(node)
+
             def visit_Attribute(self, node):
                 # a module's None (np.newaxis) is the constant None in an index
                 if isinstance(node.ctx, gast.Load):
@@ -126,6 +130,32 @@ class CallBinder:
                 return self.generic_visit(node)
 
         return Binder().visit(tree)
+
+    def joined_pieces(self, node):
+        """`np.r_[a, b, 2.0]` of pieces (no slices, no string directive) is
+        `np.concatenate((np.atleast_1d(a), np.atleast_1d(b), ...))`, as numpy
+        defines it: each piece at least 1-d, joined along the first axis."""
+        if not isinstance(node.ctx, gast.Load) or not isinstance(node.value, gast.Attribute):
+            return None
+        try:
+            obj = self.parsed.resolve(node.value)
+        except Exception:  # noqa: BLE001 - a local or unknown name
+            return None
+        if obj is not np.r_:
+            return None
+        pieces = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if any(isinstance(p, gast.Slice) or (isinstance(p, gast.Constant)
+                                             and isinstance(p.value, str)) for p in pieces):
+            raise self.refuse(node, "np.r_[...] with a slice or a string directive",
+                              "Build the array with np.arange, np.linspace or "
+                              "np.concatenate")
+        module = node.value.value
+
+        def numpy(attr, *args):
+            return gast.Call(func=gast.Attribute(value=_copy(module), attr=attr,
+                                                 ctx=gast.Load()), args=list(args), keywords=[])
+        parts = gast.Tuple(elts=[numpy("atleast_1d", p) for p in pieces], ctx=gast.Load())
+        return gast.copy_location(numpy("concatenate", parts), node)
 
     # ---- helpers -------------------------------------------------------------
     def bind_helper(self, node, fn):

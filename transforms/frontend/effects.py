@@ -53,6 +53,25 @@ def respell_writes(tree, parsed):
 class _Respell(gast.NodeTransformer):
     def __init__(self, parsed):
         self.parsed = parsed
+        self.lists = None  # local name -> length, for names bound once to a list literal
+
+    def list_lengths(self, tree):
+        stores = {}
+        for n in walk(tree):
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        self.taken = set(stores) | {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+        # (a list that grows, `out.append(v)`, has no length known here: not one)
+        grown = {n.value.id for n in walk(tree) if isinstance(n, gast.Attribute)
+                 and isinstance(n.value, gast.Name) and n.attr != "sort"}
+        self.lists = {}
+        for n in walk(tree):
+            if isinstance(n, gast.Assign) and len(n.targets) == 1 \
+                    and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.List) \
+                    and n.value.elts and stores.get(n.targets[0].id) == 1 \
+                    and n.targets[0].id not in grown \
+                    and not any(isinstance(e, gast.Starred) for e in n.value.elts):
+                self.lists[n.targets[0].id] = len(n.value.elts)
 
     def resolve(self, node):
         try:
@@ -64,6 +83,7 @@ class _Respell(gast.NodeTransformer):
         if getattr(self, "_inside", False):
             return node  # a nested function is read on its own
         self._inside = True
+        self.list_lengths(node)
         node.body = self.block(node.body)
         return node
 
@@ -124,6 +144,8 @@ class _Respell(gast.NodeTransformer):
                 and self.resolve(func.value) is None):  # a method of a local variable
             return [s]
         x = func.value.id
+        if func.attr == "sort" and x in (self.lists or {}):
+            return self.list_sort(s, call, x)
         if func.attr == "fill" and len(call.args) == 1 and not call.keywords:
             return [gast.copy_location(gast.Assign(targets=[_whole(x)], value=call.args[0],
                                                    type_comment=None), s)]
@@ -137,6 +159,37 @@ class _Respell(gast.NodeTransformer):
                                                    type_comment=None), s)]
         return [s]
 
+    def list_sort(self, s, call, x):
+        """`L.sort()` of a list literal of numbers: its elements written back
+        in np.sort's order, as the per-element variables literals.py makes
+        of the list (`reverse=True`: from the end)."""
+        reverse = False
+        for k in call.keywords:
+            if k.arg == "reverse" and isinstance(k.value, gast.Constant) \
+                    and isinstance(k.value.value, bool):
+                reverse = k.value.value
+            else:
+                raise UnsupportedSyntaxError(
+                    f"{x}.sort() with {k.arg}=", self.parsed.location, call,
+                    f"Sort the numbers without a key: {x}.sort() or {x}.sort(reverse=True)")
+        if call.args or self.resolve(_name("np")) is not np:
+            return [s]
+        n = self.lists[x]
+        held = next(c for c in (f"{x}_sorted{k or ''}" for k in range(1000))
+                    if c not in self.taken)
+        self.taken.add(held)
+        text = [f"{held} = np.sort(np.asarray({x}))",
+                f"if {held}.ndim != 1:",
+                f"    raise TypeError('{x}.sort() of a list of arrays: Python compares "
+                f"arrays whole')"]
+        text += [f"{x}[{k}] = {held}[{n - 1 - k if reverse else k}]" for k in range(n)]
+        out = gast.parse("\n".join(text)).body
+        for stmt in out:
+            for node in walk(stmt):
+                if isinstance(node, (gast.stmt, gast.expr)):
+                    gast.copy_location(node, s)
+        return out
+
 
 def _out_argument(call):
     """The `out=` keyword of a call, unless it is None (numpy's default)."""
@@ -146,11 +199,13 @@ def _out_argument(call):
     return None
 
 
-def check_effects(tree, kinds, parsed, readable):
+def check_effects(tree, kinds, parsed, readable, pure=lambda obj: False):
     """Refuse, in the normalised `tree` with `kinds`, a call made for its
     effect on an array that s2sad cannot follow. `readable(obj)`: the Python
     function s2sad reads for a callee (its writes are followed,
-    written_args.py), or None."""
+    written_args.py), or None. `pure(obj)`: a library function whose value
+    is all it gives (it has a rule: `np.sum(u)` on its own line runs, as in
+    Python, and changes nothing)."""
     local = names_stored(tree.body) | {a.id for a in tree.args.args}
     for call in walk(tree):  # a writing function or method, even where its value is used
         if not isinstance(call, gast.Call):
@@ -178,6 +233,9 @@ def check_effects(tree, kinds, parsed, readable):
             kind = kinds.get(func.value.id, K.UNKNOWN)
             if func.attr == "append" and kind.tag == "list":
                 continue
+            if kind.is_array and func.attr not in _WRITING_METHODS \
+                    and pure(getattr(np, func.attr, None)):
+                continue  # u.sum(): np.sum(u)
             if func.attr in _WRITING_METHODS or kind.is_array:
                 raise UnsupportedSyntaxError(
                     f"{func.value.id}.{func.attr}(...), a method that writes into an array",
@@ -189,7 +247,7 @@ def check_effects(tree, kinds, parsed, readable):
         except Exception:  # noqa: BLE001
             obj = None
         if obj in _PURE_BUILTINS or getattr(obj, "__module__", "") == "s2sad.markers" \
-                or readable(obj) is not None:
+                or readable(obj) is not None or pure(obj):
             continue
         arrays = [a.id for a in call.args + [k.value for k in call.keywords]
                   if isinstance(a, gast.Name) and a.id in local

@@ -67,8 +67,23 @@ class _NoneTests(Transformer):
     def visit_Lambda(self, node):
         return node
 
+    def visit_Name(self, node):
+        """A string parameter (`mode`) is its text: strings are constants of
+        the specialisation, so a rule needing a constant (`np.pad(x, 1,
+        mode)`) sees one, and `mode == "edge"` folds below."""
+        kind = self.known.get(node.id)
+        if isinstance(node.ctx, gast.Load) and kind is not None and kind.tag == "str" \
+                and kind.text is not None:
+            return gast.copy_location(const(kind.text), node)
+        return node
+
     def visit_Compare(self, node):
         self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Eq, gast.NotEq)) \
+                and all(isinstance(v, gast.Constant) and isinstance(v.value, str)
+                        for v in (node.left, node.comparators[0])):
+            return gast.copy_location(const(_ORDER[type(node.ops[0])](
+                node.left.value, node.comparators[0].value)), node)
         if len(node.ops) == 1 and isinstance(node.ops[0], tuple(_ORDER)):
             return self.ndim_test(node)
         if len(node.ops) != 1 or not isinstance(node.ops[0], (gast.Is, gast.IsNot)):

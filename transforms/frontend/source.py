@@ -10,6 +10,7 @@ import gast
 
 from . import closures
 from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from .callable_forms import spell_callable_forms
 from .lambda_source import lambda_tree
 from ..ast_convert import parse
 from ..emit.unparse import expr_source
@@ -179,6 +180,8 @@ def parse_function(fn, nested_def_ok=False, read_only=False):
     positional_parameters(tree)
     location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
     imported = hoist_imports(tree)
+    # functools.partial and map: the lambdas and comprehensions they are
+    spell_callable_forms(tree, {**_namespace(fn), **imported}, location)
     nested = any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
                  if n is not tree)
     parsed = _parsed(fn, tree, location, source, {**_namespace(fn), **imported},

@@ -2,6 +2,7 @@
 normalised and typed for the argument kinds a derivative is generated for
 (the steps before the reverse and forward passes; see program.py)."""
 import gast
+import numpy as np
 
 from ..analysis import kinds as K
 from ..analysis.aliases import check_aliased_writes
@@ -79,7 +80,8 @@ class Specialised:
             return
         check_aliased_writes(tree, self.kinds, self.parsed.location,
                              call_shares(self.parsed, readable_function))
-        check_effects(tree, self.kinds, self.parsed, readable_function)
+        check_effects(tree, self.kinds, self.parsed, readable_function,
+                      lambda obj: _has_rule(program.registry, obj))
         whole_slices(tree, self.kinds)
         if any(getattr(n, "s2sad_parallel", False) for n in walk(tree)):
             check_independent(tree, self.kinds, self.parsed.location)
@@ -93,3 +95,13 @@ class Specialised:
             return self.parsed.resolve(node)
         except Exception:  # noqa: BLE001 - a local or unknown name
             return None
+
+
+def _has_rule(registry, obj):
+    """A numpy, scipy or math function with a rule (a gradient or none): its
+    value is all it gives (the writing ones, np.copyto and ufuncs' out=, are
+    respelled or refused before this is asked). A rule a user registered
+    for their own function says nothing of what else it does."""
+    module = getattr(obj, "__module__", None) or ""
+    library = isinstance(obj, np.ufunc) or module.split(".")[0] in ("numpy", "scipy", "math")
+    return library and registry.lookup(obj) is not None

@@ -297,9 +297,10 @@ class Contributions:
                 f"`{stmt_source(unknown[0])}` is an integer or an array of indices, whose "
                 f"repeated entries add up. Give it a known type (an argument, an int "
                 f"expression, or an np.array of ints)")
+        # (a boolean mask names each position once: `dx[m] += g` is its cotangent)
         fancy = [k for k, (item, kind) in enumerate(zip(items, kinds))
                  if not _slice_like(item) and (isinstance(item, gast.Call) or (
-                     kind.is_array and kind.dtype in "ib"))]
+                     kind.is_array and kind.dtype == "i"))]
         if not fancy:
             return atom, expr
         p = fancy[0]
