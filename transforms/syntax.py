@@ -497,3 +497,12 @@ def callee_name(node):
     if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
         return f"{f.value.id}.{f.attr}"
     return None
+
+
+def parents_of(tree):
+    """id(node) -> the node it is a child of, for every node under `tree`."""
+    parents = {}
+    for node in walk(tree):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    return parents

@@ -23,7 +23,7 @@ from .containers_common import is_builtin, is_user_function
 from ..errors import UnsupportedSyntaxError
 from .flatten_args import Structure
 from .spread_arguments import spread_copy
-from ..syntax import Transformer, name, store, walk
+from ..syntax import Transformer, name, parents_of, store, walk
 
 
 def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
@@ -97,10 +97,7 @@ def _items(value, resolve):
 
 
 def _uses_understood(fn_tree, v, stmt, items, caller, spreads):
-    parents = {}
-    for node in walk(fn_tree):
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
+    parents = parents_of(fn_tree)
     for node in walk(fn_tree):
         if not (isinstance(node, gast.Name) and node.id == v) or node is stmt.targets[0]:
             continue

@@ -11,7 +11,7 @@ import builtins
 import gast
 
 from .containers_common import constant_index, is_builtin, is_user_function
-from ..syntax import Transformer, call, clone, const, name, store, walk
+from ..syntax import Transformer, call, clone, const, name, parents_of, store, walk
 
 def scalarise_literals(fn_tree, namer, resolve):
     nodes = walk(fn_tree)  # (one walk for both questions)
@@ -54,10 +54,7 @@ def _uses_understood(fn_tree, v, stmt, size, resolve):
     read at a run-time index, a whole read that cannot change it (an
     argument of a function with a rule, a return value, unpacking,
     iteration) or len(v)."""
-    parents = {}
-    for node in walk(fn_tree):
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
+    parents = parents_of(fn_tree)
     for node in walk(fn_tree):
         if not (isinstance(node, gast.Name) and node.id == v) or node is stmt.targets[0]:
             continue

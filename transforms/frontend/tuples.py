@@ -10,7 +10,7 @@ so each element has an adjoint of its own (a tuple has no adjoint that
 through an index, a loop target, returned whole) is left as it is."""
 import gast
 
-from ..syntax import Transformer, assign, name, store, walk
+from ..syntax import Transformer, assign, name, parents_of, store, walk
 
 
 def split_tuple_variables(tree, kinds, namer):
@@ -23,10 +23,7 @@ def split_tuple_variables(tree, kinds, namer):
                   and k.tag == "tuple" and v not in args and k.items and k.differentiable}
     if not candidates:
         return False
-    parents = {}
-    for node in walk(tree):
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
+    parents = parents_of(tree)
     for node in walk(tree):
         if isinstance(node, gast.Name) and node.id in candidates:
             if not _understood(node, parents, candidates[node.id]):
