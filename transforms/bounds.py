@@ -49,10 +49,31 @@ _ACCESS_IDS = itertools.count(1)
 
 def mark_accesses(tree):
     """Give every subscript's index a mark that its copies keep (see
-    `covered` above)."""
+    `covered` above); every subscript and every call of a function by name
+    (a helper may index) also learns that it is the user's own evaluation
+    and not a copy (`users_own`)."""
     for node in walk(tree):
         if isinstance(node, gast.Subscript):
             node.slice.s2sad_access = next(_ACCESS_IDS)
+            node.s2sad_own = _Own(node)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            node.s2sad_own = _Own(node)
+
+
+class _Own:
+    """The node of the user's code a node is or was copied from (syntax.clone
+    copies marks, and this one by reference)."""
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+
+def users_own(node):
+    """Whether `node` is a subscript or call of the user's code itself, not a
+    copy the reverse sweep or a tape made of it."""
+    own = getattr(node, "s2sad_own", None)
+    return own is not None and own.node is node
 
 
 class _Unaccountable(Exception):
@@ -302,6 +323,10 @@ class _Pass:
         shown_lo, shown_hi = bounds(sa, sb)
         loop = Loop(s, lo, hi, shown_lo, shown_hi, stored)
         loop.exits = exits
+        # with a step of 2 or more, the counter may not reach the stop's end
+        # of its range: a bound, not the last value (proofs hold, checks
+        # made from it would not)
+        loop.strided = abs(step.const) != 1
         if lo is not None:
             loop.facts.append(self.at_most(hi - lo))
         return loop
@@ -449,7 +474,8 @@ class _Pass:
         init = self.form(counter.init, proof=False)
         init_proof = self.form(counter.init, proof=True)
         if init is None or {lp.var for lp in nest} & set(init.terms) \
-                or any(lp.exits or lp.lo is None or lp.shown_lo is None for lp in nest) \
+                or any(lp.exits or lp.strided or lp.lo is None or lp.shown_lo is None
+                       for lp in nest) \
                 or any(set(names_bound_by(s)) & {root(n) for n in init.terms}
                        for b in counter.between for s in walk_stmts([b])) \
                 or not all(self.proves((lp.hi - lp.lo).plus(1)) for lp in nest[1:]):
@@ -541,6 +567,9 @@ class _Pass:
             ranges = {lp.var: {*lp.shown_lo.terms, *lp.shown_hi.terms} for lp in inner}
             bounds = set().union(*ranges.values())
             indexing = counters & named
+            if loop.strided and (loop.var in named or any(
+                    loop.var in ranges[lp.var] for lp in nest)):
+                break  # (its extreme is not a value it takes)
             if bounds & indexing or any(ranges[v] & counters for v in indexing) \
                     or nonempty(inner, "shown_lo", "shown_hi") is None \
                     or ({root(s) for s in names | bounds} - counters) & loop.stored:

@@ -227,6 +227,9 @@ class Program:
             + parsed.name)
         rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self, spec.temporaries)
         rev.helper = mode == "helper"
+        # (a helper's vjp: the caller's forward sweep ran the helper itself,
+        # raising its errors there; the value computed again here may go)
+        rev.primal_ran_before = rev.helper and split is None
         rev.parallel = self.parallel and not rev.helper
         rev.captures = captures
         seed_param = None
@@ -393,7 +396,8 @@ class Program:
         body = fdef.body
         cleanup.ZeroPropagation(rev.subscript_updated).run(body)
         live_out = names_loaded(body[-1])
-        dead_stores = cleanup.DeadStores(lambda v: v not in args)
+        dead_stores = cleanup.DeadStores(lambda v: v not in args,
+                                         keep_raising=not rev.primal_ran_before)
         dead_stores.run(body, live_out)
         generated = (spec.temporaries | rev.generated | set(rev.adjoints.values())) - set(args)
         cleanup.propagate_copies(body, generated)
