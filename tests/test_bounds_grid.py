@@ -393,3 +393,103 @@ def test_forward_mode_raises_too(f, fits, short):
                          ids=[f"{c[0].__name__}-{k}" for k, c in enumerate(AT_THE_ENDS)])
 def test_indices_at_the_ends_raise_nothing(f, args, jit):
     check_grad(f, args, wrt=_wrt(args), jit=jit)
+
+
+# ---- indices out of range that the function never evaluates ------------------------
+
+def not_taken(x, c):
+    return x[-5] * c if c > 0.0 else c * x[0]
+
+
+def short_circuit(x, c):
+    s = c
+    if c > 0.0 and x[-5] > -10.0:
+        s = s * x[0]
+    return s + x[0]
+
+
+def returned_before(x, c):
+    if c < 0.0:
+        return c * x[0]
+    return x[-5] * c
+
+
+def broken_before(x, c):
+    s = c
+    for i in range(3):
+        if c < 0.0:
+            break
+        s = s * x[i - 5]
+    return s + x[0]
+
+
+def continued_before(x, c):
+    s = c
+    for i in range(3):
+        if c < 0.0:
+            continue
+        s = s * x[-5]
+    return s + x[0]
+
+
+def loop_that_does_not_run(x, c, n):
+    s = c
+    for i in range(n):
+        s = s * x[-5] + x[i]
+    return s
+
+
+def while_that_does_not_run(x, c, n):
+    s = c
+    i = 0
+    while i < n:
+        s = s * x[i + 7]
+        i += 1
+    return s + x[0]
+
+
+def added_to_on_one_path(x, y, n):
+    """The reverse sweep adds into dx[-5] only where y[i] > 0: an
+    accumulator for it loaded before the loop would read dx[-5] anyway."""
+    s = 0.5
+    for i in range(n):
+        if y[i] > 0.0:
+            s = s * x[-5] + y[i]
+        else:
+            s = s * 0.5
+    return s + x[0]
+
+
+NOT_REACHED = [
+    (not_taken, (X4[:2], -0.5)),
+    (short_circuit, (X4[:2], -0.5)),
+    (returned_before, (X4[:2], -0.5)),
+    (broken_before, (X4[:2], -0.5)),
+    (continued_before, (X4[:2], -0.5)),
+    (loop_that_does_not_run, (X4[:2], 0.5, 0)),
+    (while_that_does_not_run, (X4[:2], 0.5, 0)),
+    (added_to_on_one_path, (X4[:2], -X4[:3] ** 2, 3)),
+]
+
+
+@pytest.mark.parametrize("f,args", NOT_REACHED, ids=[c[0].__name__ for c in NOT_REACHED])
+def test_an_index_the_function_does_not_reach_raises_nothing(f, args, jit):
+    f(*args)
+    check_grad(f, args, wrt=_wrt(args), jit=jit)
+
+
+def allocated_with_a_shape(x, c):
+    b = np.zeros_like(x, shape=2)
+    for i in range(x.shape[0]):
+        b[i] = c * x[i]
+    return np.sum(b)
+
+
+def test_a_like_allocation_with_its_own_shape():
+    """`np.zeros_like(x, shape=2)` does not have x's shape: nothing is
+    proven from it, and the write is tested (numba does not compile the
+    keyword: this runs as Python)."""
+    df = s2sad.grad(allocated_with_a_shape, wrt=(0, 1), jit=False)
+    df(X4[:2], 0.7)
+    with pytest.raises(IndexError, match=r"b\[i\]: index out of range"):
+        df(X4[:3], 0.7)

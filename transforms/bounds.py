@@ -27,7 +27,6 @@ When every index is accounted for, the checks are added and the function is
 compiled without numba's; otherwise (an index array, a while loop's test
 that indexes, a base that is not a variable) nothing changes and numba
 checks every access."""
-import itertools
 import os
 
 import gast
@@ -38,42 +37,21 @@ from .checks import in_place, merged
 from .emit import expr_source
 from .nests import (Loop, extremes, find_counter, nonempty, product_form, product_source,
                     survey_loops, trip_count)
-from .bounds_syntax import Span, copies, is_zero, root, subscripts
+from .bounds_syntax import Span, copies, is_zero, root, same_shape, subscripts
 from .syntax import callee_name, const, names_bound_by, parse_stmts, walk, walk_stmts
 
 _ALLOCATE = {"np.empty", "np.zeros", "np.ones", "np.full"}
 _ALLOCATE_LIKE = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy",
                   "zeros_like"}
-_ACCESS_IDS = itertools.count(1)
 
 
-def mark_accesses(tree):
-    """Give every subscript's index a mark that its copies keep (see
-    `covered` above); every subscript and every call of a function by name
-    (a helper may index) also learns that it is the user's own evaluation
-    and not a copy (`users_own`)."""
-    for node in walk(tree):
-        if isinstance(node, gast.Subscript):
-            node.slice.s2sad_access = next(_ACCESS_IDS)
-            node.s2sad_own = _Own(node)
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
-            node.s2sad_own = _Own(node)
-
-
-class _Own:
-    """The node of the user's code a node is or was copied from (syntax.clone
-    copies marks, and this one by reference)."""
-    __slots__ = ("node",)
-
-    def __init__(self, node):
-        self.node = node
-
-
-def users_own(node):
-    """Whether `node` is a subscript or call of the user's code itself, not a
-    copy the reverse sweep or a tape made of it."""
-    own = getattr(node, "s2sad_own", None)
-    return own is not None and own.node is node
+def undo_unproven_promotions(fdef, kinds, shadows):
+    """promote.py keeps an element a loop adds to in a scalar, loaded before
+    the loop and stored after it, which touches the element even where the
+    loop does not run or does not reach the add: where its index is not
+    proven in range before the loop, the adds go back into the array (so
+    the derivative touches what the function does, with checks or not)."""
+    _Pass(fdef, kinds, shadows, None, survey=True).run()
 
 
 class _Unaccountable(Exception):
@@ -94,8 +72,9 @@ def add_index_checks(fdef, kinds, shadows, location):
 
 
 class _Pass:
-    def __init__(self, fdef, kinds, shadows, location):
+    def __init__(self, fdef, kinds, shadows, location, survey=False):
         self.fdef, self.kinds, self.shadows, self.location = fdef, kinds, shadows, location
+        self.survey = survey  # only undo promotions (undo_unproven_promotions)
         params = [a.id for a in fdef.args.args]
         self.bindings = {p: [None] for p in params}  # name -> binding statements (None: param)
         self.top = set(map(id, fdef.body))
@@ -171,7 +150,7 @@ class _Pass:
                 if callee in _ALLOCATE and value.args:
                     result = self._dims(value.args[0])
                 elif callee in _ALLOCATE_LIKE and value.args \
-                        and isinstance(value.args[0], gast.Name):
+                        and isinstance(value.args[0], gast.Name) and same_shape(value):
                     like = value.args[0].id
                     result = self.shape(like)
                     if result is None:  # its shape then, fixed for this array
@@ -276,6 +255,12 @@ class _Pass:
             self.statement(s, stmts)
 
     def statement(self, s, block):
+        promotion = getattr(s, "s2sad_promotion", None)
+        if self.survey and promotion is not None and not self.in_range(s.value, s):
+            promotion.undo(block)
+            return
+        if getattr(s, "s2sad_undone", False):
+            return
         if isinstance(s, gast.For):
             self.accesses(s.iter, s, block)
             self.path.append((s, "body"))
@@ -397,7 +382,23 @@ class _Pass:
         for sub, conditional in subscripts(node):
             self.access(sub, stmt, block, repeated or conditional)
 
+    def in_range(self, sub, stmt):
+        """Whether every index of `sub` is proven inside its array here."""
+        items = sub.slice.elts if isinstance(sub.slice, gast.Tuple) else [sub.slice]
+        for axis, index in enumerate(items):
+            found = self.extent(sub.value.id, axis)
+            if isinstance(index, gast.Slice):
+                continue
+            span = self.span(index, stmt)
+            if found is None or span.high is None or span.low is None \
+                    or not self.proves(found[0].plus(-1) - span.high) \
+                    or not (self.proves(span.low) or self.proves(span.low + found[0])):
+                return False
+        return True
+
     def access(self, sub, stmt, block, unplaceable):
+        if self.survey:
+            return
         if isinstance(sub.value, gast.Attribute) and sub.value.attr == "shape":
             return  # a shape tuple's item: numba checks a constant index when it compiles
         if not isinstance(sub.value, gast.Name):

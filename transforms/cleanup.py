@@ -17,7 +17,7 @@ import builtins
 
 import gast
 
-from .bounds import users_own
+from .bounds_syntax import users_own
 from .syntax import base_name, clone, names_loaded, names_stored, walk, walk_stmts
 
 _PURE_CALL_ATTRS = {"append"}  # list.append mutates its list: a use, kept

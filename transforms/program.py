@@ -11,7 +11,7 @@ from . import accumulate, cleanup, kinds as K
 from .activity import analyse
 from .aliases import Ownership, written_memory
 from .argument_copies import copy_written_args, copying, with_aliases, written_in_place
-from .bounds import add_index_checks
+from .bounds import add_index_checks, undo_unproven_promotions
 from .bind import CallBinder
 from .checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
                                result_kind as checkpointed_kind, strip_marks)
@@ -429,12 +429,13 @@ class Program:
             parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)
 
     def _check_indices(self, fdef, kinds, shadows, location):
-        if not self.index_checks:
-            return
         related = {}
         for v, d in shadows.items():
             related.setdefault(v, set()).add(d)
             related.setdefault(d, set()).add(v)
+        undo_unproven_promotions(fdef, kinds, related)
+        if not self.index_checks:
+            return
         if add_index_checks(fdef, kinds, related, location):
             self.checks_own_indices.add(fdef.name)
 

@@ -6,7 +6,7 @@ import gast
 from . import kinds as K
 from .aliases import check_aliased_writes
 from .bind import CallBinder, readable_function
-from .bounds import mark_accesses
+from .bounds_syntax import mark_accesses
 from .builtin_reductions import reduce_arrays
 from .checkpoint_loops import lift_loops, unliftable
 from .containers import lower_containers
