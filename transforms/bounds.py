@@ -51,7 +51,8 @@ def undo_unproven_promotions(fdef, kinds, shadows):
     loop does not run or does not reach the add: where its index is not
     proven in range before the loop, the adds go back into the array (so
     the derivative touches what the function does, with checks or not)."""
-    _Pass(fdef, kinds, shadows, None, survey=True).run()
+    if any(hasattr(s, "s2sad_promotion") for s in walk_stmts(fdef.body)):
+        _Pass(fdef, kinds, shadows, None, survey=True).run()
 
 
 class _Unaccountable(Exception):
@@ -386,10 +387,9 @@ class _Pass:
         """Whether every index of `sub` is proven inside its array here."""
         items = sub.slice.elts if isinstance(sub.slice, gast.Tuple) else [sub.slice]
         for axis, index in enumerate(items):
-            found = self.extent(sub.value.id, axis)
             if isinstance(index, gast.Slice):
                 continue
-            span = self.span(index, stmt)
+            found, span = self.extent(sub.value.id, axis), self.span(index, stmt)
             if found is None or span.high is None or span.low is None \
                     or not self.proves(found[0].plus(-1) - span.high) \
                     or not (self.proves(span.low) or self.proves(span.low + found[0])):
