@@ -124,14 +124,14 @@ def negative_in_a_matrix(A, c):
 
 
 def unused_read(x, c):
-    t = x[-3]
+    t = x[-3]  # noqa: F841 - read for its IndexError only
     return c * np.sum(x)
 
 
 def unused_read_in_a_loop(x, c):
     s = c
     for i in range(x.shape[0]):
-        t = x[i - 5]
+        t = x[i - 5]  # noqa: F841
         s = s * x[i]
     return s
 
@@ -313,6 +313,20 @@ def strided_nest(x, c, n):
     return s
 
 
+def strided_constant(x, c):
+    s = c
+    for i in range(0, 6, 2):
+        s = s + x[i + 1] * c
+    return s
+
+
+def strided_constant_down(x, c):
+    s = c
+    for i in range(6, 0, -2):
+        s = s + x[i - 7] * c
+    return s
+
+
 CASES = [
     (negative_at_top, (X4, 0.7), (X4[:2], 0.7)),
     (negative_in_for, (X4, 0.7), (X4[:2], 0.7)),
@@ -350,6 +364,8 @@ CASES = [
     (strided_counter_of_runs, (X4[:2], X4, 4), (X4[:1], X4, 4)),
     (strided_down, (X4, 0.7, 5), (X4[:2], 0.7, 5)),
     (strided_nest, (X4, 0.7, 4), (X4[:2], 0.7, 4)),
+    (strided_constant, (X6, 0.7), (X6[:5], 0.7)),
+    (strided_constant_down, (X6, 0.7), (X6[:4], 0.7)),
 ]
 
 # the primal runs with every index at an end of its array: so must the
@@ -360,6 +376,8 @@ AT_THE_ENDS = [
     (strided_counter_of_runs, (X4[:3], X6[:5], 5)),
     (strided_down, (X4[:3], 0.7, 5)),
     (strided_nest, (X4, 0.7, 4)),
+    (strided_constant, (X6, 0.7)),
+    (strided_constant_down, (X6[:5], 0.7)),
     (negative_offsets, (X4, 0.7, 4)),
     (triangular_negative, (X4[:3], 0.7, 4)),
     (counter_of_runs, (X6, 0.7, 4)),
@@ -493,3 +511,13 @@ def test_a_like_allocation_with_its_own_shape():
     df(X4[:2], 0.7)
     with pytest.raises(IndexError, match=r"b\[i\]: index out of range"):
         df(X4[:3], 0.7)
+
+
+def test_a_constant_number_of_steps_is_checked_before_the_loop():
+    """`range(0, 6, 2)` ends at 4: x[i + 1] needs 6 elements, tested once
+    before the loop (a step in general leaves the test in the loop)."""
+    df = s2sad.grad(strided_constant, wrt=(0, 1), jit=False)
+    src = df.source_for(X6, 0.7)
+    loop = src.index("for i in range(0, 6, 2)")
+    assert "raise IndexError" in src[:loop] and "raise IndexError" not in src[loop:], src
+    assert "5 >= x.shape[0]" in src or "x.shape[0] <= 5" in src, src

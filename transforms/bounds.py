@@ -300,19 +300,26 @@ class _Pass:
         forms = [(self.form(start, p), self.form(stop, p)) for p in (True, False)]
         (a, b), (sa, sb) = forms
         up = step.const > 0
+        # with a step of 2 or more, the counter may not reach the stop's end
+        # of its range: a bound, not the last value (proofs hold, checks
+        # made from it would not), unless the loop takes a constant number
+        # of steps (`range(0, 5, 2)`: its last value is 4)
+        last = None
+        if abs(step.const) != 1 and a is not None and b is not None and not (b - a).terms:
+            steps = -(-(b - a).const // step.const)  # (a ceiling division)
+            last = (steps - 1) * step.const if steps > 0 else None
 
         def bounds(a, b):  # (lo, hi) of the counter, from start a and stop b
             if a is None or b is None:
                 return None, None
+            if last is not None:
+                return (a, a.plus(last)) if up else (a.plus(last), a)
             return (a, b.plus(-1)) if up else (b.plus(1), a)
         lo, hi = bounds(a, b)
         shown_lo, shown_hi = bounds(sa, sb)
         loop = Loop(s, lo, hi, shown_lo, shown_hi, stored)
         loop.exits = exits
-        # with a step of 2 or more, the counter may not reach the stop's end
-        # of its range: a bound, not the last value (proofs hold, checks
-        # made from it would not)
-        loop.strided = abs(step.const) != 1
+        loop.strided = abs(step.const) != 1 and last is None
         if lo is not None:
             loop.facts.append(self.at_most(hi - lo))
         return loop
