@@ -4,7 +4,10 @@ counters of for and while loops, offsets, strides, conditional expressions,
 tests, nested and triangular loops, counters of runs, helpers, reads whose
 value nobody uses), the function on a short argument raises IndexError in
 Python, and the derivative must raise too, compiled or not; on a long one
-the gradient matches finite differences.
+the gradient matches finite differences. The other way round, where every
+index the function evaluates is at an end of its array (AT_THE_ENDS) or an
+index out of range is never evaluated (NOT_REACHED: branches not taken,
+loops that do not run, early exits), the derivative raises nothing.
 
 Each case is (function, arguments that fit, arguments one of which is too
 short); every argument that is a float or a float array is differentiated."""
