@@ -1,5 +1,5 @@
 """Recursion: gradient time over primal time as the recursion deepens, with
-recursive helpers reversed in split mode (transforms/split_recursion.py)
+recursive helpers reversed in split mode (transforms/reverse/split_recursion.py)
 and, measured in the same process, in joint mode (each vjp re-running its
 callee's forward sweep, as before split mode).
 

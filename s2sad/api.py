@@ -10,7 +10,7 @@ from .checkpointing import MemoryBudgetExceeded, default_budget, memory_budget
 from .generate import generate
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
-from .transforms import kinds as K
+from .transforms.analysis import kinds as K
 
 _JIT_CHOICES = (True, False, "require", "auto")
 
@@ -84,7 +84,7 @@ class Derivative:
     # without memory=: the default budget, checked lazily (False: none, for a
     # gradient that is differentiated again, as by hvp)
     lazy_budget = True
-    split_recursion = True  # False for code differentiated again (transforms/split_recursion.py)
+    split_recursion = True  # False for code differentiated again (transforms/reverse/split_recursion.py)
 
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
                  memory=None, parallel=False):
@@ -425,7 +425,7 @@ def _resolve_wrt(fn, signature, wrt):
 def _guess_kinds(fn):
     """Argument kinds guessed from the source: `x[i, j]` makes x a 2-D array."""
     import gast
-    from .transforms.source import parse_function
+    from .transforms.frontend.source import parse_function
     from .transforms.syntax import walk
     tree = parse_function(fn).tree
     args = [a.id for a in tree.args.args]

@@ -26,7 +26,7 @@ from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
 # raising; a derivative at a singularity is inf or nan, not an exception.
 # boundscheck: an index past the end raises IndexError instead of reading
 # or writing memory that is not the array's (see README, "Bad input"); a
-# generated function that checks its own indices (transforms/bounds.py) is
+# generated function that checks its own indices (transforms/checks/bounds.py) is
 # compiled without numba's check at every access.
 _NJIT_OPTIONS = dict(cache=True, error_model="numpy")
 # a module with prange loops: numba parallelises those loops only (not the

@@ -296,7 +296,7 @@ def checkpoint(fn):
     recursive helper is reversed in split mode (its activations record, and
     none runs forward twice); marked, it stays in joint mode, where memory
     grows with the recursion's depth, not its size
-    (transforms/split_recursion.py)."""
+    (transforms/reverse/split_recursion.py)."""
     import inspect
     if not callable(fn):
         raise TypeError(f"s2sad.checkpoint takes a function, not {fn!r}")

@@ -115,7 +115,7 @@ def _wrt(text):
 
 
 def _kinds(text):
-    from .transforms import kinds as K
+    from .transforms.analysis import kinds as K
     out = []
     for item in (t.strip() for t in text.split(",")):
         if item in ("float", "int", "bool"):

@@ -8,7 +8,7 @@ compiler and the values it uses are carried as residuals."""
 import functools
 
 from .registry import REGISTRY, Rule
-from .transforms import kinds as K
+from .transforms.analysis import kinds as K
 
 
 class custom_gradient:

@@ -43,7 +43,7 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     `memory_guard` (without `memory`): the default budget, which a loop's
     tape is checked against before it runs (MemoryBudgetExceeded).
     `parallel`: every loop proven independent runs as a prange
-    (transforms/parallel.py). `split_recursion` False: recursive helpers in
+    (transforms/optimise/parallel.py). `split_recursion` False: recursive helpers in
     joint mode, for code s2sad differentiates again (split_recursion.py's
     record stacks have no derivative)."""
     # The passes make and drop hundreds of thousands of tree nodes; the

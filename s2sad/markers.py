@@ -40,5 +40,5 @@ def _reset_recording_numba():
 MARKERS = {stop_gradient: "stop_gradient", stop_recording: "stop_recording",
            reset_recording: "reset_recording"}
 # numba.prange: a loop over range whose iterations may run in parallel
-# (transforms/parallel.py)
+# (transforms/optimise/parallel.py)
 MARKERS[numba.prange] = "prange"

@@ -3,7 +3,7 @@
 A dict, a NamedTuple, or a list or tuple holding an array or another
 container is flattened at the boundary: the derivative is generated for
 its leaves (floats, ints, arrays) as separate parameters
-(transforms/flatten_args.py rewrites the function's reads of it), and the
+(transforms/frontend/flatten_args.py rewrites the function's reads of it), and the
 gradient, tangent or seed of such an argument has its structure: a dict
 for a dict, the same NamedTuple type, a list for a list. A list or tuple of
 plain numbers is an array, as it always was in s2sad."""
@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 
 from .precision import cast_like
-from .transforms.flatten_args import Structure, path_text
+from .transforms.frontend.flatten_args import Structure, path_text
 
 
 def is_container(v):
@@ -205,8 +205,8 @@ class Flat:
     def describe(self, fn):
         """A line for the generated module's docstring: which parameter
         holds which leaf."""
-        from .transforms.flatten_args import flatten_parameters
-        from .transforms.source import parse_function
+        from .transforms.frontend.flatten_args import flatten_parameters
+        from .transforms.frontend.source import parse_function
         parsed = parse_function(fn)
         names = flatten_parameters(parsed, self.structures)
         pairs = [f"{path_text(a, p)} -> {n}" for a, s in self.structures.items()

@@ -9,7 +9,7 @@ to, so `np.sin`, `math.sin` and a user's `from numpy import sin` agree.
 import inspect
 
 from .parameters import describe_values, rule_signature, unread_parameters
-from .transforms import kinds as K
+from .transforms.analysis import kinds as K
 from .transforms.templates import template_of
 
 

@@ -4,7 +4,7 @@ Generated code (the user's primal in the forward sweep, and the adjoint
 templates) calls numpy as the user wrote it; where numba has no
 implementation of a form (`np.mean(x, axis=0)`, `np.max(x, axis=(0, 2))`,
 `np.linalg.norm(x, axis=1)`, `np.array((a, b))` of arrays, ...), the late
-pass transforms/numba_forms.py rewrites the call into one of these helpers
+pass transforms/emit/numba_forms.py rewrites the call into one of these helpers
 by the table FORMS below: `np.mean(x, axis=0)` reads `mean_axis(x, axis=0)`.
 
 Like s2sad.runtime (which re-exports every name here), this module needs
@@ -310,7 +310,7 @@ def _matmul_of(a, b):
     return None
 
 
-# ---- the table the late pass (transforms/numba_forms.py) reads ---------------------
+# ---- the table the late pass (transforms/emit/numba_forms.py) reads ---------------------
 
 def _given(name):
     """The call passes parameter `name` (numba lacks even `axis=None`)."""

@@ -1,7 +1,7 @@
 """numpy call forms numba lacks, along an axis or with a dtype: `x.astype(dtype)`,
 np.squeeze with an axis, np.diff / np.repeat / np.roll / np.sort along an
 axis, np.pad ('constant' and 'edge'), and the gradient of np.pad. The late
-pass (transforms/numba_forms.py) rewrites a call into one of these by the
+pass (transforms/emit/numba_forms.py) rewrites a call into one of these by the
 table FORMS below (s2sad/rules/forms_rules.py adds it to the others), as
 for s2sad.runtime_forms.
 

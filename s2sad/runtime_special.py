@@ -12,7 +12,7 @@ caching; its last release requires numba < 0.60.)
 
 Functions scipy writes in Python (multigammaln, logsumexp, softmax,
 log_softmax, polygamma) are written here from the elementwise ones. The
-late pass transforms/numba_forms.py rewrites a call of the scipy function
+late pass transforms/emit/numba_forms.py rewrites a call of the scipy function
 into its helper (see FORMS at the end)."""
 import math
 
@@ -418,7 +418,7 @@ def _sp_log_softmax(x, axis=None):
     return impl
 
 
-# ---- the table the late pass (transforms/numba_forms.py) reads -------------------------
+# ---- the table the late pass (transforms/emit/numba_forms.py) reads -------------------------
 
 # (scipy function, helper name): every call of the function becomes a call of the helper
 _SPECIAL = [(_sp.gammaln, "sp_gammaln"), (_sp.digamma, "sp_digamma"),

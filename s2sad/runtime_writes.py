@@ -1,5 +1,5 @@
 """Run-time helper for assignments through an index array that names a
-position twice (numpy keeps the last write; transforms/repeated_writes.py).
+position twice (numpy keeps the last write; transforms/checks/repeated_writes.py).
 
 Re-exported by s2sad.runtime (generated code imports it from there); needs
 numpy and numba only, so exported derivatives copy it in."""

@@ -1,4 +1,4 @@
-"""How generated code accumulates adjoints (transforms/accumulate.py): the
+"""How generated code accumulates adjoints (transforms/optimise/accumulate.py): the
 cotangent of a whole-array reduction is not materialised as an array when
 it only meets that array elementwise.
 

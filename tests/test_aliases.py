@@ -1,4 +1,4 @@
-"""Writes through a second name of an array's memory (transforms/aliases.py):
+"""Writes through a second name of an array's memory (transforms/analysis/aliases.py):
 refused with an error naming the file, the line of the second name and the
 line of the write, because the derivative follows values by name and would
 miss the write; second names nothing writes through are differentiated."""

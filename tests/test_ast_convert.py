@@ -6,8 +6,9 @@ import inspect
 import gast
 import pytest
 
-from s2sad.transforms import ast_convert, bounds, program, syntax
-from s2sad.transforms.emit import stmt_source
+from s2sad.transforms import ast_convert, program, syntax
+from s2sad.transforms.checks import bounds
+from s2sad.transforms.emit.unparse import stmt_source
 
 _SNIPPETS = [
     "def f(x, *args, y=1.5, **kw):\n    return x[1:-1, ::2] ** -2.0 + (-3) ** 2\n",

@@ -1,4 +1,4 @@
-"""Index checks the generated code makes itself (transforms/bounds.py).
+"""Index checks the generated code makes itself (transforms/checks/bounds.py).
 
 An index proven in range gets no check, any other one check before its loop
 nest or in place, and the reverse sweep's repetition of a forward access is

@@ -1,4 +1,4 @@
-"""A grid of index checks (transforms/bounds.py and what the clean-up keeps
+"""A grid of index checks (transforms/checks/bounds.py and what the clean-up keeps
 for them): for every way the language reaches an index (negative constants,
 counters of for and while loops, offsets, strides, conditional expressions,
 tests, nested and triangular loops, counters of runs, helpers, reads whose

@@ -1,5 +1,5 @@
 """A buffer copied back every step: the copy's adjoint swaps the adjoint
-buffers (transforms/copy_fold.py).
+buffers (transforms/optimise/copy_fold.py).
 
 Gradients against finite differences, compiled and as Python, on sizes
 from 1 up; the generated source for whether the swap fired, including the
@@ -250,14 +250,14 @@ def test_no_swap_where_the_buffer_is_not_all_zeros(jit, f, n):
 ])
 def test_zeroing_covers_the_array_for_every_size(code, covers):
     import gast
-    from s2sad.transforms.copy_fold import _stays_zero
+    from s2sad.transforms.optimise.copy_fold import _stays_zero
     stmts = gast.parse(code).body
     assert _stays_zero(stmts, "d", [gast.parse("n").body[0].value]) is covers
 
 
 def test_2d_zeroing_by_rows_and_edges():
     import gast
-    from s2sad.transforms.copy_fold import _stays_zero
+    from s2sad.transforms.optimise.copy_fold import _stays_zero
     bounds = [gast.parse(v).body[0].value for v in ("nx", "ny")]
     whole = ("for j in range(ny):\n    d[0, j] = 0.0\n    d[nx - 1, j] = 0.0\n"
              "for i in range(1, nx - 1):\n    d[i, 0] = 0.0\n    d[i, ny - 1] = 0.0\n"

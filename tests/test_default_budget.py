@@ -12,7 +12,7 @@ import pytest
 import s2sad
 from s2sad import api, checkpointing as C
 from s2sad.generate import generate
-from s2sad.transforms import kinds as K
+from s2sad.transforms.analysis import kinds as K
 from gradcheck import numerical_grad
 
 

@@ -1,7 +1,7 @@
-"""Fused sweeps (transforms/fusion.py): a loop whose iterations only add to
+"""Fused sweeps (transforms/optimise/fusion.py): a loop whose iterations only add to
 totals gets each iteration's adjoint right after it, recording nothing
 across iterations; and array elements recorded where the reverse sweep reads
-them when that is cheaper than restoring the array (transforms/reads.py).
+them when that is cheaper than restoring the array (transforms/reverse/reads.py).
 
 Each function is checked against finite differences, compiled and as
 Python; the structure of the generated code is checked where finite
@@ -231,7 +231,7 @@ def test_arrays_read_more_than_written_are_restored(jit):
 
 def test_fusion_gives_the_unfused_gradient(monkeypatch):
     """The same numbers as the reverse sweep without fusion, to rounding."""
-    from s2sad.transforms.reverse import ReverseMode
+    from s2sad.transforms.reverse.reverse_mode import ReverseMode
     args = (rng.normal(size=(3, 2)), rng.normal(size=(6, 2)))
     fused = s2sad.grad(gmm_like, jit=False)(*args)
     monkeypatch.setattr(ReverseMode, "fuse_loops", False)
@@ -331,7 +331,7 @@ def test_nested_fusion_with_scratch_and_arrays(f, fused, jit):
 
 
 def test_nested_fusion_gives_the_unfused_gradient(monkeypatch):
-    from s2sad.transforms.reverse import ReverseMode
+    from s2sad.transforms.reverse.reverse_mode import ReverseMode
     args = (rng.normal(size=6), rng.normal(size=6), 0.1)
     fused = s2sad.grad(pair_energy, wrt=(0, 1), jit=False)(*args)
     monkeypatch.setattr(ReverseMode, "fuse_loops", False)

@@ -1,4 +1,4 @@
-"""Lean tapes (transforms/lean_tapes.py, definitions.loop_locals): a loop
+"""Lean tapes (transforms/reverse/lean_tapes.py, definitions.loop_locals): a loop
 records only the values its reverse sweep reads, the value a loop
 overwrites is saved once before it when only the code before the loop
 needs it, and a name reused by several loops is recorded per loop.
@@ -336,7 +336,8 @@ def test_an_index_array_is_not_an_element(monkeypatch):
     # (the gradient itself meets an older limit: an adjoint accumulated
     # across iterations in which its array changes shape is refused by
     # numpy's broadcasting; here only the shape analysis is checked)
-    from s2sad.transforms import reverse, shape_classes
+    from s2sad.transforms.reverse import reverse_mode as reverse
+    from s2sad.transforms.analysis import shape_classes
     found = []
 
     def spy(tree, kinds, resolve):

@@ -1,4 +1,4 @@
-"""Loop nests for the index checks (transforms/nests.py): whether a nest
+"""Loop nests for the index checks (transforms/checks/nests.py): whether a nest
 runs and how many times its body runs, against enumeration; and compiled
 derivatives of triangular nests and counters raise IndexError exactly
 where the primal does."""
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad.transforms.affine import Affine
-from s2sad.transforms.nests import Loop, nonempty, product_form, product_source, trip_count
+from s2sad.transforms.checks.affine import Affine
+from s2sad.transforms.checks.nests import Loop, nonempty, product_form, product_source, trip_count
 from test_bounds import counted_from_one, counted_when, packed, packed_blocks
 
 N, M = Affine.symbol("n"), Affine.symbol("m")

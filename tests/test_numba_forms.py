@@ -1,5 +1,5 @@
 """numpy forms numba lacks, rewritten into s2sad.runtime_forms helpers by
-the late pass transforms/numba_forms.py: each helper gives numpy's result
+the late pass transforms/emit/numba_forms.py: each helper gives numpy's result
 (values, shape, dtype) compiled and as Python, and derivatives using the
 forms compile (a NumbaFallbackWarning is an error here, see conftest.py)
 and agree with finite differences."""

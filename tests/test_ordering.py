@@ -1,4 +1,4 @@
-"""Ascending reverse loops (transforms/ordering.py): a reversed loop whose
+"""Ascending reverse loops (transforms/optimise/ordering.py): a reversed loop whose
 iterations are independent runs in the primal's order; one whose iterations
 depend on each other keeps running backwards.
 

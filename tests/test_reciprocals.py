@@ -1,4 +1,4 @@
-"""Divisions by one value done once, as a reciprocal (transforms/reciprocals.py).
+"""Divisions by one value done once, as a reciprocal (transforms/optimise/reciprocals.py).
 
 Gradients against finite differences, compiled and as Python; the function's
 value against the function itself; the generated source for whether the

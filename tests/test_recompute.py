@@ -1,5 +1,5 @@
 """Cheap loop values are recomputed in the reverse sweep instead of taped
-(transforms/recompute.py); loop-carried restores move to the top of the
+(transforms/reverse/recompute.py); loop-carried restores move to the top of the
 reverse iteration when nothing later in the body reads the newer value."""
 import math
 

@@ -1,4 +1,4 @@
-"""Recursive helpers reversed in split mode (transforms/split_recursion.py):
+"""Recursive helpers reversed in split mode (transforms/reverse/split_recursion.py):
 gradients against finite differences and closed forms, jit on and off, for
 the shapes of recursion that are split and for those left in joint mode."""
 import numpy as np

@@ -1,6 +1,6 @@
-"""Stencil adjoints: scatter to gather (transforms/gather.py), per-point
-partial sums (transforms/partial_sums.py), tapes stored in reverse time
-order (transforms/tape_order.py).
+"""Stencil adjoints: scatter to gather (transforms/optimise/gather.py), per-point
+partial sums (transforms/optimise/partial_sums.py), tapes stored in reverse time
+order (transforms/optimise/tape_order.py).
 
 Whole functions are checked against finite differences, compiled and as
 Python, and their generated source for whether each transformation fired.
@@ -18,11 +18,11 @@ import pytest
 
 import s2sad
 from gradcheck import check_grad, numerical_grad
-from s2sad.transforms.emit import function_source
-from s2sad.transforms.gather import gather_scatters
+from s2sad.transforms.emit.unparse import function_source
+from s2sad.transforms.optimise.gather import gather_scatters
 from s2sad.transforms.names import Namer
-from s2sad.transforms.partial_sums import sum_per_point
-from s2sad.transforms.tape_order import reverse_tapes
+from s2sad.transforms.optimise.partial_sums import sum_per_point
+from s2sad.transforms.optimise.tape_order import reverse_tapes
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -363,7 +363,7 @@ def test_hand_gradients_of_the_stencil_workloads(module):
         np.testing.assert_allclose(ours[k], expected, rtol=1e-6, atol=1e-7)
 
 
-# ---- reverse loops that ascend (transforms/ordering.py) for row-wise stencils ----
+# ---- reverse loops that ascend (transforms/optimise/ordering.py) for row-wise stencils ----
 def row_recurrence(a, w):
     n = a.shape[0]
     m = a.shape[1]

@@ -225,7 +225,7 @@ def test_command_line_on_an_example_file():
 
 def test_guessed_kinds_follow_defaults_and_range_counts():
     from s2sad.api import _guess_kinds
-    from s2sad.transforms import kinds as K
+    from s2sad.transforms.analysis import kinds as K
 
     def simulate(a, x, n, dt=0.01, steps=10):
         s = a

@@ -6,11 +6,11 @@ import operator
 
 import gast
 
-from .emit import stmt_source
+from .emit.unparse import stmt_source
 from .errors import missing_gradient
 from .libraries import is_library_function
-from .source import is_missing
-from .bind import index_values
+from .frontend.source import is_missing
+from .frontend.bind import index_values
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,

@@ -7,34 +7,35 @@ import inspect
 import gast
 import numpy as np
 
-from . import accumulate, cleanup, kinds as K
-from .activity import analyse
-from .aliases import Ownership, written_memory
-from .argument_copies import copy_written_args, copying, with_aliases, written_in_place
-from .bounds import add_index_checks, undo_unproven_promotions
-from .bind import CallBinder
-from .checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
+from .optimise import accumulate, cleanup
+from .analysis import kinds as K
+from .analysis.activity import analyse
+from .analysis.aliases import Ownership, written_memory
+from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
+from .checks.bounds import add_index_checks, undo_unproven_promotions
+from .frontend.bind import CallBinder
+from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
                                result_kind as checkpointed_kind, strip_marks)
-from .containers import lower_containers
-from .emit import function_source, stmt_source
+from .frontend.containers import lower_containers
+from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
-from .gather import gather_scatters
-from .partial_sums import sum_per_point
-from .reciprocals import reuse_reciprocals
-from .copy_fold import fold_copies
-from .tape_order import reverse_tapes
+from .optimise.gather import gather_scatters
+from .optimise.partial_sums import sum_per_point
+from .optimise.reciprocals import reuse_reciprocals
+from .optimise.copy_fold import fold_copies
+from .optimise.tape_order import reverse_tapes
 from .libraries import is_library_function
-from .marker_passes import complete_early_returns, mark_stopped, strip_markers
-from .flatten_args import parse_function  # container arguments flattened to their leaves
+from .frontend.marker_passes import complete_early_returns, mark_stopped, strip_markers
+from .frontend.flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
-from .numba_forms import module_resolver, rewrite_forms
+from .emit.numba_forms import module_resolver, rewrite_forms
 from .ops import resolve_call
-from .ordering import ascend_independent_loops
-from .parallel import parallelise
-from .promote import owned_arrays, promote_accumulators
-from .reverse import ReverseMode
-from .specialise import Specialised
-from .split_recursion import sweep_marker, split_recursion
+from .optimise.ordering import ascend_independent_loops
+from .optimise.parallel import parallelise
+from .optimise.promote import owned_arrays, promote_accumulators
+from .reverse.reverse_mode import ReverseMode
+from .frontend.specialise import Specialised
+from .reverse.split_recursion import sweep_marker, split_recursion
 from .syntax import (assign, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
 
@@ -104,7 +105,7 @@ class Program:
             kind = self.helper_return_kind(obj.fwd, arg_kinds)
             result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN, True)
         else:
-            from .custom import split_custom_gradient
+            from .frontend.custom import split_custom_gradient
             fwd = self._fresh_module_name(obj.__name__ + "_fwd")
             bwd = self._fresh_module_name(obj.__name__ + "_bwd")
             parsed, fwd_tree, bwd_tree = split_custom_gradient(obj.fn, fwd, bwd)
@@ -299,7 +300,7 @@ class Program:
     def jvp(self, fn, arg_kinds, wrt, fn_name=None, single=None):
         """Generate `jvp_<f>(args, tangents) -> (value, tangent)`: forward mode
         w.r.t. the arguments `wrt` (positions or names)."""
-        from .forward import ForwardMode
+        from .forward.forward_mode import ForwardMode
         spec = Specialised(fn, arg_kinds, self)
         parsed, tree = spec.parsed, spec.tree
         args = parsed.arg_names

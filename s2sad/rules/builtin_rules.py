@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..registry import adjoint, broadcast_args, first_arg, int_scalar, nondifferentiable
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 
 @adjoint(builtins.abs, kind=first_arg, pointwise=True)
@@ -37,7 +37,7 @@ def float64(g, ans, x):
     return g
 
 
-# x.item() (transforms/bind.py writes it item_of(x))
+# x.item() (transforms/frontend/bind.py writes it item_of(x))
 @adjoint(rt.item_of, kind=lambda args, kws: K.scalar(args[0].scalar_dtype) if args[0].known
          else K.UNKNOWN, linear=(0,))
 def item_of(g, ans, x):

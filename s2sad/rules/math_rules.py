@@ -4,7 +4,7 @@ import math
 
 from ..parameters import NOT_ARRAY, NUMBER
 from ..registry import adjoint, float_scalar, nondifferentiable, int_scalar
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 
 def _scalar(fn):

@@ -8,7 +8,7 @@ import numpy as np
 from .. import runtime_linalg_more as rm
 from ..parameters import MATRIX, Values
 from ..registry import adjoint, nondifferentiable, refused, tangent
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 nondifferentiable(np.searchsorted, kind=lambda args, kws: K.INT if args[1].is_scalar
                   else K.array(args[1].ndim, "i"))

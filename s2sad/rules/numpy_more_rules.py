@@ -7,7 +7,7 @@ import numpy as np
 
 from ..registry import adjoint, tangent, broadcast_float, reduction, same_as_first
 from ..parameters import AXIS, AXIS_INT, GRADIENT_OF, KEEPDIMS, MATRIX, NUMBER, REAL
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 
 # ---- variance and standard deviation --------------------------------------------------

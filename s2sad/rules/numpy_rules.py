@@ -8,7 +8,7 @@ from ..registry import (adjoint, tangent, bool_like_first, broadcast_args, broad
                         nondifferentiable, norm_kind, refused, reduction, same_as_first, shape_ndim)
 from ..parameters import (AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, FLOAT_DTYPE, INT,
                           KEEPDIMS, MATMUL_OPERAND, MATRICES, MATRIX, NORM_ORD, NOT_NONE, SHAPE_ONLY, SCALAR, UP_TO_2D, VECTOR_OR_MATRIX)
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 
 def _unary(*fns):
@@ -238,7 +238,7 @@ def clip(g, ans, a, a_min, a_max):
 
 # ---- reductions --------------------------------------------------------------
 
-# keepdims=True is taken off before a rule sees the call (transforms/bind.py)
+# keepdims=True is taken off before a rule sees the call (transforms/frontend/bind.py)
 _REDUCTION = {"axis": AXIS, "keepdims": KEEPDIMS}
 
 

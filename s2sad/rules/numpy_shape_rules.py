@@ -8,7 +8,7 @@ from ..registry import adjoint, tangent, first_arg
 from ..parameters import (ARRAY, ARRAY_OR_NONE, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_OF_SHAPE,
                           EINSUM_SUBSCRIPTS, FLOAT_DTYPE, INT, INT_OR_INTS, MATRIX, PAD_MODE, PAD_WIDTH,
                           PAIR_OF_AXES, SORT_KIND, TENSORDOT_AXES, VECTOR_OR_MATRIX)
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 
 def _ndim(k):

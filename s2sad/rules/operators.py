@@ -7,7 +7,7 @@ import numpy as np
 
 from ..parameters import MATMUL_OPERAND
 from ..registry import adjoint, broadcast_args, broadcast_float, nondifferentiable
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 
 @adjoint(operator.add, kind=broadcast_args, elementwise=True)

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import runtime as rt
 from ..registry import REGISTRY, Rule, first_arg, nondifferentiable, refused
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 
 def _linear(fn, kind, positions=(0,)):

@@ -10,7 +10,7 @@ import scipy.linalg as la
 from .. import runtime_linalg as rl
 from ..parameters import BOOL, MATRIX, VECTOR_OR_MATRIX, Values, _constant
 from ..registry import REGISTRY, adjoint, first_arg, nondifferentiable, refused, tangent
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 # check_finite only decides whether scipy checks for inf and nan first
 _CHECK_FINITE = Values("True or False, written as a constant",

@@ -11,7 +11,7 @@ import scipy.special as sp
 from .. import runtime, runtime_special
 from ..parameters import AXIS, INT, KEEPDIMS, Values
 from ..registry import REGISTRY, adjoint, broadcast_float, reduction, same_as_first, tangent
-from ..transforms import kinds as K
+from ..transforms.analysis import kinds as K
 
 def _unary(*fns):
     return adjoint(*fns, kind=same_as_first, pointwise=True)

@@ -1,0 +1,90 @@
+"""Activity analysis: a variable is active when it depends on a `wrt`
+argument (varied) and the output depends on it (useful). Only active
+variables get adjoints; everything else runs in the forward sweep alone.
+
+The analysis is per variable name, not per program point: a name reused for
+unrelated values is active if any of them is. That is sound and keeps the
+generated code easy to follow."""
+import gast
+
+from ..errors import UnsupportedSyntaxError
+from ..ops import differentiable_operands
+from ..syntax import base_name, walk, walk_stmts
+
+
+def _assignments(body):
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign):
+            yield s
+
+
+def _is_append(s):
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append"
+            and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1)
+
+
+def _targets(target):
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [base_name(t) for t in target.elts]
+    return [base_name(target)]
+
+
+def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
+    """Names that are active. `constants` are names the user asked to treat
+    as constants (they are never active)."""
+    flows = []  # (targets, operand names) per assignment
+    for s in walk_stmts(tree.body):
+        if _is_append(s):  # stack.append(v): v flows into the list
+            # (every name the appended expression reads: a user's list may
+            # be given x[i] * x[i], not just a name)
+            flows.append(([s.value.func.value.id], {n.id for n in walk(s.value.args[0])
+                                                    if isinstance(n, gast.Name)}))
+        if not isinstance(s, gast.Assign) or getattr(s, "s2sad_constant", False):
+            continue  # stop_gradient, stop_recording, stop_gradients
+        operands = {base_name(a) for a in differentiable_operands(s.value, fn, registry)}
+        operands.discard(None)
+        flows.append((_targets(s.targets[0]), operands))
+
+    def differentiable(v):
+        k = kinds.get(v)
+        return k is None or k.differentiable
+
+    varied = {w for w in wrt if w not in constants}
+    changed = True
+    while changed:
+        changed = False
+        for targets, operands in flows:
+            if operands & varied:
+                for t in targets:
+                    if t not in varied and t not in constants and differentiable(t):
+                        varied.add(t)
+                        changed = True
+
+    useful = set(outputs)
+    changed = True
+    while changed:
+        changed = False
+        for targets, operands in flows:
+            if useful.intersection(targets) and not operands <= useful:
+                useful |= operands
+                changed = True
+    active = (varied & useful) - set(constants)
+    _refuse_complex(tree, active, kinds, fn)
+    return active
+
+
+def _refuse_complex(tree, active, kinds, fn):
+    """A complex value computed from differentiated ones (`z = x + 1j * y`):
+    the rules are written for real numbers (a complex cotangent's convention,
+    conjugated or not, would be guessed), so it is refused, never run."""
+    def is_complex(v):
+        k = kinds.get(v)
+        return k is not None and (k.tag == "complex" or (k.is_array and k.dtype == "c"))
+    for s in walk_stmts(tree.body):
+        if isinstance(s, gast.Assign) and any(t in active and is_complex(t)
+                                              for t in _targets(s.targets[0])):
+            raise UnsupportedSyntaxError(
+                "a complex number computed from differentiated values", fn.location, s,
+                "Differentiate real computations: keep the real and imaginary parts as "
+                "separate real variables (z = x + 1j*y: work with x and y)")

@@ -1,0 +1,1 @@
+"""Emission: the last rewrites for the backend and unparsing to source."""

@@ -1,0 +1,1 @@
+"""Forward mode: each statement followed by its tangent."""

@@ -1,0 +1,178 @@
+"""Loops over a container argument, unrolled before it is flattened, and
+the questions about one its structure answers (`p.get('a', x)`,
+`isinstance(p, dict)`).
+
+The structure of a container argument (its keys, in order) is known when
+the derivative is generated (it is specialised per structure), so
+
+    for k, v in p.items():        k = 'a'; v = p['a'] ... (the body, once per key)
+        total += np.sum(v) * w[k]
+
+is the body once per entry, with the loop's names replaced by the entry's
+key and value (`p['a']`, a constant key the flattening follows). Iterating
+over a dict, its .keys(), .values(), .items(), sorted() of its keys or items,
+over a list, tuple or NamedTuple argument, and enumerate() of any of these,
+is unrolled; the loop's names must not be assigned in the body nor read
+after the loop, and the body must not break or continue (refused with the
+line otherwise)."""
+import gast
+
+from ..syntax import clone, const, walk
+
+
+def unroll(rewrite, loop):
+    """The statements replacing `loop` (a gast.For), or None when it does
+    not iterate over a container argument. `rewrite` is the flattening
+    (flatten_args._Rewrite): its `part` and `refuse`."""
+    entries = _entries(rewrite, loop.iter)
+    if entries is None:
+        return None
+    arg = entries[1]
+    targets = {n.id for n in walk(loop.target) if isinstance(n, gast.Name)}
+    if loop.orelse or any(isinstance(n, (gast.Break, gast.Continue))
+                          for s in loop.body for n in walk(s)):
+        rewrite.refuse(loop, "a loop over a container argument with break, continue or else",
+                       arg, "Write the loop without them")
+    if any(isinstance(n, gast.Name) and n.id in targets and not isinstance(n.ctx, gast.Load)
+           for s in loop.body for n in walk(s)):
+        rewrite.refuse(loop, "assigning to the names of a loop over a container argument", arg,
+                       "Give the new value a name of its own")
+    inside = {id(n) for n in walk(loop)}
+    for other in walk(rewrite.parsed.tree):  # another loop binding the name: its own
+        if isinstance(other, gast.For) and other is not loop and targets & {
+                n.id for n in walk(other.target) if isinstance(n, gast.Name)}:
+            inside |= {id(n) for s in other.body for n in walk(s)}
+    if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in targets
+           and id(n) not in inside for n in walk(rewrite.parsed.tree)):
+        rewrite.refuse(loop, "a name of a loop over a container argument used outside the loop",
+                       arg, "Use a name of its own outside the loop")
+    out = []
+    for entry in entries[0]:
+        mapping = {}
+        _bind(rewrite, loop, loop.target, entry, mapping, arg)
+        out += [_Substitute(mapping).visit(clone(s)) for s in loop.body]
+    return out
+
+
+def _entries(rewrite, node):
+    """([entry expression per iteration], argument) for an iterable over a
+    container argument, else None."""
+    if isinstance(node, gast.Call) and not node.keywords and len(node.args) == 1 \
+            and isinstance(node.func, gast.Name) and node.func.id in ("enumerate", "sorted"):
+        inner = _entries(rewrite, node.args[0])
+        if inner is None:
+            return None
+        entries, arg = inner
+        if node.func.id == "enumerate":
+            return [gast.Tuple(elts=[const(i), e], ctx=gast.Load())
+                    for i, e in enumerate(entries)], arg
+        keys = [e.elts[0].value if isinstance(e, gast.Tuple) else getattr(e, "value", None)
+                for e in entries]
+        if not all(isinstance(e, gast.Constant) or isinstance(e, gast.Tuple) for e in entries):
+            rewrite.refuse(node, "sorted() of a container argument's values", arg,
+                           "Sort its keys (sorted(p), sorted(p.items()))")
+        try:
+            order = sorted(range(len(keys)), key=keys.__getitem__)
+        except TypeError:
+            rewrite.refuse(node, "sorted() of keys that do not compare", arg, "Use str keys")
+        return [entries[i] for i in order], arg
+    method = None
+    if isinstance(node, gast.Call) and not node.args and not node.keywords \
+            and isinstance(node.func, gast.Attribute) \
+            and node.func.attr in ("keys", "values", "items"):
+        method, node = node.func.attr, node.func.value
+    if not isinstance(node, (gast.Name, gast.Subscript, gast.Attribute)):
+        return None
+    part = rewrite.part(node)
+    if part is None or part[2].is_leaf:
+        return None
+    arg, _, structure = part
+    if method is not None and structure.node != "dict":
+        return None
+    if structure.node == "dict":
+        method = method or "keys"
+    elif structure.node == "namedtuple":
+        method = "fields"
+    else:
+        method = "values"
+    entries = []
+    for key in structure.keys:
+        if method == "fields":
+            value = gast.Attribute(value=clone(node), attr=key, ctx=gast.Load())
+        else:
+            value = gast.Subscript(value=clone(node), slice=const(key), ctx=gast.Load())
+        entries.append({"keys": const(key), "fields": value, "values": value,
+                        "items": gast.Tuple(elts=[const(key), value], ctx=gast.Load())}[method])
+    return entries, arg
+
+
+def _bind(rewrite, loop, target, entry, mapping, arg):
+    if isinstance(target, gast.Name):
+        mapping[target.id] = entry
+        return
+    if isinstance(target, (gast.Tuple, gast.List)) and isinstance(entry, gast.Tuple) \
+            and len(target.elts) == len(entry.elts):
+        for t, e in zip(target.elts, entry.elts):
+            _bind(rewrite, loop, t, e, mapping, arg)
+        return
+    rewrite.refuse(loop, "this unpacking of a container argument's entries", arg,
+                   "Unpack (key, value) pairs of .items() or (i, entry) of enumerate()")
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.mapping:
+            return gast.copy_location(clone(self.mapping[node.id]), node)
+        return node
+
+
+class StructureQueries(gast.NodeTransformer):
+    """`p.get(key, default)` with a constant key is `p[key]` when the dict
+    has the key, else `default` (None when not given); `isinstance(p, T)`
+    of a dict, list or tuple argument is a constant (a NamedTuple is a
+    tuple; any other class is left, and refused as a use of the whole)."""
+
+    def __init__(self, rewrite):
+        self.rewrite = rewrite
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, gast.Attribute) and func.attr == "get" and not node.keywords \
+                and 1 <= len(node.args) <= 2 and isinstance(node.args[0], gast.Constant):
+            part = self.rewrite.part(func.value) if isinstance(
+                func.value, (gast.Name, gast.Subscript, gast.Attribute)) else None
+            if part is not None and part[2].node == "dict":
+                key = node.args[0].value
+                if part[2].child(key) is not None:
+                    new = gast.Subscript(value=func.value, slice=const(key), ctx=gast.Load())
+                else:
+                    new = node.args[1] if len(node.args) == 2 else const(None)
+                return gast.copy_location(new, node)
+        if isinstance(func, gast.Name) and len(node.args) == 2 and not node.keywords \
+                and self.rewrite.parsed.resolve(func) is isinstance \
+                and isinstance(node.args[0], (gast.Name, gast.Subscript, gast.Attribute)):
+            part = self.rewrite.part(node.args[0])
+            if part is not None and not part[2].is_leaf:
+                kinds = node.args[1]
+                resolve = self.rewrite.parsed.resolve
+                answer = _isinstance(part[2], tuple(resolve(k) for k in kinds.elts)
+                                     if isinstance(kinds, gast.Tuple) else resolve(kinds))
+                if answer is not None:
+                    return gast.copy_location(const(answer), node)
+        return node
+
+
+def _isinstance(structure, types_):
+    types_ = types_ if isinstance(types_, tuple) else (types_,)
+    if not all(isinstance(t, type) for t in types_):
+        return None
+    own = {"dict": dict, "list": list, "tuple": tuple}.get(structure.node)
+    if own is not None:
+        return any(issubclass(own, t) for t in types_)
+    if any(t is tuple or t is object for t in types_):  # a NamedTuple
+        return True
+    return None

@@ -1,0 +1,57 @@
+"""Split a TensorFlow-style custom gradient into two plain functions.
+
+    def f(x):                          def f_fwd(x):
+        s = np.sqrt(x)                     s = np.sqrt(x)
+        def backward(dy):      ->          return s * 2.0, (s,)
+            return dy / s
+        return s * 2.0, backward       def f_bwd(residuals, dy):
+                                           (s,) = residuals
+                                           return dy / s
+
+numba cannot return closures; the values `backward` reads from `f` become
+residuals passed from the forward sweep to the reverse sweep."""
+
+import gast
+
+from ..errors import UnsupportedSyntaxError
+from .source import parse_function
+from ..syntax import clone, name, names_loaded, names_stored, store
+
+
+def split_custom_gradient(fn, fwd_name, bwd_name):
+    """(parsed function, forward FunctionDef, backward FunctionDef)."""
+    parsed = parse_function(fn, nested_def_ok=True)
+    tree = clone(parsed.tree)
+    defs = [s for s in tree.body if isinstance(s, gast.FunctionDef)]
+    ret = tree.body[-1]
+    if (len(defs) != 1 or not isinstance(ret, gast.Return)
+            or not isinstance(ret.value, gast.Tuple) or len(ret.value.elts) != 2
+            or not isinstance(ret.value.elts[1], gast.Name)
+            or ret.value.elts[1].id != defs[0].name):
+        raise UnsupportedSyntaxError(
+            "a custom gradient not of the form `def backward(dy): ...; return value, backward`",
+            parsed.location, ret if isinstance(ret, gast.Return) else tree,
+            "Define one backward function in the body and return (value, backward) last")
+    backward = defs[0]
+    body = [s for s in tree.body[:-1] if not isinstance(s, gast.FunctionDef)]
+    own = names_stored(body) | {a.id for a in tree.args.args}
+    params = {a.id for a in backward.args.args}
+    residuals = sorted((names_loaded(backward.body) - names_stored(backward.body) - params) & own)
+
+    value = ret.value.elts[0]
+    packed = gast.Tuple(elts=[name(r) for r in residuals], ctx=gast.Load())
+    fwd = gast.FunctionDef(name=fwd_name, args=clone(tree.args),
+                           body=body + [gast.Return(value=gast.Tuple(elts=[value, packed],
+                                                                       ctx=gast.Load()))],
+                           decorator_list=[], returns=None, type_comment=None)
+    res_param = "residuals"
+    unpack = []
+    if residuals:
+        unpack = [gast.Assign(targets=[gast.Tuple(elts=[store(r) for r in residuals],
+                                                  ctx=gast.Store())],
+                              value=name(res_param), type_comment=None)]
+    args = clone(backward.args)
+    args.args = [name(res_param, gast.Param())] + args.args
+    bwd = gast.FunctionDef(name=bwd_name, args=args, body=unpack + backward.body,
+                           decorator_list=[], returns=None, type_comment=None)
+    return parsed, fwd, bwd

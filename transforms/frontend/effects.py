@@ -1,0 +1,232 @@
+"""Calls run for what they do to an array rather than for their value.
+
+s2sad follows values through assignments, so a write hidden in a call
+(`u.fill(0.0)`, `np.copyto(u, v)`, `np.multiply(a, b, out=u)`, `u.sort()`)
+would run in the forward sweep and be missed by the reverse one: a wrong
+gradient with no error. The forms numpy defines are spelled as the store
+they are before calls are bound (`respell_writes`):
+
+    u.fill(v)                       u[...] = v
+    np.copyto(u, v)                 u[...] = v
+    u.sort()   (also axis=)         u[...] = np.sort(u)
+    y = np.multiply(a, b, out=u)    u[...] = np.multiply(a, b); y = u
+
+and any other call made for its effect on an array (a statement of its
+own, given an array or with an array's method) is refused once the kinds
+are known (`check_effects`): `np.add.at`, `np.put`, `x.resize`, a numba
+function s2sad cannot read, ..."""
+import builtins
+
+import gast
+import numpy as np
+
+from ..analysis import kinds as K
+from ..errors import UnsupportedSyntaxError
+from ..syntax import names_stored, walk
+
+# methods of an ndarray that write into it (`sort` is spelled as a store)
+_WRITING_METHODS = {"fill", "sort", "put", "resize", "itemset", "setfield", "partition",
+                    "byteswap", "setflags"}
+_PURE_BUILTINS = {builtins.print, builtins.len, builtins.isinstance}
+# numpy functions that write into their first argument, wherever they are called
+_WRITING_FUNCTIONS = {np.put, np.place, np.putmask, np.fill_diagonal, np.copyto,
+                      np.random.shuffle, np.put_along_axis}
+
+
+def _name(id_, ctx=None):
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def _whole(name):
+    """`name[...]`, stored."""
+    return gast.Subscript(value=_name(name), slice=gast.Constant(value=Ellipsis, kind=None),
+                          ctx=gast.Store())
+
+
+def respell_writes(tree, parsed):
+    """Rewrite, in `tree` (parsed, not yet bound), the writes numpy hides in
+    calls into stores. `parsed.resolve(node)`: the object a name denotes."""
+    _Respell(parsed).visit(tree)
+    return tree
+
+
+class _Respell(gast.NodeTransformer):
+    def __init__(self, parsed):
+        self.parsed = parsed
+
+    def resolve(self, node):
+        try:
+            return self.parsed.resolve(node)
+        except Exception:  # noqa: BLE001 - not a module-level object
+            return None
+
+    def visit_FunctionDef(self, node):
+        if getattr(self, "_inside", False):
+            return node  # a nested function is read on its own
+        self._inside = True
+        node.body = self.block(node.body)
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, self.block(getattr(s, field)))
+            out += self.statement(s)
+        return out
+
+    def statement(self, s):
+        value = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
+        single = isinstance(s, gast.Expr) or (
+            isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name))
+        found = [c for c in walk(s) if isinstance(c, gast.Call) and _out_argument(c)]
+        if found:
+            if len(found) > 1 or found[0] is not value or not single:
+                raise UnsupportedSyntaxError(
+                    "a call with out= inside an expression", self.parsed.location, found[0],
+                    "Call it as a statement of its own, or assign its result "
+                    "(u[...] = f(...)) instead of out=")
+            return self.without_out(s, value)
+        if isinstance(s, gast.Expr) and isinstance(value, gast.Call):
+            return self.method_or_copyto(s, value)
+        return [s]
+
+    def without_out(self, s, call):
+        """`y = f(a, out=u)`: `u[...] = f(a); y = u`."""
+        out = _out_argument(call)
+        if not isinstance(out.value, gast.Name):
+            raise UnsupportedSyntaxError(
+                "out= given an expression", self.parsed.location, call,
+                "Give out= a variable, or assign the result instead")
+        call.keywords = [k for k in call.keywords if k is not out]
+        stmts = [gast.copy_location(gast.Assign(targets=[_whole(out.value.id)], value=call,
+                                                type_comment=None), s)]
+        if isinstance(s, gast.Assign):
+            stmts.append(gast.copy_location(gast.Assign(
+                targets=s.targets, value=_name(out.value.id), type_comment=None), s))
+        return stmts
+
+    def method_or_copyto(self, s, call):
+        func = call.func
+        if self.resolve(func) is np.copyto:
+            if len(call.args) != 2 or call.keywords or not isinstance(call.args[0], gast.Name):
+                raise UnsupportedSyntaxError(
+                    "np.copyto with casting= or where=, or into an expression",
+                    self.parsed.location, call, "Write the store: dst[...] = src")
+            return [gast.copy_location(gast.Assign(targets=[_whole(call.args[0].id)],
+                                                   value=call.args[1], type_comment=None), s)]
+        if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                and self.resolve(func.value) is None):  # a method of a local variable
+            return [s]
+        x = func.value.id
+        if func.attr == "fill" and len(call.args) == 1 and not call.keywords:
+            return [gast.copy_location(gast.Assign(targets=[_whole(x)], value=call.args[0],
+                                                   type_comment=None), s)]
+        if func.attr == "sort" and not call.args and all(
+                k.arg == "axis" for k in call.keywords):
+            np_sort = gast.Attribute(value=_name("np"), attr="sort", ctx=gast.Load())
+            if self.resolve(_name("np")) is not np:
+                return [s]  # (refused by check_effects if x is an array)
+            sort = gast.Call(func=np_sort, args=[_name(x)], keywords=call.keywords)
+            return [gast.copy_location(gast.Assign(targets=[_whole(x)], value=sort,
+                                                   type_comment=None), s)]
+        return [s]
+
+
+def _out_argument(call):
+    """The `out=` keyword of a call, unless it is None (numpy's default)."""
+    for k in call.keywords:
+        if k.arg == "out" and not (isinstance(k.value, gast.Constant) and k.value.value is None):
+            return k
+    return None
+
+
+def check_effects(tree, kinds, parsed, readable):
+    """Refuse, in the normalised `tree` with `kinds`, a call made for its
+    effect on an array that s2sad cannot follow. `readable(obj)`: the Python
+    function s2sad reads for a callee (its writes are followed,
+    written_args.py), or None."""
+    local = names_stored(tree.body) | {a.id for a in tree.args.args}
+    for call in walk(tree):  # a writing function or method, even where its value is used
+        if not isinstance(call, gast.Call):
+            continue
+        func = call.func
+        method = isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+            and func.value.id in local and func.attr in _WRITING_METHODS
+        try:
+            obj = None if method else parsed.resolve(func)
+        except Exception:  # noqa: BLE001
+            obj = None
+        if method or _hashable_in(obj, _WRITING_FUNCTIONS) or _is_ufunc_at(obj):
+            raise UnsupportedSyntaxError(
+                f"{_describe(func)}(...), which writes into an array it is given",
+                parsed.location, call,
+                "Write the new value as an assignment (u[...] = ..., u[idx] += v), or as a "
+                "loop for np.add.at")
+    for s in walk(tree):
+        if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)):
+            continue
+        call = s.value
+        func = call.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+                and func.value.id in local:
+            kind = kinds.get(func.value.id, K.UNKNOWN)
+            if func.attr == "append" and kind.tag == "list":
+                continue
+            if func.attr in _WRITING_METHODS or kind.is_array:
+                raise UnsupportedSyntaxError(
+                    f"{func.value.id}.{func.attr}(...), a method that writes into an array",
+                    parsed.location, call,
+                    f"Write the new value as an assignment ({func.value.id}[...] = ...)")
+            continue
+        try:
+            obj = parsed.resolve(func)
+        except Exception:  # noqa: BLE001
+            obj = None
+        if obj in _PURE_BUILTINS or getattr(obj, "__module__", "") == "s2sad.markers" \
+                or readable(obj) is not None:
+            continue
+        arrays = [a.id for a in call.args + [k.value for k in call.keywords]
+                  if isinstance(a, gast.Name) and a.id in local
+                  and not kinds.get(a.id, K.UNKNOWN).is_scalar]
+        if arrays:
+            raise UnsupportedSyntaxError(
+                f"a call made for its effect, given the array '{arrays[0]}' (s2sad cannot "
+                f"tell whether it writes into it)", parsed.location, call,
+                f"Assign the new value instead ({arrays[0]}[...] = ...), or write the "
+                f"update as a loop")
+
+
+def whole_slices(tree, kinds):
+    """`u[...]` of an array with axes is `u[:]`: numba reads the one but not
+    the other (it stores both), and the adjoint reads it (`du[...]`)."""
+    for node in walk(tree):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and isinstance(node.slice, gast.Constant) and node.slice.value is Ellipsis:
+            kind = kinds.get(node.value.id, K.UNKNOWN)
+            if kind.is_array and kind.ndim >= 1:
+                node.slice = gast.Slice(lower=None, upper=None, step=None)
+
+
+def _hashable_in(obj, group):
+    try:
+        return obj in group
+    except TypeError:
+        return False
+
+
+def _is_ufunc_at(obj):
+    """`np.add.at` and the like: a bound method `at` of a ufunc."""
+    return getattr(obj, "__name__", None) == "at" and isinstance(getattr(obj, "__self__", None),
+                                                                np.ufunc)
+
+
+def _describe(func):
+    if isinstance(func, gast.Attribute):
+        return f"{_describe(func.value)}.{func.attr}"
+    return func.id if isinstance(func, gast.Name) else "a call"

@@ -1,0 +1,124 @@
+"""`if weights is None:` (or `isinstance(x, np.ndarray)`, `isinstance(x,
+float)`, `x.ndim == 2`, `np.ndim(x) == 0`) on a parameter the function never reassigns is decided by the
+argument's kind: the derivative is generated for the kinds
+it is called with (as numba specialises on types), so only the branch that
+runs is differentiated and compiled (numba could not type the other one,
+`np.moveaxis(a, None, -1)`). `hasattr(np, "name")` of a module is decided
+too (code written for several numpy versions names a function that is
+missing in the other branch). desugar.py then folds the constant test."""
+import builtins
+import types
+
+import gast
+import numpy as np
+
+from ..analysis import kinds as K
+from ..syntax import Transformer, const, names_stored
+
+
+def fold_none_tests(tree, arg_kinds, resolve=lambda node: None):
+    """`resolve(node)`: the object a name denotes (None for a local)."""
+    params = [a.id for a in tree.args.args]
+    stored = names_stored(tree.body)
+    known = {p: k for p, k in zip(params, arg_kinds)
+             if p not in stored and k is not None and k.known}
+    _NoneTests(known, resolve).visit(tree)
+    return tree
+
+
+# what isinstance(x, cls) is for an argument of each kind tag
+_INSTANCE = {np.ndarray: lambda k: k.is_array,
+             builtins.float: lambda k: k.tag == "float",
+             builtins.complex: lambda k: k.tag == "complex",
+             builtins.bool: lambda k: k.tag == "bool",
+             builtins.int: lambda k: k.tag in ("int", "bool")}  # (a bool is an int)
+
+
+class _NoneTests(Transformer):
+    def __init__(self, known, resolve):
+        self.known, self.resolve = known, resolve
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if len(node.args) == 2 and not node.keywords \
+                and self.resolve(node.func) is builtins.hasattr \
+                and isinstance(node.args[1], gast.Constant) and isinstance(node.args[1].value, str):
+            module = self.resolve(node.args[0])
+            if isinstance(module, types.ModuleType):  # hasattr(np, "trapezoid"): numpy's version
+                return gast.copy_location(const(hasattr(module, node.args[1].value)), node)
+        if not (len(node.args) == 2 and not node.keywords and isinstance(node.args[0], gast.Name)
+                and node.args[0].id in self.known
+                and self.resolve(node.func) is builtins.isinstance):
+            return node
+        classes = node.args[1].elts if isinstance(node.args[1], gast.Tuple) else [node.args[1]]
+        tests = [_INSTANCE.get(_hashable(self.resolve(c))) for c in classes]
+        if any(t is None for t in tests):
+            return node  # a class whose instances the kinds do not tell
+        kind = self.known[node.args[0].id]
+        return gast.copy_location(const(any(t(kind) for t in tests)), node)
+
+    def visit_FunctionDef(self, node):
+        if hasattr(self, "_inside"):
+            return node  # a nested function's own parameters
+        self._inside = True
+        self.generic_visit(node)
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], tuple(_ORDER)):
+            return self.ndim_test(node)
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (gast.Is, gast.IsNot)):
+            return node
+        left, right = node.left, node.comparators[0]
+        if _is_none(left):
+            left, right = right, left
+        if not (_is_none(right) and isinstance(left, gast.Name) and left.id in self.known):
+            return node
+        is_none = self.known[left.id] == K.NONE
+        return gast.copy_location(const(is_none == isinstance(node.ops[0], gast.Is)), node)
+
+
+    def ndim_test(self, node):
+        """`x.ndim == 2` or `np.ndim(x) < 2` on a parameter: decided by its
+        kind (an array's ndim, 0 for a number), as numba decides it when it
+        types the function."""
+        left, right = node.left, node.comparators[0]
+        if not (isinstance(right, gast.Constant) and type(right.value) is int):
+            return node
+        name = None
+        if isinstance(left, gast.Attribute) and left.attr == "ndim":
+            name = left.value
+        elif isinstance(left, gast.Call) and len(left.args) == 1 and not left.keywords \
+                and self.resolve(left.func) is np.ndim:
+            name = left.args[0]
+        if not (isinstance(name, gast.Name) and name.id in self.known):
+            return node
+        kind = self.known[name.id]
+        if kind.is_array:
+            ndim = kind.ndim
+        elif kind.is_scalar:
+            ndim = 0
+        else:
+            return node
+        return gast.copy_location(const(_ORDER[type(node.ops[0])](ndim, right.value)), node)
+
+
+_ORDER = {gast.Eq: lambda a, b: a == b, gast.NotEq: lambda a, b: a != b,
+          gast.Lt: lambda a, b: a < b, gast.LtE: lambda a, b: a <= b,
+          gast.Gt: lambda a, b: a > b, gast.GtE: lambda a, b: a >= b}
+
+
+def _is_none(node):
+    return isinstance(node, gast.Constant) and node.value is None
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+        return obj
+    except TypeError:
+        return None

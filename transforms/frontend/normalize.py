@@ -1,0 +1,360 @@
+"""Normalise to one primitive operation per statement.
+
+After this pass every assignment has one of the forms
+
+    name = atom                      (copy)
+    name = atom <op> atom            (BinOp), name = -atom (UnaryOp)
+    name = f(atom, ..., kw=atom)     (Call; list/tuple arguments of atoms)
+    name = atom.attr                 (x.T, x.shape)
+    name = (atom, ...)               (tuple display)
+    name = <condition>               (comparisons and boolean operators: never active)
+    a, b = <call or name>            (tuple unpacking)
+    x[index] = atom                  (subscript write)
+
+where an atom is a name, a constant or `name[index]`. Index expressions,
+conditions and `range(...)` arguments are integer or boolean expressions; they
+are kept whole because they are never differentiated. Temporaries are named
+after the operation they hold (`tanh`, `prod`, ...), so the adjoints read as
+`dtanh`, `dprod`.
+"""
+import gast
+
+from ..syntax import assign, name, names_loaded, names_stored, store, walk
+
+_OP_NAMES = {
+    gast.Add: "total", gast.Sub: "diff", gast.Mult: "prod", gast.Div: "quot",
+    gast.Pow: "power", gast.MatMult: "matprod", gast.FloorDiv: "floordiv",
+    gast.Mod: "mod",
+}
+
+
+# Array methods rewritten as the numpy functions they stand for, so one
+# gradient rule serves `x.sum()` and `np.sum(x)`.
+METHODS = {"sum", "mean", "prod", "max", "min", "reshape", "ravel", "copy", "transpose",
+           "dot", "flatten", "cumsum", "clip", "std", "var", "argmax", "argmin", "any", "all",
+           # (not sort or partition: the methods sort in place)
+           "astype", "squeeze", "repeat", "swapaxes", "diagonal", "trace"}
+_VARARGS = {"reshape", "transpose"}
+
+
+def normalize(fn_tree, namer, location, is_local, marker_of=lambda node: None,
+              bind=lambda node: node):
+    """`bind` puts a call in canonical form (transforms/frontend/bind.py)."""
+    fn_tree.body = _Normalizer(namer, location, is_local, marker_of, bind).block(fn_tree.body)
+    return fn_tree
+
+
+def _is_inactive_expr(node):
+    """Expressions whose value is a bool: evaluated whole, never differentiated."""
+    return isinstance(node, (gast.Compare, gast.BoolOp)) or (
+        isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not))
+
+
+class _Normalizer:
+    def __init__(self, namer, location, is_local, marker_of, bind):
+        self.namer, self.location, self.is_local = namer, location, is_local
+        self.marker_of = marker_of
+        self.bind = bind
+        self.out = None
+
+    def block(self, stmts):
+        saved, self.out = self.out, []
+        for s in stmts:
+            self.statement(s)
+        result, self.out = self.out, saved
+        return result
+
+    def emit(self, stmt, src, constant=False):
+        gast.copy_location(stmt, src)
+        for flag in ("s2sad_constant", "s2sad_reset"):
+            if getattr(src, flag, False):
+                setattr(stmt, flag, True)
+        if constant:
+            stmt.s2sad_constant = True
+        self.out.append(stmt)
+
+    def statement(self, s):
+        if isinstance(s, gast.Assign):
+            self.assignment(s.targets[0], s.value, s)
+        elif isinstance(s, gast.If):
+            test = s.test  # (desugar took the markers out of every test)
+            if names_loaded(test) & names_stored(s.body + s.orelse):
+                cond = self.namer.fresh("cond")
+                self.emit(assign(cond, test), s)
+                test = name(cond)
+            new = gast.If(test=test, body=self.block(s.body) or [gast.Pass()],
+                          orelse=self.block(s.orelse))
+            self.emit(new, s)
+        elif isinstance(s, gast.For):
+            body = self.block(s.body)
+            args = []
+            written = names_stored(body)
+            for a in s.iter.args:
+                if names_loaded(a) & written:  # range() arguments are read once
+                    bound = self.namer.fresh("stop" if len(s.iter.args) == 1 else "bound")
+                    self.emit(assign(bound, a), s)
+                    a = name(bound)
+                args.append(a)
+            s.iter.args = args
+            s.body = body or [gast.Pass()]
+            self.out.append(s)
+        elif isinstance(s, gast.While):
+            s.body = self.block(s.body) or [gast.Pass()]
+            self.out.append(s)
+        elif isinstance(s, gast.Return):
+            value = s.value
+            if isinstance(value, gast.Tuple):
+                value = gast.Tuple(elts=[self.output(e, s) for e in value.elts], ctx=gast.Load())
+            else:
+                value = self.output(value, s, constant_ok=False)
+            self.emit(gast.Return(value=value), s)
+        elif isinstance(s, gast.Pass):
+            pass
+        elif isinstance(s, (gast.Expr, gast.Raise)):
+            self.out.append(s)
+        else:  # desugar and source.check_supported leave nothing else
+            raise AssertionError(f"unexpected statement {type(s).__name__}")
+
+    def output(self, expr, src, constant_ok=True):
+        """A returned value as a name (each output has its own adjoint) or,
+        in a tuple, a constant."""
+        value = self.atom(expr, src, hint="result")
+        if isinstance(value, gast.Name) or (constant_ok and isinstance(value, gast.Constant)):
+            return value
+        tmp = self.namer.fresh("result")
+        self.emit(assign(tmp, value), src)
+        return name(tmp)
+
+    def assignment(self, target, value, src):
+        if isinstance(target, gast.Name):
+            if isinstance(value, gast.IfExp):
+                self.conditional(target.id, value, src)
+                return
+            value = self.simple(value, src, target.id)
+            reads_element = any(isinstance(n, gast.Subscript) and n.value.__dict__.get("id") == target.id
+                                for n in walk(value))
+            if reads_element or isinstance(value, gast.Call) or (
+                    isinstance(value, gast.BinOp) and isinstance(value.op, gast.Pow)):
+                if target.id in names_loaded(value):
+                    # x = f(x), x = x[i] * y: the reverse sweep needs old and
+                    # new x (or their adjoints) at once
+                    tmp = self.namer.fresh(_hint(value))
+                    self.emit(assign(tmp, value), src)
+                    value = name(tmp)
+            final = assign(target, value)
+            for flag in ("s2sad_return", "s2sad_inplace"):  # of this name only: aliases.py
+                if getattr(src, flag, False):
+                    setattr(final, flag, True)
+            self.emit(final, src)
+        elif isinstance(target, gast.Subscript):
+            base = self.atom(target.value, src) if not isinstance(target.value, gast.Name) else target.value
+            target = gast.Subscript(value=base, slice=target.slice, ctx=gast.Store())
+            if _is_increment(target, value):
+                # x[i] += e keeps its form: its adjoint passes dx[i] through
+                step = gast.BinOp(left=value.left, op=value.op,
+                                  right=self.atom(value.right, src, hint=base.id))
+                self.emit(assign(target, step), src)
+                return
+            self.emit(assign(target, self.atom(value, src, hint=base.id)), src)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if not all(isinstance(e, (gast.Name, gast.Subscript)) for e in target.elts):
+                from ..errors import UnsupportedSyntaxError
+                raise UnsupportedSyntaxError("unpacking into nested tuples or starred names",
+                                             self.location, src, "Unpack into names first")
+            if not all(isinstance(e, gast.Name) for e in target.elts):
+                self.unpack_into_subscripts(target, value, src)
+                return
+            if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
+                # a, b = b, a: evaluate every element before binding any
+                temps = [self.atom(v, src, hint=t.id) for t, v in zip(target.elts, value.elts)]
+                temps = [self._own(t, src, tgt.id) for t, tgt in zip(temps, target.elts)]
+                for t, v in zip(target.elts, temps):
+                    self.emit(assign(store(t.id), v), src)
+                return
+            target = gast.Tuple(elts=[store(e.id) for e in target.elts], ctx=gast.Store())
+            self.emit(assign(target, self.simple(value, src, "values")), src)
+
+    def unpack_into_subscripts(self, target, value, src):
+        """x[i], x[j] = x[j], x[i]: as Python does, every value first, then
+        each target from left to right (a view among the values that a later
+        target writes into is refused by aliases.py, as any such write)."""
+        hints = [t.id if isinstance(t, gast.Name) else getattr(t.value, "id", "value")
+                 for t in target.elts]
+        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
+            temps = [self.atom(v, src, hint=h) for h, v in zip(hints, value.elts)]
+            temps = [self._own(t, src, h) for t, h in zip(temps, hints)]
+        else:
+            temps = [name(self.namer.fresh(h + "_new")) for h in hints]
+            unpacked = gast.Tuple(elts=[store(t.id) for t in temps], ctx=gast.Store())
+            self.emit(assign(unpacked, self.simple(value, src, "values")), src)
+        for t, v in zip(target.elts, temps):
+            self.assignment(t, v, src)
+
+    def _own(self, atom, src, hint):
+        """A temporary holding `atom` unless it is a constant."""
+        if isinstance(atom, gast.Constant):
+            return atom
+        tmp = self.namer.fresh(hint + "_new")
+        self.emit(assign(tmp, atom), src)
+        return name(tmp)
+
+    def conditional(self, target, node, src):
+        """`t = a if c else b` becomes an if statement, so only the branch taken
+        is evaluated (and differentiated)."""
+        branches = [assign(target, node.body, src=src), assign(target, node.orelse, src=src)]
+        for b in branches:  # inside stop_recording() or after a reset, as the statement was
+            for flag in ("s2sad_constant", "s2sad_reset"):
+                if getattr(src, flag, False):
+                    setattr(b, flag, True)
+        # as an if statement, whose test is read once if the branches write it
+        self.statement(gast.copy_location(
+            gast.If(test=node.test, body=branches[:1], orelse=branches[1:]), src))
+
+    def simple(self, node, src, hint):
+        """`node` as the right-hand side of a normalised assignment."""
+        new = self._simple(node, src, hint)
+        if new is not node and hasattr(node, "lineno"):
+            gast.copy_location(new, node)  # errors about it name its line
+        return new
+
+    def _simple(self, node, src, hint):
+        if isinstance(node, gast.BinOp):
+            return gast.BinOp(left=self.atom(node.left, src), op=node.op,
+                              right=self.atom(node.right, src))
+        if isinstance(node, gast.UnaryOp) and not isinstance(node.op, gast.Not):
+            if isinstance(node.op, gast.UAdd):
+                return self.simple(node.operand, src, hint)
+            if isinstance(node.operand, gast.Constant):
+                return gast.Constant(value=-node.operand.value, kind=None)
+            return gast.UnaryOp(op=node.op, operand=self.atom(node.operand, src))
+        if isinstance(node, gast.Call) and self.marker_of(node.func) == "stop_gradient":
+            # y = stop_gradient(x) is the copy y = x, a constant for the derivative
+            value = self.atom(node.args[0], src)
+            tmp = self.namer.fresh(hint + "_stopped" if hint else "stopped")
+            self.emit(assign(tmp, value), src, constant=True)
+            return name(tmp)
+        if isinstance(node, gast.Call):
+            node = self.method_as_function(node)
+            if node.args and any(k.arg == "keepdims" for k in node.keywords):
+                # keepdims=True becomes keep_axes(np.sum(x, ...), x, axis): x once
+                node = gast.Call(func=node.func, args=[self.argument(node.args[0], src)]
+                                 + node.args[1:], keywords=node.keywords)
+            node = self.bind(node)
+            args = [self.argument(a, src) for a in node.args]
+            # dtype=np.int64 stays spelled out: the kind of the result depends on it
+            kws = [gast.keyword(arg=k.arg, value=k.value if k.arg == "dtype" and _is_dotted(k.value)
+                                else self.argument(k.value, src)) for k in node.keywords]
+            new = gast.Call(func=node.func, args=args, keywords=kws)
+            if hasattr(node, "s2sad_augmented"):  # (decided with the kinds: written_args.py)
+                new.s2sad_augmented = node.s2sad_augmented
+            return new
+        if isinstance(node, gast.Attribute):
+            base = node.value
+            if not isinstance(base, gast.Name) and _is_value_expr(base):
+                base = self.atom(base, src)
+            return gast.Attribute(value=base, attr=node.attr, ctx=gast.Load())
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return type(node)(elts=[self.atom(e, src) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.IfExp):
+            tmp = self.namer.fresh(hint)
+            self.conditional(tmp, node, src)
+            return name(tmp)
+        if isinstance(node, gast.Subscript):
+            base = node.value
+            if not isinstance(base, gast.Name):
+                base = self.atom(base, src)
+            return gast.Subscript(value=base, slice=self.index(node.slice, src), ctx=gast.Load())
+        return node  # names, constants, conditions
+
+    def index(self, node, src):
+        """An index with its calls (x[np.argsort(x)], x[np.array([3, 3, 1])])
+        made temporaries, so their kinds are known: an index array's
+        repeated entries add up, an int's do not."""
+        if isinstance(node, gast.Call):
+            return self.atom(node, src)
+        if isinstance(node, gast.List):  # x[[0, 0, 2]] is x[np.array([0, 0, 2])], which numba compiles
+            return self.atom(gast.Call(func=gast.Attribute(value=name("np"), attr="array",
+                                                           ctx=gast.Load()),
+                                       args=[node], keywords=[]), src, "indices")
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e, src) for e in node.elts], ctx=gast.Load())
+        return node
+
+    def method_as_function(self, node):
+        f = node.func
+        if not (isinstance(f, gast.Attribute) and f.attr in METHODS):
+            return node
+        base = f.value
+        if isinstance(base, gast.Name) and not self.is_local(base.id):
+            return node  # np.sum(...) itself, or a module's function
+        args = list(node.args)
+        if f.attr in _VARARGS and len(args) > 1:
+            args = [gast.Tuple(elts=args, ctx=gast.Load())]
+        attr = "ravel" if f.attr == "flatten" else f.attr
+        func = gast.Attribute(value=name("np"), attr=attr, ctx=gast.Load())
+        return gast.Call(func=func, args=[base] + args, keywords=node.keywords)
+
+    def argument(self, node, src):
+        if isinstance(node, (gast.Tuple, gast.List)):
+            # a tuple, which numba types with its length: np.stack((a, b))
+            return gast.Tuple(elts=[self.argument(e, src) for e in node.elts], ctx=gast.Load())
+        return self.atom(node, src)
+
+    def atom(self, node, src, hint=None):
+        if isinstance(node, (gast.Name, gast.Constant)):
+            return node
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+            index = self.index(node.slice, src)
+            return node if index is node.slice else gast.copy_location(
+                gast.Subscript(value=node.value, slice=index, ctx=gast.Load()), node)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
+                and isinstance(node.operand, gast.Constant):
+            return gast.Constant(value=-node.operand.value, kind=None)
+        if _is_inactive_expr(node):
+            tmp = self.namer.fresh(hint or "flag")
+            self.emit(assign(tmp, node), src)
+            return name(tmp)
+        value = self.simple(node, src, hint or _hint(node))
+        if isinstance(value, (gast.Name, gast.Constant)):
+            return value
+        tmp = self.namer.fresh(_hint(node) if hint is None or isinstance(value, gast.Call) else hint)
+        self.emit(assign(tmp, value), src)
+        return name(tmp)
+
+
+def _is_increment(target, value):
+    """`x[i] = x[i] + e` or `- e`, as `x[i] += e` desugars."""
+    import ast
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
+            and isinstance(value.left, gast.Subscript)):
+        return False
+    dump = lambda n: ast.dump(gast.gast_to_ast(gast.Subscript(  # noqa: E731
+        value=n.value, slice=n.slice, ctx=gast.Load())))
+    return dump(target) == dump(value.left)
+
+
+def _is_value_expr(node):
+    return not isinstance(node, (gast.Name, gast.Constant))
+
+
+def _hint(node):
+    if isinstance(node, gast.Call):
+        f = node.func
+        return getattr(f, "attr", getattr(f, "id", "call"))
+    if isinstance(node, gast.BinOp):
+        return _OP_NAMES.get(type(node.op), "t")
+    if isinstance(node, gast.UnaryOp):
+        return "neg"
+    if isinstance(node, gast.Subscript):
+        return "elem"
+    if isinstance(node, gast.Attribute):
+        return node.attr
+    return "t"
+
+
+def _is_dotted(node):
+    """A name or a dotted name (np.int64)."""
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name)
+

@@ -1,0 +1,90 @@
+"""The front end for one function: parsed, its calls bound, desugared,
+normalised and typed for the argument kinds a derivative is generated for
+(the steps before the reverse and forward passes; see program.py)."""
+import gast
+
+from ..analysis import kinds as K
+from ..analysis.aliases import check_aliased_writes
+from .bind import CallBinder, readable_function
+from ..checks.bounds_syntax import mark_accesses
+from .builtin_reductions import reduce_arrays
+from ..reverse.checkpoint_loops import lift_loops, unliftable
+from .containers import lower_containers
+from .desugar import desugar
+from .effects import check_effects, respell_writes, whole_slices
+from .flatten_args import parse_function  # container arguments flattened to their leaves
+from ..names import Namer
+from .none_tests import fold_none_tests
+from .normalize import normalize
+from ..optimise.parallel import check_independent
+from ..syntax import clone, names_stored, walk
+from .tuples import split_tuple_variables
+from .written_args import arrays_written, rewrite_writing_calls, without_own_copies
+
+
+class Specialised:
+    """A user function parsed, desugared, normalised and typed for given
+    argument kinds."""
+
+    def __init__(self, fn, arg_kinds, program, loops=None, stopped=(), skip=(),
+                 arrays=frozenset()):
+        self.parsed = parse_function(fn, getattr(program, "flat_arguments", {}).get(fn))
+        # checkpointed loops (checkpoint_loops.py): "marked" lifts the loops
+        # marked s2sad.checkpointed, "budget" also the others under a budget
+        # (without a budget, the default's: a check_memory line before such loops)
+        budget = program.memory_budget if loops == "budget" else None
+        guard = program.memory_guard if loops == "budget" else None
+        lift_loops(self.parsed, budget, lift=loops is not None, stopped=stopped, skip=skip,
+                   guard=guard)
+        binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
+        tree = without_own_copies(clone(self.parsed.tree), fn)
+        tree = binder.bind_tree(respell_writes(tree, self.parsed))
+        rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
+        tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
+        self.namer = Namer.for_function(tree, extra=program.module_names)
+        before = set(self.namer.taken)
+        marker_of = program.marker_resolver(self.parsed)
+        tree = lower_containers(tree, self.parsed.location, self.namer, self.parsed.resolve,
+                                program.runtime_objects, self.parsed.namespace)
+        tree = desugar(tree, self.parsed.location, self.namer, marker_of)
+        mark_accesses(tree)
+        local = names_stored(tree.body) | set(self.parsed.arg_names)
+        tree = normalize(tree, self.namer, self.parsed.location, local.__contains__, marker_of,
+                         binder)
+        self.temporaries = self.namer.taken - before
+        self.tree = tree
+        self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
+        self.kinds = K.KindInference(program.call_kind(self.parsed),
+                                       self.parsed.namespace).run(tree, arg_kinds)
+        if reduce_arrays(tree, self.kinds, self._resolve):  # sum(x): np.sum(x, axis=0)
+            self.kinds = K.KindInference(program.call_kind(self.parsed),
+                                           self.parsed.namespace).run(tree, arg_kinds)
+        if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
+            self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
+            self.kinds = K.KindInference(program.call_kind(self.parsed),
+                                       self.parsed.namespace).run(tree, arg_kinds)
+        if budget is not None:  # loops whose variables a step cannot carry: recorded
+            more = unliftable(tree, self.parsed, self.kinds, program)
+            if more:
+                self.__init__(fn, arg_kinds, program, loops, stopped, set(skip) | more, arrays)
+                return
+        more = arrays_written(tree, self.kinds, program.call_kind(self.parsed),
+                              self.parsed.location) - arrays
+        if more:  # h(u) with h doing `p += e` on an array: a write into u
+            self.__init__(fn, arg_kinds, program, loops, stopped, skip, arrays | more)
+            return
+        check_aliased_writes(tree, self.kinds, self.parsed.location)
+        check_effects(tree, self.kinds, self.parsed, readable_function)
+        whole_slices(tree, self.kinds)
+        if any(getattr(n, "s2sad_parallel", False) for n in walk(tree)):
+            check_independent(tree, self.kinds, self.parsed.location)
+        program.name_derivative_calls(tree, self.parsed, self.kinds)
+        ret = tree.body[-1]
+        self.outputs = list(ret.value.elts) if isinstance(ret.value, gast.Tuple) else [ret.value]
+        self.returns_tuple = isinstance(ret.value, gast.Tuple)
+
+    def _resolve(self, node):
+        try:
+            return self.parsed.resolve(node)
+        except Exception:  # noqa: BLE001 - a local or unknown name
+            return None

@@ -1,0 +1,469 @@
+"""Clean-up of generated code, so that it reads as a person would write it.
+
+* Zero propagation: an adjoint known to be zero turns `dv += e` into
+  `dv = e`, and contributions scaled by a zero adjoint disappear.
+* Dead-store elimination: assignments nobody reads go (unused adjoints,
+  their zero-initialisations, forward values only the output did not need),
+  except the user's own evaluations of subscripts and helper calls: the
+  function raises IndexError there, and so must its derivative (`if x[-2]
+  > c: continue` at the end of a loop body sets a flag nobody reads, but
+  the test still runs, as `if x[-2] > c: pass`).
+* Re-fusion: a temporary made by normalisation and read once, by the next
+  statement, is substituted back, restoring the user's expressions.
+
+All three work on structured code (if / for / while) with the usual
+fixpoints at loops."""
+import builtins
+
+import gast
+
+from ..checks.bounds_syntax import users_own
+from ..syntax import base_name, clone, names_loaded, names_stored, walk, walk_stmts
+
+_PURE_CALL_ATTRS = {"append"}  # list.append mutates its list: a use, kept
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _is_name_store(s):
+    return isinstance(s, (gast.Assign, gast.AugAssign)) and all(
+        isinstance(t, gast.Name) for t in _targets(s))
+
+
+def _targets(s):
+    if isinstance(s, gast.AugAssign):
+        return [s.target]
+    return _flat(s.targets[0])
+
+
+def _flat(target):
+    """The names and subscripts a (nested) tuple target stores."""
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [t for e in target.elts for t in _flat(e)]
+    return [target]
+
+
+def _stored_names(s):
+    return {base_name(t) for t in _targets(s)} - {None}
+
+
+# ---- zero propagation ---------------------------------------------------
+
+class ZeroPropagation:
+    def __init__(self, owned):
+        self.owned = owned  # adjoints updated through subscripts: never alias
+
+    def run(self, stmts):
+        self.depth = -1
+        self.shaped_by = {}  # adjoint -> names its zeros take their shape from
+        self.shapes = {}     # and back: name -> adjoints it may have shaped
+        self.block(stmts, set(), rewrite=True)
+
+    def block(self, stmts, zero, rewrite):
+        out = []
+        self.depth += 1
+        for k, s in enumerate(stmts):
+            self.rest = stmts[k + 1:]
+            keep = self.statement(s, zero, rewrite)
+            if keep is not None:
+                out.append(keep)
+        self.depth -= 1
+        if rewrite:
+            stmts[:] = out
+        return zero
+
+    def updated_in_place(self, var):
+        """Whether `var` may be written through a subscript before it is
+        next rebound (looking ahead in the current block; a nested block's
+        end is a may)."""
+        for s in self.rest:
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                    and s.targets[0].id == var and var not in names_loaded(s.value):
+                return False
+            if var in {base_name(t) for t in _subscript_stores(s)}:
+                return True
+            if var in names_stored([s]) and not isinstance(s, gast.Assign):
+                return True  # dv += e on an array, or a store inside a block
+        return self.depth > 0
+
+    def statement(self, s, zero, rewrite):
+        if isinstance(s, gast.Assign):
+            targets = _stored_names(s)
+            if getattr(s, "s2sad_zero", False):
+                t = s.targets[0].id
+                if t in zero:
+                    return None
+                zero.add(t)
+                self.shaped_by[t] = names_loaded(s.value)
+                for v in self.shaped_by[t]:
+                    self.shapes.setdefault(v, set()).add(t)
+                return s
+            zero -= targets
+            # rebinding v gives its adjoint's zeros another shape: not known any more
+            zero -= {t for v in targets for t in self.shapes.get(v, ())
+                     if t in zero and v in self.shaped_by[t]}
+            return s
+        if isinstance(s, gast.AugAssign):
+            if getattr(s, "s2sad_cotangent", None) in zero:
+                return None
+            t = s.target
+            if isinstance(t, gast.Name) and t.id in zero:
+                zero.discard(t.id)
+                if t.id in self.owned:
+                    return s
+                if not rewrite:
+                    return s
+                value = s.value
+                if (getattr(s, "s2sad_view", False) or (
+                        isinstance(value, gast.Name) and value.id in self.owned)) \
+                        and self.updated_in_place(base_name(value)):
+                    # an array of another adjoint that is later updated in
+                    # place: dv = e would alias it
+                    value = gast.Call(func=gast.Attribute(value=gast.Name(
+                        id="np", ctx=gast.Load(), annotation=None, type_comment=None),
+                        attr="copy", ctx=gast.Load()), args=[value], keywords=[])
+                new = gast.Assign(targets=[t], value=value, type_comment=None)
+                gast.copy_location(new, s)
+                new.__dict__.update({k: v for k, v in s.__dict__.items() if k.startswith("s2sad_")})
+                return new
+            zero.discard(base_name(t))
+            return s
+        if isinstance(s, gast.If):
+            zb = self.block(s.body, set(zero), rewrite)
+            zo = self.block(s.orelse, set(zero), rewrite)
+            zero &= zb & zo
+            if rewrite and not s.body:
+                s.body = [gast.Pass()]
+            return s
+        if isinstance(s, (gast.For, gast.While)):
+            head = set(zero)
+            while True:
+                end = self.block(s.body, set(head), rewrite=False)
+                new_head = zero & end
+                if new_head == head:
+                    break
+                head = new_head
+            self.block(s.body, set(head), rewrite)
+            if isinstance(s, gast.For):
+                head.discard(s.target.id)
+            zero.intersection_update(head)
+            if rewrite and not s.body:
+                s.body = [gast.Pass()]
+            return s
+        return s
+
+
+def _subscript_stores(s):
+    return [n for n in walk(s) if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store)]
+
+
+# ---- dead-store elimination ------------------------------------------
+
+def _uses(s):
+    if isinstance(s, gast.Assign):
+        used = names_loaded(s.value)
+        for t in _targets(s):
+            if not isinstance(t, gast.Name):
+                used |= names_loaded(t)
+                used.add(base_name(t))  # a partial write keeps the rest alive
+        return used
+    if isinstance(s, gast.AugAssign):
+        return names_loaded(s.value) | names_loaded(s.target) | {base_name(s.target)}
+    return names_loaded(s)
+
+
+def _heads(s):
+    """The expressions a statement evaluates itself (a compound statement's
+    test or iterator, not its blocks)."""
+    if isinstance(s, (gast.If, gast.While)):
+        return [s.test]
+    if isinstance(s, gast.For):
+        return [s.iter]
+    return [s]
+
+
+def raising_statements(stmts):
+    """ids of the statements that evaluate a subscript or a helper call of
+    the user's code itself (bounds.users_own; the reverse sweep's and the
+    tapes' are copies). Such a statement may raise IndexError where the
+    function does, so it stays even when nothing reads what it stores."""
+    out = set()
+    for s in walk_stmts(stmts):
+        if any(_may_raise(n) for part in _heads(s) for n in walk(part)):
+            out.add(id(s))
+    return out
+
+
+def _may_raise(n):
+    if n.__class__ is gast.Subscript:
+        if isinstance(n.value, gast.Attribute) and n.value.attr == "shape":
+            return False  # (a constant index into a shape: numba checks it compiling)
+        items = n.slice.elts if isinstance(n.slice, gast.Tuple) else [n.slice]
+        if all(isinstance(i, gast.Slice) for i in items):
+            return False  # (numpy clips slices)
+    elif n.__class__ is gast.Call:
+        if not isinstance(n.func, gast.Name) or n.func.id in _BUILTINS:
+            return False  # (numpy's and Python's own: no IndexError)
+    else:
+        return False
+    return users_own(n)
+
+
+class DeadStores:
+    def __init__(self, removable, keep_raising=True):
+        self.removable = removable  # predicate on a variable name
+        # False where the function's own code already ran before (a helper's
+        # vjp: its caller's forward sweep called the helper)
+        self.keep_raising = keep_raising
+
+    def run(self, stmts, live_out):
+        self._raising = raising_statements(stmts) if self.keep_raising else set()
+        self._loads = {}  # nested loops revisit statements many times: walk each once
+        # liveness only grows as an enclosing loop's fixpoint goes round, so an
+        # inner loop's fixpoint starts from its last one (held with its loop)
+        self._heads = {}
+        self.block(stmts, set(live_out), rewrite=True)
+
+    def loads(self, node):
+        key = (id(node), "loads")
+        if key not in self._loads:
+            self._loads[key] = (node, names_loaded(node))
+        return self._loads[key][1]
+
+    def block(self, stmts, live, rewrite):
+        out = []
+        for s in reversed(stmts):
+            keep = self.statement(s, live, rewrite)
+            if keep is not None:
+                out.append(keep)
+        if rewrite:
+            stmts[:] = out[::-1]
+        return live
+
+    def assignment(self, s):
+        """(names it stores, whether only whole names, names it reads), once
+        per statement."""
+        key = (id(s), "assignment")
+        if key not in self._loads:
+            self._loads[key] = (s, (_stored_names(s), _is_name_store(s), _uses(s)))
+        return self._loads[key][1]
+
+    def statement(self, s, live, rewrite):
+        if isinstance(s, (gast.Assign, gast.AugAssign)):
+            stored, whole, uses = self.assignment(s)
+            if getattr(s, "s2sad_user", False):
+                # the user's own statement: kept, even if nothing reads it
+                if whole:
+                    live -= stored
+            elif whole:
+                if not stored & live and id(s) not in self._raising:
+                    return None
+                live -= stored
+            elif not stored & live and all(self.removable(v) for v in stored) \
+                    and id(s) not in self._raising:
+                return None
+            live |= uses
+            return s
+        if isinstance(s, gast.If):
+            lb = self.block(s.body, set(live), rewrite)
+            lo = self.block(s.orelse, set(live), rewrite)
+            live |= lb | lo | self.loads(s.test)
+            if rewrite and not s.body and not s.orelse and id(s) not in self._raising:
+                return None
+            if rewrite and not s.body:
+                s.body = [gast.Pass()]
+            return s
+        if isinstance(s, gast.For):
+            head = set(live) | self._heads.get(id(s), (s, set()))[1]
+            while True:
+                body_in = self.block(s.body, set(head), rewrite=False)
+                new_head = head | (body_in - {s.target.id}) | self.loads(s.iter)
+                if new_head == head:
+                    break
+                head = new_head
+            self._heads[id(s)] = (s, head)
+            if rewrite:  # (otherwise the last round above did exactly this)
+                self.block(s.body, set(head), rewrite)
+            live |= head
+            if rewrite and (not s.body or all(isinstance(b, gast.Pass) for b in s.body)):
+                if id(s) not in self._raising:
+                    return None
+                s.body = [gast.Pass()]
+            return s
+        if isinstance(s, gast.While):
+            head = set(live) | self.loads(s.test) | self._heads.get(id(s), (s, set()))[1]
+            while True:
+                body_in = self.block(s.body, set(head), rewrite=False)
+                new_head = head | body_in
+                if new_head == head:
+                    break
+                head = new_head
+            self._heads[id(s)] = (s, head)
+            if rewrite:
+                self.block(s.body, set(head), rewrite)
+            live |= head
+            if rewrite and not s.body:
+                s.body = [gast.Pass()]
+            return s
+        if isinstance(s, gast.Return):  # nothing after it runs
+            live.clear()
+            live |= names_loaded(s)
+            return s
+        if _is_push(s):  # stack.append(v): a partial store into the stack
+            stack = s.value.func.value.id
+            if stack not in live and self.removable(stack):
+                return None
+        live |= names_loaded(s)
+        return s
+
+
+def _is_push(s):
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append"
+            and isinstance(s.value.func.value, gast.Name))
+
+
+# ---- re-fusion of single-use temporaries ---------------------------------
+
+def refuse(stmts, temporaries):
+    """Substitute single-use temporaries into the statement that reads them."""
+    counts = {}
+    for n in walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(n, gast.Name):
+            key = (n.id, "load" if isinstance(n.ctx, gast.Load) else "store")
+            counts[key] = counts.get(key, 0) + 1
+    fusable = {t for t in temporaries
+               if counts.get((t, "load")) == 1 and counts.get((t, "store")) == 1}
+    _refuse_block(stmts, fusable)
+
+
+def _refuse_block(stmts, fusable):
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                _refuse_block(getattr(s, field), fusable)
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and s.targets[0].id in fusable):
+            var, reads = s.targets[0].id, names_loaded(s.value)
+            for j in range(i + 1, len(stmts)):
+                nxt = stmts[j]
+                if var in names_loaded(nxt):
+                    if _substitute_in(nxt, var, s.value):
+                        del stmts[i]
+                        i -= 1
+                    break
+                # the value may move down past simple statements that leave
+                # its operands alone
+                if not isinstance(nxt, gast.Assign) or reads & names_stored([nxt]):
+                    break
+        i += 1
+
+
+def _substitute_in(stmt, var, value):
+    """Replace the single load of `var` in the simple statement `stmt`."""
+    if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+        parts = [stmt.value]
+    elif isinstance(stmt, gast.Return):
+        parts = [stmt.value]
+    elif isinstance(stmt, (gast.If, gast.While)):
+        parts = [stmt.test]
+    else:
+        return False
+    for part in parts:
+        for node in walk(part):
+            for field, child in gast.iter_fields(node):
+                if isinstance(child, gast.Name) and child.id == var and isinstance(child.ctx, gast.Load):
+                    setattr(node, field, clone(value))
+                    return True
+                if isinstance(child, list):
+                    for k, c in enumerate(child):
+                        if isinstance(c, gast.Name) and c.id == var and isinstance(c.ctx, gast.Load):
+                            child[k] = clone(value)
+                            return True
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return)) and isinstance(stmt.value, gast.Name) \
+            and stmt.value.id == var:
+        stmt.value = clone(value)
+        return True
+    return False
+
+
+# ---- copy propagation ---------------------------------------------------
+
+def propagate_copies(stmts, candidates):
+    """After `a = b` (both names, `a` generated), read `b` for `a` until
+    either is reassigned; dead-store elimination then drops the copy."""
+    # the names each statement mentions and stores, found once: a long
+    # straight-line body has many copies, each scanning what follows
+    # (a statement is scanned only before its own blocks are processed, and
+    # a rename only adds a name to it)
+    mentions, stores = {}, {}
+
+    def names_in(t):
+        if id(t) not in mentions:
+            mentions[id(t)] = {n.id for n in walk(t) if isinstance(n, gast.Name)}
+            stores[id(t)] = _all_stores(t)
+        return mentions[id(t)], stores[id(t)]
+
+    for k, s in enumerate(stmts):
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                propagate_copies(getattr(s, field), candidates)
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, gast.Name) and s.targets[0].id in candidates):
+            a, b = s.targets[0].id, s.value.id
+            for t in stmts[k + 1:]:
+                mentioned, stored = names_in(t)
+                if a not in mentioned and b not in stored:
+                    continue
+                reassigned = {a, b} & stored
+                mentioned.add(b)
+                if not reassigned:
+                    _rename_loads(t, a, b)
+                    continue
+                # a simple statement reads before it stores; a compound one
+                # may read after its own store (a loop's next iteration)
+                if isinstance(t, gast.If):
+                    _rename_loads(t.test, a, b)
+                elif not isinstance(t, (gast.For, gast.While)):
+                    _rename_loads(t, a, b)
+                break
+
+
+def drop_self_assignments(stmts):
+    """`a = a`, which copy propagation can leave behind."""
+    stmts[:] = [s for s in stmts if not (
+        isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+        and isinstance(s.value, gast.Name) and s.targets[0].id == s.value.id)]
+    for s in stmts:
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block:
+                drop_self_assignments(block)
+                if not block and field == "body":
+                    block.append(gast.Pass())
+
+
+def _all_stores(s):
+    from ..syntax import names_stored
+    return names_stored([s])
+
+
+def _rename_loads(s, a, b):
+    parts = []
+    if isinstance(s, (gast.Assign, gast.AugAssign)):
+        parts.append(s.value)
+        targets = _targets(s)
+        parts += [t.slice for t in targets if isinstance(t, gast.Subscript)]
+    elif isinstance(s, (gast.If, gast.While)):
+        parts.append(s.test)
+        parts += s.body + s.orelse
+    elif isinstance(s, gast.For):
+        parts.append(s.iter)
+        parts += s.body
+    else:
+        parts.append(s)
+    for part in parts:
+        for n in walk(part):
+            if isinstance(n, gast.Name) and n.id == a and isinstance(n.ctx, gast.Load):
+                n.id = b

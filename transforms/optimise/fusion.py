@@ -1,0 +1,362 @@
+"""Fused sweeps for a loop whose iterations only add to totals.
+
+A log-likelihood, a loss over a batch or a sum over data points is a loop
+
+    total = 0.0
+    for i in range(n):
+        ...                  # scratch values of point i
+        total += loss_i
+    return a * total + b
+
+whose iterations share nothing but the totals they add to. The adjoint of
+each total is known before the loop runs backwards (`a * dreturn` above,
+since everything after the loop is linear in the totals), so each
+iteration's adjoint can run right after its forward computation, from
+values still in cache, as a person writes such a gradient:
+
+    dtotal = a * dreturn
+    for i in range(n):
+        ...                  # forward of iteration i, recording only within it
+        ...                  # its adjoint
+    result = a * total + b
+
+Nothing of the loop is recorded across iterations: memory is one
+iteration's worth, not n times it.
+
+`plan` decides whether a function's top-level loop qualifies (and, the
+same way, whether a loop in a fused loop's body that only adds to the same
+totals is fused in turn: `_fused_loop`):
+
+* every variable the loop writes is either a *total* (a float scalar the
+  loop only updates as `v = v + e` or `v = v - e`, read nowhere else in the
+  loop or before it) or *scratch* (each iteration writes it before reading
+  it, and nothing after the loop reads it);
+* the statements after the loop that read a total are linear in it (`+`,
+  `-`, unary minus, a copy, `*` by or `/` by a value that neither depends on
+  the loop nor is differentiated), assign names bound once: their reverse
+  needs no values of the loop, so it can run first;
+* the other statements after the loop neither read nor write what the loop
+  reads, nor what an earlier linear statement reads: they run before the
+  fused loop, their adjoints after it.
+"""
+import ast
+
+import gast
+
+from ..syntax import binding_counts, names_loaded, names_stored, walk, walk_stmts
+
+
+class FusionPlan:
+    """The top-level statements split around the fused loop."""
+
+    def __init__(self, before, loop, independent, linear, totals):
+        self.before = before            # statements before the loop
+        self.loop = loop                # the loop whose sweeps are fused
+        self.independent = independent  # later statements not reading the loop's values
+        self.linear = linear            # later statements linear in the totals
+        self.totals = totals            # names the loop adds to
+
+
+def plan(tree, kinds, active):
+    """The FusionPlan for the function `tree` (normalised), or None."""
+    body, ret = tree.body[:-1], tree.body[-1]
+    if any(getattr(s, "s2sad_reset", False) for s in walk_stmts(body)):
+        return None  # reset_recording() ends the reverse sweep where it stands
+    counts = binding_counts(tree.body)
+    plans = [_try(body, k, ret, kinds, active, counts) for k, s in enumerate(body)
+             if isinstance(s, gast.For) and _is_range(s.iter)]
+    plans = [p for p in plans if p is not None]
+    # one loop is fused: the one with the most work (statements, nested ones included)
+    return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)
+
+
+def _try(body, k, ret, kinds, active, counts):
+    loop, before, after = body[k], body[:k], body[k + 1:]
+    written = names_stored([loop])
+    totals = _totals(loop, written, kinds)
+    if not totals & active:
+        return None
+    scratch = written - totals
+    exposure = _Exposure(_array_lengths(before, counts))
+    inputs = exposure.exposed(loop.body, {loop.target.id}) | names_loaded(loop.iter)
+    if inputs & scratch:
+        return None  # an iteration reads a value an earlier one left
+    if any(names_loaded(s) & totals for s in before):
+        return None
+    depends, linear, independent, linear_reads = set(written), [], [], set()
+    for s in after:
+        reads, writes = exposure.exposed([s], set()), names_stored([s])
+        if reads & depends:
+            if reads & scratch or not _is_linear(s, depends, kinds, counts, active):
+                return None
+            linear.append(s)
+            depends |= writes
+            linear_reads |= reads
+        elif writes & (inputs | linear_reads | totals):
+            return None  # moving it before the loop would change what they read
+        else:
+            independent.append(s)
+    if names_loaded(ret) & scratch:
+        return None
+    return FusionPlan(before, loop, independent, linear, totals)
+
+
+def _is_range(it):
+    return isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range"
+
+
+def _totals(loop, written, kinds):
+    """Float scalars the loop only updates as `v = v +/- e`."""
+    updates, other_reads, stored_otherwise = set(), set(), set()
+    for s in walk_stmts(loop.body):
+        v = _total_update(s)
+        if v is not None:
+            updates.add(v)
+            other_reads |= names_loaded(s.value.right)
+        elif isinstance(s, (gast.Assign, gast.Expr)):
+            other_reads |= names_loaded(s)
+            stored_otherwise |= names_stored(s.targets) if isinstance(s, gast.Assign) else set()
+        elif isinstance(s, gast.For):
+            other_reads |= names_loaded(s.iter)
+            stored_otherwise.add(s.target.id)
+        elif isinstance(s, (gast.If, gast.While)):
+            other_reads |= names_loaded(s.test)
+        else:  # pass, return, ...
+            other_reads |= names_loaded(s)
+    return {v for v in updates
+            if v in written and v not in other_reads and v not in stored_otherwise
+            and getattr(kinds.get(v), "tag", None) == "float"}
+
+
+def _total_update(s):
+    """`v` if `s` is `v = v + e` or `v = v - e` (e not reading v)."""
+    if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
+        return None
+    v, value = s.targets[0].id, s.value
+    if (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
+            and isinstance(value.left, gast.Name) and value.left.id == v
+            and v not in names_loaded(value.right)):
+        return v
+    return None
+
+
+def _is_linear(s, depends, kinds, counts, active):
+    """`z = a + b`, `a - b`, `-a`, `a`, `a * c`, `c * a` or `a / c`, with c
+    neither depending on the loop nor differentiated (c's adjoint would read
+    a): its reverse reads no value of the loop."""
+    if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
+        return False
+    z = s.targets[0].id
+    if counts.get(z, 0) != 1 or getattr(kinds.get(z), "tag", None) != "float":
+        return False
+    value = s.value
+
+    def dep(atom):
+        return bool(names_loaded(atom) & depends)
+
+    def constant(atom):
+        return not dep(atom) and not names_loaded(atom) & active
+
+    if isinstance(value, gast.Name):
+        return True
+    if isinstance(value, gast.UnaryOp):
+        return isinstance(value.op, gast.USub)
+    if isinstance(value, gast.BinOp):
+        if isinstance(value.op, (gast.Add, gast.Sub)):
+            return True
+        if isinstance(value.op, gast.Mult):
+            return constant(value.left) or constant(value.right)
+        if isinstance(value.op, gast.Div):
+            return constant(value.right)
+    return False
+
+
+_ALLOCATORS = {"empty", "zeros", "ones", "full"}
+
+
+def _array_lengths(before, counts):
+    """Array name -> dump of its length expression, for 1-D arrays made once
+    by `np.empty(n)` (zeros, ones, full) with `n` bound at most once."""
+    lengths = {}
+    for s in before:
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, gast.Call) and s.value.args):
+            continue
+        func = s.value.func
+        if not (isinstance(func, gast.Attribute) and func.attr in _ALLOCATORS):
+            continue
+        size = s.value.args[0]
+        if not isinstance(size, (gast.Name, gast.Constant)):
+            continue
+        if isinstance(size, gast.Name) and counts.get(size.id, 0) > 1:
+            continue
+        v = s.targets[0].id
+        if counts.get(v) == 1:
+            lengths[v] = _dump(size)
+    return lengths
+
+
+def _dump(node):
+    return ast.dump(gast.gast_to_ast(node))
+
+
+class _Exposure:
+    """Names an iteration may read before it writes them (upward-exposed
+    reads), for scalars and for 1-D arrays that a loop `for j in range(n):
+    a[j] = ...` overwrites whole."""
+
+    def __init__(self, lengths):
+        self.lengths = lengths
+
+    def exposed(self, stmts, defined):
+        """The names `stmts` read before writing them, given `defined`."""
+        self.reads = set()
+        self.block(stmts, defined)
+        return self.reads
+
+    def block(self, stmts, defined):
+        defined = set(defined)
+        for s in stmts:
+            self.statement(s, defined)
+        return defined
+
+    def read(self, node, defined):
+        self.reads |= names_loaded(node) - defined
+
+    def statement(self, s, defined):
+        if isinstance(s, gast.Assign):
+            self.read(s.value, defined)
+            targets = s.targets[0].elts if isinstance(s.targets[0], gast.Tuple) else s.targets
+            for t in targets:
+                if isinstance(t, gast.Name):
+                    defined.add(t.id)
+                else:  # a partial write: the other elements are still the old ones
+                    self.read(t.slice, defined)
+        elif isinstance(s, gast.If):
+            self.read(s.test, defined)
+            defined |= self.block(s.body, defined) & self.block(s.orelse, defined)
+        elif isinstance(s, gast.For):
+            self.read(s.iter, defined)
+            self.block(s.body, defined | {s.target.id})  # it may run no iteration
+            defined |= self._overwritten(s)
+        elif isinstance(s, gast.While):
+            self.read(s.test, defined)
+            self.block(s.body, defined)
+        else:
+            self.read(s, defined)
+
+    def _overwritten(self, loop):
+        """Arrays `a` that `for j in range(n): ... a[j] = e ...` writes whole
+        (a made with length n), reading no element before writing it."""
+        if not (_is_range(loop.iter) and len(loop.iter.args) == 1):
+            return set()
+        n, j = _dump(loop.iter.args[0]), loop.target.id
+        out = set()
+        for k, s in enumerate(loop.body):
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
+                continue
+            t = s.targets[0]
+            a = t.value.id if isinstance(t.value, gast.Name) else None
+            if a is None or self.lengths.get(a) != n or not _is_name(t.slice, j):
+                continue
+            if j in names_stored(loop.body) or a in names_loaded(loop.body[:k]) \
+                    or a in names_loaded(s.value):
+                continue
+            later = [n_ for n_ in walk(gast.Module(body=loop.body[k + 1:], type_ignores=[]))
+                     if isinstance(n_, gast.Subscript) and _is_name(n_.value, a)]
+            if all(_is_name(n_.slice, j) for n_ in later):
+                out.add(a)
+        return out
+
+
+def _is_name(node, id_):
+    return isinstance(node, gast.Name) and node.id == id_
+
+
+def fused_sweeps(mode, plan):
+    """(forward sweep, reverse sweep, reverse statements that read recorded
+    values) of the function, with the sweeps of `plan.loop` fused; `mode`
+    is the ReverseMode building it."""
+    before_f, before_r = mode.block(plan.before, [])
+    independent_f, independent_r = mode.block(plan.independent, [])
+    linear_f, linear_r = mode.block(plan.linear, [])
+    # what may hold a value when an iteration starts: its overwrites are recorded
+    maybe = ({a.id for a in mode.tree.args.args} | names_stored(plan.before)
+             | names_stored(plan.independent))
+    hoisted, save, fused, restore, reads = _fused_loop(
+        mode, plan.loop, maybe, mode.defs.surely_before(plan.loop), plan.totals)
+    for s in [fused] + linear_f:
+        s.s2sad_deferred = True  # computes values after the reverse sweep began
+    forward = before_f + independent_f
+    # the linear statements compute the value from the totals before the
+    # reverse sweep of the independent ones restores what they read
+    reverse = (linear_r + hoisted + save + [fused] + restore + linear_f + independent_r
+               + before_r)
+    return forward, reverse, linear_r + reads + independent_r + before_r
+
+
+def _fused_loop(mode, loop, maybe, surely, totals):
+    """(allocations hoisted out of it, save of its counter, the loop with
+    each iteration's adjoint right after it, restore, the reverse
+    statements of an iteration that read recorded values) for `loop`,
+    whose iterations only add to `totals`; `maybe` and `surely` may and
+    must hold a value when an iteration starts. A loop in its body whose
+    iterations only add to the same totals (the inner loop of `for i: for j
+    in range(i + 1, n): e += f(x[i], x[j])`) is fused in turn."""
+    from ..analysis.definitions import Definitions
+    outer_defs = mode.defs
+    mode.defs = Definitions.of_iteration(loop, maybe, surely)
+    try:
+        inner = _inner_plan(loop, mode, totals)
+        if inner is None:
+            iteration_f, iteration_r = mode.block(loop.body, [])
+            reads, own = iteration_r, loop.body
+        else:
+            before_f, before_r = mode.block(inner.before, [])
+            independent_f, independent_r = mode.block(inner.independent, [])
+            inner_maybe = maybe | {loop.target.id} | names_stored(inner.before) \
+                | names_stored(inner.independent)
+            hoisted, save, fused, restore, reads = _fused_loop(
+                mode, inner.loop, inner_maybe, mode.defs.surely_before(inner.loop), totals)
+            iteration_f = before_f + independent_f + hoisted
+            iteration_r = save + [fused] + restore + independent_r + before_r
+            reads = reads + independent_r + before_r
+            own = [s for s in loop.body if s is not inner.loop]  # (the inner one zeroes its own)
+    finally:
+        mode.defs = outer_defs
+    # the adjoint of an array bound in the loop starts as zeros shaped like
+    # this iteration's value, not the value before the loop
+    bound = binding_counts(own)
+    zeros = [mode.zero_stmt(v) for v in sorted(bound) if v in mode.active
+             and not mode.kind(v).is_scalar and iteration_r]
+    iteration_r, reads = zeros + iteration_r, zeros + reads
+    written = names_stored([loop])
+    parallel = getattr(loop, "s2sad_parallel", False) or getattr(mode, "parallel", False)
+    hoisted = [s for s in iteration_f if getattr(s, "s2sad_allocation", False)
+               and not names_loaded(s) & written
+               and not parallel]  # one tape for every iteration (one per iteration in parallel)
+    iteration_f = [s for s in iteration_f if not any(s is h for h in hoisted)]
+    fused = gast.For(target=loop.target, iter=loop.iter, body=iteration_f + iteration_r,
+                     orelse=[], type_comment=None)
+    gast.copy_location(fused, loop)
+    from .parallel import parallel_marks  # (parallel.py reads fusion's _Exposure)
+    parallel_marks(fused, loop)
+    fused.s2sad_fused = True  # an iteration's adjoint is in its own body (parallel.py)
+    fused.s2sad_comment = (f"each iteration only adds to {', '.join(sorted(totals))}: "
+                           f"its adjoint runs right after it")
+    # the loop binds its counter: a value of that name the reverse sweep reads is kept
+    save, _, restore = mode.record(loop.target, loop, [],
+                                   maybe=mode.bindings.get(loop.target.id, 0) > 1)
+    return hoisted, save, fused, restore, reads
+
+
+def _inner_plan(loop, mode, totals):
+    """The plan for a loop in the body of `loop` whose iterations only add
+    to (some of) `totals`, with no statement after it in the body that
+    reads them, or None."""
+    body = loop.body
+    counts = binding_counts(mode.tree.body)
+    plans = [_try(body, k, gast.Pass(), mode.kinds, mode.active, counts)
+             for k, s in enumerate(body) if isinstance(s, gast.For) and _is_range(s.iter)]
+    plans = [p for p in plans if p is not None and not p.linear and p.totals <= totals]
+    return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)

@@ -1,0 +1,3 @@
+"""Reverse mode: the forward sweep that records what it overwrites and the
+reverse sweep of adjoint statements from the gradient templates, with its
+tapes, recomputation, checkpointed loops and split-mode recursion."""

@@ -1,0 +1,527 @@
+"""Checkpointed loops: the reverse sweep of a long counted loop from a few
+snapshots of its state (binomial checkpointing, s2sad/checkpointing.py)
+instead of a tape of every iteration.
+
+Before the function is normalised, a top-level `for t in range(...)` loop
+that is marked `s2sad.checkpointed(range(...), snapshots=k)`, or that runs
+under a memory budget, has its body lifted into a step function
+
+    def f_step_12(u, v, k, dt, t):     # the loop-carried state, then what the
+        <the loop body>                 # body only reads, then the counter
+        return u, v
+
+and the loop becomes one call, `u, v = f_loop_12(start, stop, stride,
+snapshots, budget, u, v, k, dt)`. Reverse mode (checkpoint_sweeps.py) turns
+that call into
+`f_loop_12_fwd` (the steps, keeping snapshots where the schedule wants them)
+and, in the reverse sweep, `f_loop_12_bwd` (the schedule: steps run again
+from snapshots, and the adjoint of each step, `vjp_f_step_12`, once). Under
+a budget the original loop stays as the branch taken when its tape fits:
+
+    if trip_count(0, n, 1) * <bytes a step records, estimated> <= budget:
+        for t in range(n): ...            # today's tapes
+    else:
+        u, v = f_loop_12(0, n, 1, 0, budget, u, v, k, dt)
+
+Under the default budget (no memory=) nothing is lifted: the derivative is
+generated as without a budget, and `place_memory_checks` then puts one
+`check_memory(<that estimate>, budget, line)` line into its forward sweep
+before such a loop; s2sad/api.py switches to the lifted variant when it
+raises.
+
+The loop-carried state is every variable the body assigns (or writes into)
+that an iteration reads before assigning it, or that code after the loop
+reads."""
+import ast
+import itertools
+import linecache
+import os
+
+import gast
+
+from ..analysis import kinds as K
+from ..emit.unparse import stmt_source
+from ..errors import UnsupportedSyntaxError
+from ..syntax import call, const, name, names_loaded, names_stored, parse_expr, walk
+
+_COUNTER = itertools.count()
+
+
+class CheckpointedLoop:
+    """A lifted loop: what the generated code calls in its place."""
+
+    __s2sad_checkpointed_loop__ = True
+
+    def __init__(self, name, step, state, consts, counter, location, node, assignments=1,
+                 budgeted=False):
+        self.__name__ = name
+        self.budgeted = budgeted  # lifted under a budget (not marked)
+        self.assignments = assignments  # per iteration: what its tape is estimated from
+        self.step = step            # the step function (a Python function with source)
+        self.state, self.consts, self.counter = state, consts, counter
+        self.location, self.node = location, node
+
+    def where(self):
+        return self.location.describe(self.node)
+
+
+def is_loop(obj):
+    return getattr(obj, "__s2sad_checkpointed_loop__", False)
+
+
+# ---- lifting --------------------------------------------------------------
+
+def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
+    """Rewrite the top-level counted loops of `parsed.tree` (in place) that
+    are marked checkpointed, or, under `budget` bytes, every one whose body
+    can be a step function. `lift` False: only drop the marks. `stopped`:
+    the variables `stop_gradients` names (a loop assigning one is not
+    lifted: its step function would not know). `skip`: lines of loops
+    not to lift under the budget. `guard` (bytes, the default budget, with
+    `budget` None): no loop is lifted, but one that could be gets a
+    `check_memory(...)` line before it (s2sad.checkpointing.check_memory)."""
+    parsed.memory_checks = []  # (loop line, its check_memory statement)
+    if not lift:
+        strip_marks(parsed.tree, parsed)
+        return
+    body = parsed.tree.body
+    out = []
+    for k, s in enumerate(body):
+        marked = _marked(s, parsed)
+        checked = guard is not None and budget is None and marked is None
+        if marked is None and ((budget is None and not checked) or not _counted(s)
+                               or s.lineno in skip):
+            out.append(s)
+            continue
+        refusal = _refusal(s, body[k + 1:], parsed, set(stopped))
+        if refusal is not None:
+            if marked is not None:
+                raise UnsupportedSyntaxError(f"a checkpointed loop with {refusal[0]}",
+                                             parsed.location, refusal[1], refusal[2])
+            out.append(s)  # under a budget: recorded as usual
+            continue
+        if checked:  # (placed in the generated forward sweep: place_memory_checks)
+            check = _tape_check(s, body[k + 1:], parsed, guard)
+            if check is not None:
+                parsed.memory_checks.append((parsed.location.line_of(s), check))
+            out.append(s)
+            continue
+        try:
+            out.extend(_lift(s, body[k + 1:], parsed, marked, budget))
+        except UnsupportedSyntaxError:
+            if marked is not None:
+                raise
+            out.append(s)  # under a budget: recorded as usual
+    parsed.tree.body = out
+    for s in walk(parsed.tree):  # a marked loop that is not at the top
+        if isinstance(s, gast.For) and s not in out and _marked(s, parsed) is not None:
+            raise UnsupportedSyntaxError(
+                "s2sad.checkpointed on a loop inside another statement", parsed.location, s,
+                "Mark a loop at the top level of the function, or move the loop into a "
+                "helper function and mark it there")
+    if hasattr(parsed, "_locals"):
+        del parsed._locals
+
+
+def strip_marks(tree, parsed):
+    """`for t in s2sad.checkpointed(range(n), snapshots=k)` as `for t in
+    range(n)` (forward mode and primal copies run the loop as it is)."""
+    for s in walk(tree):
+        if isinstance(s, gast.For):
+            marked = _marked(s, parsed)
+            if marked is not None:
+                s.iter = marked[0]
+
+
+def _marked(s, parsed):
+    """For `for t in s2sad.checkpointed(range(...), snapshots=k)`: (the
+    range call, the snapshots expression or None)."""
+    if not isinstance(s, gast.For) or not isinstance(s.iter, gast.Call):
+        return None
+    from s2sad.checkpointing import checkpointed
+    if parsed.resolve(s.iter.func) is not checkpointed:
+        return None
+    args = list(s.iter.args)
+    kws = {k.arg: k.value for k in s.iter.keywords}
+    if len(args) == 2 and "snapshots" not in kws:
+        kws["snapshots"] = args.pop()
+    if len(args) != 1 or set(kws) - {"snapshots"} or not _is_range(args[0], parsed):
+        raise UnsupportedSyntaxError(
+            "s2sad.checkpointed of anything but range(...)", parsed.location, s,
+            "Write `for t in s2sad.checkpointed(range(n), snapshots=k):`")
+    return args[0], kws.get("snapshots")
+
+
+def _is_range(node, parsed):
+    return isinstance(node, gast.Call) and parsed.resolve(node.func) is range \
+        and not node.keywords and 1 <= len(node.args) <= 3
+
+
+def _counted(s):
+    return isinstance(s, gast.For) and isinstance(s.target, gast.Name) \
+        and isinstance(s.iter, gast.Call) and isinstance(s.iter.func, gast.Name) \
+        and s.iter.func.id == "range" and not s.orelse
+
+
+def _refusal(loop, after, parsed, stopped=frozenset()):
+    """(what, node, hint) if the loop cannot be lifted into a step function."""
+    from s2sad.markers import reset_recording
+    stopped_here = sorted(stopped & names_stored(loop.body))
+    if stopped_here:
+        return (f"a variable named in stop_gradients ('{stopped_here[0]}') assigned in it",
+                loop, "Assign it outside the loop, or leave the loop unmarked")
+    nodes = walk(gast.Module(body=loop.body, type_ignores=[]))  # (for both walks below)
+    for node in nodes:
+        if isinstance(node, gast.Call) and parsed.resolve(node.func) is reset_recording:
+            return ("reset_recording() in its body", node,
+                    "Call it outside the loop, or leave the loop unmarked")
+    if loop.orelse:
+        return "an else clause", loop, "Move the else block after the loop"
+    if not isinstance(loop.target, gast.Name):
+        return "a tuple target", loop, "Loop over range(...) with one counter"
+    for node in _walk_stmts_outer(loop.body):
+        if isinstance(node, (gast.Break, gast.Continue)):
+            return ("an early exit (break or continue in its body)", node,
+                    "Checkpointing reruns whole iterations: remove the exit or the "
+                    "checkpointing (the loop is then recorded as usual)")
+    for node in nodes:
+        if isinstance(node, (gast.Return, gast.Yield, gast.Global, gast.Nonlocal)):
+            return ("an early exit (return in its body)", node,
+                    "Checkpointing reruns whole iterations: remove the return or the "
+                    "checkpointing (the loop is then recorded as usual)")
+    counter = loop.target.id
+    if counter in names_stored(loop.body):
+        return "its counter assigned in its body", loop, "Use another name"
+    if counter in names_loaded(after):
+        return ("its counter read after the loop", loop,
+                "Compute the last counter value from the range instead")
+    return None
+
+
+def _walk_stmts_outer(stmts):
+    """Statements of `stmts` and of their branches, not of nested loops
+    (whose break and continue are their own)."""
+    for s in stmts:
+        yield s
+        if isinstance(s, gast.If):
+            yield from _walk_stmts_outer(s.body)
+            yield from _walk_stmts_outer(s.orelse)
+        elif isinstance(s, (gast.With, gast.Try)):
+            yield from _walk_stmts_outer(s.body)
+
+
+def _exposed(stmts, defined):
+    """(names read before they are assigned in `stmts`, given `defined`;
+    names surely assigned after them)."""
+    out, defined = set(), set(defined)
+    for s in stmts:
+        if isinstance(s, gast.If):
+            out |= names_loaded(s.test) - defined
+            e1, d1 = _exposed(s.body, defined)
+            e2, d2 = _exposed(s.orelse, defined)
+            out |= e1 | e2
+            defined = d1 & d2
+        elif isinstance(s, gast.For):
+            out |= names_loaded(s.iter) - defined
+            out |= _exposed(s.body, defined | names_stored(s.target))[0]
+        elif isinstance(s, gast.While):
+            out |= names_loaded(s.test) - defined
+            out |= _exposed(s.body, defined)[0]
+        elif isinstance(s, gast.With):
+            out |= names_loaded(s.items) - defined
+            e, defined = _exposed(s.body, defined)
+            out |= e
+        elif isinstance(s, gast.Assign):
+            out |= names_loaded(s) - defined
+            defined |= {t.id for t in _name_targets(s.targets)}
+        elif isinstance(s, gast.AugAssign):
+            out |= (names_loaded(s) | names_stored(s)) - defined
+        else:
+            out |= names_loaded(s) - defined
+    return out, defined
+
+
+def _name_targets(targets):
+    for t in targets:
+        if isinstance(t, gast.Name):
+            yield t
+        elif isinstance(t, (gast.Tuple, gast.List)):
+            yield from _name_targets(t.elts)
+
+
+def _carried(loop, after, parsed):
+    """(the loop-carried state, what the body only reads) of a loop."""
+    body = loop.body
+    counter = loop.target.id
+    local = set(parsed.arg_names) | names_stored(parsed.tree.body)
+    stored = names_stored(body) - {counter}
+    exposed = _exposed(body, {counter})[0]
+    after_reads = _exposed(after, set())[0]  # (a later `for i` binds its own i)
+    ordered = _in_order(body)
+    state = [v for v in ordered if v in stored and (v in exposed or v in after_reads)]
+    loaded = names_loaded(body)  # (once, not once per name)
+    consts = [v for v in ordered if v in local and v not in stored and v != counter
+              and v in loaded]
+    return state, consts
+
+
+def _tape_check(loop, after, parsed, guard):
+    """`check_memory(trip_count(start, stop, stride) * <bytes a step records>,
+    guard, line)` before a loop the default budget may not hold (None if its
+    state is not known before it, or it changes nothing: it is recorded)."""
+    state = _carried(loop, after, parsed)[0]
+    before = _assigned_before(parsed.tree.body, loop) | set(parsed.arg_names)
+    if not state or any(v not in before for v in state):
+        return None
+    line = parsed.location.line_of(loop) or 0
+    check = gast.Expr(value=parse_expr(
+        f"check_memory({_steps(*_bounds(loop.iter))} * {_per_step_bytes(loop.body, state)}, "
+        f"{int(guard)}, {line})"))
+    for n in ("check_memory", "trip_count", "state_nbytes"):
+        parsed.namespace.setdefault(n, _runtime(n))
+    gast.copy_location(check, loop)
+    _locate(check, loop)
+    return check
+
+
+def _steps(start, stop, stride):
+    """The trip count as arithmetic when the stride is a literal (numba
+    compiles a call of trip_count in a noticeable fraction of a second); a
+    negative count (no steps) is below any budget too."""
+    step = stride.value if isinstance(stride, gast.Constant) else None
+    if isinstance(stride, gast.UnaryOp) and isinstance(stride.op, gast.USub) \
+            and isinstance(stride.operand, gast.Constant) \
+            and isinstance(stride.operand.value, int):
+        step = -stride.operand.value  # range(n, 0, -1)
+    if not isinstance(step, int) or isinstance(step, bool) or step == 0:
+        return f"trip_count({stmt_source(start)}, {stmt_source(stop)}, {stmt_source(stride)})"
+    a, b = stmt_source(start), stmt_source(stop)
+    span = (b if a == "0" else f"({b} - {a})") if step > 0 else \
+        (f"-{b}" if a == "0" else f"({a} - {b})")
+    if abs(step) == 1:
+        return span
+    return f"(({span} + {abs(step) - 1}) // {abs(step)})"
+
+
+def place_memory_checks(body, arguments, checks, kinds, location):
+    """Put each check_memory statement of `checks` into the generated
+    function's `body` before the forward run of its loop (the first
+    top-level loop of that line), after the last statement assigning a name
+    it reads, so before the loop's tape is allocated. Added after the
+    derivative is built, no analysis sees it: the rest of the source is the
+    one generated without a budget. `state_nbytes(v)` becomes `v.size * 8`
+    or `8` by v's kind (a call would cost compile time)."""
+    for line, check in checks:
+        at = next((k for k, s in enumerate(body) if isinstance(s, gast.For)
+                   and location.line_of(s) == line), None)
+        if at is None:
+            continue  # (not found as a loop: no check, as without a budget)
+        check = _replace_nbytes(check, kinds)
+        needs = names_loaded(check) - {"check_memory", "trip_count", "state_nbytes", "max"}
+        if needs - names_stored(body[:at]) - set(arguments):
+            continue  # a name the forward sweep calls otherwise: no check
+        while at > 0 and not (names_stored(body[at - 1]) & needs) \
+                and not _is_check(body[at - 1]):  # (checks stay in the loops' order)
+            at -= 1
+        body.insert(at, check)
+
+
+def _is_check(s):
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+        and isinstance(s.value.func, gast.Name) and s.value.func.id == "check_memory"
+
+
+def _replace_nbytes(node, kinds):
+    _replace_nbytes_in(node, kinds)
+    return node
+
+
+def _replace_nbytes_in(node, kinds):
+    for field, value in gast.iter_fields(node):
+        items = value if isinstance(value, list) else [value]
+        for k, child in enumerate(items):
+            if not isinstance(child, gast.AST):
+                continue
+            if isinstance(child, gast.Call) and isinstance(child.func, gast.Name) \
+                    and child.func.id == "state_nbytes" and len(child.args) == 1 \
+                    and isinstance(child.args[0], gast.Name):
+                kind = kinds.get(child.args[0].id)
+                if kind is None or not (kind.is_array or kind.is_scalar):
+                    continue
+                new = parse_expr(f"{child.args[0].id}.size * 8" if kind.is_array else "8")
+                gast.copy_location(new, child)
+                _locate(new, child)
+                if isinstance(value, list):
+                    value[k] = new
+                else:
+                    setattr(node, field, new)
+            else:
+                _replace_nbytes_in(child, kinds)
+
+
+def _bounds(rng):
+    """(start, stop, stride) of a range(...) call."""
+    a = list(rng.args)
+    start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
+    return start, stop, a[2] if len(a) == 3 else const(1)
+
+
+def _lift(loop, after, parsed, marked, budget):
+    body = loop.body
+    counter = loop.target.id
+    state, consts = _carried(loop, after, parsed)
+    before = _assigned_before(parsed.tree.body, loop) | set(parsed.arg_names)
+    for v in state + consts:
+        if v not in before:
+            raise UnsupportedSyntaxError(
+                f"a checkpointed loop whose variable '{v}' is first assigned in it", parsed.location,
+                loop, f"Give '{v}' a value of its type before the loop")
+    if not state:
+        raise UnsupportedSyntaxError("a checkpointed loop that changes nothing", parsed.location,
+                                     loop, "Remove the loop")
+    line = parsed.location.line_of(loop) or 0
+    base = f"{parsed.name}_{'step'}_{line}"
+    step = _step_function(base, state, consts, counter, body, parsed)
+    loop_name = f"s2sad_{parsed.name}_loop_{line}_{next(_COUNTER)}"
+    obj = CheckpointedLoop(f"{parsed.name}_loop_{line}", step, state, consts, counter,
+                           parsed.location, loop, _assignments(body), marked is None)
+    parsed.namespace[loop_name] = obj
+    start, stop, stride = _bounds(marked[0] if marked else loop.iter)
+    snapshots = marked[1] if marked and marked[1] is not None else const(0)
+    # a marked loop without snapshots= takes the derivative's budget
+    call_node = call(name(loop_name), start, stop, stride, snapshots,
+                     const(int(budget) if budget is not None else 0),
+                     *[name(v) for v in state + consts])
+    target = name(state[0], gast.Store()) if len(state) == 1 else gast.Tuple(
+        elts=[name(v, gast.Store()) for v in state], ctx=gast.Store())
+    lifted = gast.Assign(targets=[target], value=call_node, type_comment=None)
+    gast.copy_location(lifted, loop)
+    _locate(lifted, loop)
+    if marked is not None:
+        return [lifted]
+    # under a budget: the recorded loop when its tape fits
+    per_step = _per_step_bytes(body, state)
+    bounds = ", ".join(stmt_source(e) for e in (start, stop, stride))
+    test = parse_expr(f"trip_count({bounds}) * {per_step} <= {int(budget)}")
+    parsed.namespace.setdefault("trip_count", _runtime("trip_count"))
+    parsed.namespace.setdefault("state_nbytes", _runtime("state_nbytes"))
+    choice = gast.If(test=test, body=[loop], orelse=[lifted])
+    gast.copy_location(choice, loop)
+    _locate(choice, loop)
+    return [choice]
+
+
+def _runtime(n):
+    from s2sad import checkpointing
+    return getattr(checkpointing, n)
+
+
+def _assignments(body):
+    """Values an iteration may record: assignments, and the operations
+    whose results (temporaries once normalised) the reverse sweep may read;
+    index arithmetic is not counted."""
+    indices = {id(n) for s in walk(gast.Module(body=body, type_ignores=[]))
+               if isinstance(s, gast.Subscript) for n in walk(s.slice)}
+    return max(1, sum(1 for s in walk(gast.Module(body=body, type_ignores=[]))
+                      if isinstance(s, (gast.Assign, gast.AugAssign, gast.BinOp, gast.Call))
+                      and id(s) not in indices))
+
+
+def _per_step_bytes(body, state):
+    """An estimate of what one iteration records: per assignment in the
+    body, the bytes of the largest loop-carried variable (a tape entry per
+    value, or per element written in an inner loop)."""
+    return f"{_assignments(body)} * {_largest(state)}"
+
+
+def _largest(variables):
+    expr = f"state_nbytes({variables[0]})"
+    for v in variables[1:]:
+        expr = f"max({expr}, state_nbytes({v}))"
+    return expr
+
+
+def _locate(node, src):
+    for n in walk(node):
+        if hasattr(n, "lineno") and getattr(n, "lineno", None) is None:
+            gast.copy_location(n, src)
+
+
+def _in_order(body):
+    seen, out = set(), []
+    for n in walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, gast.Name) and n.id not in seen:
+            seen.add(n.id)
+            out.append(n.id)
+    return sorted(out, key=out.index)
+
+
+def _assigned_before(stmts, loop):
+    out = set()
+    for s in stmts:
+        if s is loop:
+            break
+        out |= names_stored(s)
+    return out
+
+
+def _step_function(fname, state, consts, counter, body, parsed):
+    """The loop body as a Python function with source (what the compiler
+    reads): (state..., consts..., counter) -> state."""
+    params = ", ".join(state + consts + [counter])
+    result = state[0] if len(state) == 1 else "(" + ", ".join(state) + ")"
+    text = ast.unparse(gast.gast_to_ast(gast.Module(body=body, type_ignores=[])))
+    inner = "\n".join("    " + ln for ln in text.splitlines())
+    source = f"def {fname}({params}):\n{inner}\n    return {result}\n"
+    # (a name of its own, without '/': messages show the loop's file and line)
+    where = f"{os.path.basename(parsed.location.filename)}:{parsed.location.line_of(body[0])}"
+    filename = f"<the loop body at {where}, in {parsed.name} ({next(_COUNTER)})>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = dict(parsed.namespace)
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own source
+    step = namespace[fname]
+    step.__s2sad_step__ = True
+    return step
+
+
+# ---- kinds ------------------------------------------------------------------
+
+def kind_refusal(program, loop, arg_kinds):
+    """(construct, hint) if the lifted loop's variables have kinds a step
+    function cannot carry, else None."""
+    p, q = len(loop.state), len(loop.consts)
+    state_kinds = list(arg_kinds[5:5 + p])
+    const_kinds = list(arg_kinds[5 + p:5 + p + q])
+    for v, k in zip(loop.state + loop.consts, state_kinds + const_kinds):
+        if not (k.is_array or k.is_scalar):
+            return (f"a checkpointed loop carrying '{v}', a {k}",
+                    "Carry only numbers and arrays across its iterations")
+    returned = program.helper_return_kind(loop.step, state_kinds + const_kinds + [K.INT])
+    returned = list(returned.items) if p > 1 and returned.tag == "tuple" else [returned]
+    for v, k, r in zip(loop.state, state_kinds, returned):
+        if r != k:
+            return (f"a checkpointed loop whose variable '{v}' changes from {k} to {r} in an "
+                    f"iteration",
+                    f"Give '{v}' a value of its final type before the loop (e.g. 0.0, not 0)")
+    return None
+
+
+def unliftable(tree, parsed, kinds, program):
+    """Lines of the loops lifted under a budget (not marked) whose
+    variables' kinds a step function cannot carry: they are recorded."""
+    out = set()
+    for s in walk(tree):
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) \
+                and isinstance(s.value.func, gast.Name):
+            loop = parsed.namespace.get(s.value.func.id)
+            if is_loop(loop) and loop.budgeted:
+                arg_kinds = [K.of_atom(a, kinds) for a in s.value.args]
+                if kind_refusal(program, loop, arg_kinds) is not None:
+                    out.add(loop.node.lineno)
+    return out
+
+
+def result_kind(loop, arg_kinds):
+    """Kind of `u, v = f_loop(start, stop, stride, snapshots, budget, u, v, ...)`."""
+    items = tuple(arg_kinds[5:5 + len(loop.state)])
+    return items[0] if len(items) == 1 else K.tuple_of(items)

@@ -1,0 +1,366 @@
+"""The adjoint contributions of one assignment: which operands receive
+which cotangent expression, from the gradient templates, user rules and
+helpers' vjps, and the statements that accumulate them.
+
+`Contributions` is a part of ReverseMode (transforms/reverse.py), which
+provides `fn`, `registry`, `namer`, `context`, `kinds`, `active`,
+`generated`, `subscript_updated` and `d(var)` (the name of var's adjoint)."""
+import gast
+
+from ..analysis import kinds as K
+from ..frontend.bind import check_rule_application, refuse_active_index
+from ..errors import UnsupportedSyntaxError, missing_gradient
+from ..emit.unparse import stmt_source
+from ..ops import BINOPS, UNARYOPS, callee_text, operator_text, resolve_call
+from ..syntax import assign, base_name, call, clone, const, name, store, structure, subscript, walk
+from ..templates import inline, template_of
+
+
+class Contributions:
+    def adjoint_reads_result(self, value):
+        """Whether the adjoint of `z = value` reads z (tanh's does)."""
+        if isinstance(value, gast.BinOp):
+            rule = self.registry.lookup(BINOPS.get(type(value.op)))
+            args = [value.left, value.right]
+        elif isinstance(value, gast.UnaryOp):
+            rule = self.registry.lookup(UNARYOPS.get(type(value.op)))
+            args = [value.operand]
+        elif isinstance(value, gast.Call):
+            try:
+                prim = resolve_call(value, self.fn, self.registry)
+            except (LookupError, NameError):
+                return True
+            rule, args = prim.rule, list(value.args)
+            keywords = {k.arg: k.value for k in value.keywords}
+            if prim.helper is not None or getattr(prim.obj, "__s2sad_custom__", None):
+                return False  # their adjoints take the arguments (or residuals)
+        else:
+            return False  # a copy
+        if rule is None or rule.nondiff:
+            return False
+        if rule.function is not None or rule.template is None:
+            return True  # a registered gradient receives the result
+        kinds = [self.atom_kind(a) for a in args]
+        kw_kinds = {k: self.atom_kind(v) for k, v in keywords.items()} \
+            if isinstance(value, gast.Call) else {}
+        return template_of(rule.template_for(kinds, kw_kinds)).reads_ans
+
+    # ---- contributions -----------------------------------------------------
+    def operand_names(self, value):
+        return {n.id for n in walk(value) if isinstance(n, gast.Name)}
+
+    def atom_kind(self, atom):
+        return K.of_atom(atom, self.kinds)
+
+    def is_active_atom(self, atom):
+        return isinstance(atom, (gast.Name, gast.Subscript)) and base_name(atom) in self.active
+
+    def contributions(self, s, z, value, g=None):
+        """(prelude statements, [(operand atom, cotangent expression)]) for
+        `z = value`."""
+        g = g if g is not None else name(self.d(z))
+        ans = name(z) if z else None
+        self.refuse_active_list(s, value)
+        if isinstance(value, gast.Subscript):
+            refuse_active_index(value, self.is_active_atom, self.fn.location, s)
+            return [], [(value, g)]
+        if isinstance(value, gast.Name):
+            return [], [(value, g)]
+        if isinstance(value, gast.Attribute):
+            if value.attr == "T":
+                return [], [(value.value, gast.Attribute(value=g, attr="T", ctx=gast.Load()))]
+            if value.attr == "real":
+                return [], [(value.value, g)]
+            return [], []
+        if isinstance(value, gast.BinOp):
+            rule = self.registry.lookup(BINOPS[type(value.op)])
+            if rule is not None and any(self.is_active_atom(a) for a in (value.left, value.right)):
+                check_rule_application(rule, operator_text(value.op), [value.left, value.right], {},
+                                       self.atom_kind, self.is_active_atom, self.fn.location, s)
+            return self.apply_rule(rule, g, ans, [value.left, value.right], {}, z)
+        if isinstance(value, gast.UnaryOp):
+            rule = self.registry.lookup(UNARYOPS[type(value.op)])
+            return self.apply_rule(rule, g, ans, [value.operand], {}, z)
+        if isinstance(value, gast.Call):
+            return self.call_contributions(s, g, ans, value, z)
+        if isinstance(value, (gast.Tuple, gast.List)):
+            raise UnsupportedSyntaxError("a tuple or list of values that need a gradient",
+                                         self.fn.location, s,
+                                         "Keep the values in separate variables or an array")
+        return [], []
+
+    def refuse_active_list(self, s, value):
+        """A Python list holding values that need a gradient is a stack
+        (append and pop, as generated tapes use it) and nothing else: any
+        other use would lose its gradient."""
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and value.func.attr == "pop":
+            return
+        for n in walk(value):
+            if isinstance(n, gast.Name) and n.id in self.active \
+                    and self.kinds.get(n.id, K.UNKNOWN).tag == "list":
+                raise UnsupportedSyntaxError(
+                    f"a list of values that need a gradient ('{n.id}', built with .append) "
+                    f"used here", self.fn.location, s,
+                    f"Build it as `{n.id} = []` followed by a for loop appending once per "
+                    f"iteration (s2sad fills an array), use a list comprehension, or preallocate "
+                    f"an array")
+
+    def call_contributions(self, s, g, ans, value, z):
+        prim = resolve_call(value, self.fn, self.registry)
+        if getattr(prim.obj, "__s2sad_derivative__", False) and any(
+                self.is_active_atom(a) for a in _flat_atoms(value.args)):
+            raise UnsupportedSyntaxError(
+                "a call to an s2sad derivative inside a function being differentiated",
+                self.fn.location, s, "Nested reverse mode is not supported yet; compute the "
+                "second-order quantity with s2sad.hessian or s2sad.hvp")
+        if prim.helper is not None:
+            return self.helper_contributions(s, g, value, prim.helper)
+        keywords = {k.arg: k.value for k in value.keywords}
+        if not any(self.is_active_atom(a)
+                   for a in _flat_atoms(list(value.args) + list(keywords.values()))):
+            return [], []
+        if prim.rule is None:
+            raise missing_gradient(callee_text(value), self.fn.location, s, prim.obj)
+        check_rule_application(prim.rule, callee_text(value), list(value.args), keywords,
+                               self.atom_kind, self.is_active_atom, self.fn.location, s)
+        return self.apply_rule(prim.rule, g, ans, list(value.args), keywords, z)
+
+    def apply_rule(self, rule, g, ans, args, keywords, z):
+        if rule is None or rule.nondiff:
+            return [], []
+        if rule.function is not None:
+            return self.call_user_rule(rule, g, ans, args)
+        if rule.template is None:
+            raise LookupError(f"No gradient defined for operation '{rule.name}' (in "
+                              f"{self.fn.location.describe()}): it has a forward-mode rule only")
+        arg_kinds = [self.atom_kind(a) for a in args]
+        kw_kinds = {k: self.atom_kind(v) for k, v in keywords.items()}
+        prelude, results = inline(template_of(rule.template_for(arg_kinds, kw_kinds)), g, ans,
+                                  args, keywords, self.namer)
+        for st in prelude:
+            self.generated.update(n.id for n in walk(st)
+                                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        pairs = []
+        result_kind = self.kind(z) if z else K.UNKNOWN
+        for pos, (arg, expr) in enumerate(zip(args, results)):
+            if expr is None:
+                continue
+            if isinstance(arg, (gast.Tuple, gast.List)):
+                more, seq_pairs = self.sequence_contributions(arg, expr)
+                prelude += more
+                pairs += seq_pairs
+            elif self.is_active_atom(arg):
+                if rule.elementwise:
+                    others = [k for j, k in enumerate(arg_kinds) if j != pos]
+                    expr = self.unbroadcast(expr, arg, arg_kinds[pos], result_kind, others)
+                pairs.append((arg, expr))
+        return (prelude if pairs else []), pairs
+
+    def call_user_rule(self, rule, g, ans, args):
+        """A rule from register_gradient: called, not inlined."""
+        fname = self.context.provide(rule.function)
+        results = [self.namer.fresh("d" + (base_name(a) or "arg") + "_" + rule.name)
+                   for a in args]
+        self.generated.update(results)
+        target = store(results[0]) if len(results) == 1 else gast.Tuple(
+            elts=[store(r) for r in results], ctx=gast.Store())
+        bind = assign(target, call(name(fname), clone(g), clone(ans), *[clone(a) for a in args]))
+        return [bind], [(a, name(r)) for a, r in zip(args, results)]
+
+    def sequence_contributions(self, seq, expr):
+        """Cotangents of the elements of a list argument (np.stack([a, b])),
+        nested lists included (np.array([[x, 2 * x], [y, x]]): element j of
+        the cotangent goes to row j, and so on down)."""
+        if isinstance(expr, (gast.Tuple, gast.List)) and len(expr.elts) == len(seq.elts):
+            prelude, pairs = [], list(zip(seq.elts, expr.elts))
+        else:
+            tmp = self.namer.fresh("parts")
+            self.generated.add(tmp)
+            parts = [subscript(tmp, const(j)) for j in range(len(seq.elts))]
+            prelude, pairs = [assign(tmp, expr)], list(zip(seq.elts, parts))
+        flat = []
+        for elt, part in pairs:
+            if isinstance(elt, (gast.Tuple, gast.List)):
+                more, inner = self.sequence_contributions(elt, part)
+                prelude += more
+                flat += inner
+            else:
+                flat.append((elt, part))
+        return prelude, flat
+
+    def unbroadcast(self, expr, arg, arg_kind, result_kind, other_kinds):
+        """Sum an elementwise cotangent back to the shape of `arg`."""
+        if arg_kind.is_scalar and result_kind.is_scalar:
+            return expr
+        if arg_kind.is_scalar and result_kind.is_array:
+            if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
+                return gast.UnaryOp(op=gast.USub(), operand=call("np.sum", expr.operand))
+            return call("np.sum", expr)
+        if arg_kind.is_array and result_kind.is_array and all(k.is_scalar for k in other_kinds):
+            return expr
+        return call("unbroadcast", expr, clone(arg))
+
+    def helper_contributions(self, s, g, value, helper):
+        arg_kinds = [self.atom_kind(a) for a in value.args]
+        vjp_name, mask = self.context.helper_vjp(helper, arg_kinds, s, self.fn)
+        diff_args = [a for a, ok in zip(value.args, mask) if ok]
+        if not any(self._active_argument(a) for a in diff_args):
+            return [], []
+        results = [self.namer.fresh("d" + (base_name(a) or "arg") + "_" + helper.name)
+                   for a in diff_args]
+        self.generated.update(results)
+        target = store(results[0]) if len(results) == 1 else gast.Tuple(
+            elts=[store(r) for r in results], ctx=gast.Store())
+        bind = assign(target, call(name(vjp_name), *[clone(a) for a in value.args], clone(g)))
+        pairs = []
+        for a, r in zip(diff_args, results):
+            pairs += _element_pairs(a, name(r))
+        return [bind], pairs
+
+    def _active_argument(self, arg):
+        """An active atom, or a tuple or list literal holding one (h((a, b)))."""
+        if isinstance(arg, (gast.Tuple, gast.List)):
+            return any(self._active_argument(e) for e in arg.elts)
+        return self.is_active_atom(arg)
+
+    def accumulate_all(self, pairs, cotangent):
+        stmts = []
+        for atom, expr in _doubled(pairs):
+            if not self.is_active_atom(atom):
+                continue
+            var = base_name(atom)
+            if isinstance(atom, gast.Name):
+                target = store(self.d(var))
+            else:
+                more, atom, expr = self._through_copies(atom, expr)
+                stmts += more
+                atom, expr = self._scattered(atom, expr)
+                target = _with_base(atom, self.d(var)) if isinstance(atom, gast.Subscript) \
+                    else store(self.d(var))  # x[i][j]: dx[i][j], a view's element
+                self.subscript_updated.add(self.d(var))
+            st = gast.AugAssign(target=target, op=gast.Add(), value=expr)
+            st.s2sad_cotangent = cotangent
+            stmts.append(st)
+        return stmts
+
+    def _through_copies(self, atom, expr):
+        """`x[idx][1]` reads an element of a copy (x[idx] gathers), so its
+        cotangent cannot be added through the chain: it goes to a zeroed
+        temporary shaped like the copy, which is then added to x[idx]."""
+        stmts = []
+        while isinstance(atom.value, gast.Subscript) and self._gathers(atom.value):
+            part = self.namer.fresh("dpart")
+            self.generated.add(part)
+            stmts.append(assign(part, call("np.zeros_like", clone(atom.value))))
+            inner, inner_expr = self._scattered(
+                gast.Subscript(value=name(part), slice=clone(atom.slice), ctx=gast.Load()), expr)
+            target = store(part) if isinstance(inner, gast.Name) else _with_base(inner, part)
+            stmts.append(gast.AugAssign(target=target, op=gast.Add(), value=inner_expr))
+            atom, expr = atom.value, name(part)
+        return stmts, atom, expr
+
+    def _gathers(self, chain):
+        """Whether a level of the subscript chain indexes with an index array."""
+        while isinstance(chain, gast.Subscript):
+            items = list(chain.slice.elts) if isinstance(chain.slice, gast.Tuple) else [chain.slice]
+            for i in items:
+                if isinstance(i, (gast.List, gast.Call)):
+                    return True
+                if not isinstance(i, gast.Slice):
+                    kind = K.of_atom(i, self.kinds, self.context.call_kind(self.fn))
+                    if kind is not None and kind.known and kind.is_array:
+                        return True
+            chain = chain.value
+        return False
+
+    def _scattered(self, atom, expr):
+        """`x[idx] += g` with an integer index array keeps one of repeated
+        indices (as in numpy): its cotangent is `scatter_sum(g, idx, x)`, added
+        to the whole adjoint (or to the view `dA[i, :]` for `A[i, idx]`)."""
+        items = list(atom.slice.elts) if isinstance(atom.slice, gast.Tuple) else [atom.slice]
+        # x[[0, 0, 2]]: a list of indices is an index array too
+        items = [call("np.array", clone(i)) if isinstance(i, gast.List) else i for i in items]
+        call_kind = self.context.call_kind(self.fn)  # len(x) - 2 is an int
+        kinds = [None if _slice_like(i) or isinstance(i, gast.Call) else K.of_atom(
+            i, self.kinds, call_kind) for i in items]
+        unknown = [i for i, k in zip(items, kinds) if k is not None and not k.known]
+        if unknown:  # an int or an index array? The gradient differs: never guess
+            raise LookupError(
+                f"{self.fn.location.describe(atom)}: s2sad cannot tell whether the index "
+                f"`{stmt_source(unknown[0])}` is an integer or an array of indices, whose "
+                f"repeated entries add up. Give it a known type (an argument, an int "
+                f"expression, or an np.array of ints)")
+        fancy = [k for k, (item, kind) in enumerate(zip(items, kinds))
+                 if not _slice_like(item) and (isinstance(item, gast.Call) or (
+                     kind.is_array and kind.dtype in "ib"))]
+        if not fancy:
+            return atom, expr
+        p = fancy[0]
+        if len(fancy) > 1 or any(_slice_like(i) for i in items[:p]):
+            raise UnsupportedSyntaxError(
+                "indexing with an index array after a slice, or with several index arrays",
+                self.fn.location, atom, "Index with one index array, before any slice, or "
+                "write the gather as a loop")
+        rest = items[:p] + [gast.Slice(lower=None, upper=None, step=None)] + items[p + 1:]
+        # (x[idx, :-1]: a partial slice keeps the view dx[:, :-1]; `...` is whole)
+        whole = all(_slice_like(i) and not (isinstance(i, gast.Slice) and (
+            i.lower is not None or i.upper is not None or i.step is not None)) for i in rest)
+        view = atom.value if whole else gast.Subscript(
+            value=clone(atom.value), ctx=gast.Load(),
+            slice=gast.Tuple(elts=[clone(i) for i in rest], ctx=gast.Load()) if len(rest) > 1
+            else clone(rest[0]))
+        return view, call("scatter_sum", expr, clone(items[p]), clone(view))
+
+
+def _doubled(pairs):
+    """The same contribution twice to the same place (x * x gives g * x to
+    x twice) as one: `2.0 * (g * x)`, which is g * x + g * x to the bit."""
+    bases = [base_name(a) for a, _ in pairs]
+    if len(set(bases)) == len(bases):
+        return pairs  # each to its own variable (most statements): nothing to compare
+    texts = [(structure(a), structure(e)) for a, e in pairs]
+    out = []
+    for k, (atom, expr) in enumerate(pairs):
+        if texts.count(texts[k]) == 2:
+            if texts[k] in texts[:k]:
+                continue  # added to the first
+            expr = gast.BinOp(left=const(2.0), op=gast.Mult(), right=expr)
+        out.append((atom, expr))
+    return out
+
+
+def _flat_atoms(args):
+    out = []
+    for a in args:
+        if isinstance(a, (gast.Tuple, gast.List)):
+            out.extend(_flat_atoms(a.elts))
+        else:
+            out.append(a)
+    return out
+
+
+def _with_base(sub, base):
+    """The subscript chain `sub` (x[a][b]...) applied to the name `base`, to store."""
+    inner = name(base) if isinstance(sub.value, gast.Name) else _with_base(sub.value, base)
+    if isinstance(inner, gast.Subscript):
+        inner.ctx = gast.Load()
+    return gast.Subscript(value=inner, slice=clone(sub.slice), ctx=gast.Store())
+
+
+def _slice_like(item):
+    """A slice or `...` in an index: it picks whole axes."""
+    return isinstance(item, gast.Slice) or (isinstance(item, gast.Constant)
+                                            and item.value is Ellipsis)
+
+
+def _element_pairs(arg, g):
+    """(atom, cotangent) pairs for a helper's argument: a tuple or list literal
+    `(a, b)` gets the parts of its cotangent, `g[0]` and `g[1]`."""
+    if isinstance(arg, (gast.Tuple, gast.List)):
+        pairs = []
+        for k, e in enumerate(arg.elts):
+            pairs += _element_pairs(e, gast.Subscript(value=clone(g), slice=const(k),
+                                                      ctx=gast.Load()))
+        return pairs
+    return [(arg, g)]
