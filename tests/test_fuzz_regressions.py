@@ -552,3 +552,38 @@ def test_container_passed_whole_with_keywords_and_defaults(f, jit):
     g = check_tree_grad(f, (p, Y.copy()), wrt=0, jit=jit)
     if f is _passes_one_default:
         assert g["b"] == pytest.approx(2.0 * 3.0)
+
+
+# ---- index checks: a test nobody reads ---------------------------------------------
+
+def _pair_loop(t):
+    total = 0.0
+    for v in t:
+        total = total + v * v
+    return total
+
+
+def _continue_on_a_short_argument(c, A, y):
+    n = len(y)
+    s = c * 1.0
+    it = 0
+    while (np.square(y[0] + y[n - 1]) <= 0.5 or np.linalg.norm(np.cos(A[1])) > 0.4) and it < 2:
+        it += 1
+        if not _pair_loop((s, y[-2])) > -0.2:
+            continue
+    return s + np.sum(y)
+
+
+def test_a_test_before_the_end_of_a_loop_body_still_raises(jit):
+    """`if ...y[-2]...: continue` ends the loop body: the flag it sets is
+    read by nobody, and dead-store elimination dropped the test with it, so
+    a y of one element made the function raise IndexError and its derivative
+    return (seed 0, with Python's sum/max/min forms)."""
+    A = np.array([[1.375, -0.161, -0.414], [0.681, -1.326, -0.273]])
+    args = (-0.857, A, np.array([-1.359, 1.303, -1.498]))
+    check_grad(_continue_on_a_short_argument, args, wrt=(0, 2), jit=jit)
+    df = s2sad.grad(_continue_on_a_short_argument, wrt=(0, 2), jit=jit)
+    with pytest.raises(IndexError):
+        _continue_on_a_short_argument(-0.857, A, np.array([0.3]))
+    with pytest.raises(IndexError):
+        df(-0.857, A, np.array([0.3]))

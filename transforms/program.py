@@ -12,7 +12,7 @@ from .analysis import kinds as K
 from .analysis.activity import analyse
 from .analysis.aliases import Ownership, written_memory
 from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
-from .checks.bounds import add_index_checks
+from .checks.bounds import add_index_checks, undo_unproven_promotions
 from .frontend.bind import CallBinder
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
                                result_kind as checkpointed_kind, strip_marks)
@@ -228,6 +228,9 @@ class Program:
             + parsed.name)
         rev = ReverseMode(parsed, tree, spec.kinds, active, spec.namer, self, spec.temporaries)
         rev.helper = mode == "helper"
+        # (a helper's vjp: the caller's forward sweep ran the helper itself,
+        # raising its errors there; the value computed again here may go)
+        rev.primal_ran_before = rev.helper and split is None
         rev.parallel = self.parallel and not rev.helper
         rev.captures = captures
         seed_param = None
@@ -394,7 +397,8 @@ class Program:
         body = fdef.body
         cleanup.ZeroPropagation(rev.subscript_updated).run(body)
         live_out = names_loaded(body[-1])
-        dead_stores = cleanup.DeadStores(lambda v: v not in args)
+        dead_stores = cleanup.DeadStores(lambda v: v not in args,
+                                         keep_raising=not rev.primal_ran_before)
         dead_stores.run(body, live_out)
         generated = (spec.temporaries | rev.generated | set(rev.adjoints.values())) - set(args)
         cleanup.propagate_copies(body, generated)
@@ -426,12 +430,13 @@ class Program:
             parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)
 
     def _check_indices(self, fdef, kinds, shadows, location):
-        if not self.index_checks:
-            return
         related = {}
         for v, d in shadows.items():
             related.setdefault(v, set()).add(d)
             related.setdefault(d, set()).add(v)
+        undo_unproven_promotions(fdef, kinds, related)
+        if not self.index_checks:
+            return
         if add_index_checks(fdef, kinds, related, location):
             self.checks_own_indices.add(fdef.name)
 

@@ -248,9 +248,14 @@ class Expressions(Calls):
                     f"np.prod(1.0 + 0.2 * np.sin({a}))", f"np.linalg.norm(np.cos({a}))"]
             if len(s) == 1:
                 b = self.expr(s, d)
-                opts += [f"np.dot({a}, {b})", self.binop(a, "@", b)]
+                # (Python's sum, max and min of a vector: builtin_reductions.py)
+                opts += [f"np.dot({a}, {b})", self.binop(a, "@", b), f"sum({a})"]
+            else:
+                opts.append(f"np.sum(sum({a}))")  # a matrix: the sum of its rows
             if kinks:
                 opts += [f"np.max({a})", f"np.min({a})"]
+                if len(s) == 1:
+                    opts += [f"max({a})", f"min({a})"]
             return self.pick(opts)
         if k == "kink":
             self.use("kinks")

@@ -27,7 +27,6 @@ When every index is accounted for, the checks are added and the function is
 compiled without numba's; otherwise (an index array, a while loop's test
 that indexes, a base that is not a variable) nothing changes and numba
 checks every access."""
-import itertools
 import os
 
 import gast
@@ -38,21 +37,22 @@ from .index_check_code import in_place, merged
 from ..emit.unparse import expr_source
 from .nests import (Loop, extremes, find_counter, nonempty, product_form, product_source,
                     survey_loops, trip_count)
-from .bounds_syntax import Span, copies, is_zero, root, subscripts
+from .bounds_syntax import Span, copies, is_zero, root, same_shape, subscripts
 from ..syntax import callee_name, const, names_bound_by, parse_stmts, walk, walk_stmts
 
 _ALLOCATE = {"np.empty", "np.zeros", "np.ones", "np.full"}
 _ALLOCATE_LIKE = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy",
                   "zeros_like"}
-_ACCESS_IDS = itertools.count(1)
 
 
-def mark_accesses(tree):
-    """Give every subscript's index a mark that its copies keep (see
-    `covered` above)."""
-    for node in walk(tree):
-        if isinstance(node, gast.Subscript):
-            node.slice.s2sad_access = next(_ACCESS_IDS)
+def undo_unproven_promotions(fdef, kinds, shadows):
+    """promote.py keeps an element a loop adds to in a scalar, loaded before
+    the loop and stored after it, which touches the element even where the
+    loop does not run or does not reach the add: where its index is not
+    proven in range before the loop, the adds go back into the array (so
+    the derivative touches what the function does, with checks or not)."""
+    if any(hasattr(s, "s2sad_promotion") for s in walk_stmts(fdef.body)):
+        _Pass(fdef, kinds, shadows, None, survey=True).run()
 
 
 class _Unaccountable(Exception):
@@ -73,8 +73,9 @@ def add_index_checks(fdef, kinds, shadows, location):
 
 
 class _Pass:
-    def __init__(self, fdef, kinds, shadows, location):
+    def __init__(self, fdef, kinds, shadows, location, survey=False):
         self.fdef, self.kinds, self.shadows, self.location = fdef, kinds, shadows, location
+        self.survey = survey  # only undo promotions (undo_unproven_promotions)
         params = [a.id for a in fdef.args.args]
         self.bindings = {p: [None] for p in params}  # name -> binding statements (None: param)
         self.top = set(map(id, fdef.body))
@@ -152,7 +153,7 @@ class _Pass:
                 if callee in _ALLOCATE and value.args:
                     result = self._dims(value.args[0])
                 elif callee in _ALLOCATE_LIKE and value.args \
-                        and isinstance(value.args[0], gast.Name):
+                        and isinstance(value.args[0], gast.Name) and same_shape(value):
                     like = value.args[0].id
                     result = self.shape(like)
                     if result is None:  # its shape then, fixed for this array
@@ -257,6 +258,12 @@ class _Pass:
             self.statement(s, stmts)
 
     def statement(self, s, block):
+        promotion = getattr(s, "s2sad_promotion", None)
+        if self.survey and promotion is not None and not self.in_range(s.value, s):
+            promotion.undo(block)
+            return
+        if getattr(s, "s2sad_undone", False):
+            return
         if isinstance(s, gast.For):
             self.accesses(s.iter, s, block)
             self.path.append((s, "body"))
@@ -295,15 +302,26 @@ class _Pass:
         forms = [(self.form(start, p), self.form(stop, p)) for p in (True, False)]
         (a, b), (sa, sb) = forms
         up = step.const > 0
+        # with a step of 2 or more, the counter may not reach the stop's end
+        # of its range: a bound, not the last value (proofs hold, checks
+        # made from it would not), unless the loop takes a constant number
+        # of steps (`range(0, 5, 2)`: its last value is 4)
+        last = None
+        if abs(step.const) != 1 and a is not None and b is not None and not (b - a).terms:
+            steps = -(-(b - a).const // step.const)  # (a ceiling division)
+            last = (steps - 1) * step.const if steps > 0 else None
 
         def bounds(a, b):  # (lo, hi) of the counter, from start a and stop b
             if a is None or b is None:
                 return None, None
+            if last is not None:
+                return (a, a.plus(last)) if up else (a.plus(last), a)
             return (a, b.plus(-1)) if up else (b.plus(1), a)
         lo, hi = bounds(a, b)
         shown_lo, shown_hi = bounds(sa, sb)
         loop = Loop(s, lo, hi, shown_lo, shown_hi, stored)
         loop.exits = exits
+        loop.strided = abs(step.const) != 1 and last is None
         if lo is not None:
             loop.facts.append(self.at_most(hi - lo))
         return loop
@@ -387,7 +405,22 @@ class _Pass:
         for sub, conditional in subscripts(node):
             self.access(sub, stmt, block, repeated or conditional)
 
+    def in_range(self, sub, stmt):
+        """Whether every index of `sub` is proven inside its array here."""
+        items = sub.slice.elts if isinstance(sub.slice, gast.Tuple) else [sub.slice]
+        for axis, index in enumerate(items):
+            if isinstance(index, gast.Slice):
+                continue
+            found, span = self.extent(sub.value.id, axis), self.span(index, stmt)
+            if found is None or span.high is None or span.low is None \
+                    or not self.proves(found[0].plus(-1) - span.high) \
+                    or not (self.proves(span.low) or self.proves(span.low + found[0])):
+                return False
+        return True
+
     def access(self, sub, stmt, block, unplaceable):
+        if self.survey:
+            return
         if isinstance(sub.value, gast.Attribute) and sub.value.attr == "shape":
             return  # a shape tuple's item: numba checks a constant index when it compiles
         if not isinstance(sub.value, gast.Name):
@@ -464,7 +497,8 @@ class _Pass:
         init = self.form(counter.init, proof=False)
         init_proof = self.form(counter.init, proof=True)
         if init is None or {lp.var for lp in nest} & set(init.terms) \
-                or any(lp.exits or lp.lo is None or lp.shown_lo is None for lp in nest) \
+                or any(lp.exits or lp.strided or lp.lo is None or lp.shown_lo is None
+                       for lp in nest) \
                 or any(set(names_bound_by(s)) & {root(n) for n in init.terms}
                        for b in counter.between for s in walk_stmts([b])) \
                 or not all(self.proves((lp.hi - lp.lo).plus(1)) for lp in nest[1:]):
@@ -556,6 +590,9 @@ class _Pass:
             ranges = {lp.var: {*lp.shown_lo.terms, *lp.shown_hi.terms} for lp in inner}
             bounds = set().union(*ranges.values())
             indexing = counters & named
+            if loop.strided and (loop.var in named or any(
+                    loop.var in ranges[lp.var] for lp in nest)):
+                break  # (its extreme is not a value it takes)
             if bounds & indexing or any(ranges[v] & counters for v in indexing) \
                     or nonempty(inner, "shown_lo", "shown_hi") is None \
                     or ({root(s) for s in names | bounds} - counters) & loop.stored:

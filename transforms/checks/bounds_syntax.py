@@ -1,8 +1,13 @@
 """Syntax queries of the index-check pass (bounds.py): the subscripts of a
-statement, and which rebindings keep an array's shape."""
+statement, which rebindings keep an array's shape, and the marks that tell
+the user's accesses from their copies."""
+import itertools
+
 import gast
 
-from ..syntax import callee_name, children
+from ..syntax import callee_name, children, walk
+
+_ACCESS_IDS = itertools.count(1)
 
 
 class Span:
@@ -63,3 +68,39 @@ def is_zero(node):
 def root(symbol):
     """The variable a symbol depends on: `x` for `x.shape[0]`."""
     return symbol.split(".", 1)[0]
+
+
+def mark_accesses(tree):
+    """Give every subscript's index a mark that its copies keep (see
+    `covered` in bounds.py); every subscript and every call of a function by name
+    (a helper may index) also learns that it is the user's own evaluation
+    and not a copy (`users_own`)."""
+    for node in walk(tree):
+        if isinstance(node, gast.Subscript):
+            node.slice.s2sad_access = next(_ACCESS_IDS)
+            node.s2sad_own = _Own(node)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            node.s2sad_own = _Own(node)
+
+
+class _Own:
+    """The node of the user's code a node is or was copied from (syntax.clone
+    copies marks, and this one by reference)."""
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+
+def users_own(node):
+    """Whether `node` is a subscript or call of the user's code itself, not a
+    copy the reverse sweep or a tape made of it."""
+    own = getattr(node, "s2sad_own", None)
+    return own is not None and own.node is node
+
+
+def same_shape(like):
+    """`np.zeros_like(x)` and the like without a `shape` of their own."""
+    at = 5 if callee_name(like) == "np.full_like" else 4
+    given = like.args[at:at + 1] + [k.value for k in like.keywords if k.arg == "shape"]
+    return all(isinstance(v, gast.Constant) and v.value is None for v in given)

@@ -22,6 +22,7 @@ class Loop:
         self.stored = stored                           # names (re)bound in the body
         self.facts = []                                # proof forms >= 0 inside
         self.exits = False                             # a return or raise in the body
+        self.strided = False                           # a step other than 1 or -1
 
 
 def survey_loops(stmts, out):

@@ -7,7 +7,7 @@ import numpy as np
 from ..analysis import kinds as K
 from ..analysis.aliases import check_aliased_writes
 from .bind import CallBinder, readable_function
-from ..checks.bounds import mark_accesses
+from ..checks.bounds_syntax import mark_accesses
 from .chained_writes import check_chained_writes
 from .builtin_reductions import reduce_arrays
 from ..reverse.checkpoint_loops import lift_loops, unliftable

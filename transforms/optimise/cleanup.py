@@ -3,17 +3,25 @@
 * Zero propagation: an adjoint known to be zero turns `dv += e` into
   `dv = e`, and contributions scaled by a zero adjoint disappear.
 * Dead-store elimination: assignments nobody reads go (unused adjoints,
-  their zero-initialisations, forward values only the output did not need).
+  their zero-initialisations, forward values only the output did not need),
+  except the user's own evaluations of subscripts and helper calls: the
+  function raises IndexError there, and so must its derivative (`if x[-2]
+  > c: continue` at the end of a loop body sets a flag nobody reads, but
+  the test still runs, as `if x[-2] > c: pass`).
 * Re-fusion: a temporary made by normalisation and read once, by the next
   statement, is substituted back, restoring the user's expressions.
 
 All three work on structured code (if / for / while) with the usual
 fixpoints at loops."""
+import builtins
+
 import gast
 
-from ..syntax import base_name, clone, names_loaded, names_stored, walk
+from ..checks.bounds_syntax import users_own
+from ..syntax import base_name, clone, names_loaded, names_stored, walk, walk_stmts
 
 _PURE_CALL_ATTRS = {"append"}  # list.append mutates its list: a use, kept
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _is_name_store(s):
@@ -164,11 +172,52 @@ def _uses(s):
     return names_loaded(s)
 
 
+def _heads(s):
+    """The expressions a statement evaluates itself (a compound statement's
+    test or iterator, not its blocks)."""
+    if isinstance(s, (gast.If, gast.While)):
+        return [s.test]
+    if isinstance(s, gast.For):
+        return [s.iter]
+    return [s]
+
+
+def raising_statements(stmts):
+    """ids of the statements that evaluate a subscript or a helper call of
+    the user's code itself (bounds.users_own; the reverse sweep's and the
+    tapes' are copies). Such a statement may raise IndexError where the
+    function does, so it stays even when nothing reads what it stores."""
+    out = set()
+    for s in walk_stmts(stmts):
+        if any(_may_raise(n) for part in _heads(s) for n in walk(part)):
+            out.add(id(s))
+    return out
+
+
+def _may_raise(n):
+    if n.__class__ is gast.Subscript:
+        if isinstance(n.value, gast.Attribute) and n.value.attr == "shape":
+            return False  # (a constant index into a shape: numba checks it compiling)
+        items = n.slice.elts if isinstance(n.slice, gast.Tuple) else [n.slice]
+        if all(isinstance(i, gast.Slice) for i in items):
+            return False  # (numpy clips slices)
+    elif n.__class__ is gast.Call:
+        if not isinstance(n.func, gast.Name) or n.func.id in _BUILTINS:
+            return False  # (numpy's and Python's own: no IndexError)
+    else:
+        return False
+    return users_own(n)
+
+
 class DeadStores:
-    def __init__(self, removable):
+    def __init__(self, removable, keep_raising=True):
         self.removable = removable  # predicate on a variable name
+        # False where the function's own code already ran before (a helper's
+        # vjp: its caller's forward sweep called the helper)
+        self.keep_raising = keep_raising
 
     def run(self, stmts, live_out):
+        self._raising = raising_statements(stmts) if self.keep_raising else set()
         self._loads = {}  # nested loops revisit statements many times: walk each once
         self._assignments = {}
         # liveness only grows as an enclosing loop's fixpoint goes round, so an
@@ -212,10 +261,11 @@ class DeadStores:
                 if whole:
                     live -= stored
             elif whole:
-                if not stored & live:
+                if not stored & live and id(s) not in self._raising:
                     return None
                 live -= stored
-            elif not stored & live and all(self.removable(v) for v in stored):
+            elif not stored & live and all(self.removable(v) for v in stored) \
+                    and id(s) not in self._raising:
                 return None
             live |= uses
             return s
@@ -223,7 +273,7 @@ class DeadStores:
             lb = self.block(s.body, set(live), rewrite)
             lo = self.block(s.orelse, set(live), rewrite)
             live |= lb | lo | self.loads(s.test)
-            if rewrite and not s.body and not s.orelse:
+            if rewrite and not s.body and not s.orelse and id(s) not in self._raising:
                 return None
             if rewrite and not s.body:
                 s.body = [gast.Pass()]
@@ -241,7 +291,9 @@ class DeadStores:
                 self.block(s.body, set(head), rewrite)
             live |= head
             if rewrite and (not s.body or all(isinstance(b, gast.Pass) for b in s.body)):
-                return None
+                if id(s) not in self._raising:
+                    return None
+                s.body = [gast.Pass()]
             return s
         if isinstance(s, gast.While):
             head = set(live) | self.loads(s.test) | self._heads.get(id(s), (s, set()))[1]

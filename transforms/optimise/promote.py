@@ -117,13 +117,36 @@ def _promote(loop, owned, namer):
                 _reads(nodes[0].slice) & changing:
             continue
         acc = namer.fresh(f"{array}_{_suffix(unparse(nodes[0].slice))}")
+        targets = [s.target for s in adds]
         for s in adds:
             s.target = store(acc)
-        before.append(assign(acc, gast.Subscript(value=name(array), slice=nodes[0].slice,
-                                                 ctx=gast.Load())))
-        after.append(assign(gast.Subscript(value=name(array), slice=nodes[0].slice,
-                                           ctx=gast.Store()), name(acc)))
+        load = assign(acc, gast.Subscript(value=name(array), slice=nodes[0].slice,
+                                          ctx=gast.Load()))
+        write = assign(gast.Subscript(value=name(array), slice=nodes[0].slice,
+                                      ctx=gast.Store()), name(acc))
+        load.s2sad_promotion = Promotion(load, write, adds, targets)
+        before.append(load)
+        after.append(write)
     return before, after
+
+
+class Promotion:
+    """An accumulator this pass made. Its load before the loop and store
+    after it touch the element even where the loop does not run or does not
+    reach the add (`if`): the index-check pass (bounds.py) undoes it where
+    it cannot prove the index in range there."""
+    __slots__ = ("load", "store", "adds", "targets")
+
+    def __init__(self, load, store, adds, targets):
+        self.load, self.store, self.adds, self.targets = load, store, adds, targets
+
+    def undo(self, block):
+        """The adds into the array again; the load and the store leave
+        `block` (which holds them)."""
+        for s, target in zip(self.adds, self.targets):
+            s.target = target
+        self.store.s2sad_undone = True
+        block[:] = [s for s in block if s is not self.load and s is not self.store]
 
 
 def _reads(expr):
