@@ -351,7 +351,9 @@ def refusal_cases():
     rows = [
         ("numpy.pad", "mode_reflect", "np.pad(x, 1, mode='reflect')", V),
         ("numpy.pad", "constant_values", "np.pad(x, 1, constant_values=2.0)", V),
-        ("numpy.pad", "mode_variable", "np.pad(x, 1, mode=m)", {**V, "m": ((), const("edge"))}),
+        # (a string argument is a constant of the derivative: its value decides)
+        ("numpy.pad", "mode_variable", "np.pad(x, 1, mode=m)", {**V, "m": ((), const("reflect"))}),
+        ("builtins.sorted", "array", "np.sum(np.asarray(sorted(x)) * x)", V),
         ("numpy.einsum", "ellipsis", "np.einsum('...i,...i->...', x, x)", M),
         ("numpy.einsum", "diagonal", "np.einsum('ii->i', x)", {"x": ((3, 3), ANY)}),
         ("numpy.einsum", "four", "np.einsum('i,i,i,i->', x, x, x, x)", V),
