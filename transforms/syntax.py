@@ -506,3 +506,15 @@ def parents_of(tree):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
     return parents
+
+
+def unit_range(it):
+    """(start, stop) of `range(stop)`, `range(start, stop)` or
+    `range(start, stop, 1)`; None for any other expression."""
+    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
+            and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3):
+        return None
+    args = it.args
+    if len(args) == 3 and not (isinstance(args[2], gast.Constant) and args[2].value == 1):
+        return None
+    return (const(0), args[0]) if len(args) == 1 else (args[0], args[1])

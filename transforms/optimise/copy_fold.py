@@ -42,7 +42,8 @@ import itertools
 
 import gast
 
-from ..syntax import binding_counts, name, names_stored, store, structure, walk, walk_stmts
+from ..syntax import (binding_counts, name, names_stored, store, structure, unit_range, walk,
+                      walk_stmts)
 
 
 def fold_copies(body, owned, kinds, params):
@@ -157,7 +158,7 @@ def _nest(s):
     range(n): for j in range(m): ...` each over its whole range, else None."""
     counters, bounds = [], []
     while isinstance(s, gast.For) and isinstance(s.target, gast.Name) and not s.orelse:
-        b = _range(s.iter)
+        b = unit_range(s.iter)
         if b is None or not (isinstance(b[0], gast.Constant) and b[0].value == 0):
             return None
         counters.append(s.target.id)
@@ -212,17 +213,6 @@ def _element(node):
 def _is_zero(node):
     return isinstance(node, gast.Constant) and not isinstance(node.value, bool) \
         and isinstance(node.value, (int, float)) and node.value == 0
-
-
-def _range(it):
-    """(start, stop) of `range(stop)`, `range(start, stop)` or with step 1."""
-    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
-            and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3):
-        return None
-    args = it.args
-    if len(args) == 3 and not (isinstance(args[2], gast.Constant) and args[2].value == 1):
-        return None
-    return (gast.Constant(value=0, kind=None), args[0]) if len(args) == 1 else (args[0], args[1])
 
 
 def _shape(array, body, counts, params):
@@ -315,7 +305,7 @@ def _statements(stmts, loops, certain):
     for s in stmts:
         yield s, loops, certain
         if isinstance(s, gast.For):
-            b = _range(s.iter)
+            b = unit_range(s.iter)
             ok = b is not None and isinstance(s.target, gast.Name) and not s.orelse \
                 and s.target.id not in names_stored(s.body)  # (the counter runs its range)
             inner = loops + [(s.target.id, b[0], b[1])] if ok else loops

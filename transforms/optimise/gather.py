@@ -44,7 +44,7 @@ from ..emit.unparse import expr_source
 from .promote import owned_arrays as _owned_arrays
 from .ordering import _pure_calls
 from ..syntax import (base_name, clone, const, name, names_loaded, rewrite, store,
-                     structure, walk, walk_stmts)
+                     structure, unit_range, walk, walk_stmts)
 from ..templates import fold
 
 
@@ -107,20 +107,6 @@ def _block(stmts, facts, namer, function):
 
 
 # ---- when it applies ---------------------------------------------------------
-def _range(loop):
-    """(start, stop) of `for i in range(a, b)` with step 1, or None."""
-    it = loop.iter
-    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
-            and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3):
-        return None
-    if len(it.args) == 3 and not (isinstance(it.args[2], gast.Constant)
-                                  and it.args[2].value == 1):
-        return None
-    if len(it.args) == 1:
-        return const(0), it.args[0]
-    return it.args[0], it.args[1]
-
-
 def _element(index, counter, stored):
     """(row, c) for an index `counter + c` (c an int constant), or a tuple
     of them whose last item is that and whose others (the row) name neither
@@ -148,7 +134,7 @@ def _offset(index, counter):
 
 
 def _gather(loop, facts, namer, function):
-    bounds = _range(loop)
+    bounds = unit_range(loop.iter)
     if bounds is None or not isinstance(loop.target, gast.Name) or loop.orelse:
         return None
     i = loop.target.id

@@ -58,15 +58,16 @@ is left as it is."""
 import gast
 
 from ..emit.unparse import expr_source
-from .gather import _from_the_front, _loads_outside, _offset, _range, _shift, _at
+from .gather import _from_the_front, _loads_outside, _offset, _shift, _at
 from .ordering import _pure_calls
-from ..syntax import base_name, clone, name, names_loaded, rewrite, store, structure, walk
+from ..syntax import (base_name, clone, name, names_loaded, rewrite, store, structure,
+                      unit_range, walk)
 
 
 def gather_nest(loop, facts, namer, function):
     """The statements that replace `loop` (a loop with loops inside) with
     its additions into neighbours along its counter gathered, or None."""
-    bounds = _range(loop)
+    bounds = unit_range(loop.iter)
     if bounds is None or not isinstance(loop.target, gast.Name) or loop.orelse:
         return None
     i = loop.target.id
@@ -91,7 +92,7 @@ class _Nest:
     def __init__(self, loop, i):
         self.loop, self.i = loop, i
         self.sites = []  # (path, statement, (inner loops around it, outermost first))
-        self.span = _range(loop)
+        self.span = unit_range(loop.iter)
         self.inner = []  # the loops inside
 
     @classmethod
@@ -121,7 +122,7 @@ class _Nest:
     def _walk(self, body, path, loops):
         for k, s in enumerate(body):
             if isinstance(s, gast.For):
-                span = _range(s)
+                span = unit_range(s.iter)
                 if span is None or not isinstance(s.target, gast.Name) or s.orelse \
                         or s.target.id in {self.i} | {t.target.id for t in loops}:
                     return False
@@ -288,8 +289,8 @@ class _Nest:
         witems = windex.elts if isinstance(windex, gast.Tuple) else [windex]
         if len(items) != len(witems):
             return False
-        own = {self.i: self.span, **{loop.target.id: _range(loop) for loop in loops}}
-        wown = {self.i: self.span, **{loop.target.id: _range(loop) for loop in wloops}}
+        own = {self.i: self.span, **{loop.target.id: unit_range(loop.iter) for loop in loops}}
+        wown = {self.i: self.span, **{loop.target.id: unit_range(loop.iter) for loop in wloops}}
         return any(self._differ(x, own, y) or self._differ(y, wown, x)
                    for x, y in zip(items, witems))
 

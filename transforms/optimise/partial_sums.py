@@ -21,8 +21,8 @@ terms in another order: they may round differently, as any reduction a
 compiler reorders."""
 import gast
 
-from ..syntax import (assign, call, const, name, names_loaded, names_stored, parse_expr, walk,
-                     walk_stmts)
+from ..syntax import (assign, call, const, name, names_loaded, names_stored, parse_expr,
+                     unit_range, walk, walk_stmts)
 from ..templates import fold
 
 
@@ -42,19 +42,8 @@ def _block(stmts, loops, floats, namer):
             _loop(s, loops, floats, namer)
 
 
-def _range(loop):
-    it = loop.iter
-    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
-            and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3):
-        return None
-    if len(it.args) == 3 and not (isinstance(it.args[2], gast.Constant)
-                                  and it.args[2].value == 1):
-        return None
-    return (const(0), it.args[0]) if len(it.args) == 1 else (it.args[0], it.args[1])
-
-
 def _loop(loop, loops, floats, namer):
-    bounds = _range(loop)
+    bounds = unit_range(loop.iter)
     if bounds is None or not isinstance(loop.target, gast.Name) or loop.orelse:
         return
     i = loop.target.id
