@@ -458,6 +458,12 @@ def _remainder(loop, array, function):
                     and t.id not in used and t.id not in outside:
                 body.remove(s)
                 changed = True
+    return remainder_loop(loop, body)
+
+
+def remainder_loop(loop, body):
+    """`loop` over `body`, what a gather left of it (None if nothing), with
+    the loop's marks."""
     if not body:
         return None
     rest = gast.For(target=loop.target, iter=loop.iter, body=body, orelse=[],

@@ -58,7 +58,7 @@ is left as it is."""
 import gast
 
 from ..emit.unparse import expr_source
-from .gather import _from_the_front, _loads_outside, _offset, _shift, _at
+from .gather import _from_the_front, _loads_outside, _offset, _shift, _at, remainder_loop
 from .ordering import _pure_calls
 from ..syntax import (base_name, clone, name, names_loaded, rewrite, store, structure,
                       unit_range, walk)
@@ -493,13 +493,7 @@ def _remainder(loop, gathered, function):
         if _count(new) == _count(body):
             break
         body = new
-    if not body:
-        return None
-    rest = gast.For(target=loop.target, iter=loop.iter, body=body, orelse=[],
-                    type_comment=None)
-    rest.__dict__.update({k: v for k, v in loop.__dict__.items() if k.startswith("s2sad_")})
-    rest.s2sad_remainder = True
-    return rest
+    return remainder_loop(loop, body)
 
 
 def _statements(body):
