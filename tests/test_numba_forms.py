@@ -230,3 +230,54 @@ def test_axis_none_empty_tuple_and_numbers(jit):
     for g, e in zip(got, expected):
         assert np.shape(g) == np.shape(e)
         np.testing.assert_allclose(g, e)
+
+
+# ---- methods in a helper's forward copy --------------------------------------
+# A helper called by the differentiated function runs as the user wrote it in
+# the compiled forward sweep; `a.max(axis=0)` there is np.max(a, axis=0) too.
+
+def _h_max(a):
+    return a.max(axis=0) + a.min(axis=1).sum()
+
+
+def _h_mean_keepdims(a):
+    return a - a.mean(axis=1, keepdims=True)
+
+
+def _h_var_std(a):
+    return a.var(axis=0, ddof=1) * a.std(axis=1).sum()
+
+
+def _h_prod(a):
+    return a.prod(axis=-1)
+
+
+def _f_max(x):
+    return np.sum(_h_max(x * 1.5) ** 2)
+
+
+def _f_mean_keepdims(x):
+    return np.sum(_h_mean_keepdims(x * 1.5) ** 2)
+
+
+def _f_var_std(x):
+    return np.sum(_h_var_std(x * 1.5) ** 2)
+
+
+def _f_prod(x):
+    return np.sum(_h_prod(x * 1.5) ** 2)
+
+
+HELPER_METHOD_CASES = [(_f_max, "_h_max"), (_f_mean_keepdims, "_h_mean_keepdims"),
+                       (_f_var_std, "_h_var_std"), (_f_prod, "_h_prod")]
+
+
+@pytest.mark.parametrize("f, helper", HELPER_METHOD_CASES, ids=lambda c: getattr(c, "__name__", ""))
+@pytest.mark.parametrize("jit", [True, False])
+def test_method_reductions_in_a_helper_compile(f, helper, jit):
+    x = rng.standard_normal((4, 3)) + 2.0
+    df = check_grad(f, (x,), jit=jit)
+    src = df.source_for(x)
+    copy = src[src.index(f"def {helper}("):src.index("def vjp_")]
+    assert ".max(axis" not in copy and ".mean(axis" not in copy and ".var(axis" not in copy \
+        and ".prod(axis" not in copy, copy

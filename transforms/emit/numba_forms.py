@@ -7,9 +7,15 @@ the call `np.mean(x, axis=0)` resolves to np.mean, whose entry's test
 holds, so it reads `mean_axis(x, axis=0)`. It runs on every function of a
 module, the user's statements and the adjoint templates' alike, after
 everything else, so no other pass ever sees a helper call in their place;
-with jit=False the helpers run numpy itself."""
-import gast
+with jit=False the helpers run numpy itself.
 
+A method of a local array (`a.max(axis=0)`) is its numpy function
+(`np.max(a, axis=0)`) for this purpose: the user's statements reach here
+in that form, but a helper's forward copy keeps the user's methods."""
+import gast
+import numpy as np
+
+from ..frontend.normalize import METHODS
 from ..syntax import walk
 
 
@@ -28,16 +34,45 @@ def rewrite_forms(tree, forms, resolve):
             entries = by_function.get(id(resolve(node.func)), ())
         except Exception:  # noqa: BLE001 - an unknown callee is left as it is
             continue
+        call = node
+        if not entries:
+            call, entries = _method_as_function(node, by_function, resolve)
         for test, helper, passing in entries:
-            if not test(node):
+            if not test(call):
                 continue
             node.func = gast.Name(id=helper, ctx=gast.Load(), annotation=None,
                                   type_comment=None)
+            node.args = call.args
             if passing == "tuple":  # np.array([a, b]) -> array_of((a, b))
-                node.args = [gast.Tuple(elts=node.args[0].elts, ctx=gast.Load())]
+                node.args = [gast.Tuple(elts=call.args[0].elts, ctx=gast.Load())]
             used.add(helper)
             break
     return used
+
+
+def _method_as_function(node, by_function, resolve):
+    """`a.max(axis=0)` as the call `np.max(a, axis=0)` and its table entries,
+    when `a` is a local (or a global array) and the method one numpy also
+    has as a function with the array first; else (node, ())."""
+    func = node.func
+    if not (isinstance(func, gast.Attribute) and func.attr in METHODS
+            and func.attr not in ("reshape", "transpose")):  # (these take shapes as varargs)
+        return node, ()
+    try:
+        base = resolve(func.value) if isinstance(func.value, gast.Name) else None
+    except Exception:  # noqa: BLE001
+        return node, ()
+    if base is not None and not isinstance(base, np.ndarray):
+        return node, ()  # np.max itself, or a method of some other object
+    entries = by_function.get(id(getattr(np, func.attr, None)), ())
+    if not entries:
+        return node, ()
+    as_function = gast.Call(func=gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(),
+                                                                annotation=None,
+                                                                type_comment=None),
+                                                attr=func.attr, ctx=gast.Load()),
+                            args=[func.value] + list(node.args), keywords=node.keywords)
+    return as_function, entries
 
 
 def module_resolver(globals_, modules):
