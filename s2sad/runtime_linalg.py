@@ -15,7 +15,7 @@ import scipy.linalg as _la
 from numba.core import types
 from numba.extending import overload, register_jitable
 
-__all__ = ["la_cholesky", "la_cho_factor", "la_cho_solve", "la_solve_triangular", "la_solve",
+__all__ = ["np_cholesky", "la_cholesky", "la_cho_factor", "la_cho_solve", "la_solve_triangular", "la_solve",
            "la_inv", "la_det", "symmetric_from", "fold_triangle", "cholesky_grad",
            "cholesky_tangent", "cho_solve_grad_c", "cho_solve_tangent",
            "solve_triangular_grad_a", "solve_triangular_tangent", "solve_grad_a", "solve_tangent",
@@ -136,6 +136,17 @@ def _cholesky(a, lower):
 @overload(la_cholesky)
 def _la_cholesky(a, lower=False, check_finite=True):
     return lambda a, lower=False, check_finite=True: _cholesky(a, lower)
+
+
+def np_cholesky(a, upper=False):
+    """np.linalg.cholesky(a, upper=upper): numba's has no `upper` (numpy then
+    reads a's upper triangle and returns the upper factor)."""
+    return np.linalg.cholesky(a, upper=upper)
+
+
+@overload(np_cholesky)
+def _np_cholesky(a, upper=False):
+    return lambda a, upper=False: _cholesky(a, not upper)
 
 
 def la_cho_factor(a, lower=False, check_finite=True):
@@ -553,4 +564,7 @@ _STANDS = [(_la.cholesky, "la_cholesky"), (_la.cho_factor, "la_cho_factor"),
            (_la.solve, "la_solve"), (_la.inv, "la_inv"), (_la.det, "la_det"),
            (_la.expm, "la_expm"), (_la.eigh, "la_eigh")]
 FORMS = [(fn, lambda call: True, helper, "same") for fn, helper in _STANDS]
+FORMS.append((np.linalg.cholesky, lambda call: any(k.arg == "upper" for k in call.keywords),
+              "np_cholesky", "same"))
 STANDS_FOR = {helper: fn for fn, helper in _STANDS}
+STANDS_FOR["np_cholesky"] = np.linalg.cholesky

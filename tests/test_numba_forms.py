@@ -5,6 +5,7 @@ forms compile (a NumbaFallbackWarning is an error here, see conftest.py)
 and agree with finite differences."""
 import importlib.util
 import itertools
+import os
 
 import numba
 import numpy as np
@@ -281,3 +282,30 @@ def test_method_reductions_in_a_helper_compile(f, helper, jit):
     copy = src[src.index(f"def {helper}("):src.index("def vjp_")]
     assert ".max(axis" not in copy and ".mean(axis" not in copy and ".var(axis" not in copy \
         and ".prod(axis" not in copy, copy
+
+
+# ---- np.linalg.cholesky(a, upper=True): numba's has no `upper` ---------------------
+
+def _upper_factor(A):
+    U = np.linalg.cholesky(A, upper=True)
+    return np.sum(U * np.arange(9.0).reshape(3, 3))
+
+
+_SPD = np.array([[2.0, 0.3, -0.2], [0.3, 1.5, 0.4], [-0.2, 0.4, 1.8]])
+_SPD_LOWER_JUNK = _SPD + np.tril(np.full((3, 3), 5.0), -1)  # numpy reads the upper triangle
+
+
+@pytest.mark.parametrize("upper", [True, False])
+def test_np_cholesky_helper_is_numpys(upper):
+    from s2sad.runtime_linalg import np_cholesky
+    A = _SPD_LOWER_JUNK if upper else _SPD_LOWER_JUNK.T
+    expected = np.linalg.cholesky(A, upper=upper)
+    _same(np_cholesky(A, upper=upper), expected)
+    _same(numba.njit(lambda a, u: np_cholesky(a, upper=u))(A, upper), expected)
+
+
+def test_cholesky_upper_takes_the_helper(jit):
+    if jit and os.environ.get("S2SAD_FULL", "") in ("", "0"):
+        pytest.skip("compiling the Cholesky rules takes ~100 s: S2SAD_FULL=1")
+    df = check_grad(_upper_factor, (_SPD_LOWER_JUNK,), jit=jit)
+    assert "np_cholesky(" in df.source_for(_SPD_LOWER_JUNK)
