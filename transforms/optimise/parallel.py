@@ -41,7 +41,7 @@ from ..analysis.loop_access import (Exposure, bindings, children_using, first_in
                           loops_with_following_reads, reads_own_rows, statements, stores,
                           target_names, unparse, values_read)
 from ..syntax import (Transformer, assign, call, clone, const, name, names_loaded, parse_expr,
-                     store, walk)
+                     store, unit_range, walk)
 from ..templates import fold
 
 class Analysis:
@@ -298,20 +298,13 @@ def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
 
 def _ascending_bounds(loop):
     """(start, stop) of the values `loop` runs over, ascending, or None."""
+    bounds = unit_range(loop.iter)
+    if bounds is not None:
+        return bounds
     it = loop.iter
-    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
-            and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3):
-        return None
-    args = it.args
-    if len(args) == 1:
-        return const(0), args[0]
-    if len(args) == 2:
-        return args[0], args[1]
-    step = _int_value(args[2])
-    if step == 1:
-        return args[0], args[1]
-    if step == -1:  # range(a, b, -1) runs over b + 1 ... a
-        return _plus_one(args[1]), _plus_one(args[0])
+    if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range" \
+            and not it.keywords and len(it.args) == 3 and _int_value(it.args[2]) == -1:
+        return _plus_one(it.args[1]), _plus_one(it.args[0])  # b + 1 ... a of range(a, b, -1)
     return None
 
 
