@@ -365,10 +365,11 @@ class _Comprehensions:
                 s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts):
             return None
         out = s.targets[0].id
-        if self.generated and any(_pops(n, out) for later in stmts[i + 1:] for n in walk(later)):
-            # a tape of a generated derivative (differentiated again by
-            # hessian, hvp, grad of grad): the stack it is, whose .append and
-            # .pop the reverse and forward passes differentiate as a pair
+        if any(_pops(n, out) for later in stmts[i + 1:] for n in walk(later)):
+            # a stack (the user's, or a tape of a generated derivative
+            # differentiated again by hessian, hvp, grad of grad): the stack
+            # it is, whose .append and .pop the reverse and forward passes
+            # differentiate as a pair
             return None
         j = next((j for j in range(i + 1, len(stmts)) if mentions(stmts[j], out)), None)
         loop = stmts[j] if j is not None else None
