@@ -97,3 +97,155 @@ def test_unbalanced_stack(f, jit):
 def test_unbalanced_stack_forward_and_hessian(f):
     check_jvp(f, [X.copy()], jit=False)
     check_hessian(f, X)
+
+
+# ---- :=, del, global, nonlocal, try ... finally -----------------------------
+
+SCALE = 1.5
+
+
+def walrus_if(x):
+    if (y := np.sum(x * x) * 2.0) > 0.1:
+        return y * y
+    return y
+
+
+def walrus_while(x):
+    s = 0.0
+    k = 0
+    while (t := x[k] * 0.5 + s) < 0.6 and k < 3:
+        s = s + np.sin(t)
+        k += 1
+    return s * t
+
+
+def walrus_in_expression(x):
+    z = (u := x * 2.0) + np.cos(u) * (v := np.sum(u))
+    return np.sum(z) * v
+
+
+def deleted_local(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        t = np.sin(x[i])
+        s = s + t * x[i]
+        del t
+    u = x * s
+    del s
+    return np.sum(u * u)
+
+
+def global_read(x):
+    global SCALE
+    return np.sum(np.sin(x) * SCALE)
+
+
+def make_nonlocal_reader(w):
+    def f(x):
+        nonlocal w
+        return np.sum(np.tanh(x * w))
+    return f
+
+
+nonlocal_read = make_nonlocal_reader(1.7)
+
+
+def try_finally(x):
+    try:
+        y = np.sum(x ** 3)
+    finally:
+        z = y * 2.0
+    return z + y
+
+
+FORMS = [walrus_if, walrus_while, walrus_in_expression, deleted_local, global_read,
+         nonlocal_read, try_finally]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", FORMS, ids=lambda f: f.__name__)
+def test_statement_forms(f, jit):
+    check_grad(f, [X.copy()], jit=jit)
+
+
+@pytest.mark.parametrize("f", FORMS, ids=lambda f: f.__name__)
+def test_statement_forms_forward_and_hessian(f):
+    check_jvp(f, [X.copy()], jit=False)
+    check_hessian(f, X)
+
+
+def walrus_after_or(x):
+    s = np.sum(x)
+    if s > 0.0 or (t := s * 2.0) > 1.0:
+        return s
+    return t
+
+
+def walrus_read_before(x):
+    y = np.sum(x)
+    z = y + (y := y * 2.0)
+    return z
+
+
+def del_then_read(x):
+    t = x * 2.0
+    del t
+    return np.sum(t)
+
+
+def del_in_loop_read_next(x):
+    s = 0.0
+    t = x[0]
+    for i in range(3):
+        s = s + t
+        del t
+    return s
+
+
+def del_element(x):
+    v = [x[0], x[1]]
+    del v[0]
+    return v[0]
+
+
+def global_written(x):
+    global SCALE
+    SCALE = 2.0
+    return np.sum(x) * SCALE
+
+
+def try_except(x):
+    try:
+        y = np.sum(np.log(x))
+    except ValueError:
+        y = 0.0
+    return y
+
+
+def try_finally_return(x):
+    try:
+        return np.sum(x)
+    finally:
+        pass
+
+
+@pytest.mark.parametrize("f, construct", [
+    (walrus_after_or, "the := operator where Python may not evaluate it"),
+    (walrus_read_before, "reads before it"),
+    (del_then_read, "del t followed by a read"),
+    (del_in_loop_read_next, "del t followed by a read"),
+    (del_element, "del of an element"),
+    (global_written, "assigning the global variable 'SCALE'"),
+    (try_except, "try ... except"),
+    (try_finally_return, "return inside try ... finally"),
+], ids=lambda p: getattr(p, "__name__", ""))
+def test_refused_with_the_line(f, construct):
+    from s2sad.transforms.errors import UnsupportedSyntaxError
+    import inspect
+    lines, first = inspect.getsourcelines(f)
+    with pytest.raises(UnsupportedSyntaxError) as err:
+        s2sad.grad(f, jit=False)(X.copy())
+    msg = str(err.value)
+    assert construct in msg
+    line = int(msg.split(":")[1].split(",")[0])
+    assert __file__ in msg and first < line < first + len(lines), msg

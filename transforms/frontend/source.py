@@ -12,6 +12,7 @@ from . import closures
 from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
 from .callable_forms import spell_callable_forms
 from .lambda_source import lambda_tree
+from .statement_forms import desugar_statement_forms
 from ..ast_convert import parse
 from ..emit.unparse import expr_source
 from ..names import fresh_name
@@ -251,6 +252,7 @@ def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
     split_chained_assignments(tree)
     if not nested_def_ok and nested:
         closures.lift_nested(tree, fn, location, namespace, source)
+    desugar_statement_forms(tree, location)  # :=, del, global, try ... finally
     check_supported(tree, location, nested_def_ok)
     return ParsedFunction(fn, tree, location, namespace, source)
 
