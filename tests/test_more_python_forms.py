@@ -249,3 +249,114 @@ def test_refused_with_the_line(f, construct):
     assert construct in msg
     line = int(msg.split(":")[1].split(",")[0])
     assert __file__ in msg and first < line < first + len(lines), msg
+
+
+# ---- star-unpacking ---------------------------------------------------------
+
+def three(a, b, c):
+    return a * b + np.sin(c)
+
+
+def two_results(x):
+    return x[0] * x[1], np.cos(x[2]), x[3] * 2.0
+
+
+def star_first_rest(x):
+    a, *rest = x
+    return a * np.sum(rest) + rest[1] * rest[-1]
+
+
+def star_middle(x):
+    a, *mid, b = x * 2.0
+    return a * b + np.sum(np.array(mid) ** 2)
+
+
+def star_of_literal(x):
+    a, *rest, b = (x[0], x[1] * 2.0, np.sin(x[2]), x[3])
+    return a * rest[0] + rest[1] * b + len(rest)
+
+
+def star_of_bound_list(x):
+    parts = [x[0] * x[1], x[2], x[3] + 1.0]
+    first, *others = parts
+    return first * others[0] * others[1]
+
+
+def star_call(x):
+    args = (x[0], x[1] * x[3], x[2])
+    return three(*args) + three(*(x[3], x[2], x[1]))
+
+
+def star_call_partly(x):
+    tail = [x[2], x[3]]
+    return three(x[0], *tail)
+
+
+def star_display_of_literal(x):
+    xs = [x[0], x[1] * 2.0]
+    ys = (*xs, x[2], *xs)
+    return np.sum(np.array(ys) ** 2) * ys[1]
+
+
+def star_in_array(x):
+    y = x[0] * x[1]
+    v = np.array([y, *x, y * y, *x[1:]])
+    return np.sum(v ** 2 * v[0])
+
+
+def star_of_results(x):
+    first, *others = two_results(x)
+    return first * others[0] + others[1]
+
+
+STARS = [star_first_rest, star_middle, star_of_literal, star_of_bound_list, star_call,
+         star_call_partly, star_display_of_literal, star_in_array]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", STARS, ids=lambda f: f.__name__)
+def test_star_unpacking(f, jit):
+    check_grad(f, [X.copy()], jit=jit)
+
+
+@pytest.mark.parametrize("f", STARS, ids=lambda f: f.__name__)
+def test_star_unpacking_forward_and_hessian(f):
+    check_jvp(f, [X.copy()], jit=False)
+    check_hessian(f, X)
+
+
+def star_too_few(x):
+    a, b, *rest = x[:1]
+    return a * b
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_star_unpacking_too_few_raises_as_python(jit):
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        star_too_few(X.copy())
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        s2sad.grad(star_too_few, jit=jit)(X.copy())
+
+
+def star_call_of_array(x):
+    return three(*x[:3])
+
+
+def star_list_of_array(x):
+    v = [*x, 1.0]
+    return v[0] * v[-1]
+
+
+def star_literal_too_short(x):
+    a, b, *c = (x[0],)
+    return a
+
+
+@pytest.mark.parametrize("f, construct", [
+    (star_call_of_array, "star-unpacking in a call's argument of a value whose length"),
+    (star_list_of_array, "star-unpacking in a list or tuple display"),
+    (star_literal_too_short, "unpacking 1 values into 2 names"),
+    (star_of_results, "star-unpacking of a value that may be a tuple of results"),
+], ids=lambda p: getattr(p, "__name__", ""))
+def test_star_refused_with_the_line(f, construct):
+    test_refused_with_the_line(f, construct)

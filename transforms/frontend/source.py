@@ -13,6 +13,7 @@ from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxEr
 from .callable_forms import spell_callable_forms
 from .lambda_source import lambda_tree
 from .statement_forms import desugar_statement_forms
+from .star_forms import desugar_star_forms
 from ..ast_convert import parse
 from ..emit.unparse import expr_source
 from ..names import fresh_name
@@ -253,6 +254,7 @@ def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
     if not nested_def_ok and nested:
         closures.lift_nested(tree, fn, location, namespace, source)
     desugar_statement_forms(tree, location)  # :=, del, global, try ... finally
+    desugar_star_forms(tree, location, namespace)  # f(*args), a, *rest = xs, [*xs, y]
     check_supported(tree, location, nested_def_ok)
     return ParsedFunction(fn, tree, location, namespace, source)
 
