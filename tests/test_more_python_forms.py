@@ -360,3 +360,68 @@ def star_literal_too_short(x):
 ], ids=lambda p: getattr(p, "__name__", ""))
 def test_star_refused_with_the_line(f, construct):
     test_refused_with_the_line(f, construct)
+
+
+# ---- sorted() ---------------------------------------------------------------
+
+def sorted_array(x):
+    s = sorted(x * x)
+    return s[0] * 2.0 + s[-1] * s[1]
+
+
+def sorted_list_literal(x):
+    s = sorted([x[1] * 3.0, x[0], np.sin(x[2])], reverse=True)
+    return s[0] * s[1] + s[2]
+
+
+def sorted_in_a_loop(x):
+    t = 0.0
+    for v in sorted(np.cos(x)):
+        t = t * 0.5 + v * v
+    return t
+
+
+SORTS = [sorted_array, sorted_list_literal, sorted_in_a_loop]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", SORTS, ids=lambda f: f.__name__)
+def test_sorted(f, jit):
+    check_grad(f, [X.copy()], jit=jit)
+
+
+@pytest.mark.parametrize("f", SORTS, ids=lambda f: f.__name__)
+def test_sorted_forward_and_hessian(f):
+    check_jvp(f, [X.copy()], jit=False)
+    check_hessian(f, X)
+
+
+def sorted_rows(x):
+    s = sorted(np.outer(x, x))
+    return np.sum(s[0])
+
+
+def test_sorted_of_a_matrix_raises_as_python():
+    with pytest.raises(ValueError):
+        sorted_rows(X.copy())
+    with pytest.raises(ValueError, match="not 1-d"):
+        s2sad.grad(sorted_rows, jit=False)(X.copy())
+
+
+def sorted_joined(x):
+    s = sorted(x)
+    t = s + [1.0]
+    return t[0]
+
+
+def sorted_with_key(x):
+    s = sorted(x, key=abs)
+    return s[0]
+
+
+def test_sorted_list_uses_and_key_refused():
+    from s2sad.transforms.errors import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match="test_more_python_forms.py"):
+        s2sad.grad(sorted_joined, jit=False)(X.copy())
+    with pytest.raises((UnsupportedSyntaxError, LookupError), match="test_more_python_forms.py"):
+        s2sad.grad(sorted_with_key, jit=False)(X.copy())
