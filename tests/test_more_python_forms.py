@@ -425,3 +425,40 @@ def test_sorted_list_uses_and_key_refused():
         s2sad.grad(sorted_joined, jit=False)(X.copy())
     with pytest.raises((UnsupportedSyntaxError, LookupError), match="test_more_python_forms.py"):
         s2sad.grad(sorted_with_key, jit=False)(X.copy())
+
+
+# ---- np.c_[...] -------------------------------------------------------------
+
+def c_of_vectors(x):
+    return np.sum(np.c_[x, x ** 2, np.sin(x)] ** 2 * np.arange(3.0))
+
+
+def c_of_matrix_and_vector(x):
+    A = np.outer(x, x[:3])
+    M = np.c_[A, np.cos(x)]
+    return np.sum(M * M[:, 2:3]) + M[1, 3]
+
+
+def c_of_3d(x):
+    T = np.reshape(np.outer(x, x), (2, 2, 4))
+    M = np.c_[T, T * 2.0]
+    return np.sum(M ** 2 * np.arange(M.shape[-1]))
+
+
+CS = [c_of_vectors, c_of_matrix_and_vector, c_of_3d]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", CS, ids=lambda f: f.__name__)
+def test_c_(f, jit):
+    import warnings
+    with warnings.catch_warnings():
+        if f is c_of_3d:  # (numba's np.column_stack takes 1-d and 2-d arrays: run as Python)
+            warnings.simplefilter("ignore", s2sad.NumbaFallbackWarning)
+        check_grad(f, [X.copy()], jit=jit)
+
+
+@pytest.mark.parametrize("f", CS, ids=lambda f: f.__name__)
+def test_c_forward_and_hessian(f):
+    check_jvp(f, [X.copy()], jit=False)
+    check_hessian(f, X)
