@@ -462,3 +462,64 @@ def test_c_(f, jit):
 def test_c_forward_and_hessian(f):
     check_jvp(f, [X.copy()], jit=False)
     check_hessian(f, X)
+
+
+# ---- dict and set comprehensions --------------------------------------------
+
+def scaled(key, x):
+    return x * (2.0 if key == "b" else 0.5)
+
+
+def dict_comp_items(x):
+    d = {"a": x[:2], "b": np.sin(x[2:])}
+    e = {k: v * x[1] for k, v in d.items()}
+    return np.sum(e["a"] ** 2) + np.sum(e["b"] * e["a"])
+
+
+def dict_comp_keys(x):
+    f = {k: scaled(k, x) for k in ("a", "b")}
+    g = {k: np.cos(v) for k, v in f.items()}
+    return np.sum(g["a"] * g["b"]) + sum(g.values())[0]
+
+
+def dict_comp_values(x):
+    d = {"u": x[0], "v": x[1] * x[2]}
+    w = {k: np.exp(d[k]) * x[3] for k in d}
+    return w["u"] + w["v"] * w["u"]
+
+
+DICT_COMPS = [dict_comp_items, dict_comp_keys, dict_comp_values]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", DICT_COMPS, ids=lambda f: f.__name__)
+def test_dict_comprehension(f, jit):
+    check_grad(f, [X.copy()], jit=jit)
+
+
+@pytest.mark.parametrize("f", DICT_COMPS, ids=lambda f: f.__name__)
+def test_dict_comprehension_forward_and_hessian(f):
+    check_jvp(f, [X.copy()], jit=False)
+    check_hessian(f, X)
+
+
+def dict_comp_with_if(x):
+    d = {"a": x[0], "b": x[1]}
+    e = {k: v for k, v in d.items() if k != "a"}
+    return e["b"]
+
+
+def dict_comp_of_range(x):
+    e = {k: x[k] for k in range(3)}
+    return e[0]
+
+
+def set_comp(x):
+    s = {v for v in x}
+    return sum(s)
+
+
+def test_comprehensions_refused_with_the_line():
+    test_refused_with_the_line(dict_comp_with_if, "a dict comprehension over keys known only")
+    test_refused_with_the_line(dict_comp_of_range, "a dict comprehension over keys known only")
+    test_refused_with_the_line(set_comp, "a set comprehension")
