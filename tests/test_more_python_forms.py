@@ -523,3 +523,53 @@ def test_comprehensions_refused_with_the_line():
     test_refused_with_the_line(dict_comp_with_if, "a dict comprehension over keys known only")
     test_refused_with_the_line(dict_comp_of_range, "a dict comprehension over keys known only")
     test_refused_with_the_line(set_comp, "a set comprehension")
+
+
+# ---- lists of lists ---------------------------------------------------------
+
+def matrix_of_scalars(x):
+    a, b, c, d = x[0], x[1] * 2.0, np.sin(x[2]), x[0] * x[3]
+    M = np.array([[a, b], [c, d]])
+    return np.sum(M @ M) + np.linalg.det(M)
+
+
+def local_list_of_lists(x):
+    a, b, c, d = x[0], x[1] * 2.0, np.sin(x[2]), x[0] * x[3]
+    M = [[a, b, 1.0], [c, d, a * b]]
+    s = 0.0
+    for row in M:
+        s = s + row[0] * row[2]
+    return M[0][1] * M[1][0] + M[1][1] * len(M) + s + np.sum(np.array(M) ** 2)
+
+
+def local_list_of_lists_written(x):
+    M = [[0.0, 0.0], [0.0, 1.0]]
+    for i in range(2):
+        M[i][i] = x[i] * x[i + 1]
+    M[0][1] += np.cos(x[3])
+    return np.sum(np.array(M) ** 3) + M[0][1] * M[1][1]
+
+
+NESTED = [matrix_of_scalars, local_list_of_lists, local_list_of_lists_written]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", NESTED, ids=lambda f: f.__name__)
+def test_list_of_lists(f, jit):
+    check_grad(f, [X.copy()], jit=jit)
+
+
+@pytest.mark.parametrize("f", NESTED, ids=lambda f: f.__name__)
+def test_list_of_lists_forward_and_hessian(f):
+    check_jvp(f, [X.copy()], jit=False)
+    check_hessian(f, X)
+
+
+def list_of_lists_joined(x):
+    M = [[x[0], x[1]], [x[2], x[3]]]
+    N = M[0] + M[1]  # (concatenation: a list use, left as written and refused)
+    return N[3]
+
+
+def test_list_of_lists_used_as_a_list_refused():
+    test_refused_with_the_line(list_of_lists_joined, "list")
