@@ -573,3 +573,72 @@ def list_of_lists_joined(x):
 
 def test_list_of_lists_used_as_a_list_refused():
     test_refused_with_the_line(list_of_lists_joined, "list")
+
+
+# ---- a helper writing into a dict it is given -------------------------------
+
+def set_weights(params, x):
+    params["w"] = params["w"] * np.sin(x) + params["b"]
+
+
+def update_and_score(params, x, rate):
+    params["b"] = params["b"] - rate * x
+    params["w"] = params["w"] * params["b"]
+    return np.sum(params["w"])
+
+
+def local_dict_written_by_helper(x):
+    p = {"w": x * 2.0, "b": x[0]}
+    set_weights(p, x)
+    return np.sum(p["w"] * p["w"]) + p["b"]
+
+
+def local_dict_helper_with_result(x):
+    p = {"w": x[1:], "b": x[:3] * x[3]}
+    s = update_and_score(p, x[1:], 0.5)
+    s2 = update_and_score(p, x[:3], 0.25)
+    return s * s2 + np.sum(p["w"] * p["b"])
+
+
+DICT_HELPERS = [local_dict_written_by_helper, local_dict_helper_with_result]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", DICT_HELPERS, ids=lambda f: f.__name__)
+def test_helper_writing_into_a_dict(f, jit):
+    check_grad(f, [X.copy()], jit=jit)
+
+
+@pytest.mark.parametrize("f", DICT_HELPERS, ids=lambda f: f.__name__)
+def test_helper_writing_into_a_dict_forward_and_hessian(f):
+    check_jvp(f, [X.copy()], jit=False)
+    check_hessian(f, X)
+
+
+def add_into(params, x):
+    params["w"] += x
+
+
+def dict_augmented_in_helper(x):
+    p = {"w": x * 2.0}
+    add_into(p, x)
+    return np.sum(p["w"])
+
+
+def test_helper_writing_into_a_dict_other_uses_refused():
+    from s2sad.transforms.errors import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match=r"test_more_python_forms.py:\d+, in add_into"):
+        s2sad.grad(dict_augmented_in_helper, jit=False)(X.copy())
+
+
+def loss_of_container_argument(params, x):
+    set_weights(params, x)
+    return np.sum(params["w"])
+
+
+def test_helper_writing_into_a_dict_argument_refused_with_the_line():
+    # (a container argument is flattened into its leaves: writing into it
+    # stays refused, naming the write)
+    from s2sad.transforms.frontend.flatten_args import PytreeError
+    with pytest.raises(PytreeError, match=r"test_more_python_forms.py:\d+, in set_weights"):
+        s2sad.grad(loss_of_container_argument, jit=False)({"w": X.copy(), "b": 0.5}, X.copy())
