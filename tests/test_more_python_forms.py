@@ -26,6 +26,18 @@ def hessian_by_differences(f, x, eps=1e-5):
     return np.array(cols).T
 
 
+def compiled_sample(f, jit):
+    """Compiling costs seconds per derivative: one or two functions per form
+    compiled by default, all with S2SAD_FULL=1."""
+    if jit and not FULL and f.__name__ not in JIT_SAMPLE:
+        pytest.skip("compiled for a sample of the forms (S2SAD_FULL=1 for all)")
+
+
+JIT_SAMPLE = {"stack_while", "stack_of_arrays", "walrus_while", "deleted_local",
+              "star_first_rest", "star_in_array", "sorted_array", "c_of_matrix_and_vector",
+              "dict_comp_items", "local_list_of_lists_written", "local_dict_helper_with_result"}
+
+
 def check_hessian(f, x, jit=False):
     np.testing.assert_allclose(s2sad.hessian(f, jit=jit)(x.copy()),
                                hessian_by_differences(f, x), rtol=1e-3, atol=1e-4)
@@ -90,6 +102,7 @@ STACKS = [stack_for, stack_while, stack_interleaved, stack_of_arrays,
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("f", STACKS, ids=lambda f: f.__name__)
 def test_unbalanced_stack(f, jit):
+    compiled_sample(f, jit)
     check_grad(f, [X.copy()], jit=jit)
 
 
@@ -165,6 +178,7 @@ FORMS = [walrus_if, walrus_while, walrus_in_expression, deleted_local, global_re
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("f", FORMS, ids=lambda f: f.__name__)
 def test_statement_forms(f, jit):
+    compiled_sample(f, jit)
     check_grad(f, [X.copy()], jit=jit)
 
 
@@ -316,6 +330,7 @@ STARS = [star_first_rest, star_middle, star_of_literal, star_of_bound_list, star
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("f", STARS, ids=lambda f: f.__name__)
 def test_star_unpacking(f, jit):
+    compiled_sample(f, jit)
     check_grad(f, [X.copy()], jit=jit)
 
 
@@ -387,6 +402,7 @@ SORTS = [sorted_array, sorted_list_literal, sorted_in_a_loop]
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("f", SORTS, ids=lambda f: f.__name__)
 def test_sorted(f, jit):
+    compiled_sample(f, jit)
     check_grad(f, [X.copy()], jit=jit)
 
 
@@ -451,6 +467,7 @@ CS = [c_of_vectors, c_of_matrix_and_vector, c_of_3d]
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("f", CS, ids=lambda f: f.__name__)
 def test_c_(f, jit):
+    compiled_sample(f, jit)
     import warnings
     with warnings.catch_warnings():
         if f is c_of_3d:  # (numba's np.column_stack takes 1-d and 2-d arrays: run as Python)
@@ -494,6 +511,7 @@ DICT_COMPS = [dict_comp_items, dict_comp_keys, dict_comp_values]
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("f", DICT_COMPS, ids=lambda f: f.__name__)
 def test_dict_comprehension(f, jit):
+    compiled_sample(f, jit)
     check_grad(f, [X.copy()], jit=jit)
 
 
@@ -556,6 +574,7 @@ NESTED = [matrix_of_scalars, local_list_of_lists, local_list_of_lists_written]
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("f", NESTED, ids=lambda f: f.__name__)
 def test_list_of_lists(f, jit):
+    compiled_sample(f, jit)
     check_grad(f, [X.copy()], jit=jit)
 
 
@@ -606,6 +625,7 @@ DICT_HELPERS = [local_dict_written_by_helper, local_dict_helper_with_result]
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("f", DICT_HELPERS, ids=lambda f: f.__name__)
 def test_helper_writing_into_a_dict(f, jit):
+    compiled_sample(f, jit)
     check_grad(f, [X.copy()], jit=jit)
 
 
