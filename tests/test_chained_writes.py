@@ -100,12 +100,11 @@ def nested_list_literal(x):
     return A[1][2] * x[2]
 
 
-def test_nested_list_literal_refused():
-    """A literal list of lists is one variable per row, and a row is a
-    list of values needing a gradient: refused with its line (as before),
-    never differentiated as a constant."""
-    with pytest.raises(UnsupportedSyntaxError, match="test_chained_writes.py.*list of values"):
-        s2sad.grad(nested_list_literal, jit=False)(X.copy())
+def test_nested_list_literal():
+    """A literal list of lists used as its array would be is that array
+    (transforms/frontend/nested_literals.py): written into and differentiated
+    (it was refused; more in test_more_python_forms.py)."""
+    check_grad(nested_list_literal, [X.copy()], jit=False)
 
 
 def list_of_rows(x):

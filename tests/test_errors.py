@@ -30,6 +30,7 @@ def with_generator(x):
 
 def with_global(x):
     global COUNTER
+    COUNTER = 1
     return x
 
 
@@ -62,7 +63,7 @@ def with_starred(x):
 def with_del(x):
     y = x * 2
     del y
-    return x
+    return y
 
 
 def without_return(x):
@@ -76,7 +77,7 @@ def with_raise_from(x):
 
 
 def with_walrus(x):
-    if (y := x * 2) > 0:
+    if x > 0 or (y := x * 2) > 0:
         return y
     return x
 
@@ -160,16 +161,16 @@ def with_list_of_active_values(x):
 
 
 SYNTAX = [
-    (with_try, "a try statement"),
+    (with_try, "try ... except"),
     (with_comprehension, "a set comprehension"),
     (with_generator, "yield"),
-    (with_global, "a global statement"),
+    (with_global, "assigning the global variable 'COUNTER'"),
     (with_class, "a class definition"),
     (with_nested_function, "using the nested function 'inner' other than by calling it"),
     (with_with, "a with block"),
     (with_lambda, "a lambda that is not assigned to a name"),
     (with_starred, "star-unpacking"),
-    (with_del, "del"),
+    (with_del, "del y followed by a read of 'y'"),
     (without_return, "a function without a return statement"),
     (with_raise_from, "raise ... from"),
     (with_walrus, "the := operator"),

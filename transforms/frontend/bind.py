@@ -134,26 +134,42 @@ class CallBinder:
     def joined_pieces(self, node):
         """`np.r_[a, b, 2.0]` of pieces (no slices, no string directive) is
         `np.concatenate((np.atleast_1d(a), np.atleast_1d(b), ...))`, as numpy
-        defines it: each piece at least 1-d, joined along the first axis."""
+        defines it: each piece at least 1-d, joined along the first axis;
+        `np.c_[a, b]` is `np.concatenate((np.column_stack((a,)),
+        np.column_stack((b,))), axis=-1)`: each piece at least 2-d, a 1-d
+        one as a column, joined along the last axis (for pieces of at most
+        two dimensions, np.column_stack((a, b)))."""
         if not isinstance(node.ctx, gast.Load) or not isinstance(node.value, gast.Attribute):
             return None
         try:
             obj = self.parsed.resolve(node.value)
         except Exception:  # noqa: BLE001 - a local or unknown name
             return None
-        if obj is not np.r_:
+        if obj is not np.r_ and obj is not np.c_:
             return None
+        which = "np.r_" if obj is np.r_ else "np.c_"
         pieces = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
         if any(isinstance(p, gast.Slice) or (isinstance(p, gast.Constant)
                                              and isinstance(p.value, str)) for p in pieces):
-            raise self.refuse(node, "np.r_[...] with a slice or a string directive",
-                              "Build the array with np.arange, np.linspace or "
-                              "np.concatenate")
+            raise self.refuse(node, f"{which}[...] with a slice or a string directive",
+                              "Build the array with np.arange, np.linspace, "
+                              "np.concatenate or np.column_stack")
         module = node.value.value
 
-        def numpy(attr, *args):
+        def numpy(attr, *args, keywords=()):
             return gast.Call(func=gast.Attribute(value=_copy(module), attr=attr,
-                                                 ctx=gast.Load()), args=list(args), keywords=[])
+                                                 ctx=gast.Load()), args=list(args),
+                             keywords=list(keywords))
+        if obj is np.c_:
+            # each piece at least 2-d, a 1-d one as a column (np.column_stack
+            # of the piece alone), joined along the last axis
+            parts = gast.Tuple(elts=[numpy("column_stack", gast.Tuple(elts=[p], ctx=gast.Load()))
+                                     for p in pieces], ctx=gast.Load())
+            if len(pieces) == 1:
+                return gast.copy_location(parts.elts[0], node)
+            axis = gast.keyword(arg="axis", value=gast.UnaryOp(
+                op=gast.USub(), operand=gast.Constant(value=1, kind=None)))
+            return gast.copy_location(numpy("concatenate", parts, keywords=[axis]), node)
         parts = gast.Tuple(elts=[numpy("atleast_1d", p) for p in pieces], ctx=gast.Load())
         return gast.copy_location(numpy("concatenate", parts), node)
 

@@ -30,6 +30,7 @@ from .containers_common import (has_comprehension, is_builtin, is_range, is_user
 from ..errors import UnsupportedSyntaxError
 from .dicts import local_dict_keys, scalarise_dicts
 from .list_appends import fold_appends
+from .nested_literals import nested_lists_as_arrays
 from .literal_loops import unroll_literal_loops
 from .literals import SumOfLiteral, scalarise_literals
 from ..syntax import Transformer, assign, call, clone, const, name, store, walk
@@ -51,6 +52,9 @@ def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespa
             raise UnsupportedSyntaxError(
                 f"a list comprehension in a module with a global named '{EMPTY_STACK}'",
                 location, fn_tree, f"Rename the global '{EMPTY_STACK}'")
+    # M = [[a, b], [c, d]] (bound once, used as a list of lists only where an
+    # array means the same): M = np.array([[a, b], [c, d]])
+    nested_lists_as_arrays(fn_tree, resolve, list_only_use)
     if lowering.materialised:
         _check_list_uses(fn_tree, lowering.materialised, location, resolve)
         _CopiesOfMaterialised(lowering.materialised, resolve).visit(fn_tree)
@@ -365,10 +369,11 @@ class _Comprehensions:
                 s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts):
             return None
         out = s.targets[0].id
-        if self.generated and any(_pops(n, out) for later in stmts[i + 1:] for n in walk(later)):
-            # a tape of a generated derivative (differentiated again by
-            # hessian, hvp, grad of grad): the stack it is, whose .append and
-            # .pop the reverse and forward passes differentiate as a pair
+        if any(_pops(n, out) for later in stmts[i + 1:] for n in walk(later)):
+            # a stack (the user's, or a tape of a generated derivative
+            # differentiated again by hessian, hvp, grad of grad): the stack
+            # it is, whose .append and .pop the reverse and forward passes
+            # differentiate as a pair
             return None
         j = next((j for j in range(i + 1, len(stmts)) if mentions(stmts[j], out)), None)
         loop = stmts[j] if j is not None else None
@@ -437,11 +442,29 @@ def _appends_to(stmt, out):
 def _check_list_uses(fn_tree, names, location, resolve):
     """A materialised list is an array: refuse the uses where a list and an
     array differ."""
+    found = list_only_use(fn_tree, names, resolve)
+    if found is not None:
+        node, bad = found
+        raise UnsupportedSyntaxError(
+            f"{bad} built by a comprehension (s2sad keeps it as an array)", location, node,
+            "Convert it with np.array(...) and use array operations")
+
+
+def list_only_use(fn_tree, names, resolve, depth=None):
+    """The first (node, description) of a use of a list named in `names`
+    where a list and an array differ, or None. `depth` ({name: levels}):
+    a list of lists, whose `M[i]` is a list too."""
+    depth = depth or {}
+
     def is_list(node):
-        if isinstance(node, gast.Name):
-            return node.id in names
-        return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-            and node.value.id in names and any(isinstance(s, gast.Slice) for s in walk(node.slice))
+        chain = 0
+        while isinstance(node, gast.Subscript):
+            if any(isinstance(s, gast.Slice) for s in walk(node.slice)):
+                chain -= 1  # (a slice of a list is a list)
+            chain += 1
+            node = node.value
+        return isinstance(node, gast.Name) and node.id in names \
+            and chain < depth.get(node.id, 1)
 
     for node in walk(fn_tree):
         bad = None
@@ -458,9 +481,8 @@ def _check_list_uses(fn_tree, names, location, resolve):
                 is_user_function(resolve(node.func)):
             bad = "a list passed to a function s2sad differentiates through its source"
         if bad:
-            raise UnsupportedSyntaxError(
-                f"{bad} built by a comprehension (s2sad keeps it as an array)", location, node,
-                "Convert it with np.array(...) and use array operations")
+            return node, bad
+    return None
 
 
 class _CopiesOfMaterialised(Transformer):

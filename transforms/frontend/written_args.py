@@ -24,7 +24,7 @@ import types
 
 import gast
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import SourceLocation, UnsupportedSyntaxError
 from ..names import fresh_name
 from .effects import respell_writes
 from ..analysis.helper_results import returned_parameter, returns_display, shared_parameters
@@ -252,10 +252,22 @@ def _rewrite_statement(s, parsed, readable, taken, arrays):
                                                       type_comment=None), s)]
     if shares:  # its result may be a view of what it wrote: a second name (aliases.py)
         stmts[-1].s2sad_result_shares = (result[0].id, fn.__name__, shares, tuple(held))
-    for n, h in zip(names, held):  # written back: the caller's array keeps its identity
+    keys = _WRAPPERS[_key(fn), positions][3]
+    if keys:  # a dict it writes into: its new values by key, assigned back
+        held = [fresh_name(f"{n}_{_key_name(k)}_written", taken) for n, p in zip(names, positions)
+                for k in keys.get(p, ())]
+        targets = result + [gast.Name(id=h, ctx=gast.Store(), annotation=None, type_comment=None)
+                            for h in held]
+        target = targets[0] if len(targets) == 1 else gast.Tuple(elts=targets, ctx=gast.Store())
+        stmts[-1].targets = [target]
+        names = [n for n, p in zip(names, positions) for k in keys.get(p, ())]
+    slots = [gast.Constant(value=k, kind=None) for p in positions for k in keys.get(p, ())] \
+        if keys else [None] * len(names)
+    for n, h, key in zip(names, held, slots):  # written back: the caller's array keeps its identity
         slot = gast.Subscript(value=gast.Name(id=n, ctx=gast.Load(), annotation=None,
                                               type_comment=None),
-                              slice=gast.Slice(lower=None, upper=None, step=None),
+                              slice=key if key is not None else gast.Slice(
+                                  lower=None, upper=None, step=None),
                               ctx=gast.Store())
         stmts.append(gast.copy_location(gast.Assign(
             targets=[slot], value=gast.Name(id=h, ctx=gast.Load(), annotation=None,
@@ -307,6 +319,9 @@ def _writing_copy(fn, positions, location, call):
     tree = respell_writes(parsed.tree, parsed)  # (np.copyto(u, v): u[...] = v, which numba runs)
     params = [a.id for a in tree.args.args]
     written = [params[p] for p in positions]
+    keyed = dict_writes(tree, written, parsed.location)
+    if keyed:  # params["w"] = v into a dict it is given: a variable per key, returned
+        return _dict_writing_copy(fn, tree, positions, written, keyed)
     updated = {id(n.target) for n in walk(tree) if isinstance(n, gast.AugAssign)}
     if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in written
            and id(n) not in updated for n in walk(tree)):  # (p += e: in place, on the copy)
@@ -343,7 +358,103 @@ def _writing_copy(fn, positions, location, call):
     fn_code = next(c for c in code.co_consts if inspect.iscode(c) and c.co_name == name)
     # (calls are bound positionally before this runs: no defaults needed)
     copy = types.FunctionType(fn_code, fn.__globals__, name)
-    _WRAPPERS[_key(fn), positions] = (copy, positions, valued)
+    _WRAPPERS[_key(fn), positions] = (copy, positions, valued, {})
+    return copy
+
+
+def dict_writes(tree, written, location):
+    """{parameter: its keys} of the written parameters `tree` uses as dicts
+    (`p["w"] = v` with constant string keys), or {}. Such a parameter may
+    only be read and assigned at constant keys."""
+    keyed = {}
+    for n in walk(tree):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(
+                n.value, gast.Name) and n.value.id in written and isinstance(
+                n.slice, gast.Constant) and isinstance(n.slice.value, str):
+            keyed.setdefault(n.value.id, [])
+    if not keyed:
+        return {}
+    parents = {}
+    for n in walk(tree):
+        for c in gast.iter_child_nodes(n):
+            parents[id(c)] = n
+    for n in walk(tree):
+        if not (isinstance(n, gast.Name) and n.id in keyed) or isinstance(n.ctx, gast.Param):
+            continue
+        parent = parents.get(id(n))
+        at_key = isinstance(parent, gast.Subscript) and parent.value is n and isinstance(
+            parent.slice, gast.Constant) and isinstance(parent.slice.value, str)
+        if not at_key or isinstance(parents.get(id(parent)), gast.AugAssign) and \
+                parents[id(parent)].target is parent:
+            raise UnsupportedSyntaxError(
+                f"a helper writing into the dict '{n.id}' it is given, and using it other than "
+                f"as {n.id}['key'] read or assigned", location, n,
+                f"Read and assign {n.id}['key'] with constant keys only (write "
+                f"{n.id}['k'] = {n.id}['k'] + v for +=), or return the new values")
+        if parent.slice.value not in keyed[n.id]:
+            keyed[n.id].append(parent.slice.value)
+    return keyed
+
+
+def _key_name(key):
+    return "".join(c if c.isalnum() else "_" for c in key) or "key"
+
+
+def _dict_writing_copy(fn, tree, positions, written, keyed):
+    """`fn` with each key of a dict it writes into held in a variable of its
+    own (read from the dict first), the variables returned after its own
+    result: `params["w"] = v` is `params_w = v`, and the caller assigns
+    `p["w"]` the returned value."""
+    taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+    local = {(p, k): fresh_name(f"{p}_{_key_name(k)}", taken) for p in keyed for k in keyed[p]}
+
+    class Keys(gast.NodeTransformer):
+        def visit_Subscript(self, node):
+            self.generic_visit(node)
+            if isinstance(node.value, gast.Name) and (node.value.id, getattr(
+                    node.slice, "value", None)) in local:
+                return gast.copy_location(gast.Name(id=local[node.value.id, node.slice.value],
+                                                    ctx=node.ctx, annotation=None,
+                                                    type_comment=None), node)
+            return node
+
+    Keys().visit(tree)
+    order = [local[p, k] for p in written for k in keyed.get(p, ())]
+    returns = [n for n in walk(tree) if isinstance(n, gast.Return)]
+    valued = any(r.value is not None for r in returns)
+    if valued and not (tree.body and isinstance(tree.body[-1], gast.Return)):
+        raise UnsupportedSyntaxError(
+            f"a call of {fn.__name__}, which writes into a dict it is given and may end "
+            f"without a return", SourceLocation(fn.__code__.co_filename,
+                                               fn.__code__.co_firstlineno, fn.__name__),
+            tree, "End it with a return statement")
+
+    def tail():
+        return [gast.Name(id=v, ctx=gast.Load(), annotation=None, type_comment=None)
+                for v in order]
+    for r in returns:
+        elts = ([r.value] if valued else []) + tail()
+        r.value = elts[0] if len(elts) == 1 else gast.Tuple(elts=elts, ctx=gast.Load())
+    if not valued:
+        t = tail()
+        tree.body.append(gast.Return(value=t[0] if len(t) == 1 else
+                                     gast.Tuple(elts=t, ctx=gast.Load())))
+    reads = [f"    {local[p, k]} = {p}[{k!r}]\n" for p in written for k in keyed.get(p, ())]
+    name = fn.__name__ + "_writing"
+    tree.name = name
+    text = ast.unparse(gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[])))
+    head, _, rest = text.partition(":\n")
+    doc = (f"    \"\"\"{fn.__name__} ({fn.__code__.co_filename}:{fn.__code__.co_firstlineno}), "
+           f"returning the new values of the keys it assigns.\"\"\"\n")
+    text = head + ":\n" + doc + "".join(reads) + rest + "\n"
+    filename = f"<s2sad: {fn.__name__} writing into copies, #{next(_COUNT)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    code = compile(text, filename, "exec")
+    fn_code = next(c for c in code.co_consts if inspect.iscode(c) and c.co_name == name)
+    copy = types.FunctionType(fn_code, fn.__globals__, name)
+    _WRAPPERS[_key(fn), positions] = (copy, positions, valued,
+                                      {p: keyed[w] for p, w in zip(positions, written)
+                                       if w in keyed})
     return copy
 
 
@@ -352,7 +463,7 @@ def without_own_copies(tree, fn):
     without its `w = w.copy()` lines: a derivative copies the arrays its
     function writes into anyway (program.py, argument_copies.py), and a
     second copy would read as one too many. (The primal copy keeps them.)"""
-    for (_, positions), (copy, _, _) in _WRAPPERS.items():
+    for (_, positions), (copy, _, _, _) in _WRAPPERS.items():
         if copy is fn:
             break
     else:

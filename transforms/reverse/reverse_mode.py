@@ -385,7 +385,22 @@ class ReverseMode(Contributions):
         if stack not in self.active or not self.is_active_atom(v):
             return []
         pop = call(gast.Attribute(value=name(self.d(stack)), attr="pop", ctx=gast.Load()))
+        # a value the function left on the stack (pushed, never popped) has
+        # no adjoint pushed: it lies below every popped one, so its pop finds
+        # the list of adjoints empty, and its adjoint is zero
+        pop = gast.IfExp(test=gast.Compare(left=call("len", name(self.d(stack))),
+                                           ops=[gast.Gt()], comparators=[const(0)]),
+                         body=pop, orelse=self.zero_like_atom(v))
         return self.accumulate_all([(v, pop)], None)
+
+    def zero_like_atom(self, v):
+        """A zero of the kind of the atom `v` (a name or a subscript)."""
+        k = self.atom_kind(v)
+        if k.is_array:
+            return call("np.zeros_like", clone(v))
+        if k.tag in ("float", "int", "bool"):
+            return const(0.0)
+        return call("zeros_like", clone(v))
 
     def list_pop(self, s, z, value):
         """v = stack.pop(): v's adjoint goes onto the list of adjoints."""
