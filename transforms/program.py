@@ -108,14 +108,15 @@ class Program:
             from .frontend.custom import split_custom_gradient
             fwd = self._fresh_module_name(obj.__name__ + "_fwd")
             bwd = self._fresh_module_name(obj.__name__ + "_bwd")
-            parsed, fwd_tree, bwd_tree = split_custom_gradient(obj.fn, fwd, bwd)
+            parsed, fwd_tree, bwd_tree, tuple_cots = split_custom_gradient(obj.fn, fwd, bwd)
             for tree in (fwd_tree, bwd_tree):
                 self._late_forms(tree, parsed)
                 self._add_function(tree.name, stmt_source(tree) + "\n", tree, first=True)
                 self._collect_globals(tree, parsed)
             kinds = K.KindInference(self.call_kind(parsed)).run(fwd_tree, list(arg_kinds))
             kind = kinds.get("<return>", K.UNKNOWN)
-            result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN, False)
+            result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN,
+                      tuple_cots)
         self._customs[key] = result
         return result
 
