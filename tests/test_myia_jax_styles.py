@@ -682,8 +682,17 @@ def scaled_sine(x):
     return np.sin(x) * 2.0, backward
 
 
+@s2sad.custom_gradient
+def cube_with_gradient_tuple_in_a_variable(x):
+    def backward(g):
+        grads = (g * 3.0 * x * x,)
+        return grads
+    return x ** 3, backward
+
+
 def uses_custom(x):
-    return np.sum(np.sin(square_with_halved_gradient(x))) + np.sum(scaled_sine(x))
+    return (np.sum(np.sin(square_with_halved_gradient(x))) + np.sum(scaled_sine(x))
+            + np.sum(cube_with_gradient_tuple_in_a_variable(x)))
 
 
 def sin_of_product(x, y):
@@ -709,7 +718,7 @@ def test_jax_custom_gradient_with_a_lambda(jit):
     v = np.array([0.3, -0.8, 1.1])
     got = s2sad.grad(uses_custom, jit=jit)(v)
     assert isinstance(got, np.ndarray) and got.shape == v.shape  # not a 1-tuple
-    np.testing.assert_allclose(got, np.cos(v ** 2) * v + 2.0 * np.cos(v))
+    np.testing.assert_allclose(got, np.cos(v ** 2) * v + 2.0 * np.cos(v) + 3.0 * v ** 2)
 
 
 def test_jax_grad_of_a_custom_vjp_function_itself(jit):

@@ -115,6 +115,12 @@ class Program:
                 self._collect_globals(tree, parsed)
             kinds = K.KindInference(self.call_kind(parsed)).run(fwd_tree, list(arg_kinds))
             kind = kinds.get("<return>", K.UNKNOWN)
+            if kind.tag == "tuple" and len(kind.items) == 2:
+                # a backward returning a tuple however it is written (`return
+                # grads` of a tuple): one cotangent per input, even for one
+                back = K.KindInference(self.call_kind(parsed)).run(
+                    bwd_tree, [kind.items[1], kind.items[0]])
+                tuple_cots = tuple_cots or back.get("<return>", K.UNKNOWN).tag == "tuple"
             result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN,
                       tuple_cots)
         self._customs[key] = result
