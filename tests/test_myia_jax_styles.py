@@ -85,6 +85,50 @@ def thunks(a, b):
     return f() * g()
 
 
+def higher_order(a, b):
+    def apply_twice(g, x):
+        return g(x) * g(x + 10.0)
+
+    def scale(x):
+        return x * b
+    return apply_twice(scale, a) + apply_twice(scale, b)
+
+
+def two_functions_passed(a, b):
+    def combine(f, g, x):
+        return f(x) * g(x)
+
+    def double(x):
+        return 2.0 * x * b
+
+    def cube(x):
+        return x ** 3
+    return combine(double, cube, a) + combine(cube, double, b)
+
+
+def parameter_named_like_a_nested_function(x):
+    def fn(f, x):
+        return f(x)
+
+    def f(x):
+        return -x * x
+    return fn(f, x)
+
+
+def lambda_passed_in_a_loop(x, w):
+    def apply_sum(g, v, scale=1.0):
+        s = 0.0
+        for i in range(v.shape[0]):
+            s += g(v[i]) * scale
+        return s
+    sq = lambda u: u * u * w  # noqa: E731
+    total = 0.0
+    for k in range(3):
+        w = w * 1.5  # read when sq is called, as Python does
+        total += apply_sum(sq, x, scale=k + 1.0)
+    return total + apply_sum(v=x, g=sq)
+
+
 def if_max(a, b):
     if a > b:
         return a
@@ -97,6 +141,53 @@ def if_two(a, b):
         return a * a
     else:
         return b + b
+
+
+def recursive_factorial(x):
+    def fact(n):
+        if n <= 1:
+            return 1
+        else:
+            return n * fact(n - 1)
+    return fact(x)
+
+
+def recursive_factorial_by_keyword(x):
+    def fact(n=x):
+        if n <= 1:
+            return 1
+        else:
+            return n * fact(n=n - 1)
+    return fact()
+
+
+def recursive_closure(x):
+    def f(y):
+        if y <= 0:
+            return x
+        else:
+            return f(y - 1)
+    return f(7)
+
+
+def tail_recursive_sum(x, a):
+    def fsum(x, a):
+        if x == 1:
+            return a
+        else:
+            return fsum(x - 1, a * x + a)
+    return fsum(x, a)
+
+
+def factorial(n):
+    if n <= 1:
+        return 1  # an int on this path: the function's results are still floats
+    else:
+        return n * factorial(n - 1)
+
+
+def calls_factorial(x):
+    return factorial(x) * 2.0
 
 
 def square_until_large(x):
@@ -206,10 +297,21 @@ SCALAR_CASES = [
     (shadowing, (3.0, 4.0, 5.0), (0, 1, 2)),
     (tuple_output, (3.0, 4.0), (0, 1)),
     (thunks, (4.0, 5.0), (0, 1)),
+    (higher_order, (4.0, 5.0), (0, 1)),
+    (two_functions_passed, (1.3, -0.4), (0, 1)),
+    (parameter_named_like_a_nested_function, (-4.2,), 0),
+    (lambda_passed_in_a_loop, (np.array([0.3, -0.4, 1.2]), 0.7), (0, 1)),
     (if_max, (4.0, 5.0), (0, 1)),
     (if_max, (6.4, -7.8), (0, 1)),
     (if_two, (4.0, 5.0), (0, 1)),
     (if_two, (6.4, -7.8), (0, 1)),
+    (recursive_factorial, (4.1,), 0),
+    (recursive_factorial, (0.5,), 0),
+    (recursive_factorial_by_keyword, (4.1,), 0),
+    (recursive_closure, (4.3,), 0),
+    (tail_recursive_sum, (5, 1.5), (1,)),
+    (factorial, (4.1,), 0),
+    (calls_factorial, (3.7,), 0),
     (square_until_large, (4.0,), 0),
     (while_countdown, (4.0, 5.0, 2.0), (0, 1, 2)),
     (while_countdown, (7.0, 3.0, 1.0), (0, 1, 2)),
@@ -334,6 +436,16 @@ def test_myia_grad_of_grad(fn, args, wrt, jit):
 
 # ---- myia: styles s2sad refuses, with the file and line ---------------------------------
 
+def apply_keeps_its_function(x):
+    def apply(g, u):
+        h = g
+        return h(u)
+
+    def sq(u):
+        return u * u
+    return apply(sq, x)
+
+
 def returned_closure(a):
     def outer(b):
         def inner(c):
@@ -432,9 +544,10 @@ def dunder_method(x, y):
     (closure_factory, (1.3, 2.1), s2sad.UnsupportedSyntaxError, "calling the result"),
     (partial_of_local, (1.3, 2.1), s2sad.UnsupportedSyntaxError, "nested function 'f'"),
     (dunder_method, (1.3, 2.1), LookupError, "x.__add__"),
+    (apply_keeps_its_function, (1.3,), s2sad.UnsupportedSyntaxError, "nested function 'sq'"),
 ], ids=["returned-closure", "chosen-closure", "operators-in-tuple", "closures-in-tuple",
         "returned-function", "function-by-branch", "closure-factory", "partial-of-local",
-        "dunder-method"])
+        "dunder-method", "function-stored-by-callee"])
 def test_myia_styles_refused_with_the_line(fn, args, error, match):
     floats = tuple(i for i, a in enumerate(args) if isinstance(a, float))
     with pytest.raises(error, match=match) as info:
