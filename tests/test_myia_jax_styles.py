@@ -660,6 +660,26 @@ def test_jax_jacobian_of_a_tuple_output(jit):
                                   [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
 
 
+def two_outputs(x, y):
+    return (np.sin(x), x * y[0])
+
+
+@pytest.mark.parametrize("mode", ["fwd", "rev"])
+def test_jax_jacobian_with_a_tuple_of_arguments(mode):
+    # as jax.jacrev(f, argnums=(0, 1)): a tuple, one jacobian per argument
+    np.testing.assert_array_equal(
+        s2sad.jacobian(pair_output, wrt=(0, 1), mode=mode, jit=False)(0.0, 1.0),
+        ([1.0, 0.0], [0.0, 1.0]))
+    x, y = np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])
+    jx, jy = s2sad.jacobian(two_outputs, wrt=(0, "y"), mode=mode, jit=False)(x, y)
+    assert jx.shape == (2, 2, 2) and jy.shape == (2, 2, 3)
+    np.testing.assert_allclose(jx[0], np.diag(np.cos(x)))
+    np.testing.assert_allclose(jx[1], np.diag([3.0, 3.0]))
+    np.testing.assert_array_equal(jy[0], 0.0)
+    np.testing.assert_array_equal(jy[1][:, 0], x)
+    np.testing.assert_array_equal(jy[1][:, 1:], 0.0)
+
+
 def sin3(x):
     return np.sin(np.sin(np.sin(x)))
 
