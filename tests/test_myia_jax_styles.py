@@ -190,6 +190,25 @@ def calls_factorial(x):
     return factorial(x) * 2.0
 
 
+def sum_of_squares(n, x):
+    if n == 0:
+        return 0
+    return x * x + sum_of_squares(n - 1, x)
+
+
+def calls_sum_of_squares(x):
+    return sum_of_squares(3, x) + 0.5 * x
+
+
+def power_by_halving(x, n):
+    if n == 0:
+        return 1
+    half = power_by_halving(x, n // 2)
+    if n % 2 == 0:
+        return half * half
+    return half * half * x
+
+
 def square_until_large(x):
     rval = x
     while rval < 100:
@@ -312,6 +331,8 @@ SCALAR_CASES = [
     (tail_recursive_sum, (5, 1.5), (1,)),
     (factorial, (4.1,), 0),
     (calls_factorial, (3.7,), 0),
+    (calls_sum_of_squares, (0.7,), 0),
+    (power_by_halving, (1.3, 5), 0),
     (square_until_large, (4.0,), 0),
     (while_countdown, (4.0, 5.0, 2.0), (0, 1, 2)),
     (while_countdown, (7.0, 3.0, 1.0), (0, 1, 2)),
@@ -344,7 +365,9 @@ def test_myia_scalar_styles(fn, args, wrt, jit):
     (while_countdown, (4.0, 5.0, 2.0), (0, 1, 2)),
     (nested_whiles, (2.0,), 0),
     (tuple_output, (3.0, 4.0), (0, 1)),
-], ids=["shadowing", "if", "while", "nested-whiles", "tuple-output"])
+    (calls_factorial, (3.7,), 0),
+    (power_by_halving, (1.3, 5), 0),
+], ids=["shadowing", "if", "while", "nested-whiles", "tuple-output", "factorial", "power"])
 def test_myia_scalar_styles_forward(fn, args, wrt, jit):
     check_jvp(fn, args, wrt=wrt, jit=jit)
 
