@@ -469,6 +469,27 @@ def apply_keeps_its_function(x):
     return apply(sq, x)
 
 
+def callee_parameter_hides_the_function(x):
+    def apply(g, sq):
+        return g(sq)
+
+    def sq(u):
+        return u * u * 3.0
+    return apply(sq, x)
+
+
+def callee_default_from_a_variable(x):
+    k = x * 2.0
+
+    def apply(g, u, scale=k):
+        return g(u) * scale
+
+    def sq(u):
+        return u * u
+    k = 5.0
+    return apply(sq, x)
+
+
 def returned_closure(a):
     def outer(b):
         def inner(c):
@@ -568,9 +589,14 @@ def dunder_method(x, y):
     (partial_of_local, (1.3, 2.1), s2sad.UnsupportedSyntaxError, "nested function 'f'"),
     (dunder_method, (1.3, 2.1), LookupError, "x.__add__"),
     (apply_keeps_its_function, (1.3,), s2sad.UnsupportedSyntaxError, "nested function 'sq'"),
+    (callee_parameter_hides_the_function, (1.3,), s2sad.UnsupportedSyntaxError,
+     "binding 'sq'"),
+    (callee_default_from_a_variable, (1.3,), s2sad.UnsupportedSyntaxError,
+     "nested function 'sq'"),
 ], ids=["returned-closure", "chosen-closure", "operators-in-tuple", "closures-in-tuple",
         "returned-function", "function-by-branch", "closure-factory", "partial-of-local",
-        "dunder-method", "function-stored-by-callee"])
+        "dunder-method", "function-stored-by-callee", "parameter-hides-function",
+        "default-of-callee"])
 def test_myia_styles_refused_with_the_line(fn, args, error, match):
     floats = tuple(i for i, a in enumerate(args) if isinstance(a, float))
     with pytest.raises(error, match=match) as info:
@@ -613,6 +639,27 @@ def switch_on_bool_value(x):
 @pytest.mark.parametrize("x", [1.0, -1.0])
 def test_jax_branch_on_a_stored_comparison(x, jit):
     assert s2sad.grad(switch_on_bool_value, jit=jit)(x) == np.sign(x)
+
+
+def item_condition(x):
+    if x.astype(bool).item():
+        return x ** 2
+    else:
+        return x
+
+
+def flag_select(x, flag):
+    return x if flag else np.zeros_like(x)
+
+
+def test_jax_python_values_of_arrays():
+    # as Python only: numba types a 0-d array argument as a number (no
+    # .astype), and cannot unify a float with np.zeros_like's 0-d array; both
+    # fall back to Python with s2sad.NumbaFallbackWarning when compiled
+    assert s2sad.grad(item_condition, jit=False)(np.array(2.0)) == 4.0
+    assert s2sad.grad(item_condition, jit=False)(np.array(0.0)) == 1.0
+    assert s2sad.grad(flag_select, jit=False)(1.0, False) == 0.0
+    assert s2sad.grad(flag_select, jit=False)(1.0, True) == 1.0
 
 
 # ---- JAX: jacobians, hessians, nested derivatives ----------------------------------------

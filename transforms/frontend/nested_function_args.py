@@ -17,7 +17,8 @@ dropped, so its parameter may share a name with a nested function
 
 Left as it is (closures.py then refuses it with the line): a callee that does
 anything with a function parameter but call it, binds the passed name
-itself, or takes *args, **kwargs or keyword-only parameters."""
+itself, has a default that is not a constant (the copy's def runs later), or
+takes *args, **kwargs or keyword-only parameters."""
 import copy
 
 import gast
@@ -111,6 +112,8 @@ def _passed_functions(call, defs, functions):
     a = callee.args
     if a.vararg or a.kwarg or a.kwonlyargs or getattr(a, "posonlyargs", None):
         return None
+    if not all(_constant(d) for d in a.defaults):
+        return None  # the copy's def runs later: a default must not depend on when
     params = [p.id for p in a.args]
     bound = dict(zip(params, call.args))
     for kw in call.keywords:
@@ -121,12 +124,18 @@ def _passed_functions(call, defs, functions):
               if isinstance(v, gast.Name) and v.id in functions and v.id != callee.name}
     if not passed or len(call.args) > len(params):
         return None
+    # the callee's own names (its other parameters too) must not hide the passed ones
     inside = {n.id for n in gast.walk(callee) if isinstance(n, gast.Name)
-              and not isinstance(n.ctx, gast.Load)} - set(params)
+              and not isinstance(n.ctx, gast.Load)} - set(passed)
     inner_defs = {n.name for n in gast.walk(callee) if isinstance(n, gast.FunctionDef)}
     if (inside | inner_defs) & set(passed.values()) or not _only_called(callee, set(passed)):
         return None
     return callee.name, passed
+
+
+def _constant(node):
+    return isinstance(node, gast.Constant) or (isinstance(node, gast.UnaryOp)
+                                               and isinstance(node.operand, gast.Constant))
 
 
 def _only_called(callee, params):
