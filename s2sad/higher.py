@@ -36,6 +36,8 @@ class _Transform:
     def __reduce__(self):
         """Pickles as a reference to the function plus the options."""
         options = dict(wrt=list(self.signature.parameters)[self.wrt], jit=self.jit)
+        if getattr(self, "_parts", None) is not None:
+            options["wrt"] = tuple(part.signature_names()[part.wrt] for part in self._parts)
         if isinstance(self, jacobian):
             options["mode"] = self.mode
         return travel.rebuild, (type(self), travel.reference(self._given), options)
@@ -75,7 +77,14 @@ class jacobian(_Transform):
     mode "rev" computes one vjp per output element, "fwd" one jvp per input
     element; "auto" picks the one with fewer passes."""
 
+    _parts = None  # for a tuple wrt: the jacobian w.r.t. each (as jax.jacrev's argnums)
+
     def __init__(self, fn, wrt=0, *, mode="auto", jit="auto"):
+        if isinstance(wrt, tuple):
+            if not wrt:
+                raise ValueError("wrt must name at least one argument")
+            self._parts = tuple(jacobian(fn, w, mode=mode, jit=jit) for w in wrt)
+            wrt = wrt[0]
         super().__init__(fn, wrt, jit)
         if mode not in ("auto", "rev", "fwd"):
             raise ValueError(f"mode must be 'auto', 'rev' or 'fwd', not {mode!r}")
@@ -84,8 +93,13 @@ class jacobian(_Transform):
         self._jvp = jvp(fn, wrt=self.wrt, jit=jit)
 
     def __call__(self, *args, **kwargs):
+        if self._parts is not None:
+            return tuple(part(*args, **kwargs) for part in self._parts)
         values, x = self.bind(args, kwargs, containers=True)
-        out = np.asarray(self.call(self.fn, values))  # shape of the output
+        raw = self.call(self.fn, values)
+        out = np.asarray(raw)  # shape of the output (a tuple of outputs of one shape: stacked)
+        # a tuple output takes a tuple seed: the stacked seed's rows
+        self._split = len(raw) if isinstance(raw, tuple) else None
         if pytrees.is_container(x):
             return self._of_container(values, x, out)
         mode = self.mode
@@ -98,7 +112,7 @@ class jacobian(_Transform):
                 seed = np.zeros(out.size, _dtype(out))
                 seed[k] = 1.0
                 seed = seed.reshape(out_shape) if out_shape else seed[0]
-                rows[k] = self.call(self._vjp, values, seed)
+                rows[k] = self.call(self._vjp, values, self._seed(seed))
             return rows.reshape(out_shape + in_shape)
         cols = np.empty((np.size(x),) + out_shape, _dtype(x))
         for k in range(np.size(x)):
@@ -109,6 +123,9 @@ class jacobian(_Transform):
         return np.moveaxis(cols.reshape(in_shape + out_shape),
                            list(range(len(in_shape))),
                            list(range(len(out_shape), len(out_shape) + len(in_shape))))
+
+    def _seed(self, seed):
+        return seed if self._split is None else tuple(seed[i] for i in range(self._split))
 
     def _of_container(self, values, x, out):
         """As jax.jacobian: the structure of x, each float leaf holding its
@@ -125,7 +142,8 @@ class jacobian(_Transform):
             for k in range(out.size):
                 seed = np.zeros(out.size, out.dtype)
                 seed[k] = 1.0
-                g = self.call(self._vjp, values, seed.reshape(out.shape) if out.shape else seed[0])
+                g = self.call(self._vjp, values,
+                              self._seed(seed.reshape(out.shape) if out.shape else seed[0]))
                 for block, leaf in zip(blocks, pytrees.leaves(g)):
                     block[k] = leaf
         else:

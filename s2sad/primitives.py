@@ -3,6 +3,7 @@
 the one-line Python function that calls it. s2sad reads source, so that
 function is written to a module in the cache directory and imported."""
 import importlib.util
+import inspect
 import os
 import sys
 import tempfile
@@ -15,7 +16,13 @@ _WRAPPERS = {}  # primitive -> its Python function
 
 def as_function(obj):
     """`obj` itself, or for a primitive with a gradient rule (and no Python
-    source of its own to read), a Python function calling it."""
+    source of its own to read), a Python function calling it; for a custom
+    gradient (`custom_gradient`, `custom_vjp`), a function calling it, so that
+    `grad(f)` of a custom f goes through its rule, as `jax.grad(f)` does."""
+    if getattr(obj, "__s2sad_custom__", None) and not hasattr(obj, "__code__"):
+        if obj not in _WRAPPERS:
+            _WRAPPERS[obj] = _custom_wrapper(obj)
+        return _WRAPPERS[obj]
     if getattr(obj, "__s2sad_derivative__", False) or (
             hasattr(obj, "__code__") and not (getattr(obj, "__module__", "") or "").startswith(
                 "numpy")):
@@ -28,6 +35,19 @@ def as_function(obj):
     return _WRAPPERS[obj]
 
 
+def _custom_wrapper(obj):
+    """`def f(x, y): return f_custom(x, y)`, with `f_custom` the custom
+    gradient object in the module's namespace (it is called with positional
+    arguments only, as the object itself is)."""
+    name = obj.fn.__name__
+    params = ", ".join(inspect.signature(obj.fn).parameters)
+    source = (f'"""{obj.fn.__qualname__} ({obj.fn.__module__}), a custom gradient as a '
+              f'function s2sad reads (s2sad.primitives)."""\n\n\n'
+              f"def {name}({params}):\n    return {name}_custom({params})\n")
+    loaded = _load(f"s2sad_custom_{cache.module_key(source)}", source, name + "_custom", obj)
+    return getattr(loaded, name)
+
+
 def _wrapper(obj, rule):
     from .rule_table import _qualified
     qualified = _qualified(obj)
@@ -38,7 +58,12 @@ def _wrapper(obj, rule):
     source = (f'"""{qualified}, as a function s2sad reads (s2sad.primitives)."""\n'
               f"import math\n\nimport numpy as np\n\n\n"
               f"def {name}({params}):\n    return {qualified}({params})\n")
-    module = "s2sad_primitive_" + cache.module_key(source)
+    return getattr(_load("s2sad_primitive_" + cache.module_key(source), source), name)
+
+
+def _load(module, source, global_name=None, value=None):
+    """Write `source` to the cache directory as `module`, import it (a module
+    object of its own, `global_name` bound to `value` in it first)."""
     try:
         path = cache.write_module(module, source)
     except OSError:  # an unwritable cache: a directory of this process
@@ -47,6 +72,8 @@ def _wrapper(obj, rule):
             f.write(source)
     spec = importlib.util.spec_from_file_location(module, path)
     loaded = importlib.util.module_from_spec(spec)
+    if global_name is not None:
+        setattr(loaded, global_name, value)
     sys.modules[module] = loaded
     spec.loader.exec_module(loaded)
-    return getattr(loaded, name)
+    return loaded

@@ -389,6 +389,15 @@ def recursive_nested(x):
     return f(x, 2)
 
 
+def mutually_recursive_nested(x):
+    def f(u, n):
+        return u if n == 0 else g(u * 2.0, n - 1)
+
+    def g(u, n):
+        return f(u + 1.0, n)
+    return f(x, 2)
+
+
 def writes_captured_array(x):
     y = x.copy()
 
@@ -422,11 +431,20 @@ REFUSED = [
     (calls_outside_the_block, "where its def may not have run"),
     (passes_a_lambda_on, "apply_twice using its function parameter 'g' other than by calling"),
     (sorts_by_a_lambda, "a lambda that is not assigned to a name"),
-    (passes_to_a_nested_apply, "using the nested function 'sq' other than by calling it"),
-    (recursive_nested, "recursive nested function"),
+    (mutually_recursive_nested, "nested functions calling each other recursively"),
     (writes_captured_array, "writing into 'y'"),
     (rebinds_nested_name, "assigning to 'f'"),
 ]
+
+
+def test_recursive_nested_function(jit):
+    # lifted as a recursive helper calling itself with what it captures
+    assert np.isclose(s2sad.grad(recursive_nested, jit=jit)(0.5), 4.0)
+
+
+def test_nested_function_passed_to_a_nested_function(jit):
+    # the nested apply, not the module's (the copy of it for sq: nested_function_args.py)
+    assert np.isclose(s2sad.grad(passes_to_a_nested_apply, jit=jit)(0.5), 100.0)
 
 
 @pytest.mark.parametrize("fn,says", REFUSED, ids=[f.__name__ for f, _ in REFUSED])

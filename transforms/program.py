@@ -60,6 +60,8 @@ class Program:
         self.helper_vjps = {}      # (function, kinds) -> (name, mask)
         self.globals = {}          # free name -> object the module must provide
         self._kind_stack = set()
+        self._assumed = {}  # recursive (function, argument kinds) -> its kind assumed this round
+        self._recursed = set()  # those whose computation met a recursive call
         self._customs = {}
         self._return_kinds = {}
         self._derivative_calls = {}  # function -> {call position: generated function}
@@ -108,14 +110,21 @@ class Program:
             from .frontend.custom import split_custom_gradient
             fwd = self._fresh_module_name(obj.__name__ + "_fwd")
             bwd = self._fresh_module_name(obj.__name__ + "_bwd")
-            parsed, fwd_tree, bwd_tree = split_custom_gradient(obj.fn, fwd, bwd)
+            parsed, fwd_tree, bwd_tree, tuple_cots = split_custom_gradient(obj.fn, fwd, bwd)
             for tree in (fwd_tree, bwd_tree):
                 self._late_forms(tree, parsed)
                 self._add_function(tree.name, stmt_source(tree) + "\n", tree, first=True)
                 self._collect_globals(tree, parsed)
             kinds = K.KindInference(self.call_kind(parsed)).run(fwd_tree, list(arg_kinds))
             kind = kinds.get("<return>", K.UNKNOWN)
-            result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN, False)
+            if kind.tag == "tuple" and len(kind.items) == 2:
+                # a backward returning a tuple however it is written (`return
+                # grads` of a tuple): one cotangent per input, even for one
+                back = K.KindInference(self.call_kind(parsed)).run(
+                    bwd_tree, [kind.items[1], kind.items[0]])
+                tuple_cots = tuple_cots or back.get("<return>", K.UNKNOWN).tag == "tuple"
+            result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN,
+                      tuple_cots)
         self._customs[key] = result
         return result
 
@@ -179,14 +188,34 @@ class Program:
         key = (fn, tuple(arg_kinds))
         if key in self._return_kinds:
             return self._return_kinds[key]
-        if key in self._kind_stack:  # recursion: the other return paths decide
-            return K.BOTTOM
-        self._kind_stack.add(key)
-        try:
-            spec = Specialised(fn, arg_kinds, self)
-            kind = spec.kinds.get("<return>", K.UNKNOWN)
-        finally:
-            self._kind_stack.discard(key)
+        if key in self._kind_stack:
+            # recursion: the kind assumed for this round (first: none, so the
+            # other return paths decide)
+            self._recursed.add(key)
+            return self._assumed.get(key, K.BOTTOM)
+        # A recursive function's kind is a fixed point: `return 1` on one path
+        # and `return n * f(n - 1)` on the other is a float, not an int, once
+        # the call's own kind is taken into account (assuming the first
+        # round's int made every result a constant: a zero gradient).
+        known = set(self._return_kinds)
+        assumed = K.BOTTOM
+        for _ in range(8):
+            self._kind_stack.add(key)
+            self._assumed[key] = assumed
+            try:
+                spec = Specialised(fn, arg_kinds, self)
+                kind = spec.kinds.get("<return>", K.UNKNOWN)
+            finally:
+                self._kind_stack.discard(key)
+                del self._assumed[key]
+            if key not in self._recursed or kind == assumed:
+                break
+            assumed = K.join(assumed, kind)
+            for k in set(self._return_kinds) - known:  # found under a wrong assumption
+                del self._return_kinds[k]
+        else:
+            kind = K.UNKNOWN
+        self._recursed.discard(key)
         self._return_kinds[key] = kind
         return kind
 

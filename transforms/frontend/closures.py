@@ -27,6 +27,7 @@ import types
 import gast
 
 from . import function_args
+from .nested_function_args import specialise_nested_calls
 from ..emit.unparse import stmt_source
 from ..errors import SourceLocation, UnsupportedSyntaxError
 from ..names import fresh_name
@@ -76,6 +77,7 @@ def lift_nested(tree, fn, location, namespace, source):
     `namespace` maps each call's name to its lifted function."""
     local = function_args.bound_names(tree)
     function_args.hoist_lambdas(tree, namespace, set(namespace) | _all_names(tree), local)
+    specialise_nested_calls(tree)
     sites = _sites(tree, location)
     _refuse_other_lambdas(tree, location, sites)
     if not sites:
@@ -264,15 +266,18 @@ def _walk_scope(roots):
 
 def _close_captures(sites, by_name, location):
     """A nested function calling another passes that one's captures too, so
-    it captures them itself; recursion between them is refused."""
+    it captures them itself. A function calling itself is lifted as a
+    recursive helper (calling itself with its captures); recursion through
+    another nested function is refused."""
     for s in sites:
-        seen, todo = set(), list(s.calls)
+        seen, todo = set(), [c for c in s.calls if c != s.name]
         while todo:
             c = todo.pop()
             if c == s.name:
                 raise UnsupportedSyntaxError(
-                    f"a recursive nested function '{s.name}'", location, s.stmt,
-                    "Move the function to module level, passing what it captures as arguments")
+                    f"nested functions calling each other recursively ('{s.name}')", location,
+                    s.stmt, "Move the functions to module level, passing what they capture as "
+                    "arguments")
             if c in seen:
                 continue
             seen.add(c)
@@ -365,11 +370,19 @@ def _check_uses(tree, by_name, location, namespace, local):
         m = n
         while id(m) not in paths:
             m = parents[id(m)]
+        if m is by_name[n.id].stmt and id(n) in _body_nodes(by_name[n.id]):
+            continue  # a recursive call, made once the def has run
         if not _after(paths[id(m)], by_name[n.id].path):
             raise UnsupportedSyntaxError(
                 f"a call of the nested function '{n.id}' where its def may not have run "
                 f"(before it, or outside the block that defines it)", location, n,
                 "Define the function before the call, in the same block or an enclosing one")
+
+
+def _body_nodes(site):
+    """ids of the nodes of a nested function's body (not of its defaults)."""
+    body = site.stmt.value.body if isinstance(site.stmt, gast.Assign) else site.stmt.body
+    return {id(x) for b in (body if isinstance(body, list) else [body]) for x in gast.walk(b)}
 
 
 def _after(here, def_path):
