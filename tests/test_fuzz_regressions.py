@@ -587,3 +587,20 @@ def test_a_test_before_the_end_of_a_loop_body_still_raises(jit):
         _continue_on_a_short_argument(-0.857, A, np.array([0.3]))
     with pytest.raises(IndexError):
         df(-0.857, A, np.array([0.3]))
+
+
+# ---- issue #44: everyday forms -----------------------------------------------------
+
+def _slice_incremented_from_itself(x):
+    y = x * 1.0
+    y[1:5] += y[1:5] * y[0:4]
+    return np.sum(np.sin(y))
+
+
+def test_a_slice_incremented_from_its_own_overlapping_slices(jit):
+    """`y[1:5] += y[1:5] * y[0:4]`: the increment's cotangent was the view
+    `dy[1:5]`, which the adjoint of `y[1:5] * y[0:4]` updated (through
+    `dy[1:5] +=`) before reading it again for `y[0:4]`: a wrong gradient
+    with no error (seed a, found in `x[..., 1:5] += ...` on an argument)."""
+    check_grad(_slice_incremented_from_itself, (np.array([-0.23, 1.049, 1.167, -0.24, -1.112]),),
+               jit=jit)
