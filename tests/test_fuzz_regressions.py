@@ -587,3 +587,82 @@ def test_a_test_before_the_end_of_a_loop_body_still_raises(jit):
         _continue_on_a_short_argument(-0.857, A, np.array([0.3]))
     with pytest.raises(IndexError):
         df(-0.857, A, np.array([0.3]))
+
+
+# ---- issue #44: everyday forms -----------------------------------------------------
+
+def _slice_incremented_from_itself(x):
+    y = x * 1.0
+    y[1:5] += y[1:5] * y[0:4]
+    return np.sum(np.sin(y))
+
+
+def test_a_slice_incremented_from_its_own_overlapping_slices(jit):
+    """`y[1:5] += y[1:5] * y[0:4]`: the increment's cotangent was the view
+    `dy[1:5]`, which the adjoint of `y[1:5] * y[0:4]` updated (through
+    `dy[1:5] +=`) before reading it again for `y[0:4]`: a wrong gradient
+    with no error (seed a, found in `x[..., 1:5] += ...` on an argument)."""
+    check_grad(_slice_incremented_from_itself, (np.array([-0.23, 1.049, 1.167, -0.24, -1.112]),),
+               jit=jit)
+
+
+def _pairs_in_a_local_list(x, c):
+    acc = 0.0
+    for i in range(2):
+        params = [(np.negative(x), c * 2.0)]
+        for w, b in params:
+            acc = acc + np.sum(np.tanh(w * x)) * b
+    return acc
+
+
+def _pairs_enumerated(x, c):
+    params = [(x * 2.0, c), (np.sin(x), c * c)]
+    acc = 0.0
+    for k, (w, b) in enumerate(params):
+        acc = acc + np.sum(np.sin(w)) * (k + 1.0) + b
+    return acc
+
+
+@pytest.mark.parametrize("f", [_pairs_in_a_local_list, _pairs_enumerated])
+def test_for_w_b_in_a_local_list_of_pairs(f, jit):
+    """`for w, b in params` over a local list of (array, number) pairs read
+    `np.array(params)[k]`, which numpy cannot build (ValueError from the
+    generated code), or was refused with a message about `acc`; it is the
+    loop over the list's elements, unrolled (literal_loops.py)."""
+    check_grad(f, (X.copy(), 0.8), wrt=(0, 1), jit=jit)
+
+
+def _stack_popped_in_a_loop(x, c):
+    stack = []
+    a = x[0] * c
+    stack.append(a)
+    stack.append(np.sin(x[1]))
+    stack.append(x[2] * x[0])
+    acc = 0.0
+    for i in range(3):
+        top = stack.pop()
+        acc = acc + np.sin(top) * (i + 1.0)
+    return acc
+
+
+def _stack_pushed_in_a_loop(x, c):
+    stack = []
+    for i in range(2):
+        a = x[i] * c
+        stack.append(a)
+        b = np.sin(x[i])
+        stack.append(b)
+    acc = 0.0
+    for i in range(4):
+        top = stack.pop()
+        acc = acc + np.sin(top) * (i + 1.0)
+    return acc
+
+
+@pytest.mark.parametrize("f", [_stack_popped_in_a_loop, _stack_pushed_in_a_loop])
+def test_a_stack_popped_in_a_loop_that_adds_to_a_total(f, jit):
+    """A loop popping a user's stack and adding to a total had its sweeps
+    fused (fusion.py): each iteration's adjoint ran right after it, pushing
+    the pops' adjoints in forward order, so the appends' adjoints popped
+    them reversed: a wrong gradient with no error."""
+    check_grad(f, (X.copy(), 0.8), wrt=(0, 1), jit=jit)

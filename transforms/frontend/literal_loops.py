@@ -19,6 +19,12 @@ constant keys (dicts.py) is such a loop over its entries, `(("a", d["a"]),
 ("b", d["b"]))`: the keys are fixed, and each value is read when its
 iteration starts, as a dict's view reads it.
 
+A loop over a local name bound once to a tuple or list literal and only
+read (`params = [(w1, b1), (w2, b2)]` then `for w, b in params:`, also
+`enumerate(params)`) is the loop over its elements `(params[0],
+params[1])` (`((0, params[0]), ...)`), each read when its iteration
+starts, as Python's iterator reads the list.
+
 A loop over constants only (`for c in (1.0, 2.0)`) stays a loop, and so
 does one with `break`, `continue` or `else` (refused later if its elements
 need a gradient)."""
@@ -32,11 +38,50 @@ _MOST_ELEMENTS = 32  # (longer ones stay loops: the body would be repeated that 
 def unroll_literal_loops(fn_tree, namer, dict_keys=None):
     """`dict_keys(name)`: the keys of the dict literal a local name is bound
     to once, or None."""
-    fn_tree.body = _block(fn_tree.body, namer, dict_keys or (lambda v: None))
+    sequences = _read_only_literals(fn_tree)
+    fn_tree.body = _block(fn_tree.body, namer, dict_keys or (lambda v: None), sequences)
     return fn_tree
 
 
-def _block(stmts, namer, dict_keys):
+def _read_only_literals(fn_tree):
+    """{name: length} of the names bound once, to a tuple or list literal,
+    and otherwise only iterated, read at a constant index or given to len."""
+    bound, other = {}, set()
+    parents = {}
+    for node in walk(fn_tree):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in walk(fn_tree):
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fn_tree:
+            other |= {n.id for n in walk(node) if isinstance(n, gast.Name)}
+        if not isinstance(node, gast.Name):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, gast.Store):
+            ok = isinstance(parent, gast.Assign) and parent.targets == [node] and isinstance(
+                parent.value, (gast.Tuple, gast.List)) and not any(
+                isinstance(e, gast.Starred) for e in parent.value.elts)
+            if ok and node.id not in bound:
+                bound[node.id] = len(parent.value.elts)
+            else:
+                other.add(node.id)
+        elif isinstance(parent, gast.For) and parent.iter is node:
+            continue
+        elif isinstance(parent, gast.Subscript) and parent.value is node and isinstance(
+                parent.ctx, gast.Load) and isinstance(parent.slice, gast.Constant):
+            continue
+        elif isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) \
+                and parent.args == [node] and not parent.keywords and (
+                    parent.func.id == "len" or (parent.func.id == "enumerate" and isinstance(
+                        parents.get(id(parent)), gast.For)
+                        and parents[id(parent)].iter is parent)):
+            continue
+        else:
+            other.add(node.id)
+    return {v: n for v, n in bound.items() if v not in other}
+
+
+def _block(stmts, namer, dict_keys, sequences):
     out = []
     for s in stmts:
         if isinstance(s, (gast.FunctionDef, gast.Lambda)):
@@ -45,9 +90,23 @@ def _block(stmts, namer, dict_keys):
         for field in ("body", "orelse"):
             inner = getattr(s, field, None)
             if isinstance(inner, list):
-                setattr(s, field, _block(inner, namer, dict_keys))
+                setattr(s, field, _block(inner, namer, dict_keys, sequences))
         if isinstance(s, gast.For):
             _dict_entries(s, dict_keys)
+            it = s.iter
+            counted = isinstance(it, gast.Call) and isinstance(it.func, gast.Name) \
+                and it.func.id == "enumerate" and len(it.args) == 1 and not it.keywords
+            seq = it.args[0] if counted else it
+            if isinstance(seq, gast.Name) and seq.id in sequences:
+                def element(k):
+                    read = gast.Subscript(value=name(seq.id), slice=gast.Constant(value=k, kind=None),
+                                          ctx=gast.Load())
+                    return gast.Tuple(elts=[gast.Constant(value=k, kind=None), read],
+                                      ctx=gast.Load()) if counted else read
+                s.iter = gast.copy_location(gast.Tuple(
+                    elts=[element(k) for k in range(sequences[seq.id])], ctx=gast.Load()), it)
+                if not _unrollable(s):
+                    s.iter = it
         out += _unrolled(s, namer) if _unrollable(s) else [s]
     return out
 
@@ -99,6 +158,20 @@ def _unrolled(loop, namer):
                 out.append(assign(t, e, src=loop))
                 elts[k] = name(t)
     for e in elts:
-        out.append(assign(clone(loop.target), clone(e), src=loop))
+        out += _assign_each(loop.target, e, loop)
         out += [clone(b) for b in loop.body]
     return out
+
+
+def _assign_each(target, value, loop):
+    """`target = value`, a tuple target given a tuple written out (`k, (w, b)
+    = 0, params[0]`) as one assignment per part, when no part reads a name
+    another assigns (Python evaluates the value first)."""
+    if not (isinstance(target, gast.Tuple) and isinstance(value, (gast.Tuple, gast.List))
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, gast.Starred) for e in target.elts + value.elts)):
+        return [assign(clone(target), clone(value), src=loop)]
+    stored = {n.id for n in walk(target) if isinstance(n, gast.Name)}
+    if any(isinstance(n, gast.Name) and n.id in stored for e in value.elts for n in walk(e)):
+        return [assign(clone(target), clone(value), src=loop)]
+    return [a for t, v in zip(target.elts, value.elts) for a in _assign_each(t, v, loop)]

@@ -70,8 +70,18 @@ def plan(tree, kinds, active):
     return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)
 
 
+# list methods that change the list: a loop pushing or popping a stack has
+# iterations whose adjoints must run in reverse order (they pop and push the
+# stack's adjoint), so its sweeps are not fused
+_LIST_UPDATES = {"append", "pop", "extend", "insert", "remove", "clear", "reverse", "sort"}
+
+
 def _try(body, k, ret, kinds, active, counts):
     loop, before, after = body[k], body[:k], body[k + 1:]
+    if any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+           and n.func.attr in _LIST_UPDATES and isinstance(n.func.value, gast.Name)
+           for n in walk(loop)):
+        return None
     written = names_stored([loop])
     totals = _totals(loop, written, kinds)
     if not totals & active:

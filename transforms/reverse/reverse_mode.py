@@ -505,12 +505,20 @@ class ReverseMode(Contributions):
             mask = last_writer_mask(target, self.atom_kind, self.fn.location, s)
             if mask is not None:
                 g = mask(g)
+            # dx[a:b] itself (a view) is v's cotangent: when v reads x, v's
+            # adjoint updates dx[a:b] while reading it, so it must not alias it
+            view = mask is None and isinstance(g, gast.Subscript) and \
+                self.atom_kind(gast.Subscript(value=name(x), slice=target.slice,
+                                              ctx=gast.Load())).is_array
             if isinstance(s.value.op, gast.Sub):
                 g = gast.UnaryOp(op=gast.USub(), operand=g)
             if self.is_active_atom(v) and not getattr(s, "s2sad_constant", False):
                 if self.atom_kind(v).is_scalar and self.atom_kind(s.value.left).is_array:
                     g = call("np.sum", g)
-                rev += self.accumulate_all([(v, g)], self.d(x))
+                contributions = self.accumulate_all([(v, g)], self.d(x))
+                for st in contributions:
+                    st.s2sad_view = view and isinstance(g, gast.Subscript)
+                rev += contributions
         elif x in self.active:
             dslot = subscript(self.d(x), clone(target.slice))
             value = s.value
