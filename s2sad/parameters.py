@@ -247,19 +247,19 @@ PAD_MODE = Values("'constant' or 'edge' (a constant)", lambda n, k: _constant(n)
 
 
 def _einsum_subscripts(node, kind):
-    """Explicit or implicit subscripts, written as a constant, without an
-    ellipsis and without an index repeated within one operand (a diagonal)."""
+    """Explicit or implicit subscripts written as a constant: letters, and
+    '...' at most once per operand."""
     c = _constant(node)
-    if not isinstance(c, str) or "." in c:
+    if not isinstance(c, str):
         return False
     inputs, _, output = c.replace(" ", "").partition("->")
-    parts = inputs.split(",")
-    letters = all(p.isalpha() or p == "" for p in parts + [output])
-    return letters and all(len(set(p)) == len(p) for p in parts + [output])
+    parts = inputs.split(",") + [output]
+    return all(p.count("...") <= 1 and p.replace("...", "").isalpha() or p in ("", "...")
+               for p in parts) and len(set(output.replace(".", ""))) == len(
+                   output.replace(".", ""))
 
 
-EINSUM_SUBSCRIPTS = Values("a constant string of letters, without '...' and without an index "
-                           "repeated within one operand (a diagonal)", _einsum_subscripts)
+EINSUM_SUBSCRIPTS = Values("a constant string of letters (and '...')", _einsum_subscripts)
 TENSORDOT_AXES = Values("an int, or a pair of ints or of tuples of ints",
                         lambda n, k: _is_int(k) or (k.tag == "tuple" and len(k.items) == 2 and all(
                             _is_int(i) or (i.tag == "tuple" and all(_is_int(j) for j in i.items))

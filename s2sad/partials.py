@@ -35,6 +35,12 @@ def unpartial(obj):
     from .primitives import as_function
     func = as_function(obj.func)  # np.outer: the function of its rule's parameters
     # (a partial of a partial is flattened by functools)
+    primitive = func is not obj.func
+    if primitive:
+        # a primitive with a rule (`partial(np.max, axis=0, keepdims=True)`):
+        # the partial calls it with its own parameters, so the bound values
+        # are constants of the call its rule sees (and refuses, if it must)
+        func = obj.func
     fname = getattr(func, "__name__", None)
     if fname == "<lambda>" and hasattr(func, "__code__"):
         fname = f"lambda_{func.__code__.co_firstlineno}"
@@ -44,9 +50,22 @@ def unpartial(obj):
     try:
         inner = inspect.signature(func)
     except (TypeError, ValueError):
+        inner = None
+        if primitive:  # a ufunc: the parameters its rule declares
+            from .registry import REGISTRY
+            inner = REGISTRY.lookup(func).signature
+    if inner is None:
         raise TypeError(f"s2sad cannot differentiate {obj!r}: the signature of "
                         f"{fname} is unknown") from None
     params = list(inner.parameters.values())
+    if primitive:
+        # its rule's required parameters and what the partial binds; the other
+        # optional ones (out=, keepdims=, ...) keep numpy's defaults, as a
+        # rule implements only constants for them (a parameter is no constant)
+        from .registry import REGISTRY
+        required = REGISTRY.lookup(func).required
+        params = [p for i, p in enumerate(params) if p.name in required
+                  or p.name in obj.keywords or i < len(obj.args)]
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
         raise TypeError(f"s2sad cannot differentiate a partial of {fname}, which takes *args or "
                         f"**kwargs: give it plain parameters")
@@ -68,6 +87,8 @@ def unpartial(obj):
         return constant(p.name, value)
 
     def constant(base, value):
+        if primitive and _literal(value):
+            return repr(value)  # the rule sees `axis=0` written as a constant
         n = fresh_name(base, taken, sep="_")
         namespace[n] = value
         return n
@@ -107,6 +128,14 @@ def unpartial(obj):
     fn.__s2sad_partial__ = obj
     fn.__s2sad_fixed__ = tuple(fixed)  # not the partial's parameters: never `wrt`
     return fn
+
+
+def _literal(value):
+    """A value whose repr is a Python literal of the same value (ints, bools,
+    None, strings, and tuples or lists of them)."""
+    if value is None or type(value) in (bool, int, str):
+        return True
+    return type(value) in (tuple, list) and all(_literal(v) for v in value)
 
 
 def fixed_parameters(fn):

@@ -8,6 +8,8 @@ import os
 import sys
 import tempfile
 
+import numpy as np
+
 from . import cache
 from .registry import REGISTRY
 
@@ -28,10 +30,18 @@ def as_function(obj):
                 "numpy")):
         return obj
     rule = REGISTRY.lookup(obj)
-    if rule is None or rule.signature is None:
+    if rule is None:
+        return obj
+    if rule.signature is not None:
+        params = rule.required
+    elif rule.nondiff and isinstance(obj, np.ufunc):
+        # np.floor, np.sign: flat (or integer-valued), so their gradient is 0,
+        # as JAX gives it
+        params = ["x"] if obj.nin == 1 else [f"x{i + 1}" for i in range(obj.nin)]
+    else:
         return obj
     if obj not in _WRAPPERS:
-        _WRAPPERS[obj] = _wrapper(obj, rule)
+        _WRAPPERS[obj] = _wrapper(obj, params)
     return _WRAPPERS[obj]
 
 
@@ -48,15 +58,20 @@ def _custom_wrapper(obj):
     return getattr(loaded, name)
 
 
-def _wrapper(obj, rule):
+def _wrapper(obj, required):
     from .rule_table import _qualified
     qualified = _qualified(obj)
     if qualified is None:
         return obj
     name = qualified.rsplit(".", 1)[-1]
-    params = ", ".join(rule.required)
+    params = ", ".join(required)
+    module = qualified.rpartition(".")[0]  # np.linalg, math, operator, scipy.special
+    if not module:  # abs, pow: `def abs(x): return abs(x)` would call itself
+        module, qualified = "builtins", "builtins." + qualified
+    imports = ("import numpy as np\n" if module.split(".")[0] == "np" else
+               f"import {module}\n" if module else "")
     source = (f'"""{qualified}, as a function s2sad reads (s2sad.primitives)."""\n'
-              f"import math\n\nimport numpy as np\n\n\n"
+              f"{imports}\n\n"
               f"def {name}({params}):\n    return {qualified}({params})\n")
     return getattr(_load("s2sad_primitive_" + cache.module_key(source), source), name)
 

@@ -13,33 +13,57 @@ __all__ = ["einsum_grad", "einsum_grad_one", "einsum_grad3", "tensordot_subscrip
 
 # ---- contractions: einsum, tensordot, inner -----------------------------------------
 
-def _parse_subscripts(subscripts, count):
-    """(input subscripts, output subscripts) of an einsum without ellipsis
-    (an implicit output is the indices seen once, in alphabetical order)."""
+def _parse_subscripts(subscripts, operands):
+    """(input subscripts, output subscripts) of an einsum, with each '...'
+    spelled out in letters the subscripts do not use (right-aligned, as
+    numpy aligns the axes it stands for); an implicit output is the
+    ellipsis' axes, then the indices seen once, in alphabetical order."""
     text = subscripts.replace(" ", "")
     inputs, arrow, output = text.partition("->")
     parts = inputs.split(",")
     if not arrow:
-        letters = "".join(parts)
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    return parts, output
+        letters = "".join(parts).replace(".", "")
+        output = ("..." if "..." in inputs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    if "..." not in text:
+        return parts, output
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in text]
+    counts = [np.ndim(o) - (len(p) - 3) if "..." in p else 0 for p, o in zip(parts, operands)]
+    ellipsis = "".join(free[:max(counts, default=0)])
+
+    def spelled(p, n):
+        return p.replace("...", ellipsis[len(ellipsis) - n:] if n else "")
+    return [spelled(p, n) for p, n in zip(parts, counts)], spelled(output, len(ellipsis))
 
 
 def einsum_grad(g, subscripts, operands, k):
     """The cotangent of operand k of np.einsum(subscripts, *operands): the
     einsum of g with the other operands, spread over the axes only operand k
-    has (summed in the product)."""
-    parts, output = _parse_subscripts(subscripts, len(operands))
+    has (summed in the product), onto its diagonal where operand k repeats an
+    index, and summed over the axes where it broadcasts (size 1)."""
+    parts, output = _parse_subscripts(subscripts, operands)
     others = [output] + [p for j, p in enumerate(parts) if j != k]
     arrays = [g] + [o for j, o in enumerate(operands) if j != k]
     present = set("".join(others))
     target = parts[k]
-    kept = "".join(c for c in target if c in present)
+    unique = "".join(c for i, c in enumerate(target) if c not in target[:i])
+    kept = "".join(c for c in unique if c in present)
     r = np.einsum(",".join(others) + "->" + kept, *arrays)
-    missing = tuple(i for i, c in enumerate(target) if c not in present)
+    sizes = dict(zip(target, np.shape(operands[k])))
+    # axes of size 1 in operand k that the product broadcast: summed back
+    broadcast = tuple(i for i, c in enumerate(kept) if sizes[c] == 1 and r.shape[i] != 1)
+    if broadcast:
+        r = np.sum(r, axis=broadcast, keepdims=True)
+    missing = tuple(i for i, c in enumerate(unique) if c not in present)
     if missing:
-        r = np.broadcast_to(np.expand_dims(r, missing), np.shape(operands[k]))
-    return np.array(r, dtype=float)
+        r = np.expand_dims(r, missing)
+    if unique == target:
+        return np.array(np.broadcast_to(r, np.shape(operands[k])), dtype=float)
+    out = np.zeros(np.shape(operands[k]))
+    # a repeated index reads a diagonal: the cotangent goes onto it (einsum's
+    # diagonal of an array is a writable view of it)
+    np.einsum(target + "->" + unique, out)[...] = r
+    return out
 
 
 def einsum_grad_one(g, subscripts, a):

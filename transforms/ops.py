@@ -37,7 +37,9 @@ class Helper:
         self.fn = fn  # a function, or an s2sad derivative (see `function_for`)
         self.name = fn.__name__
         if self.name == "<lambda>":  # a module-level `sq = lambda u: ...`
-            self.name = f"lambda_{fn.__code__.co_firstlineno}"
+            # (or s2sad.grad of one, which keeps the lambda as its .fn)
+            code = getattr(fn, "__code__", None) or fn.fn.__code__
+            self.name = f"lambda_{code.co_firstlineno}"
 
     def function_for(self, arg_kinds):
         """The Python function to differentiate for these argument kinds."""

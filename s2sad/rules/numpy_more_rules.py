@@ -110,6 +110,12 @@ def real(g, ans, val):
     return g
 
 
+@_unary(np.conjugate, values={"x": REAL})
+def conjugate(g, ans, x):
+    # the conjugate of a real number is itself
+    return g
+
+
 @_unary(np.imag, values={"val": REAL})
 def imag(g, ans, val):
     # the imaginary part of a real number is 0 whatever it is

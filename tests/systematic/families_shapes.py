@@ -209,7 +209,24 @@ def product_cases():
          {"x": ((3,), ANY), "y": a34, "z": ((4,), ANY)}),
         ("three_chain", "np.einsum('ij,jk,kl->il', x, y, z)",
          {"x": ((2, 3), ANY), "y": a34, "z": ((4, 2), ANY)}),
-        ("three_same", "np.einsum('i,i,i->i', x, x, y)", {"x": ((3,), ANY), "y": ((3,), ANY)})])
+        ("three_same", "np.einsum('i,i,i->i', x, x, y)", {"x": ((3,), ANY), "y": ((3,), ANY)}),
+        # '...' spelled out in letters (right-aligned); a repeated index reads a
+        # diagonal; an axis of size 1 broadcasts (summed back)
+        ("ellipsis", "np.einsum('...i,...i->...', x, x)", {"x": a34}),
+        ("ellipsis_implicit", "np.einsum('i...,i...', x, y)", {"x": a34, "y": a34}),
+        ("ellipsis_batched", "np.einsum('...ij,...jk->...ik', x, y)",
+         {"x": ((3, 4), ANY), "y": ((2, 4, 2), ANY)}),
+        ("ellipsis_middle", "np.einsum('j...k,lj...->lk...', x, y)",
+         {"x": ((2, 3, 2), ANY), "y": ((2, 2, 3), ANY)}),
+        ("ellipsis_size1", "np.einsum('...ij,...jk->...ik', x, y)",
+         {"x": ((1, 2, 3), ANY), "y": ((4, 3, 2), ANY)}),
+        ("broadcast_size1", "np.einsum('ij,ij->ij', x, y)", {"x": ((1, 4), ANY), "y": a34}),
+        ("diagonal", "np.einsum('ii->i', x)", {"x": ((3, 3), ANY)}),
+        ("trace", "np.einsum('ii', x)", {"x": ((3, 3), ANY)}),
+        ("diagonal_batched", "np.einsum('iij,jk->ik', x, y)",
+         {"x": ((3, 3, 2), ANY), "y": ((2, 4), ANY)}),
+        ("diagonal_three", "np.einsum('ijk,lji,lli->lki', x, y, z)",
+         {"x": ((3, 2, 2), ANY), "y": ((2, 2, 3), ANY), "z": ((2, 2, 3), ANY)})])
     out += _table("numpy.tensordot", [
         ("default", "np.tensordot(x, y)", {"x": ((2, 3, 4), ANY), "y": ((3, 4, 2), ANY)}),
         ("int1", "np.tensordot(x, y, 1)", {"x": a34, "y": b45}),
@@ -304,9 +321,12 @@ def elementwise_cases():
                                       ("broadcast", f"np.{fn}(x, y)", bxy),
                                       ("s", f"np.{fn}(x, y)", {"x": ((), ANY), "y": ((), signed(0.3, 2.0))})],
                       valid=off_jumps)
-    for fn in ("sinc", "rad2deg", "deg2rad", "degrees", "radians", "nan_to_num", "real", "imag"):
+    for fn in ("sinc", "rad2deg", "deg2rad", "degrees", "radians", "nan_to_num", "real", "imag",
+               "conjugate", "conj"):
+        rule = "numpy.conjugate" if fn == "conj" else f"numpy.{fn}"  # np.conj is np.conjugate
         for r, shape in SHAPES.items():
-            out += _table(f"numpy.{fn}", [(rank_name(shape), f"np.{fn}(x) * x", {"x": (shape, ANY)})])
+            out += _table(rule, [(rank_name(shape), f"np.{fn}(x) * x", {"x": (shape, ANY)})],
+                          prefix=fn)
     out += _table("numpy.sinc", [("zero/sinc", "np.sinc(x)", {"x": ((), const(np.array([0.0, 0.5])))}),
                                  ("near_zero", "np.sinc(x)", {"x": ((), const(np.array([1e-4, -3e-4])))})])
     out += _table("numpy.nan_to_num", [("replaced", "np.tanh(np.nan_to_num(x))",
@@ -354,8 +374,6 @@ def refusal_cases():
         # (a string argument is a constant of the derivative: its value decides)
         ("numpy.pad", "mode_variable", "np.pad(x, 1, mode=m)", {**V, "m": ((), const("reflect"))}),
         ("builtins.sorted", "array", "np.sum(np.asarray(sorted(x)) * x)", V),
-        ("numpy.einsum", "ellipsis", "np.einsum('...i,...i->...', x, x)", M),
-        ("numpy.einsum", "diagonal", "np.einsum('ii->i', x)", {"x": ((3, 3), ANY)}),
         ("numpy.einsum", "four", "np.einsum('i,i,i,i->', x, x, x, x)", V),
         ("numpy.sort", "order", "np.sort(x, order='a')", V),
         ("numpy.repeat", "array_repeats", "np.repeat(x, np.array([1, 2, 1, 1]))", V),
