@@ -58,19 +58,14 @@ def assign_into_zeros(body, owned):
     """Rewrite `X[...] += e` as `X[...] = e` where X is provably zero there
     (see above); `owned` are the derivative's own arrays
     (promote.owned_arrays, before copy_fold's swaps)."""
+    memo = {}  # id(statement) -> (it, the names in it): most statements do not name x
     for block in _blocks(body):
         for p, s in enumerate(block):
             x = _zeroed(s, owned)
-            if x is None:
-                continue
-            for q in range(p + 1, len(block)):
-                loop = block[q]
-                if not isinstance(loop, gast.For):
-                    continue
-                for (stmts, k), lowers in _writes_once(loop, x, {}, set()):
-                    if isinstance(stmts[k], gast.AugAssign) \
-                            and all(_disjoint(prior, x, lowers) for prior in block[p + 1:q]):
-                        stmts[k] = _assignment(stmts[k])
+            if x is not None:
+                # (a top-level `x[...] += e` is never a candidate: `fixed` is empty)
+                for (stmts, k), _ in _first_writes(block[p + 1:], x, {}, frozenset(), memo):
+                    stmts[k] = _assignment(stmts[k])
 
 
 def _blocks(stmts):
@@ -110,7 +105,7 @@ def _assignment(stmt):
 
 
 # ---- the nest --------------------------------------------------------------
-def _loop_range(loop):
+def _loop_range(loop, memo):
     """(counter, start, stop) of `for c in range(a, b)` with `a` an int
     constant and `c` never rebound inside; None otherwise."""
     bounds = unit_range(loop.iter)
@@ -119,42 +114,76 @@ def _loop_range(loop):
     c = loop.target.id
     start = bounds[0]
     if not (isinstance(start, gast.Constant) and type(start.value) is int) \
-            or c in names_stored(loop.body):
+            or c in _stored_in(loop, memo):
         return None
     return c, start.value, bounds[1]
 
 
-def _writes_once(loop, x, env, fixed):
-    """[((block, position), {axis: lowest element})] for the additions into x in the
-    nest that starts at `loop` that write each element once; `env` maps the
-    counters of enclosing loops to their ranges, `fixed` are the axes the
-    enclosing loops of the nest index."""
-    found = _loop_range(loop)
+def _writes_once(loop, x, env, fixed, memo):
+    """[((block, position), {axis: lowest element})] for the additions into
+    x in the nest that starts at `loop` that write each element once; `env`
+    maps the counters of enclosing loops to their ranges, `fixed` are the
+    axes the enclosing loops of the nest index."""
+    found = _loop_range(loop, memo)
     if found is None:
         return []
     c, start, stop = found
     inner_env = {**env, c: (start, stop)}
-    accesses = _accesses(loop.body, x, inner_env)
+    accesses = _accesses(loop.body, x, inner_env, memo)
     if not accesses:
         return []
     axis = _counter_axis(accesses, c)
     if axis is None or axis[0] in fixed or start + axis[1] < 0:
         return []
     a, lowest = axis[0], start + axis[1]
-    fixed = fixed | {a}
+    return [(at, {**lowers, a: lowest})
+            for at, lowers in _first_writes(loop.body, x, inner_env, fixed | {a}, memo)]
+
+
+def _first_writes(stmts, x, env, fixed, memo):
+    """What `_writes_once` finds in the loops of `stmts` (and, inside a
+    nest, `x[...] += e` statements of `stmts` itself) that nothing earlier
+    in `stmts` may touch: an earlier statement must index x, along some
+    axis the candidate starts at, only below that start. Each statement's
+    bounds are found once; the scan stops at the first statement that
+    bounds no axis, or uses x whole (nothing after it can be proven)."""
     out = []
-    for k, s in enumerate(loop.body):
-        if not _accesses([s], x, inner_env):
+    earlier = []  # per earlier statement touching x: {axis: bound its indices stay below}
+    for k, s in enumerate(stmts):
+        accesses = _accesses([s], x, env, memo)
+        if accesses is None:
+            break
+        if not accesses:
             continue
-        earlier = loop.body[:k]
         if isinstance(s, gast.AugAssign):
-            if _is_addition(s, x) and len(_items(s.target)) == len(fixed) \
-                    and not any(_accesses([e], x, inner_env) for e in earlier):
-                out.append(((loop.body, k), {a: lowest}))
+            # (in a nest: every axis is a counter of it, so nothing earlier can be apart)
+            if fixed and _is_addition(s, x) and len(_items(s.target)) == len(fixed) \
+                    and not earlier:
+                out.append(((stmts, k), {}))
         elif isinstance(s, gast.For):
-            for at, lowers in _writes_once(s, x, inner_env, fixed):
-                if all(_disjoint(e, x, lowers, inner_env) for e in earlier):
-                    out.append((at, {**lowers, a: lowest}))
+            out += [(at, lowers) for at, lowers in _writes_once(s, x, env, fixed, memo)
+                    if all(_apart(b, lowers) for b in earlier)]
+        bounds = _bounds(accesses)
+        if not bounds:
+            break
+        earlier.append(bounds)
+    return out
+
+
+def _apart(bounds, lowers):
+    """Whether accesses staying below `bounds` miss a region starting at
+    `lowers` (both {axis: int})."""
+    return any(axis in bounds and bounds[axis] <= lowest for axis, lowest in lowers.items())
+
+
+def _bounds(accesses):
+    """{axis: int} for the axes along which every access stays below a
+    constant bound."""
+    out = {}
+    for axis in range(max(len(_items(sub)) for sub, _ in accesses)):
+        ups = [_upper(sub, axis, where) for sub, where in accesses]
+        if all(u is not None for u in ups):
+            out[axis] = max(ups)
     return out
 
 
@@ -185,21 +214,6 @@ def _counter_axis(accesses, c):
 
 
 # ---- what the other statements touch ---------------------------------------------
-def _disjoint(stmt, x, lowers, env=None):
-    """Whether `stmt` only indexes x (or asks its shape), and along one of
-    the axes in `lowers` only below the lowest element written there."""
-    accesses = _accesses([stmt], x, dict(env or {}))
-    if accesses is None:
-        return False
-    if not accesses:
-        return True
-    for axis, lowest in lowers.items():
-        ups = [_upper(sub, axis, where) for sub, where in accesses]
-        if all(u is not None and u <= lowest for u in ups):
-            return True
-    return False
-
-
 def _upper(sub, axis, env):
     """An int bound the index of `sub` along `axis` stays below, or None."""
     items = _items(sub)
@@ -217,27 +231,29 @@ def _upper(sub, axis, env):
     return None
 
 
-def _accesses(stmts, x, env):
+def _accesses(stmts, x, env, memo):
     """[(subscript of x, ranges of the loops around it)] in `stmts`; None if
     x appears otherwise than indexed or asked for its shape (a rebinding,
     a whole-array use)."""
     out = []
     for s in stmts:
+        if x not in _names_in(s, memo):
+            continue
         if isinstance(s, gast.For):
             if not _expr_accesses([s.iter, s.target], x, env, out):
                 return None
             inner = dict(env)
             if isinstance(s.target, gast.Name):
                 inner.pop(s.target.id, None)
-                found = _loop_range(s)
+                found = _loop_range(s, memo)
                 if found is not None:
                     inner[found[0]] = found[1:]
             # (a name an enclosing loop counts with, rebound in here, is no longer bounded)
-            for v in names_stored(s.body) & set(inner):
+            for v in _stored_in(s, memo) & set(inner):
                 if v != getattr(s.target, "id", None):
                     inner.pop(v)
             for part, where in ((s.body, inner), (s.orelse, env)):
-                got = _accesses(part, x, where)
+                got = _accesses(part, x, where, memo)
                 if got is None:
                     return None
                 out += got
@@ -245,13 +261,37 @@ def _accesses(stmts, x, env):
             if not _expr_accesses([s.test], x, env, out):
                 return None
             for part in (s.body, s.orelse):
-                got = _accesses(part, x, env)
+                got = _accesses(part, x, env, memo)
                 if got is None:
                     return None
                 out += got
         elif not _expr_accesses([s], x, env, out):
             return None
     return out
+
+
+def _stored_in(loop, memo):
+    """names_stored of a loop's body (memoised per loop)."""
+    entry = memo.get(("stored", id(loop)))
+    if entry is None or entry[0] is not loop:
+        entry = memo[("stored", id(loop))] = (loop, names_stored(loop.body))
+    return entry[1]
+
+
+def _names_in(s, memo):
+    """The names anywhere in statement `s` (memoised per statement)."""
+    entry = memo.get(id(s))
+    if entry is not None and entry[0] is s:  # (the statement kept: its id is not reused)
+        return entry[1]
+    if isinstance(s, (gast.For, gast.If, gast.While)):
+        heads = [s.iter, s.target] if isinstance(s, gast.For) else [s.test]
+        found = {n.id for h in heads for n in walk(h) if isinstance(n, gast.Name)}
+        for inner in s.body + s.orelse:
+            found |= _names_in(inner, memo)
+    else:
+        found = {n.id for n in walk(s) if isinstance(n, gast.Name)}
+    memo[id(s)] = (s, frozenset(found))
+    return memo[id(s)][1]
 
 
 def _expr_accesses(nodes, x, env, out):
