@@ -23,6 +23,7 @@ from .optimise.gather import gather_scatters
 from .optimise.partial_sums import sum_per_point
 from .optimise.reciprocals import reuse_reciprocals
 from .optimise.copy_fold import fold_copies
+from .optimise.zero_writes import assign_into_zeros
 from .optimise.tape_order import reverse_tapes
 from .libraries import is_library_function
 from .frontend.marker_passes import complete_early_returns, mark_stopped, strip_markers
@@ -457,6 +458,8 @@ class Program:
         self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
         if not rev.helper:  # a helper may run in a parallel loop: no nested parallel launches
             parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)
+        # (after parallelise, which privatises `+=` scatters but not `=`)
+        assign_into_zeros(fdef.body, owned)
 
     def _check_indices(self, fdef, kinds, shadows, location):
         related = {}

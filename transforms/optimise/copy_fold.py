@@ -73,6 +73,7 @@ def fold_copies(body, owned, kinds, params):
                            type_comment=None)
         swap.s2sad_line = line  # (the copy's source line, as a comment)
         swap.s2sad_comment = f"{dst} is all zeros here: the adjoint of the copy swaps the buffers"
+        swap.s2sad_zeros_after = src  # (what zero_writes.py starts from)
         swap.s2sad_same_shapes = True  # (for the index checks: bounds.py)
         loop.body[0] = swap
     copies = [(loop, _copy(loop.body[-1])) for loop in loops if loop.body]
