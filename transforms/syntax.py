@@ -131,11 +131,36 @@ def walk(root):
     if root.__class__ is _NAME and getattr(root, "annotation", None) is None:
         return [root]  # (a third of the calls: targets, operands)
     todo = [root]
-    get = _PUSHERS.get
+    get, append = _PUSHERS.get, todo.append
+    name_class, constant_class = _NAME, _CONSTANT
+    binop, subscript, attribute, unaryop = _BINOP, _SUBSCRIPT, _ATTRIBUTE, _UNARYOP
     for node in todo:  # appending while iterating: a breadth-first queue
-        push = get(node.__class__)
+        cls = node.__class__
+        # (names and constants, most of the nodes, have no children to push;
+        # the commonest others have fields that always hold one node: pushed
+        # here without a call)
+        if cls is name_class:
+            if node.annotation is None:
+                continue
+        elif cls is constant_class:
+            continue
+        elif cls is binop:
+            append(node.left)
+            append(node.right)
+            continue
+        elif cls is subscript:
+            append(node.value)
+            append(node.slice)
+            continue
+        elif cls is attribute:
+            append(node.value)
+            continue
+        elif cls is unaryop:
+            append(node.operand)
+            continue
+        push = get(cls)
         if push is None:
-            push = _pusher(node.__class__)
+            push = _pusher(cls)
         push(node, todo)
     return todo
 
@@ -147,6 +172,7 @@ def walk(root):
 # loop over the field names with getattr.
 _PUSHERS = {}
 _NAME, _CONSTANT = gast.Name, gast.Constant
+_BINOP, _SUBSCRIPT, _ATTRIBUTE, _UNARYOP = gast.BinOp, gast.Subscript, gast.Attribute, gast.UnaryOp
 _LOAD, _STORE = gast.Load(), gast.Store()
 
 
@@ -228,9 +254,11 @@ def is_atom(node):
 
 def base_name(node):
     """The variable an atom or assignment target refers to, or None."""
-    while isinstance(node, (gast.Subscript, gast.Attribute)):
+    cls = node.__class__  # (no pass subclasses gast's node classes)
+    while cls is _SUBSCRIPT or cls is _ATTRIBUTE:
         node = node.value
-    return node.id if isinstance(node, gast.Name) else None
+        cls = node.__class__
+    return node.id if cls is _NAME else None
 
 
 def names_loaded(node):
@@ -245,7 +273,8 @@ def names_loaded(node):
     todo = list(node) if cls is list else [node]
     out = set()
     get, pop = _PUSHERS.get, todo.pop
-    name_class, load_class = gast.Name, gast.Load
+    name_class, load_class, constant_class = gast.Name, gast.Load, _CONSTANT
+    binop, subscript, attribute, append = _BINOP, _SUBSCRIPT, _ATTRIBUTE, todo.append
     while todo:
         n = pop()
         cls = n.__class__
@@ -254,6 +283,19 @@ def names_loaded(node):
                 out.add(n.id)
             if n.annotation is None:
                 continue
+        elif cls is constant_class:
+            continue
+        elif cls is binop:
+            append(n.left)
+            append(n.right)
+            continue
+        elif cls is subscript:
+            append(n.value)
+            append(n.slice)
+            continue
+        elif cls is attribute:
+            append(n.value)
+            continue
         push = get(cls)
         if push is None:
             push = _pusher(cls)
@@ -408,21 +450,22 @@ def _stores(node, out):
     # The supported language binds names only in statements' targets
     # (comprehensions, lambdas and := are refused), so expressions are not
     # searched; anything else gets the full walk.
-    if isinstance(node, gast.Assign):
+    cls = node.__class__  # (no pass subclasses gast's node classes)
+    if cls is _ASSIGN:
         for t in node.targets:
             _target_stores(t, out)
-    elif isinstance(node, gast.AugAssign):
+    elif cls is _AUGASSIGN:
         b = base_name(node.target)
         if b:
             out.add(b)
-    elif isinstance(node, gast.For):
+    elif cls is _FOR:
         _target_stores(node.target, out)
         for s in node.body + node.orelse:
             _stores(s, out)
-    elif isinstance(node, (gast.If, gast.While)):
+    elif cls is _IF or cls is _WHILE:
         for s in node.body + node.orelse:
             _stores(s, out)
-    elif isinstance(node, (gast.Expr, gast.Return, gast.Pass, gast.Break, gast.Continue)):
+    elif cls in _STORE_NOTHING:
         pass
     else:
         for n in walk(node):
@@ -438,10 +481,15 @@ def _stores(node, out):
                     out.add(b)
 
 
+_ASSIGN, _AUGASSIGN, _FOR, _IF, _WHILE = gast.Assign, gast.AugAssign, gast.For, gast.If, gast.While
+_STORE_NOTHING = frozenset({gast.Expr, gast.Return, gast.Pass, gast.Break, gast.Continue})
+
+
 def _target_stores(target, out):
-    if isinstance(target, gast.Name):
+    cls = target.__class__
+    if cls is _NAME:
         out.add(target.id)
-    elif isinstance(target, gast.Subscript):
+    elif cls is _SUBSCRIPT:
         b = base_name(target)
         if b:
             out.add(b)
@@ -456,8 +504,13 @@ def walk_stmts(stmts):
     """Every statement in `stmts`, nested blocks included, in source order."""
     for s in stmts:
         yield s
-        for field in ("body", "orelse"):
-            yield from walk_stmts(getattr(s, field, []) or [])
+        # (no nested generator for a statement without blocks: most of them)
+        body = getattr(s, "body", None)
+        if body:
+            yield from walk_stmts(body)
+        orelse = getattr(s, "orelse", None)
+        if orelse:
+            yield from walk_stmts(orelse)
 
 
 def binding_counts(stmts):

@@ -18,20 +18,35 @@ class Affine:
     def symbol(s):
         return Affine({s: 1})
 
+    @staticmethod
+    def _made(terms, const):
+        """A form of `terms` that has no zero coefficient (not filtered
+        again: the prover makes tens of thousands of forms)."""
+        form = _new_affine(Affine)
+        form.terms, form.const, form._hash = terms, const, None
+        return form
+
     def __add__(self, other):
         terms = dict(self.terms)
+        get = terms.get
         for s, c in other.terms.items():
-            terms[s] = terms.get(s, 0) + c
+            terms[s] = get(s, 0) + c
         return Affine(terms, self.const + other.const)
 
-    def __sub__(self, other):
-        return self + other.scale(-1)
+    def __sub__(self, other):  # (self + other.scale(-1), in one step)
+        terms = dict(self.terms)
+        get = terms.get
+        for s, c in other.terms.items():
+            terms[s] = get(s, 0) - c
+        return Affine(terms, self.const - other.const)
 
     def scale(self, k):
-        return Affine({s: c * k for s, c in self.terms.items()}, self.const * k)
+        if not k:
+            return Affine({}, 0)
+        return Affine._made({s: c * k for s, c in self.terms.items()}, self.const * k)
 
     def plus(self, k):
-        return Affine(self.terms, self.const + k)
+        return Affine._made(dict(self.terms), self.const + k)
 
     def substitute(self, s, form):
         """This form with symbol `s` replaced by `form`."""
@@ -65,6 +80,9 @@ class Affine:
         for negative, term in parts[1:]:
             text += f" - {term}" if negative else f" + {term}"
         return text
+
+
+_new_affine = object.__new__
 
 
 def is_extent(symbol):

@@ -402,6 +402,8 @@ class _Pass:
 
     # ---- accesses ---------------------------------------------------------
     def accesses(self, node, stmt, block, repeated=False):
+        if self.survey:
+            return  # (only promotions are looked at: access() would return at once)
         for sub, conditional in subscripts(node):
             self.access(sub, stmt, block, repeated or conditional)
 
@@ -419,8 +421,6 @@ class _Pass:
         return True
 
     def access(self, sub, stmt, block, unplaceable):
-        if self.survey:
-            return
         if isinstance(sub.value, gast.Attribute) and sub.value.attr == "shape":
             return  # a shape tuple's item: numba checks a constant index when it compiles
         if not isinstance(sub.value, gast.Name):

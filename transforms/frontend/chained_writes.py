@@ -16,6 +16,7 @@ import gast
 
 from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
+from ..syntax import walk
 
 
 def is_chain(target):
@@ -75,7 +76,7 @@ def check_chained_writes(tree, kinds, location, call_kind=None):
     """Refuse a flattened chain whose leading index is not an integer, or
     whose base is not an array (a tuple of arrays: index it with a constant
     first)."""
-    for stmt in gast.walk(tree):
+    for stmt in walk(tree):  # (breadth first, as gast.walk)
         if not isinstance(stmt, gast.Assign):
             continue
         target = stmt.targets[0]

@@ -59,13 +59,13 @@ def _may_overlap(target, value):
     update keeps its plain form, which makes the right side first."""
     if not isinstance(target, gast.Subscript):
         return False
-    if not any(isinstance(n, gast.Slice) for n in gast.walk(target.slice)):
+    if not any(isinstance(n, gast.Slice) for n in walk(target.slice)):
         return False
     base = target.value
     while isinstance(base, (gast.Subscript, gast.Attribute)):
         base = base.value
     return isinstance(base, gast.Name) and any(
-        isinstance(n, gast.Name) and n.id == base.id for n in gast.walk(value))
+        isinstance(n, gast.Name) and n.id == base.id for n in walk(value))
 
 
 def augment_scalar_updates(stmts, scalars):

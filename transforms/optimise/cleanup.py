@@ -26,24 +26,26 @@ _BUILTINS = frozenset(dir(builtins))
 
 def _is_name_store(s):
     return isinstance(s, (gast.Assign, gast.AugAssign)) and all(
-        isinstance(t, gast.Name) for t in _targets(s))
+        t.__class__ is gast.Name for t in _targets(s))
 
 
 def _targets(s):
-    if isinstance(s, gast.AugAssign):
+    if s.__class__ is gast.AugAssign:
         return [s.target]
     return _flat(s.targets[0])
 
 
 def _flat(target):
     """The names and subscripts a (nested) tuple target stores."""
-    if isinstance(target, (gast.Tuple, gast.List)):
+    if target.__class__ is gast.Tuple or target.__class__ is gast.List:
         return [t for e in target.elts for t in _flat(e)]
     return [target]
 
 
 def _stored_names(s):
-    return {base_name(t) for t in _targets(s)} - {None}
+    out = {base_name(t) for t in _targets(s)}
+    out.discard(None)
+    return out
 
 
 # ---- zero propagation ---------------------------------------------------
@@ -188,9 +190,14 @@ def raising_statements(stmts):
     tapes' are copies). Such a statement may raise IndexError where the
     function does, so it stays even when nothing reads what it stores."""
     out = set()
+    subscript, call = gast.Subscript, gast.Call
     for s in walk_stmts(stmts):
-        if any(_may_raise(n) for part in _heads(s) for n in walk(part)):
-            out.add(id(s))
+        for part in _heads(s):
+            # (only subscripts and calls may raise: the others are not asked)
+            if any(_may_raise(n) for n in walk(part)
+                   if n.__class__ is subscript or n.__class__ is call):
+                out.add(id(s))
+                break
     return out
 
 
