@@ -224,3 +224,33 @@ def test_jit_true_compiles_whole_array_code_on_big_arrays():
     df = s2sad.grad(softplus_total, jit=True)
     np.testing.assert_allclose(df(big), expected_softplus(big), rtol=1e-12)
     assert hasattr(df._last._call, "py_func")  # a numba dispatcher
+
+
+def scaled_by_mode(x, w, mode):
+    if mode == "double":
+        return 2.0 * np.sum(w * np.tanh(x))
+    return np.sum(w * np.tanh(x))
+
+
+def test_calls_with_other_argument_types_take_their_own_derivative(jit):
+    # a call with the argument types of an earlier call reuses its derivative
+    # without checking again; any other types must still be checked and
+    # generated for: rank, dtype, a 0-d array, a list, a string's text
+    df = s2sad.grad(f, wrt=(0, 1), jit=jit)
+    for _ in range(2):
+        gx, gw = df(X, W)
+        np.testing.assert_allclose(gx, expected_dx(X, W))
+        assert gx.dtype == np.float64
+    gx32, _ = df(X.astype(np.float32), W.astype(np.float32))
+    assert gx32.dtype == np.float32
+    np.testing.assert_allclose(gx32, expected_dx(X, W), rtol=1e-5)
+    with pytest.raises(TypeError, match="argument 'x' is"):
+        df(np.arange(3), W)  # integers: not differentiable
+    with pytest.raises(TypeError, match="argument 'x' is"):
+        df(np.arange(3), W)  # (again: the failed call left nothing behind)
+    gx, gw = df(list(X), W)
+    np.testing.assert_allclose(gx, expected_dx(X, W))
+    g = s2sad.grad(scaled_by_mode, wrt=0, jit=jit)
+    np.testing.assert_allclose(g(X, W, "double"), 2 * expected_dx(X, W))
+    np.testing.assert_allclose(g(X, W, "single"), expected_dx(X, W))
+    np.testing.assert_allclose(g(X, W, "double"), 2 * expected_dx(X, W))
