@@ -675,3 +675,15 @@ def del_in_try_then_read(x):
 
 def test_del_in_try_then_read_refused():
     test_refused_with_the_line(del_in_try_then_read, "del t followed by a read")
+
+
+def stack_also_read_whole(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * x[i])
+    v = out.pop()
+    return v + np.sum(np.array(out))
+
+
+def test_stack_read_other_than_by_pop_refused():
+    test_refused_with_the_line(stack_also_read_whole, "a list of values that need a gradient")
