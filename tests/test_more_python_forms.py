@@ -662,3 +662,28 @@ def test_helper_writing_into_a_dict_argument_refused_with_the_line():
     from s2sad.transforms.frontend.flatten_args import PytreeError
     with pytest.raises(PytreeError, match=r"test_more_python_forms.py:\d+, in set_weights"):
         s2sad.grad(loss_of_container_argument, jit=False)({"w": X.copy(), "b": 0.5}, X.copy())
+
+
+def del_in_try_then_read(x):
+    try:
+        t = x * 2.0
+        del t
+    finally:
+        u = x
+    return np.sum(t * u)
+
+
+def test_del_in_try_then_read_refused():
+    test_refused_with_the_line(del_in_try_then_read, "del t followed by a read")
+
+
+def stack_also_read_whole(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * x[i])
+    v = out.pop()
+    return v + np.sum(np.array(out))
+
+
+def test_stack_read_other_than_by_pop_refused():
+    test_refused_with_the_line(stack_also_read_whole, "a list of values that need a gradient")

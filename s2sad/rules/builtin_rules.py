@@ -57,9 +57,11 @@ nondifferentiable(np.int64, np.int32, np.intp,
                   kind=lambda args, kws: K.array(args[0].ndim, "i") if args[0].is_array else K.INT)
 nondifferentiable(builtins.range, builtins.print, kind=lambda args, kws: K.UNKNOWN)
 # sorted(x) is a list: an array in its place would add or repeat where the list
-# joins (`+`, `*`), so it is refused with what to write (a dict argument's
-# sorted(p) is unrolled before this, container_loops.py)
+# joins (`+`, `*`), so it is refused with what to write where the front end
+# has not made it a list comprehension (`s = sorted(x)`, sorted_forms.py; a
+# dict argument's sorted(p) is unrolled before this, container_loops.py)
 refused(builtins.sorted, kind=lambda args, kws: K.UNKNOWN,
-        reason="sorted() of values that need a gradient gives a list; write np.sort(x) "
-               "(an array, sorted along its last axis) or sort a list literal in place "
-               "with L.sort()")
+        reason="sorted() of values that need a gradient, inside an expression or with "
+               "key=, gives a list; assign it to a name first (s = sorted(x)), write "
+               "np.sort(x) (an array, sorted along its last axis) or sort a list literal "
+               "in place with L.sort()")

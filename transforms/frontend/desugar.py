@@ -273,7 +273,9 @@ class _Lowering:
             return pre + [s]
         keep_going = self._not(exits)
         if isinstance(s, gast.While):
-            s.test = gast.BoolOp(op=gast.And(), values=[keep_going, s.test])
+            forever = isinstance(s.test, gast.Constant) and s.test.value is True
+            s.test = keep_going if forever else gast.BoolOp(op=gast.And(),
+                                                            values=[keep_going, s.test])
             s.body = body
             return pre + [s]
         return pre + self._for_as_while(s, body, keep_going)

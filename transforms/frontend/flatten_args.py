@@ -27,6 +27,7 @@ import gast
 from .container_loops import StructureQueries, unroll
 from ..emit.unparse import expr_source, stmt_source
 from ..errors import S2sadError
+from .sorted_forms import desugar_sorted
 from .source import parse_function as _parse_function
 from ..syntax import name, walk
 
@@ -92,6 +93,9 @@ def parse_function(fn, structures=None):
     parsed = _parse_function(fn)
     if structures:
         flatten_parameters(parsed, structures)
+    # s = sorted(x): the list of np.sort's values (after the loops over a
+    # container argument's sorted keys are unrolled)
+    desugar_sorted(parsed.tree, parsed.namespace)
     return parsed
 
 

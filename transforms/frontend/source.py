@@ -14,7 +14,6 @@ from .callable_forms import spell_callable_forms
 from .lambda_source import lambda_tree
 from .statement_forms import desugar_statement_forms
 from .star_forms import desugar_star_forms
-from .sorted_forms import desugar_sorted
 from .dict_comprehensions import desugar_dict_comprehensions
 from ..ast_convert import parse
 from ..emit.unparse import expr_source
@@ -257,7 +256,6 @@ def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
         closures.lift_nested(tree, fn, location, namespace, source)
     desugar_statement_forms(tree, location)  # :=, del, global, try ... finally
     desugar_star_forms(tree, location, namespace)  # f(*args), a, *rest = xs, [*xs, y]
-    desugar_sorted(tree, namespace)  # s = sorted(x): the array np.sort gives, as a list
     desugar_dict_comprehensions(tree, location)  # {k: ... for k, v in d.items()}: a literal
     check_supported(tree, location, nested_def_ok)
     return ParsedFunction(fn, tree, location, namespace, source)

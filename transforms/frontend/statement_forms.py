@@ -50,6 +50,11 @@ class _Block:
     def block(self, stmts, outer):
         """Rewrite the list `stmts` in place; `outer` is the chain of
         (statement list, index, statement) enclosing it, innermost last."""
+        if any(isinstance(s, gast.Try) for s in stmts):
+            spliced = []  # (first, so that a del in the body sees the statements after it)
+            for s in stmts:
+                spliced += self.try_(s) if isinstance(s, gast.Try) else [s]
+            stmts[:] = spliced
         out = []
         for i, s in enumerate(stmts):
             out.extend(self.statement(s, stmts, i, outer))
@@ -69,8 +74,6 @@ class _Block:
             return []
         if isinstance(s, gast.Delete):
             return self.delete(s, stmts, i, outer)
-        if isinstance(s, gast.Try):
-            return self.try_(s, stmts, i, outer)
         for field in ("body", "orelse"):
             inner = getattr(s, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
@@ -78,7 +81,7 @@ class _Block:
         return self.walrus(s)
 
     # ---- try -------------------------------------------------------------
-    def try_(self, s, stmts, i, outer):
+    def try_(self, s):
         if s.handlers:
             raise self.refuse("try ... except", s, _TRY_HINT)
         jumps = [n for n in walk(s) if isinstance(n, gast.Return)] + _loop_exits(
@@ -86,9 +89,7 @@ class _Block:
         if jumps:
             raise self.refuse(f"{_jump_word(jumps[0])} inside try ... finally", jumps[0],
                               "Move it after the try statement")
-        body = s.body + s.finalbody
-        self.block(body, outer)
-        return body
+        return s.body + s.finalbody
 
     # ---- del -------------------------------------------------------------
     def delete(self, s, stmts, i, outer):

@@ -387,5 +387,6 @@ def refuse_active_list(s, value, active, kinds, location):
                 f"a list of values that need a gradient ('{n.id}', built with .append) "
                 f"used here", location, s,
                 f"Build it as `{n.id} = []` followed by a for loop appending once per "
-                f"iteration (s2sad fills an array), use a list comprehension, or preallocate "
-                f"an array")
+                f"iteration and never popped (s2sad fills an array), use a list "
+                f"comprehension, or preallocate an array; a list used as a stack is read "
+                f"only by {n.id}.pop()")
