@@ -49,19 +49,34 @@ def to_ast(node):
         if isinstance(value, (int, float)) and math.copysign(1.0, value) < 0:
             return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
         return ast.Constant(value=value, kind=node.kind)
-    spec = _FIELDS.get(cls)
-    if spec is None:
-        return _signed(gast.gast_to_ast(node))
-    target, fields = spec
-    values = {}
-    for field in fields:
-        value = getattr(node, field, None)
-        if value.__class__ is list:
-            value = [to_ast(v) if isinstance(v, gast.AST) else v for v in value]
-        elif isinstance(value, gast.AST):
-            value = to_ast(value)
-        values[field] = value
-    return target(**values)
+    convert = _CONVERTERS.get(cls)
+    if convert is None:
+        if cls not in _FIELDS:
+            return _signed(gast.gast_to_ast(node))
+        convert = _converter(cls)
+    return convert(node)
+
+
+# A function per node class converts a node field by field (as _pusher in
+# syntax.py: a loop over the field names was most of the conversion)
+_CONVERTERS = {}
+
+
+def _converter(cls):
+    target, fields = _FIELDS[cls]
+    lines = ["def convert(node):"]
+    for k, field in enumerate(fields):
+        lines += [f"    v{k} = getattr(node, {field!r}, None)",
+                  f"    if v{k}.__class__ is list:",
+                  f"        v{k} = [to_ast(v) if isinstance(v, node_class) else v for v in v{k}]",
+                  f"    elif isinstance(v{k}, node_class):",
+                  f"        v{k} = to_ast(v{k})"]
+    lines.append("    return target(" + ", ".join(f"{field}=v{k}" for k, field in enumerate(fields))
+                 + ")")
+    namespace = {"to_ast": to_ast, "node_class": gast.AST, "target": target}
+    exec(compile("\n".join(lines), f"<to_ast of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    _CONVERTERS[cls] = convert = namespace["convert"]
+    return convert
 
 
 class _SignedConstants(ast.NodeTransformer):

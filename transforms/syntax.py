@@ -107,8 +107,9 @@ def _cloner(cls):
         if field in nodes:
             lines += ["    elif value is not None:",
                       f"        fields[{field!r}] = clone(value)"]
-    lines += ["    marks = fields.keys() - standard",
-              "    for key in marks:",
+    lines += ["    if fields.keys() <= standard:  # (no marks: most nodes; no set made)",
+              "        return new",
+              "    for key in fields.keys() - standard:",
               "        value = fields[key]",
               "        fields[key] = [clone(v) for v in value] if value.__class__ is list \\",
               "            else clone(value)",
@@ -346,22 +347,30 @@ class Transformer(gast.NodeTransformer):
     other than contexts and operators (which a subclass may therefore not
     visit). The front end's passes transform every node of a function."""
 
+    _visit_methods = {}
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         leaves = [m for m in vars(cls) if m.startswith("visit_")
                   and issubclass(getattr(gast, m[6:], gast.AST), _LEAVES)]
         if leaves:
             raise TypeError(f"{cls.__name__}: Transformer does not visit {', '.join(leaves)}")
+        if "generic_visit" in vars(cls) or "visit" in vars(cls):
+            raise TypeError(f"{cls.__name__}: Transformer's visit and generic_visit are its own")
+        cls._visit_methods = {}  # node class -> this class's visit_ method, or None
 
     def visit(self, node):
-        methods = self.__dict__.get("_methods")
-        if methods is None:
-            methods = self._methods = {}
         cls = node.__class__
+        methods = self._visit_methods
         method = methods.get(cls, False)
         if method is False:
             method = methods[cls] = getattr(type(self), "visit_" + cls.__name__, None)
-        return self.generic_visit(node) if method is None else method(self, node)
+        if method is not None:
+            return method(self, node)
+        visit_children = _VISITORS.get(cls)  # (generic_visit, without its call)
+        if visit_children is None:
+            visit_children = _children_visitor(cls)
+        return visit_children(self, node)
 
     def generic_visit(self, node):
         visit_children = _VISITORS.get(node.__class__)

@@ -62,6 +62,7 @@ def fixed_shapes(tree, kinds, resolve):
                 visit(getattr(s, field, None) or [], inner)
 
     visit(tree.body, 0)
+    del visit  # (a recursive closure is a reference cycle: it would keep the tree)
     arrays = {v for v in set(bindings) | params if _kind(kinds, v) == "array"}
     shape = {v: _TOP for v in arrays}
     for v in arrays:  # a shape of its own

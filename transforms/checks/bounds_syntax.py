@@ -2,6 +2,7 @@
 statement, which rebindings keep an array's shape, and the marks that tell
 the user's accesses from their copies."""
 import itertools
+import weakref
 
 import gast
 
@@ -85,18 +86,20 @@ def mark_accesses(tree):
 
 class _Own:
     """The node of the user's code a node is or was copied from (syntax.clone
-    copies marks, and this one by reference)."""
+    copies marks, and this one by reference). Weakly: a node marked with a
+    strong reference to itself is a reference cycle, which would leave it
+    and its subtree to the cyclic collector."""
     __slots__ = ("node",)
 
     def __init__(self, node):
-        self.node = node
+        self.node = weakref.ref(node)
 
 
 def users_own(node):
     """Whether `node` is a subscript or call of the user's code itself, not a
     copy the reverse sweep or a tape made of it."""
     own = getattr(node, "s2sad_own", None)
-    return own is not None and own.node is node
+    return own is not None and own.node() is node
 
 
 def same_shape(like):

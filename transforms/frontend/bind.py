@@ -99,37 +99,7 @@ class CallBinder:
         `rules`, only helper calls (for a helper's copied source).
         keepdims of a compound array is left to normalize, which evaluates
         the array once."""
-        binder = self
-
-        class Binder(Transformer):
-            def visit_Call(self, node):
-                self.generic_visit(node)
-                if not rules:
-                    try:
-                        fn = readable_function(binder.parsed.resolve(node.func))
-                    except Exception:  # noqa: BLE001 - reported where it is used
-                        return node
-                    return node if fn is None else binder.bind_helper(node, fn)
-                keepdims = any(k.arg == "keepdims" for k in node.keywords)
-                if keepdims and node.args and not isinstance(node.args[0], (gast.Name,
-                                                                             gast.Constant)):
-                    return node
-                return binder(node)
-
-            def visit_Subscript(self, node):
-                joined = binder.joined_pieces(node)
-                return self.visit(joined) if joined is not None else self.generic_visit(node)
-
-            def visit_Attribute(self, node):
-                # a module's None (np.newaxis) is the constant None in an index
-                if isinstance(node.ctx, gast.Load):
-                    base = binder.parsed.resolve(node.value)
-                    if isinstance(base, types.ModuleType) and \
-                            getattr(base, node.attr, False) is None:
-                        return gast.copy_location(gast.Constant(value=None, kind=None), node)
-                return self.generic_visit(node)
-
-        return Binder().visit(tree)
+        return _Binder(self, rules).visit(tree)
 
     def joined_pieces(self, node):
         """`np.r_[a, b, 2.0]` of pieces (no slices, no string directive) is
@@ -267,6 +237,43 @@ class CallBinder:
 
     def refuse(self, node, construct, hint):
         return UnsupportedSyntaxError(construct, self.parsed.location, node, hint)
+
+
+class _Binder(Transformer):
+    """CallBinder.bind_tree's pass: `binder` binds the calls (without
+    `rules`, only helper calls). (At module level: a class made per call
+    is a reference cycle that would keep the tree for the cyclic collector.)"""
+
+    def __init__(self, binder, rules):
+        self.binder, self.rules = binder, rules
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        binder = self.binder
+        if not self.rules:
+            try:
+                fn = readable_function(binder.parsed.resolve(node.func))
+            except Exception:  # noqa: BLE001 - reported where it is used
+                return node
+            return node if fn is None else binder.bind_helper(node, fn)
+        keepdims = any(k.arg == "keepdims" for k in node.keywords)
+        if keepdims and node.args and not isinstance(node.args[0], (gast.Name,
+                                                                     gast.Constant)):
+            return node
+        return binder(node)
+
+    def visit_Subscript(self, node):
+        joined = self.binder.joined_pieces(node)
+        return self.visit(joined) if joined is not None else self.generic_visit(node)
+
+    def visit_Attribute(self, node):
+        # a module's None (np.newaxis) is the constant None in an index
+        if isinstance(node.ctx, gast.Load):
+            base = self.binder.parsed.resolve(node.value)
+            if isinstance(base, types.ModuleType) and \
+                    getattr(base, node.attr, False) is None:
+                return gast.copy_location(gast.Constant(value=None, kind=None), node)
+        return self.generic_visit(node)
 
 
 def _as_array(node):

@@ -68,6 +68,7 @@ def _accesses(body, tapes):
                 visit(s.body, inner)
                 visit(s.orelse, inner)
     visit(body, [])
+    del visit  # (a recursive closure is a reference cycle: it would keep the tree)
     return accesses, mentions
 
 

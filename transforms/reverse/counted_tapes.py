@@ -39,6 +39,8 @@ Used for scalars in counted loops whose trip counts read nothing the nest
 writes other than the counters of the loops around them (so the counting
 loops see the trip counts the nest will run); a value recorded in a branch
 leaves the slots of the runs that skip it unused."""
+import weakref
+
 import gast
 
 from ..syntax import assign, call, clone, const, name, names_loaded, parse_expr, walk
@@ -62,7 +64,9 @@ class CountedTapes:
     Tapes."""
 
     def __init__(self, tapes):
-        self.tapes = tapes
+        # (a proxy: its Tapes holds it, and a reference cycle would leave the
+        # tapes' statements to the cyclic collector)
+        self.tapes = weakref.proxy(tapes)
         self._counts = {}  # loops of the frames -> name of their count
         self._runs = {}    # id(innermost loop) -> (its loop, name of its run index)
 

@@ -6,6 +6,8 @@ Generated adjoint statements carry two annotations the clean-up pass uses:
 `s2sad_zero` marks `dv = 0` initialisations and `s2sad_cotangent` names the
 adjoint a contribution is linear in (so it can be dropped when that adjoint
 is known to be zero)."""
+import weakref
+
 import gast
 
 from . import checkpoint_sweeps
@@ -80,8 +82,11 @@ class ReverseMode(Contributions):
         self.loop_locals = loop_locals(self.tree)
         self.loop_restores, self.loop_hoisted = {}, {}
         self.loop_reads = LoopReads(self.tree)  # what each reversed loop reads (lean_tapes.py)
+        # (a weak reference to this pass: a strong one, a reference cycle,
+        # would leave the function's trees to the cyclic collector)
+        reads_result = weakref.WeakMethod(self.adjoint_reads_result)
         self.loop_values = LoopValues(self.loop_locals, self.kinds, self.fn.resolve,
-                                      self.adjoint_reads_result)
+                                      lambda value: reads_result()(value))
         body = self.tree.body[:-1]  # the final return is the caller's business
         # Recording a value can make the reverse sweep read more (a restored
         # flag brings back the branch that tests it), so repeat until the
