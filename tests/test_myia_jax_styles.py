@@ -179,6 +179,21 @@ def tail_recursive_sum(x, a):
     return fsum(x, a)
 
 
+def recursive_lambda(x):
+    f = lambda n: 1.0 if n <= 0 else x * f(n - 1)  # noqa: E731
+    return f(3)
+
+
+def recursion_over_a_captured_array(v):
+    w = v * 2.0
+
+    def walk(i):
+        if i == v.shape[0]:
+            return 0.0
+        return np.sin(w[i]) * v[i] + walk(i + 1)
+    return walk(0)
+
+
 def factorial(n):
     if n <= 1:
         return 1  # an int on this path: the function's results are still floats
@@ -330,6 +345,8 @@ SCALAR_CASES = [
     (recursive_closure, (4.3,), 0),
     (tail_recursive_sum, (5, 1.5), (1,)),
     (factorial, (4.1,), 0),
+    (recursive_lambda, (1.3,), 0),
+    (recursion_over_a_captured_array, (np.array([0.3, -0.7, 1.1]),), 0),
     (calls_factorial, (3.7,), 0),
     (calls_sum_of_squares, (0.7,), 0),
     (power_by_halving, (1.3, 5), 0),
