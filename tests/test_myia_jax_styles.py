@@ -462,7 +462,8 @@ def branch_on_x(x, y, z):
     (branch_on_x, (-7.0, 3.0, 1.5), 1),
     (branch_on_x, (4.0, 5.0, 2.0), 1),
     (while_countdown, (4.0, 5.0, 2.0), 1),
-], ids=["power", "whiles", "if-neg", "if-pos", "while"])
+    (recursive_factorial, (4.1,), 0),
+], ids=["power", "whiles", "if-neg", "if-pos", "while", "recursion"])
 def test_myia_grad_of_grad(fn, args, wrt, jit):
     # myia's grad2 tests differentiate the gradient again: here w.r.t. every
     # float argument, against finite differences of the first gradient
