@@ -865,6 +865,58 @@ def test_jax_pytree_arguments(fn, args, jit):
         check_grad(fn, args, wrt=1, jit=jit)
 
 
+# myia's aliasing tests: one array passed as several leaves
+
+class Point3D(NamedTuple):
+    x: np.ndarray
+    y: np.ndarray
+    z: np.ndarray
+
+
+def nested_tuple_sum(x, y):
+    a, b, (c, d) = x
+    return sum(a + b + c + d + y)
+
+
+def dict_and_point_sum(x, y):
+    a = x["a"]
+    pt = x["b"]
+    return sum(a + pt.x + pt.y + pt.z + y)
+
+
+def writes_into_a_leaf(x, y):
+    a, b = x
+    a[0, 0] = a[0, 0] * 3.0
+    return np.sum(a * b * y)
+
+
+def test_myia_one_array_as_several_leaves(jit):
+    # each leaf has its own gradient, as in JAX, whatever the objects
+    o = np.ones((1, 3))
+    a, b, c = o * 3, o * 4, o * 5
+    g = s2sad.grad(nested_tuple_sum, jit=jit)((a, a, (a, a)), a)
+    assert all(np.array_equal(leaf, o) for leaf in (g[0], g[1], g[2][0], g[2][1]))
+    np.testing.assert_array_equal(s2sad.grad(nested_tuple_sum, wrt=1, jit=jit)(
+        (a, a, (a, a)), a), o)
+    g = s2sad.grad(dict_and_point_sum, jit=jit)({"a": a, "b": Point3D(b, a, c)}, a)
+    assert isinstance(g["b"], Point3D)
+    assert all(np.array_equal(leaf, o) for leaf in (g["a"], *g["b"]))
+
+
+def test_writing_into_an_array_passed_twice_is_refused(jit):
+    # Python's writes reach the other leaf; the derivative's copy would not
+    m = np.array([[0.5, 1.5], [2.0, -1.0]])
+    with pytest.raises(ValueError, match="writes into 'x\\[0\\]', and 'x\\[1\\]' is the same"):
+        s2sad.grad(writes_into_a_leaf, jit=jit)((m, m), 0.7)
+    with pytest.raises(ValueError, match="shares its memory"):
+        s2sad.grad(writes_into_a_leaf, jit=jit)((m, m[0]), 0.7)
+    got = s2sad.grad(writes_into_a_leaf, jit=jit)((m, m.copy()), 0.7)
+    expected = (m * 0.7 * np.array([[3.0, 1.0], [1.0, 1.0]]),
+                m * 0.7 * np.array([[3.0, 1.0], [1.0, 1.0]]))
+    np.testing.assert_allclose(got[0], expected[0])
+    np.testing.assert_allclose(got[1], expected[1])
+
+
 class ZeroPoint(Point):
     def is_zero(self):
         return (self.x == 0) and (self.y == 0)
