@@ -7,6 +7,7 @@ numba and as plain Python. What s2sad refuses of these styles is refused
 with the user's file and line."""
 import collections
 import functools
+import os
 import operator
 from typing import NamedTuple
 
@@ -18,6 +19,15 @@ from gradcheck import check_grad, check_jvp, check_tree_grad, numerical_grad
 
 HERE = __file__
 rng = np.random.RandomState(0)
+FULL = os.environ.get("S2SAD_FULL", "") not in ("", "0")
+
+
+@pytest.fixture(params=[True, False] if FULL else [False],
+                ids=["jit", "python"] if FULL else ["python"])
+def jit(request):
+    # compiling is most of this file's time: every case compiled with
+    # S2SAD_FULL=1, a sample of them by default (test_compiled_sample)
+    return request.param
 
 
 # ---- myia: scalar Python ----------------------------------------------------------------
@@ -1010,3 +1020,27 @@ def test_custom_gradient_with_another_lambda_is_refused():
 
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="a lambda in a custom gradient"):
         s2sad.grad(uses, jit=False)(1.0)
+
+
+# ---- compiled: a sample of the styles above (every case with S2SAD_FULL=1) --------------
+
+@pytest.mark.skipif(FULL, reason="S2SAD_FULL=1 compiles every case above")
+@pytest.mark.parametrize("fn, args, wrt", [
+    (while_countdown, (4.0, 5.0, 2.0), (0, 1, 2)),
+    (recursive_factorial, (4.1,), 0),
+    (calls_sum_of_squares, (0.7,), 0),
+    (higher_order, (4.0, 5.0), (0, 1)),
+    (list_for, (np.array([1.0, 2.0, 3.0, 4.0]),), 0),
+], ids=["while", "nested-recursion", "recursion-int-base", "nested-passed", "list-for"])
+def test_compiled_sample(fn, args, wrt):
+    check_grad(fn, args, wrt=wrt, jit=True)
+
+
+@pytest.mark.skipif(FULL, reason="S2SAD_FULL=1 compiles every case above")
+def test_compiled_sample_pytree_custom_and_refusal():
+    test_jax_custom_gradient_with_a_lambda(True)
+    check_tree_grad(dict_of_parameters, ({"w": np.array([0.5, -1.0]), "b": 0.3},
+                                         np.array([1.0, 2.0])), jit=True)
+    m = np.array([[0.5, 1.5], [2.0, -1.0]])
+    with pytest.raises(ValueError, match="is the same array"):
+        s2sad.grad(writes_into_a_leaf, jit=True)((m, m), 0.7)
