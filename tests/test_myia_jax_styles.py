@@ -6,6 +6,7 @@ gradients written with a lambda), against finite differences, compiled with
 numba and as plain Python. What s2sad refuses of these styles is refused
 with the user's file and line."""
 import collections
+import dataclasses
 import functools
 import os
 import operator
@@ -925,6 +926,29 @@ def test_writing_into_an_array_passed_twice_is_refused(jit):
                 m * 0.7 * np.array([[3.0, 1.0], [1.0, 1.0]]))
     np.testing.assert_allclose(got[0], expected[0])
     np.testing.assert_allclose(got[1], expected[1])
+
+
+@dataclasses.dataclass
+class DataPoint:
+    x: float
+    y: float
+
+
+def dataclass_product(pt):
+    return pt.x * pt.y
+
+
+def test_myia_dataclass_argument_is_refused():
+    # myia differentiates dataclasses; s2sad takes NamedTuples (and JAX neither
+    # unless registered as a pytree)
+    with pytest.raises(TypeError, match="argument 'pt' is DataPoint"):
+        s2sad.grad(dataclass_product, jit=False)(DataPoint(3.0, 5.0))
+
+
+def test_myia_union_of_float_and_pair():
+    # a tuple of numbers is an array: its gradient is one
+    assert s2sad.grad(float_or_pair, jit=False)(4.5) == 3 * 4.5 ** 2
+    np.testing.assert_array_equal(s2sad.grad(float_or_pair, jit=False)((5.5, 1.3)), [1.3, 5.5])
 
 
 class ZeroPoint(Point):
