@@ -184,6 +184,8 @@ class Derivative:
         dtype = precision.working_dtype(values)  # "float32", or None for float64
         kinds = tuple(K.of_value(v) for v in values)
         entry = self._entry(kinds, flat, dtype)
+        guards.check_written_aliases(self._where, names, values,
+                                     getattr(entry.generated, "written_arguments", ()))
         if self.mode == "vjp":
             guards.check_seed(self._where, entry.generated.output_kind, extra[0])
         elif self.mode == "jvp":

@@ -126,6 +126,7 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     gen = Generated(source, functions, entry, namespace, ";".join(described), output_kind,
                     program.checks_own_indices)
     gen.writes_through_helpers = bool(program.copies_writing_arguments)
+    gen.written_arguments = program.written_arguments.get(entry, ())
     return gen
 
 

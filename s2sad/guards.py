@@ -124,6 +124,24 @@ def check_tangents(where, names, values, wrt, tangents):
                              f"{np.shape(values[w])}, not {_what(t)}{_shape_text(t)}.")
 
 
+def check_written_aliases(where, names, values, written):
+    """ValueError when the function writes into an array argument that is
+    also passed as another argument (or container leaf): the derivative
+    writes into a copy of it, so the other would not see the write, as it
+    does in Python."""
+    for i in written:
+        a = values[i]
+        if not isinstance(a, np.ndarray):
+            continue
+        for j, b in enumerate(values):
+            if j != i and isinstance(b, np.ndarray) and np.may_share_memory(a, b):
+                raise ValueError(
+                    f"{where}: the function writes into '{names[i]}', and '{names[j]}' is "
+                    f"the same array (or shares its memory). The derivative works on a copy "
+                    f"of '{names[i]}', so '{names[j]}' would not see the writes as it does in "
+                    f"Python. Pass a copy ({names[j]}.copy()).")
+
+
 def _shape_text(v):
     return f" of shape {np.shape(v)}" if isinstance(v, np.ndarray) else ""
 

@@ -33,8 +33,7 @@ def pytest_configure(config):
 FULL = os.environ.get("S2SAD_FULL", "") not in ("", "0")
 _GRID_MODULES = {"test_forward.py", "test_rules.py", "test_binding.py", "test_functions.py",
                  "test_errors.py", "test_numba_forms.py", "test_pytrees.py",
-                 "test_containers.py", "test_float32.py", "test_language.py",
-                 "test_myia_jax_styles.py"}
+                 "test_containers.py", "test_float32.py", "test_language.py"}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -6,7 +6,9 @@ gradients written with a lambda), against finite differences, compiled with
 numba and as plain Python. What s2sad refuses of these styles is refused
 with the user's file and line."""
 import collections
+import dataclasses
 import functools
+import os
 import operator
 from typing import NamedTuple
 
@@ -18,6 +20,15 @@ from gradcheck import check_grad, check_jvp, check_tree_grad, numerical_grad
 
 HERE = __file__
 rng = np.random.RandomState(0)
+FULL = os.environ.get("S2SAD_FULL", "") not in ("", "0")
+
+
+@pytest.fixture(params=[True, False] if FULL else [False],
+                ids=["jit", "python"] if FULL else ["python"])
+def jit(request):
+    # compiling is most of this file's time: every case compiled with
+    # S2SAD_FULL=1, a sample of them by default (test_compiled_sample)
+    return request.param
 
 
 # ---- myia: scalar Python ----------------------------------------------------------------
@@ -179,6 +190,21 @@ def tail_recursive_sum(x, a):
     return fsum(x, a)
 
 
+def recursive_lambda(x):
+    f = lambda n: 1.0 if n <= 0 else x * f(n - 1)  # noqa: E731
+    return f(3)
+
+
+def recursion_over_a_captured_array(v):
+    w = v * 2.0
+
+    def walk(i):
+        if i == v.shape[0]:
+            return 0.0
+        return np.sin(w[i]) * v[i] + walk(i + 1)
+    return walk(0)
+
+
 def factorial(n):
     if n <= 1:
         return 1  # an int on this path: the function's results are still floats
@@ -330,6 +356,8 @@ SCALAR_CASES = [
     (recursive_closure, (4.3,), 0),
     (tail_recursive_sum, (5, 1.5), (1,)),
     (factorial, (4.1,), 0),
+    (recursive_lambda, (1.3,), 0),
+    (recursion_over_a_captured_array, (np.array([0.3, -0.7, 1.1]),), 0),
     (calls_factorial, (3.7,), 0),
     (calls_sum_of_squares, (0.7,), 0),
     (power_by_halving, (1.3, 5), 0),
@@ -445,7 +473,8 @@ def branch_on_x(x, y, z):
     (branch_on_x, (-7.0, 3.0, 1.5), 1),
     (branch_on_x, (4.0, 5.0, 2.0), 1),
     (while_countdown, (4.0, 5.0, 2.0), 1),
-], ids=["power", "whiles", "if-neg", "if-pos", "while"])
+    (recursive_factorial, (4.1,), 0),
+], ids=["power", "whiles", "if-neg", "if-pos", "while", "recursion"])
 def test_myia_grad_of_grad(fn, args, wrt, jit):
     # myia's grad2 tests differentiate the gradient again: here w.r.t. every
     # float argument, against finite differences of the first gradient
@@ -847,6 +876,81 @@ def test_jax_pytree_arguments(fn, args, jit):
         check_grad(fn, args, wrt=1, jit=jit)
 
 
+# myia's aliasing tests: one array passed as several leaves
+
+class Point3D(NamedTuple):
+    x: np.ndarray
+    y: np.ndarray
+    z: np.ndarray
+
+
+def nested_tuple_sum(x, y):
+    a, b, (c, d) = x
+    return sum(a + b + c + d + y)
+
+
+def dict_and_point_sum(x, y):
+    a = x["a"]
+    pt = x["b"]
+    return sum(a + pt.x + pt.y + pt.z + y)
+
+
+def writes_into_a_leaf(x, y):
+    a, b = x
+    a[0, 0] = a[0, 0] * 3.0
+    return np.sum(a * b * y)
+
+
+def test_myia_one_array_as_several_leaves(jit):
+    # each leaf has its own gradient, as in JAX, whatever the objects
+    o = np.ones((1, 3))
+    a, b, c = o * 3, o * 4, o * 5
+    g = s2sad.grad(nested_tuple_sum, jit=jit)((a, a, (a, a)), a)
+    assert all(np.array_equal(leaf, o) for leaf in (g[0], g[1], g[2][0], g[2][1]))
+    np.testing.assert_array_equal(s2sad.grad(nested_tuple_sum, wrt=1, jit=jit)(
+        (a, a, (a, a)), a), o)
+    g = s2sad.grad(dict_and_point_sum, jit=jit)({"a": a, "b": Point3D(b, a, c)}, a)
+    assert isinstance(g["b"], Point3D)
+    assert all(np.array_equal(leaf, o) for leaf in (g["a"], *g["b"]))
+
+
+def test_writing_into_an_array_passed_twice_is_refused(jit):
+    # Python's writes reach the other leaf; the derivative's copy would not
+    m = np.array([[0.5, 1.5], [2.0, -1.0]])
+    with pytest.raises(ValueError, match="writes into 'x\\[0\\]', and 'x\\[1\\]' is the same"):
+        s2sad.grad(writes_into_a_leaf, jit=jit)((m, m), 0.7)
+    with pytest.raises(ValueError, match="shares its memory"):
+        s2sad.grad(writes_into_a_leaf, jit=jit)((m, m[0]), 0.7)
+    got = s2sad.grad(writes_into_a_leaf, jit=jit)((m, m.copy()), 0.7)
+    expected = (m * 0.7 * np.array([[3.0, 1.0], [1.0, 1.0]]),
+                m * 0.7 * np.array([[3.0, 1.0], [1.0, 1.0]]))
+    np.testing.assert_allclose(got[0], expected[0])
+    np.testing.assert_allclose(got[1], expected[1])
+
+
+@dataclasses.dataclass
+class DataPoint:
+    x: float
+    y: float
+
+
+def dataclass_product(pt):
+    return pt.x * pt.y
+
+
+def test_myia_dataclass_argument_is_refused():
+    # myia differentiates dataclasses; s2sad takes NamedTuples (and JAX neither
+    # unless registered as a pytree)
+    with pytest.raises(TypeError, match="argument 'pt' is DataPoint"):
+        s2sad.grad(dataclass_product, jit=False)(DataPoint(3.0, 5.0))
+
+
+def test_myia_union_of_float_and_pair():
+    # a tuple of numbers is an array: its gradient is one
+    assert s2sad.grad(float_or_pair, jit=False)(4.5) == 3 * 4.5 ** 2
+    np.testing.assert_array_equal(s2sad.grad(float_or_pair, jit=False)((5.5, 1.3)), [1.3, 5.5])
+
+
 class ZeroPoint(Point):
     def is_zero(self):
         return (self.x == 0) and (self.y == 0)
@@ -940,3 +1044,27 @@ def test_custom_gradient_with_another_lambda_is_refused():
 
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="a lambda in a custom gradient"):
         s2sad.grad(uses, jit=False)(1.0)
+
+
+# ---- compiled: a sample of the styles above (every case with S2SAD_FULL=1) --------------
+
+@pytest.mark.skipif(FULL, reason="S2SAD_FULL=1 compiles every case above")
+@pytest.mark.parametrize("fn, args, wrt", [
+    (while_countdown, (4.0, 5.0, 2.0), (0, 1, 2)),
+    (recursive_factorial, (4.1,), 0),
+    (calls_sum_of_squares, (0.7,), 0),
+    (higher_order, (4.0, 5.0), (0, 1)),
+    (list_for, (np.array([1.0, 2.0, 3.0, 4.0]),), 0),
+], ids=["while", "nested-recursion", "recursion-int-base", "nested-passed", "list-for"])
+def test_compiled_sample(fn, args, wrt):
+    check_grad(fn, args, wrt=wrt, jit=True)
+
+
+@pytest.mark.skipif(FULL, reason="S2SAD_FULL=1 compiles every case above")
+def test_compiled_sample_pytree_custom_and_refusal():
+    test_jax_custom_gradient_with_a_lambda(True)
+    check_tree_grad(dict_of_parameters, ({"w": np.array([0.5, -1.0]), "b": 0.3},
+                                         np.array([1.0, 2.0])), jit=True)
+    m = np.array([[0.5, 1.5], [2.0, -1.0]])
+    with pytest.raises(ValueError, match="is the same array"):
+        s2sad.grad(writes_into_a_leaf, jit=True)((m, m), 0.7)

@@ -65,6 +65,7 @@ class Program:
         self._recursed = set()  # those whose computation met a recursive call
         self._customs = {}
         self._return_kinds = {}
+        self.written_arguments = {}  # generated function -> positions of arguments it copies
         self._derivative_calls = {}  # function -> {call position: generated function}
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
         self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
@@ -287,7 +288,12 @@ class Program:
             else:
                 grads.append(name(rev.adjoints[w]) if w in rev.adjoints and w in active
                              else self._zero(w, spec.kinds))
-        body = copy_written_args(tree, args) + fwd
+        copies = copy_written_args(tree, args)
+        # the arguments the derivative copies because it writes into them
+        # (s2sad.guards.check_written_aliases: not one array passed twice)
+        self.written_arguments[gen_name] = tuple(
+            args.index(c.targets[0].id) for c in copies if c.targets[0].id in args)
+        body = copies + fwd
         value = tree.body[-1].value
         # (the fused sweeps of fusion.py compute values within the reverse sweep)
         restoring = [s for s in rev_stmts if not getattr(s, "s2sad_deferred", False)]
