@@ -5,6 +5,7 @@ import importlib
 import inspect
 import linecache
 import textwrap
+import tokenize
 
 import gast
 
@@ -14,6 +15,7 @@ from .callable_forms import spell_callable_forms
 from .lambda_source import lambda_tree
 from .statement_forms import desugar_statement_forms
 from .star_forms import desugar_star_forms
+from .stale_source import check_source_is_current
 from .dict_comprehensions import desugar_dict_comprehensions
 from ..ast_convert import parse
 from ..emit.unparse import expr_source
@@ -171,6 +173,12 @@ def parse_function(fn, nested_def_ok=False, read_only=False):
             f"No source code is available for {fn.__qualname__} ({exc}). s2sad "
             f"reads the function's source: define it in a file, not in an "
             f"interactive session or with exec.") from None
+    except (SyntaxError, tokenize.TokenError) as exc:  # the file no longer parses
+        check_source_is_current(fn, fn.__code__.co_firstlineno)
+        raise SourceUnavailableError(
+            f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: the source of "
+            f"{fn.__qualname__} cannot be read from its file ({exc}).") from None
+    check_source_is_current(fn, first_line)
     key = (fn.__code__, nested_def_ok)
     known = _PARSED_TREES.get(key)
     if known is not None and known[0] is lines:
