@@ -151,3 +151,59 @@ def test_custom_gradient_shows_in_source():
     assert "def clip_gradients_bwd(residuals, dy):" in src
     assert "clip_by_norm(dy, 0.5)" in src
     assert "def clip_by_norm(t, clip_norm):" in src
+
+
+# ---- a custom_vjp bwd returning a bare value (JAX asks for a tuple) ----------------
+
+@s2sad.custom_vjp
+def doubled_square(x):
+    return np.sum(x ** 2)
+
+
+def doubled_square_fwd(x):
+    return np.sum(x ** 2), x
+
+
+def doubled_square_bwd(x, g):
+    return 4 * g * x  # twice the true gradient, not in a tuple: the one cotangent
+
+
+doubled_square.defvjp(doubled_square_fwd, doubled_square_bwd)
+
+
+def uses_doubled_square(x):
+    return 3.0 * doubled_square(x)
+
+
+@pytest.mark.parametrize("x", [np.array([1.5]), np.array([1.0, 2.0, 3.0]), 2.0],
+                         ids=["length-1", "vector", "scalar"])
+def test_custom_vjp_bwd_returning_one_value(x, jit):
+    g = s2sad.grad(uses_doubled_square, jit=jit)(x)
+    assert np.shape(g) == np.shape(x)  # (a length-1 array was taken apart: a scalar)
+    np.testing.assert_allclose(g, 12.0 * np.asarray(x))
+
+
+@s2sad.custom_vjp
+def pair_product(a, b):
+    return a * b
+
+
+def pair_product_fwd(a, b):
+    return a * b, (a, b)
+
+
+def pair_product_bwd(res, g):
+    return g * res[1]  # one value for two arguments
+
+
+pair_product.defvjp(pair_product_fwd, pair_product_bwd)
+
+
+def uses_pair_product(a, b):
+    return pair_product(a, b) + a
+
+
+def test_custom_vjp_bwd_returning_one_value_for_two_arguments_is_refused(jit):
+    with pytest.raises(TypeError, match=r"test_custom\.py:\d+: the bwd of custom_vjp "
+                                        r"pair_product returns one value"):
+        s2sad.grad(uses_pair_product, wrt=(0, 1), jit=jit)(2.0, 3.0)

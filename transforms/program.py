@@ -107,7 +107,8 @@ class Program:
                                 f"{obj.__name__}.defvjp(fwd, bwd) before differentiating it")
             fwd, bwd = self.provide(obj.fwd), self.provide(obj.bwd)
             kind = self.helper_return_kind(obj.fwd, arg_kinds)
-            result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN, True)
+            result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN,
+                      self._vjp_returns_tuple(obj, kind, len(arg_kinds)))
         else:
             from .frontend.custom import split_custom_gradient
             fwd = self._fresh_module_name(obj.__name__ + "_fwd")
@@ -129,6 +130,25 @@ class Program:
                       tuple_cots)
         self._customs[key] = result
         return result
+
+    def _vjp_returns_tuple(self, obj, fwd_kind, n_inputs):
+        """Whether a custom_vjp's bwd returns a tuple (one cotangent per
+        input). A bwd returning one array or number is that cotangent when
+        there is one input (JAX asks for a tuple: it would be taken apart
+        instead, a wrong shape or an unpacking error); with several it is
+        refused."""
+        if fwd_kind.tag != "tuple" or len(fwd_kind.items) != 2:
+            return True
+        back = self.helper_return_kind(obj.bwd, [fwd_kind.items[1], fwd_kind.items[0]])
+        if back.tag == "tuple" or not back.known:
+            return True
+        if n_inputs == 1:
+            return False
+        code = getattr(obj.bwd, "__code__", None)
+        where = f"{code.co_filename}:{code.co_firstlineno}: " if code is not None else ""
+        raise TypeError(f"{where}the bwd of custom_vjp {obj.__name__} returns one value, but "
+                        f"{obj.__name__} takes {n_inputs} arguments: return a tuple with one "
+                        f"cotangent per argument, as in JAX")
 
     def name_derivative_calls(self, tree, parsed, kinds):
         """`g = s2sad.grad(loss)(x, W)` calls the generated gradient of loss
