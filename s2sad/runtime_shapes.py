@@ -267,6 +267,8 @@ def append_head(g, arr, axis=None):
 def append_tail(g, arr, values, axis=None):
     """The cotangent of values in np.append(arr, values, axis)."""
     if axis is None:
+        if np.ndim(values) == 0:  # np.append(a, 4.0): a number's gradient is a number
+            return np.ravel(g)[np.size(arr)]
         return np.reshape(np.ravel(g)[np.size(arr):], np.shape(values)).copy()
     return np.take(g, np.arange(np.shape(arr)[axis], np.shape(g)[axis]), axis=axis)
 
@@ -307,6 +309,8 @@ def _append_tail(g, arr, values, axis=None):
         def along(g, arr, values, axis=None):
             return range_along(g, arr.shape[axis], g.shape[axis], axis)
         return along
+    if isinstance(values, types.Number):
+        return lambda g, arr, values, axis=None: np.ascontiguousarray(g).ravel()[arr.size]
     return lambda g, arr, values, axis=None: np.ascontiguousarray(g).ravel()[arr.size:].reshape(
         values.shape).copy()
 

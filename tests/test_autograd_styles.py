@@ -889,7 +889,11 @@ def check(fn, args, wrt, jit):
         for g, e in zip(got, expected):
             np.testing.assert_allclose(g, e)
         args = (np.array(args[0]),) + args[1:]
-    check_grad(fn, args, wrt=wrt, jit=jit, rtol=1e-5, atol=1e-5)
+    df = check_grad(fn, args, wrt=wrt, jit=jit, rtol=1e-5, atol=1e-5)
+    positions = wrt if isinstance(wrt, tuple) else (wrt,)
+    for p, g in zip(positions, df(*args)):
+        # a number's gradient is a number, not a 0-d array (as autograd and JAX give)
+        assert isinstance(args[p], np.ndarray) or not isinstance(g, np.ndarray), (p, type(g))
 
 
 @pytest.mark.parametrize("fn, args, wrt", ACCEPTED)

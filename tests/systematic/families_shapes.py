@@ -65,7 +65,9 @@ def joining_cases():
         ("axis0", "np.append(x, y, axis=0)", {"x": ((2, 3), ANY), "y": ((1, 3), ANY)}),
         ("axis1", "np.append(x, y, 1)", {"x": ((2, 3), ANY), "y": ((2, 2), ANY)}),
         ("axis-1", "np.append(x, y, axis=-1)", {"x": ((2, 3), ANY), "y": ((2, 2), ANY)}),
-        ("keywords", "np.append(arr=x, values=y)", {"x": ((3,), ANY), "y": ((2,), ANY)})])
+        ("keywords", "np.append(arr=x, values=y)", {"x": ((3,), ANY), "y": ((2,), ANY)}),
+        # a number appended: its gradient is a number (it was a 0-d array)
+        ("number", "np.append(x, y)", {"x": ((3,), ANY), "y": ((), ANY)})])
     return out
 
 
