@@ -237,6 +237,7 @@ def _pad_width(node, kind):
 
 PAD_WIDTH = Values("an int, a tuple of ints or a tuple of pairs", _pad_width)
 ARRAY = Values("an array (at least 1-d)", lambda n, k: k.is_array)
+AT_LEAST_2D = Values("an array of at least 2 dimensions", lambda n, k: k.is_array and k.ndim >= 2)
 REAL = Values("a real (not complex) number or array",
               lambda n, k: k.known and k.tag not in ("tuple", "none") and k.scalar_dtype != "c")
 # np.sort's kind: every algorithm gives the same sorted values

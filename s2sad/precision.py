@@ -34,9 +34,11 @@ def working_dtype(values):
 
 
 def cast_like(g, arg):
-    """A gradient in its argument's dtype: float32 for a float32 argument
+    """A gradient in its argument's kind and dtype: float32 for a float32 argument
     (a mixed float32/float64 call computes in float64), a NumPy float32
     scalar for a np.float32 one."""
+    if isinstance(g, np.ndarray) and g.ndim == 0 and not isinstance(arg, np.ndarray):
+        g = g[()]  # a number's gradient is a number (a rule may give a 0-d array)
     dtype = getattr(arg, "dtype", None)
     if dtype is None or dtype.kind != "f":
         return g

@@ -13,7 +13,7 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload, register_jitable
 
-__all__ = ["diag_embed", "unrepeat", "undiff", "unpermute", "permute_like", "unpad", "untile",
+__all__ = ["diag_embed", "diagonal_embed", "unrepeat", "undiff", "unpermute", "permute_like", "unpad", "untile",
            "unrollaxis", "append_head", "append_tail", "unstack_nd", "cross_grad",
            "cross_grad_left", "cross_grad_right", "unsplit", "slogdet_tangent"]
 
@@ -67,6 +67,20 @@ def _diag_embed(g, v, k=0):
             out[r0 + j, r0 + j + k] = g[j]
         return out
     return impl
+
+
+def diagonal_embed(g, a, offset=0, axis1=0, axis2=1):
+    """Zeros shaped like `a`, with `g` on the offset diagonal of axes axis1
+    and axis2 (the cotangent of np.diagonal(a, offset, axis1, axis2), whose
+    diagonal is g's last axis; np.trace's cotangent, g with a last axis of
+    size 1, is g along the whole diagonal). Runs as Python: numba has no
+    np.moveaxis."""
+    out = np.zeros(np.shape(a), dtype=np.result_type(g, float))
+    view = np.moveaxis(out, (axis1, axis2), (-2, -1))  # a view: writing it writes out
+    n = max(0, min(view.shape[-2] + min(offset, 0), view.shape[-1] - max(offset, 0)))
+    rows = np.arange(n) + max(-offset, 0)
+    view[..., rows, rows + offset] = g
+    return out
 
 
 # ---- np.repeat with an int count, np.diff ------------------------------------------
@@ -253,6 +267,8 @@ def append_head(g, arr, axis=None):
 def append_tail(g, arr, values, axis=None):
     """The cotangent of values in np.append(arr, values, axis)."""
     if axis is None:
+        if np.ndim(values) == 0:  # np.append(a, 4.0): a number's gradient is a number
+            return np.ravel(g)[np.size(arr)]
         return np.reshape(np.ravel(g)[np.size(arr):], np.shape(values)).copy()
     return np.take(g, np.arange(np.shape(arr)[axis], np.shape(g)[axis]), axis=axis)
 
@@ -293,6 +309,8 @@ def _append_tail(g, arr, values, axis=None):
         def along(g, arr, values, axis=None):
             return range_along(g, arr.shape[axis], g.shape[axis], axis)
         return along
+    if isinstance(values, types.Number):
+        return lambda g, arr, values, axis=None: np.ascontiguousarray(g).ravel()[arr.size]
     return lambda g, arr, values, axis=None: np.ascontiguousarray(g).ravel()[arr.size:].reshape(
         values.shape).copy()
 

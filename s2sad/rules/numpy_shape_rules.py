@@ -5,8 +5,8 @@ contractions (einsum, tensordot, inner, kron, cross). Names like
 import numpy as np
 
 from ..registry import adjoint, tangent, first_arg
-from ..parameters import (ARRAY, ARRAY_OR_NONE, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_OF_SHAPE,
-                          EINSUM_SUBSCRIPTS, FLOAT_DTYPE, INT, INT_OR_INTS, MATRIX, PAD_MODE, PAD_WIDTH,
+from ..parameters import (ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_OF_SHAPE,
+                          EINSUM_SUBSCRIPTS, FLOAT_DTYPE, INT, INT_OR_INTS, PAD_MODE, PAD_WIDTH,
                           PAIR_OF_AXES, SORT_KIND, TENSORDOT_AXES, VECTOR_OR_MATRIX)
 from ..transforms.analysis import kinds as K
 
@@ -202,15 +202,30 @@ def diag_of_matrix(g, ans, v, k=0):
     return diag_embed(g, v, k)
 
 
-@adjoint(np.diagonal, kind=lambda args, kws: K.array(1, args[0].dtype), diff_argnums=(0,),
-         linear=(0,), values={"a": MATRIX, "offset": INT})
-def diagonal(g, ans, a, offset=0):
+# np.diagonal and np.trace of any array and pair of axes (diagonal_embed, as
+# Python); a matrix's own diagonal (no axes given) compiles (diag_embed, np.eye)
+
+@adjoint(np.diagonal, kind=lambda args, kws: K.array(args[0].ndim - 1, args[0].dtype),
+         diff_argnums=(0,), linear=(0,),
+         values={"a": AT_LEAST_2D, "offset": INT, "axis1": INT, "axis2": INT})
+def diagonal(g, ans, a, offset=0, axis1=0, axis2=1):
+    return diagonal_embed(g, a, offset, axis1, axis2)
+
+
+@adjoint(np.diagonal, when=lambda a, offset=K.INT: a.ndim == 2)
+def diagonal_of_matrix(g, ans, a, offset=0):
     return diag_embed(g, a, offset)
 
 
-@adjoint(np.trace, kind=lambda args, kws: K.scalar(args[0].dtype), diff_argnums=(0,),
-         linear=(0,), values={"a": MATRIX, "offset": INT})
-def trace(g, ans, a, offset=0):
+@adjoint(np.trace, kind=lambda args, kws: K.scalar(args[0].dtype) if args[0].ndim == 2 else
+         K.array(args[0].ndim - 2, args[0].dtype), diff_argnums=(0,), linear=(0,),
+         values={"a": AT_LEAST_2D, "offset": INT, "axis1": INT, "axis2": INT})
+def trace(g, ans, a, offset=0, axis1=0, axis2=1):
+    return diagonal_embed(np.expand_dims(g, -1), a, offset, axis1, axis2)
+
+
+@adjoint(np.trace, when=lambda a, offset=K.INT: a.ndim == 2)
+def trace_of_matrix(g, ans, a, offset=0):
     return g * np.eye(a.shape[0], a.shape[1], offset)
 
 

@@ -128,6 +128,7 @@ REGISTRY.lookup(rt.prod_others).tangent = _prod_others_tangent
 # (a permutation's helpers depend on ans and a only through the permutation,
 # which is locally constant)
 _linear(rt.diag_embed, _arg(1))
+_linear(rt.diagonal_embed, _arg(1))
 _linear(rt.unrepeat, _arg(1))
 _linear(rt.undiff, _arg(1))
 _linear(rt.unpermute, _arg(2))

@@ -65,7 +65,9 @@ def joining_cases():
         ("axis0", "np.append(x, y, axis=0)", {"x": ((2, 3), ANY), "y": ((1, 3), ANY)}),
         ("axis1", "np.append(x, y, 1)", {"x": ((2, 3), ANY), "y": ((2, 2), ANY)}),
         ("axis-1", "np.append(x, y, axis=-1)", {"x": ((2, 3), ANY), "y": ((2, 2), ANY)}),
-        ("keywords", "np.append(arr=x, values=y)", {"x": ((3,), ANY), "y": ((2,), ANY)})])
+        ("keywords", "np.append(arr=x, values=y)", {"x": ((3,), ANY), "y": ((2,), ANY)}),
+        # a number appended: its gradient is a number (it was a 0-d array)
+        ("number", "np.append(x, y)", {"x": ((3,), ANY), "y": ((), ANY)})])
     return out
 
 
@@ -152,11 +154,19 @@ def diagonal_cases():
     out += _table("numpy.diagonal", [
         ("plain", "np.diagonal(x)", M), ("offset", "np.diagonal(x, 1)", M),
         ("offset-2", "np.diagonal(x, offset=-2)", M), ("method", "x.diagonal()", M),
-        ("keywords", "np.diagonal(a=x, offset=1)", sq)])
+        ("keywords", "np.diagonal(a=x, offset=1)", sq),
+        # any pair of axes, of any array (as Python: numba has no np.moveaxis)
+        ("axes", "np.diagonal(x, axis1=-1, axis2=-2)", M), ("3d", "np.diagonal(x)", T),
+        ("3d_axes", "np.diagonal(x, 1, 2, 0)", T), ("3d_offset-1", "np.diagonal(x, -1, 1, 2)", T),
+        ("3d_method", "x.diagonal(0, 0, 2)", T)])
     out += _table("numpy.trace", [
         ("plain", "np.trace(x)", M), ("offset", "np.trace(x, 1)", M),
         ("offset-1", "np.trace(x, offset=-1)", sq), ("method", "x.trace()", sq),
-        ("keywords", "np.trace(a=x, offset=2)", M)])
+        ("keywords", "np.trace(a=x, offset=2)", M),
+        ("axes", "np.trace(x, 0, 1, 0)", M), ("3d", "np.trace(x)", T),
+        ("3d_axes", "np.trace(x, 1, axis1=2, axis2=1)", T), ("4d", "np.trace(x, -1)",
+                                                            {"x": ((3, 2, 2, 2), ANY)}),
+        ("3d_method", "x.trace(axis1=0, axis2=2)", T)])
     for fn in ("triu", "tril"):
         out += _table(f"numpy.{fn}", [
             ("plain", f"np.{fn}(x)", M), ("k1", f"np.{fn}(x, 1)", M),
@@ -380,9 +390,6 @@ def refusal_cases():
         ("numpy.diff", "prepend", "np.diff(x, prepend=0.0)", V),
         ("numpy.std", "dtype", "np.std(x, dtype=np.float32)", V),
         ("numpy.var", "where", "np.var(x, where=x > 0.0)", V),
-        ("numpy.trace", "3d", "np.trace(x)", T),
-        ("numpy.trace", "axes", "np.trace(x, 0, 1, 0)", M),
-        ("numpy.diagonal", "3d", "np.diagonal(x)", T),
         ("numpy.cross", "axisa", "np.cross(x, y, axisa=0)", {"x": ((3, 2), ANY), "y": ((2, 3), ANY)}),
         ("numpy.roll", "tuple_shift", "np.roll(x, (1, 2), axis=(0, 1))", M),
         ("numpy.nan_to_num", "nan_value", "np.nan_to_num(x, nan=1.0)", V),
