@@ -666,3 +666,29 @@ def test_a_stack_popped_in_a_loop_that_adds_to_a_total(f, jit):
     the pops' adjoints in forward order, so the appends' adjoints popped
     them reversed: a wrong gradient with no error."""
     check_grad(f, (X.copy(), 0.8), wrt=(0, 1), jit=jit)
+
+
+def _times(a, e):
+    return a * e
+
+
+def _unread_list_element_in_a_loop(A, x, c):
+    for e in x:
+        parts = [A[0, -2], c * _times(A[1, 0], e)]
+        s = parts[0] * parts[0] * 1.0 + len(parts)
+    return np.sum(x * x)
+
+
+@pytest.mark.xfail(strict=True, reason="open: an element of a list literal nothing reads, "
+                   "in a loop, is dropped with its index check")
+def test_an_unread_list_element_still_raises_index_error():
+    """Found by the resize check on Python derivatives (seed 4401): with one
+    row in A, the primal raises IndexError at `A[1, 0]`, in an element of a
+    list literal that nothing reads (inside a loop, given to a helper); the
+    derivative drops the element and returns. The gradient itself is right.
+    (Outside a loop, or without the list, the derivative raises.)"""
+    A = np.ones((1, 2))
+    with pytest.raises(IndexError):
+        _unread_list_element_in_a_loop(A, X.copy(), 0.5)
+    with pytest.raises(IndexError):
+        s2sad.grad(_unread_list_element_in_a_loop, wrt=1, jit=False)(A, X.copy(), 0.5)

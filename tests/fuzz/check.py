@@ -335,11 +335,11 @@ def check(L, jit=None):
             return dict(res, status="fail", category=f"wrong gradient ({label})",
                         message=f"d/d{prog.arg_names[p]}: s2sad {np.round(g, 8).tolist()}, "
                                 f"finite differences {np.round(flat(fds[p]), 8).tolist()}")
-        if mode:
-            res["resized"] = seen = []
-            bad = other_sizes(L, args, derivative, seen)
-            if bad:
-                return dict(res, status="fail", category="index checks (jit)", message=bad)
+        # (Python derivatives too: a kind or shape decided for one size must hold for others)
+        res.setdefault("resized", [])
+        bad = other_sizes(L, args, derivative, res["resized"], tries=4 if mode else 2)
+        if bad:
+            return dict(res, status="fail", category=f"index checks ({label})", message=bad)
     if res["fd"] == "ok" and False in grads:  # pytree and float32 variants
         bad = variants.check_variants(L, args, grads[False], _close)
         if bad:
@@ -356,11 +356,13 @@ def check(L, jit=None):
 
 
 def other_sizes(L, args, derivative, seen, tries=4):
-    """The compiled derivative on arguments of other sizes (an array's axis
-    or an int a little larger or smaller), where indices may leave their
-    arrays: it must raise where the primal raises IndexError, and give the
-    primal's value where it does not (compiled code checks indices itself
-    or has numba check them: it never reads or writes outside an array).
+    """The derivative (compiled or Python) on arguments of other sizes (an
+    array's axis or an int a little larger or smaller), where indices may
+    leave their arrays: it must raise where the primal raises IndexError,
+    and give the primal's value where it does not (compiled code checks
+    indices itself or has numba check them: it never reads or writes
+    outside an array; Python code must not carry a kind or size decided for
+    the first arguments over to others).
     A message for the first disagreement, or None; `seen` gets "raised" or
     "ran" per call compared."""
     rng = np.random.default_rng(L.prog.value_seed + 1)

@@ -413,6 +413,9 @@ class Expressions(Calls):
         k = self.weighted(opts)
         if k == "active":
             self.use("active_if")
+            quantified = self.any_all_cond()   # everyday.py
+            if quantified:
+                return quantified
             e = self.expr((), min(depth, 2))
             if not _has_variable(e):
                 if self.ok("constant_condition"):

@@ -56,12 +56,13 @@ from hypothesis import strategies as st
 from .model import MAIN, Program, Tree, _HypothesisChoices, _RandomChoices, _Var  # noqa: F401
 from .spellings import _postprocess
 from .containers import ContainerStatements
+from .everyday import EVERYDAY_HELPERS, MODES, EverydayForms
 from .forms import MoreForms
 from .nested import NestedFunctions
 from .statements import Statements
 
 
-HEADER = ("import math\n\nimport numpy as np\n\nimport s2sad\n"
+HEADER = ("import functools\nimport math\n\nimport numpy as np\n\nimport s2sad\n"
           "from s2sad import reset_recording, stop_gradient, stop_recording\n")
 
 # feature name -> regression test documenting the bug (see test_fuzz_regressions.py)
@@ -111,6 +112,18 @@ FEATURES = (
     "function_imports",  # import numpy as np / import math among the first statements
     "ellipsis",         # M[..., j], M[i, ...], v[...], b[..., j] = e, b[...] += e
     "numpy_keywords",   # np.sum(a=v), np.dot(v, b=w), np.clip(v, a_min=None, a_max=0.8), ...
+    # (everyday.py:)
+    "chained_writes",   # B[i][j] = v, B[i][j] += v, B[i][a:b] = row on a local matrix; a list of
+                        # lists from a comprehension or appended rows written L[i][j] op= v
+    "list_stack",       # appends in a loop, then balanced pops (and L[-1]); appends then
+                        # np.array(L) / sum(L) / L[-1]
+    "string_options",   # fuzzed(..., mode) and local strings picking a branch, scaled(u, "square"),
+                        # np.pad(v, 1, mode="edge") (also mode=mode, a helper's `how`)
+    "function_tools",   # functools.partial(affine, w, scale=s), map(lambda/np.sin/helper), np.r_
+    "literal_loops",    # for c in (0.5, 2.0) / (a, s1 * 2.0), for w, b in params (enumerate too)
+    "any_all",          # any(e > c for e in v) / all([...]) in conditions
+    "max_of_list",      # max([a, b, c]), min((a, b))
+    "chained_assign",   # a = b = value
     "effect_refusal",   # np.add.at, np.put, np.fill_diagonal, b.resize, out=b[0]...: must be
                         # refused naming the line (refusals.py), a few programs
     # finer features, named after the bugs they trigger (see KNOWN_BUGS)
@@ -184,7 +197,7 @@ CALL_FORMS = ("helper_keywords", "axis_reductions", "keepdims", "transpose_axes"
               "clip_keywords", "norm_ord", "nested_literal", "fancy_index")
 
 
-class _Gen(Statements, NestedFunctions, ContainerStatements, MoreForms):
+class _Gen(Statements, NestedFunctions, ContainerStatements, MoreForms, EverydayForms):
     def __init__(self, choices, avoid=frozenset(), jit=False):
         self.choices = choices
         self.avoid = frozenset(avoid)
@@ -198,6 +211,9 @@ class _Gen(Statements, NestedFunctions, ContainerStatements, MoreForms):
         self.container_helpers = set()    # CONTAINER_HELPERS used
         self.refuse = self.refused = False    # write (wrote) a call s2sad must refuse
         self.seq_kind = None          # "tuple" or "list": what predict_pair is given
+        self.everyday_helpers = set()     # EVERYDAY_HELPERS used
+        self.mode_text = None         # fuzzed's string argument `mode`, when it has one
+        self.in_while_test = False    # writing a while loop's condition
 
     # ---- choices ---------------------------------------------------------------
     def int(self, lo, hi):
@@ -265,12 +281,15 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
             args.append(("t", Tree(kind, ((0, (g.N,)), (1, ()))), None))
             g.seq_kind = kind
     g.refuse = g.ok("effect_refusal") and g.p(0.04)
+    if g.ok("string_options") and g.p(0.06):
+        g.mode_text = g.pick(MODES)
+        args.append(("mode", "str", g.mode_text))
     if g.K:
         args.append(("k", None, g.K))
     args = choices.perm(args)
     writable = set()
     if g.ok("arg_write") and g.p(0.15):
-        arrays = [nm for nm, sh, _ in args if sh not in (None, ()) and not isinstance(sh, Tree)]
+        arrays = [nm for nm, sh, _ in args if sh not in (None, (), "str") and not isinstance(sh, Tree)]
         if arrays:
             writable.add(g.pick(arrays))
     # helpers
@@ -295,7 +314,8 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
             g.containers.append((nm, sh))
             params += g.container_leaves(nm, sh)
         else:
-            params.append(_Var(nm, None, "intarg", iv, iv) if sh is None else _Var(nm, sh, "arg"))
+            if sh != "str":   # (a string is read by the forms that use it: everyday.py)
+                params.append(_Var(nm, None, "intarg", iv, iv) if sh is None else _Var(nm, sh, "arg"))
     out = ()
     if g.ok("vector_output") and g.p(0.1):
         g.use("vector_output")
@@ -311,7 +331,9 @@ def build(choices, avoid=frozenset(), max_statements=8, max_helpers=2, jit=False
         sources.insert(0, PAIRS)
     for name in sorted(g.container_helpers):
         sources.insert(0, CONTAINER_HELPERS[name])
-    floats = [i for i, (_, sh, _) in enumerate(args) if sh is not None]
+    for name in sorted(g.everyday_helpers):
+        sources.insert(0, EVERYDAY_HELPERS[name])
+    floats = [i for i, (_, sh, _) in enumerate(args) if sh not in (None, "str")]
     wrt = tuple(floats)
     if len(floats) > 1 and g.p(0.2):
         wrt = tuple(sorted(choices.perm(floats)[:g.int(1, len(floats))]))
@@ -358,7 +380,7 @@ def collect(n, seed=0, avoid=frozenset(), jit_fraction=0.0, **kwargs):
 def from_dict(d):
     """A Program from its dataclasses.asdict form (the run's .jsonl file)."""
     d = dict(d)
-    d["arg_shapes"] = tuple(None if s is None else Tree(s["kind"], tuple(
+    d["arg_shapes"] = tuple(s if s is None or s == "str" else Tree(s["kind"], tuple(
         (k, tuple(sh)) for k, sh in s["leaves"])) if isinstance(s, dict) else tuple(s)
         for s in d["arg_shapes"])
     for k in ("arg_names", "arg_ints", "wrt"):

@@ -30,8 +30,9 @@ class Program:
     """A generated program: `source` defines the helpers and `fuzzed`."""
     source: str
     arg_names: tuple
-    arg_shapes: tuple     # () float, (n,) / (r, c) arrays, None an int argument, a Tree a container
-    arg_ints: tuple       # the int arguments' values (None for floats)
+    arg_shapes: tuple     # () float, (n,) / (r, c) arrays, None an int argument, a Tree a container,
+                          # "str" a string argument
+    arg_ints: tuple       # the int (and string) arguments' values (None for floats)
     wrt: tuple            # positions differentiated
     value_seed: int
     features: frozenset = frozenset()
@@ -49,6 +50,8 @@ class Program:
         for shape, iv in zip(self.arg_shapes, self.arg_ints):
             if shape is None:
                 out.append(int(iv))
+            elif shape == "str":
+                out.append(iv)
             elif isinstance(shape, Tree):
                 out.append(shape.build([value(s) for _, s in shape.leaves]))
             else:

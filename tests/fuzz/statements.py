@@ -84,6 +84,7 @@ class Statements(Expressions):
             (1 if self.ok("container_call") else 0, "container_call"),
             (6 if self.effect_wanted() else 0, "effect"),
             (2 if self.ok("containers") else 0, "container"),  # containers.py
+            (self.everyday_weight(), "everyday"),  # everyday.py
             (1 if self.ok("stop_recording") and not fn.in_recording else 0, "recording"),
             (1 if self.ok("reset_recording") and not fn.no_reset
              and (fn.name == MAIN or self.ok("reset_in_helper")) else 0, "reset"),
@@ -411,7 +412,9 @@ class Statements(Expressions):
             fn.emit(f"while {it} < {cap}:")
             self._loop_body("while", counter, budget, depth, pre=[f"{it} += 1"])
         elif form == 2:
+            self.in_while_test = True
             c = self.cond(2) if self.ok("active_if") else f"{it} < {cap}"
+            self.in_while_test = False
             fn.emit(f"while {par(c)} and {it} < {cap}:")
             self._loop_body("while", counter, budget, depth, pre=[f"{it} += 1"], may_skip=True)
         else:
