@@ -411,3 +411,45 @@ def test_complex_intermediates_are_refused(f, jit):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="complex number") as info:
         s2sad.grad(f, jit=jit)(np.array([0.7, -1.3]))
     assert f"{HERE}:" in str(info.value)
+
+
+# ---- an integer or bool output: TypeError, as JAX and TensorFlow raise ----------------
+
+def returns_argmax(x):
+    return np.argmax(x)
+
+
+def returns_mask(x):
+    return x > 0
+
+
+def returns_all(x):
+    return np.all(x > 0)
+
+
+def counts_positive(x):
+    n = 0
+    for v in x:
+        if v > 0:
+            n += 1
+    return n
+
+
+def returns_value_and_count(x):
+    return np.sum(x * x), 3
+
+
+@pytest.mark.parametrize("fn, what", [(returns_argmax, "int"), (returns_mask, r"array1d\[b\]"),
+                                      (returns_all, "bool"), (counts_positive, "int")],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_integer_or_bool_output_is_a_type_error(fn, what, jit):
+    with pytest.raises(TypeError, match=rf"test_errors\.py:\d+, in {fn.__name__}: "
+                                        rf"{fn.__name__} returns {what}; gradients are defined "
+                                        rf"for float outputs"):
+        s2sad.grad(fn, jit=jit)(np.array([1.0, -2.0]))
+
+
+def test_a_count_beside_a_float_output_adds_nothing(jit):
+    # (outputs are summed, as TensorFlow does: the constant adds a zero gradient)
+    x = np.array([1.0, -2.0])
+    np.testing.assert_allclose(s2sad.grad(returns_value_and_count, jit=jit)(x), 2 * x)

@@ -286,6 +286,7 @@ class Program:
         rev.captures = captures
         seed_param = None
         if mode in ("grad", "gradient"):
+            _check_float_output(spec, parsed)
             seeds = [self._ones(o, spec.kinds) for o in spec.outputs]
         else:
             seed_param = spec.namer.fresh("seed" if spec.returns_tuple else
@@ -558,6 +559,26 @@ class Program:
         if mode == "vjp":
             return f"Value of {parsed.name} and the vector-Jacobian product w.r.t. {wrt} ({where})."
         return f"Vector-Jacobian product of {parsed.name} w.r.t. {wrt} ({where})."
+
+
+def _check_float_output(spec, parsed):
+    """TypeError for a function whose value is an int or bool (a count, a
+    comparison, np.argmax) however it is returned, as JAX and TensorFlow
+    raise: its gradient would be zeros the user did not ask for."""
+    kinds = []
+    for out in spec.outputs:
+        if isinstance(out, gast.Name):
+            kinds.append(spec.kinds.get(out.id, K.UNKNOWN))
+        elif isinstance(out, gast.Constant):
+            kinds.append(K.of_value(out.value))
+        else:
+            return
+    if kinds and all(k.known and not k.differentiable for k in kinds):
+        what = kinds[0] if len(kinds) == 1 else "(" + ", ".join(map(str, kinds)) + ")"
+        raise TypeError(f"{parsed.location.describe()}: {parsed.name} returns {what}; gradients "
+                        f"are defined for float outputs, as in JAX and TensorFlow (an integer "
+                        f"or bool value is constant wherever it has a derivative). Return a "
+                        f"float value to differentiate.")
 
 
 def _defined_once(tree, var, parsed):

@@ -49,7 +49,11 @@ def _rectangular_depth(node):
     if not isinstance(node, (gast.List, gast.Tuple)) or not node.elts or any(
             isinstance(e, gast.Starred) for e in node.elts):
         return None
-    inner = [e for e in node.elts if isinstance(e, (gast.List, gast.Tuple))]
+    # (rows written as tuples, `[(w, b), (w2, b2)]`, are pairs of values of
+    # their own shapes, taken apart by `for w, b in params`: not an array)
+    if any(isinstance(e, gast.Tuple) for e in node.elts):
+        return None
+    inner = [e for e in node.elts if isinstance(e, gast.List)]
     if not inner:
         return 1
     if len(inner) != len(node.elts):
