@@ -36,6 +36,7 @@ from .optimise.parallel import parallelise
 from .optimise.promote import owned_arrays, promote_accumulators
 from .reverse.reverse_mode import ReverseMode
 from .frontend.specialise import Specialised
+from .analysis.differentiable import check_float_output, check_wrt_arguments, defined_once
 from .reverse.split_recursion import sweep_marker, split_recursion
 from .syntax import (assign, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
@@ -262,15 +263,9 @@ class Program:
         parsed, tree = spec.parsed, spec.tree
         args = parsed.arg_names
         wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
-        for w in wrt_names:
-            kind = spec.kinds.get(w, K.UNKNOWN)
-            if w in args and not kind.differentiable:
-                raise TypeError(
-                    f"{parsed.location.describe()}: argument '{w}' is {kind}; only "
-                    f"float scalars and float arrays can be differentiated. Pass a float "
-                    f"(e.g. {w}=float(...)) or leave it out of wrt.")
+        check_wrt_arguments(spec, wrt_names)
         captures = {w: spec.namer.fresh("grad_" + w)
-                    for w in wrt_names if w not in args and _defined_once(tree, w, parsed)}
+                    for w in wrt_names if w not in args and defined_once(tree, w, parsed)}
         mark_stopped(tree, set(stop_gradients))
         output_names = [o.id for o in spec.outputs if isinstance(o, gast.Name)]
         active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
@@ -286,7 +281,7 @@ class Program:
         rev.captures = captures
         seed_param = None
         if mode in ("grad", "gradient"):
-            _check_float_output(spec, parsed)
+            check_float_output(spec, parsed)
             seeds = [self._ones(o, spec.kinds) for o in spec.outputs]
         else:
             seed_param = spec.namer.fresh("seed" if spec.returns_tuple else
@@ -559,42 +554,6 @@ class Program:
         if mode == "vjp":
             return f"Value of {parsed.name} and the vector-Jacobian product w.r.t. {wrt} ({where})."
         return f"Vector-Jacobian product of {parsed.name} w.r.t. {wrt} ({where})."
-
-
-def _check_float_output(spec, parsed):
-    """TypeError for a function whose value is an int or bool (a count, a
-    comparison, np.argmax) however it is returned, as JAX and TensorFlow
-    raise: its gradient would be zeros the user did not ask for."""
-    kinds = []
-    for out in spec.outputs:
-        if isinstance(out, gast.Name):
-            kinds.append(spec.kinds.get(out.id, K.UNKNOWN))
-        elif isinstance(out, gast.Constant):
-            kinds.append(K.of_value(out.value))
-        else:
-            return
-    if kinds and all(k.known and not k.differentiable for k in kinds):
-        what = kinds[0] if len(kinds) == 1 else "(" + ", ".join(map(str, kinds)) + ")"
-        raise TypeError(f"{parsed.location.describe()}: {parsed.name} returns {what}; gradients "
-                        f"are defined for float outputs, as in JAX and TensorFlow (an integer "
-                        f"or bool value is constant wherever it has a derivative). Return a "
-                        f"float value to differentiate.")
-
-
-def _defined_once(tree, var, parsed):
-    """A local named in wrt must be assigned exactly once, outside loops."""
-    top = [s for s in tree.body if isinstance(s, gast.Assign) and var in names_stored([s])]
-    everywhere = [s for s in walk_stmts(tree.body) if isinstance(s, gast.Assign)
-                  and var in names_stored([s])]
-    if not everywhere:
-        raise ValueError(f"{parsed.location.describe()}: wrt names '{var}', which is neither "
-                         f"an argument nor a variable of {parsed.name}")
-    if len(everywhere) > 1 or len(top) != 1:
-        where = "inside a loop or branch" if len(everywhere) == 1 else "more than once"
-        raise ValueError(f"{parsed.location.describe(everywhere[-1])}: wrt names the variable "
-                         f"'{var}', which is assigned {where}; the derivative w.r.t. a variable "
-                         f"is defined for one value. Assign it once, outside loops.")
-    return True
 
 
 def _position(node):
