@@ -42,3 +42,19 @@ def test_negative_numbers_print_with_their_parentheses():
     node = gast.BinOp(left=syntax.const(-1.5), op=gast.Pow(), right=syntax.const(2))
     assert stmt_source(node) == "(-1.5) ** 2"
     assert eval(stmt_source(node)) == 2.25
+
+
+def test_structure_tells_trees_apart_as_ast_dump_does():
+    # the passes compare expressions by syntax.structure instead of printing
+    # them: it must call two trees the same exactly when ast.dump does
+    # (1, 1.0 and True are different constants, as -0.0 and 0.0 are)
+    texts = ["x[i]", "x[i, j]", "x[j, i]", "x[1]", "x[1.0]", "x[True]", "x[-0.0]", "x[0.0]",
+             "x[i + 1]", "x[1 + i]", "x[i:n]", "x[i:n:1]", "x.shape[0]", "y.shape[0]",
+             "f(a, b=1)", "f(a, b=1.0)", "f(a, c=1)", "'s'", "b's'", "None", "a < b", "a <= b",
+             "x[i]", "f(a, b=1)"]
+    trees = [syntax.parse_expr(t) for t in texts]
+    for a in trees:
+        for b in trees:
+            by_dump = ast.dump(gast.gast_to_ast(a)) == ast.dump(gast.gast_to_ast(b))
+            assert (syntax.structure(a) == syntax.structure(b)) == by_dump, \
+                (ast.unparse(gast.gast_to_ast(a)), ast.unparse(gast.gast_to_ast(b)))

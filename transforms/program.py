@@ -453,11 +453,14 @@ class Program:
                                          keep_raising=not rev.primal_ran_before)
         dead_stores.run(body, live_out)
         generated = (spec.temporaries | rev.generated | set(rev.adjoints.values())) - set(args)
-        cleanup.propagate_copies(body, generated)
+        # (the second run of dead_stores looks again only at the statements
+        # these rewrite: they are told dead_stores.changed)
+        cleanup.propagate_copies(body, generated, dead_stores.changed)
         cleanup.drop_self_assignments(body)
         scalars = {v for v, k in spec.kinds.items() if k.is_scalar}
         scalars |= {d for v, d in rev.adjoints.items() if v in scalars}
-        accumulate.broadcast_scalar_cotangents(body, scalars)  # leaves dead spreads
+        # (leaves dead spreads)
+        accumulate.broadcast_scalar_cotangents(body, scalars, dead_stores.changed)
         dead_stores.run(body, names_loaded(body[-1]))
         fusable = (spec.temporaries | rev.generated) - set(rev.adjoints.values())
         cleanup.refuse(body, fusable)

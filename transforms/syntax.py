@@ -222,6 +222,8 @@ def structure(node):
         return tuple(structure(n) for n in node)
     if not isinstance(node, gast.AST):
         return node
+    if node.__class__ is gast.Constant:  # by text: 1, 1.0 and True differ
+        return (gast.Constant, repr(node.value), node.kind)
     return (node.__class__,) + tuple(structure(getattr(node, f, None)) for f in node._fields)
 
 

@@ -46,6 +46,9 @@ def unroll_literal_loops(fn_tree, namer, dict_keys=None):
 def _read_only_literals(fn_tree):
     """{name: length} of the names bound once, to a tuple or list literal,
     and otherwise only iterated, read at a constant index or given to len."""
+    if not any(n.__class__ is gast.Assign and n.value.__class__ in (gast.Tuple, gast.List)
+               for n in walk(fn_tree)):
+        return {}  # (no literal is bound to a name: skip the map of parents)
     bound, other = {}, set()
     parents = {}
     for node in walk(fn_tree):

@@ -21,7 +21,7 @@ import gast
 import numpy as np
 
 from .chained_writes import flatten, is_chain
-from ..syntax import assign, name, names_loaded, names_stored, store, walk
+from ..syntax import assign, name, names_loaded, names_stored, store, structure, walk
 
 _OP_NAMES = {
     gast.Add: "total", gast.Sub: "diff", gast.Mult: "prod", gast.Div: "quot",
@@ -352,13 +352,12 @@ def _appends_value(node):
 
 def _is_increment(target, value):
     """`x[i] = x[i] + e` or `- e`, as `x[i] += e` desugars."""
-    import ast
     if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
             and isinstance(value.left, gast.Subscript)):
         return False
-    dump = lambda n: ast.dump(gast.gast_to_ast(gast.Subscript(  # noqa: E731
-        value=n.value, slice=n.slice, ctx=gast.Load())))
-    return dump(target) == dump(value.left)
+    left = value.left
+    return structure(target.value) == structure(left.value) \
+        and structure(target.slice) == structure(left.slice)
 
 
 def _is_value_expr(node):

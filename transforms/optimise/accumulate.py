@@ -8,12 +8,11 @@
   (`dexp = unreduce(dsum, exp, None)`), is not materialised when it only
   meets that array elementwise: `dexp * exp` is `dsum * exp`, with one
   array of the size of the input fewer to allocate and fill."""
-import ast
-
 import gast
 
 from ..analysis import kinds as K
-from ..syntax import assign, binding_counts, clone, name, walk, walk_stmts
+from ..syntax import assign, binding_counts, clone, name, structure, walk, walk_stmts
+from .cleanup import own_expressions
 
 
 def out_of_place(stmts, rev, ownership):
@@ -48,7 +47,7 @@ def _same_place(target, expr):
         return isinstance(expr, gast.Name) and expr.id == target.id
     if isinstance(target, gast.Subscript) and isinstance(expr, gast.Subscript):
         load = gast.Subscript(value=target.value, slice=target.slice, ctx=gast.Load())
-        return ast.dump(gast.gast_to_ast(load)) == ast.dump(gast.gast_to_ast(expr))
+        return structure(load) == structure(expr)
     return False
 
 
@@ -88,12 +87,13 @@ def augment_scalar_updates(stmts, scalars):
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
-def broadcast_scalar_cotangents(stmts, scalars):
+def broadcast_scalar_cotangents(stmts, scalars, changed=lambda statements: None):
     """Where `dv = unreduce(g, ref, None)` with `g` a scalar, and every read
     of `dv` is an operand of `+ - * /` whose other operand is `ref` itself,
     those read `g` instead (broadcasting gives the same values), and the
     assignment is left for dead-store elimination. `dv`, `g` and `ref` must
-    each be bound once, so the values are the same wherever they are read."""
+    each be bound once, so the values are the same wherever they are read.
+    `changed` is told of the statements it rewrites."""
     counts = binding_counts(stmts)
     tree = gast.Module(body=stmts, type_ignores=[])
     operands = {}  # name -> list of (binop, side) where it is read as an operand
@@ -106,6 +106,7 @@ def broadcast_scalar_cotangents(stmts, scalars):
                 operand = getattr(n, side)
                 if isinstance(operand, gast.Name) and isinstance(other, gast.Name):
                     operands.setdefault(operand.id, []).append((n, side, other.id))
+    rewritten = set()
     for s in walk_stmts(stmts):
         spread = _spread_scalar(s, scalars)
         if spread is None:
@@ -119,6 +120,10 @@ def broadcast_scalar_cotangents(stmts, scalars):
             continue
         for binop, side, _ in uses:
             setattr(binop, side, clone(g))
+            rewritten.add(id(binop))
+    if rewritten:
+        changed([s for s in walk_stmts(stmts)
+                 if any(id(n) in rewritten for part in own_expressions(s) for n in walk(part))])
 
 
 def _spread_scalar(s, scalars):

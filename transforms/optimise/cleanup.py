@@ -174,7 +174,7 @@ def _uses(s):
     return names_loaded(s)
 
 
-def _heads(s):
+def own_expressions(s):
     """The expressions a statement evaluates itself (a compound statement's
     test or iterator, not its blocks)."""
     if isinstance(s, (gast.If, gast.While)):
@@ -184,21 +184,15 @@ def _heads(s):
     return [s]
 
 
-def raising_statements(stmts):
-    """ids of the statements that evaluate a subscript or a helper call of
-    the user's code itself (bounds.users_own; the reverse sweep's and the
-    tapes' are copies). Such a statement may raise IndexError where the
-    function does, so it stays even when nothing reads what it stores."""
-    out = set()
+def _raises(s):
+    """Whether `s` evaluates a subscript or a helper call of the user's code
+    itself (bounds.users_own; the reverse sweep's and the tapes' are
+    copies). Such a statement may raise IndexError where the function does,
+    so it stays even when nothing reads what it stores."""
     subscript, call = gast.Subscript, gast.Call
-    for s in walk_stmts(stmts):
-        for part in _heads(s):
-            # (only subscripts and calls may raise: the others are not asked)
-            if any(_may_raise(n) for n in walk(part)
-                   if n.__class__ is subscript or n.__class__ is call):
-                out.add(id(s))
-                break
-    return out
+    # (only subscripts and calls may raise: the others are not asked)
+    return any(_may_raise(n) for part in own_expressions(s) for n in walk(part)
+               if n.__class__ is subscript or n.__class__ is call)
 
 
 def _may_raise(n):
@@ -222,15 +216,36 @@ class DeadStores:
         # False where the function's own code already ran before (a helper's
         # vjp: its caller's forward sweep called the helper)
         self.keep_raising = keep_raising
+        # what each statement reads, stores and whether it may raise, found
+        # once (nested loops revisit statements many times) and kept for a
+        # later run over the same statements, but for those changed in
+        # between (`changed`); each entry holds its node, so ids stay its own
+        self._loads = {}
+        self._assignments = {}
+        self._raising = {}
+
+    def changed(self, statements):
+        """Forget what was found about `statements` (and those nested in
+        them): a pass since the last run rewrote them in place."""
+        for s in walk_stmts(statements):
+            self._assignments.pop(id(s), None)
+            self._raising.pop(id(s), None)
+            for part in own_expressions(s):
+                self._loads.pop((id(part), "loads"), None)
 
     def run(self, stmts, live_out):
-        self._raising = raising_statements(stmts) if self.keep_raising else set()
-        self._loads = {}  # nested loops revisit statements many times: walk each once
-        self._assignments = {}
         # liveness only grows as an enclosing loop's fixpoint goes round, so an
         # inner loop's fixpoint starts from its last one (held with its loop)
         self._heads = {}
         self.block(stmts, set(live_out), rewrite=True)
+
+    def raises(self, s):
+        if not self.keep_raising:
+            return False
+        held = self._raising.get(id(s))
+        if held is None:
+            held = self._raising[id(s)] = (s, _raises(s))
+        return held[1]
 
     def loads(self, node):
         key = (id(node), "loads")
@@ -268,11 +283,11 @@ class DeadStores:
                 if whole:
                     live -= stored
             elif whole:
-                if not stored & live and id(s) not in self._raising:
+                if not stored & live and not self.raises(s):
                     return None
                 live -= stored
             elif not stored & live and all(self.removable(v) for v in stored) \
-                    and id(s) not in self._raising:
+                    and not self.raises(s):
                 return None
             live |= uses
             return s
@@ -280,7 +295,7 @@ class DeadStores:
             lb = self.block(s.body, set(live), rewrite)
             lo = self.block(s.orelse, set(live), rewrite)
             live |= lb | lo | self.loads(s.test)
-            if rewrite and not s.body and not s.orelse and id(s) not in self._raising:
+            if rewrite and not s.body and not s.orelse and not self.raises(s):
                 return None
             if rewrite and not s.body:
                 s.body = [gast.Pass()]
@@ -298,7 +313,7 @@ class DeadStores:
                 self.block(s.body, set(head), rewrite)
             live |= head
             if rewrite and (not s.body or all(isinstance(b, gast.Pass) for b in s.body)):
-                if id(s) not in self._raising:
+                if not self.raises(s):
                     return None
                 s.body = [gast.Pass()]
             return s
@@ -406,9 +421,10 @@ def _substitute_in(stmt, var, value):
 
 # ---- copy propagation ---------------------------------------------------
 
-def propagate_copies(stmts, candidates):
+def propagate_copies(stmts, candidates, changed=lambda statements: None):
     """After `a = b` (both names, `a` generated), read `b` for `a` until
-    either is reassigned; dead-store elimination then drops the copy."""
+    either is reassigned; dead-store elimination then drops the copy.
+    `changed` is told of each statement it rewrites."""
     # the names each statement mentions and stores, found once: a long
     # straight-line body has many copies, each scanning what follows
     # (a statement is scanned only before its own blocks are processed, and
@@ -424,7 +440,7 @@ def propagate_copies(stmts, candidates):
     for k, s in enumerate(stmts):
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list):
-                propagate_copies(getattr(s, field), candidates)
+                propagate_copies(getattr(s, field), candidates, changed)
         if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                 and isinstance(s.value, gast.Name) and s.targets[0].id in candidates):
             a, b = s.targets[0].id, s.value.id
@@ -434,6 +450,7 @@ def propagate_copies(stmts, candidates):
                     continue
                 reassigned = {a, b} & stored
                 mentioned.add(b)
+                changed([t])
                 if not reassigned:
                     _rename_loads(t, a, b)
                     continue

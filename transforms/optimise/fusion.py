@@ -39,11 +39,9 @@ totals is fused in turn: `_fused_loop`):
   reads, nor what an earlier linear statement reads: they run before the
   fused loop, their adjoints after it.
 """
-import ast
-
 import gast
 
-from ..syntax import binding_counts, names_loaded, names_stored, walk, walk_stmts
+from ..syntax import binding_counts, names_loaded, names_stored, structure, walk, walk_stmts
 
 
 class FusionPlan:
@@ -202,12 +200,8 @@ def _array_lengths(before, counts):
             continue
         v = s.targets[0].id
         if counts.get(v) == 1:
-            lengths[v] = _dump(size)
+            lengths[v] = structure(size)
     return lengths
-
-
-def _dump(node):
-    return ast.dump(gast.gast_to_ast(node))
 
 
 class _Exposure:
@@ -260,7 +254,7 @@ class _Exposure:
         (a made with length n), reading no element before writing it."""
         if not (_is_range(loop.iter) and len(loop.iter.args) == 1):
             return set()
-        n, j = _dump(loop.iter.args[0]), loop.target.id
+        n, j = structure(loop.iter.args[0]), loop.target.id
         out = set()
         for k, s in enumerate(loop.body):
             if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):

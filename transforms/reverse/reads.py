@@ -20,7 +20,7 @@ Costs are counted statically: a statement inside k loops weighs TRIP**k.
 import gast
 
 from ..analysis import kinds as K
-from ..syntax import assign, base_name, clone, name, names_loaded, walk
+from ..syntax import assign, base_name, clone, name, names_loaded, structure, walk
 
 TRIP = 10  # the weight of one loop level (trip counts are not known here)
 
@@ -114,7 +114,7 @@ def _plain_element_read(value, node):
 
 
 def _key(atom):
-    return (atom.value.id, gast.dump(atom.slice))
+    return (atom.value.id, structure(atom.slice))
 
 
 def _rewrite(stmts, chosen, kinds, active, namer, made):
