@@ -281,7 +281,6 @@ class Program:
         rev.captures = captures
         seed_param = None
         if mode in ("grad", "gradient"):
-            check_float_output(spec, parsed)
             seeds = [self._ones(o, spec.kinds) for o in spec.outputs]
         else:
             seed_param = spec.namer.fresh("seed" if spec.returns_tuple else
@@ -294,6 +293,8 @@ class Program:
                     rev.adjoints[output_names[0]] = seed_param
                     rev.generated.add(seed_param)
         fwd, rev_stmts = rev.build(spec.outputs, seeds)
+        if mode in ("grad", "gradient"):  # (after the sweep's own refusals, which say more)
+            check_float_output(spec, parsed)
         if seed_param in rev.subscript_updated:  # never write into the caller's seed
             rev_stmts.insert(0, assign(seed_param, call(gast.Attribute(
                 value=name(seed_param), attr="copy", ctx=gast.Load()))))
