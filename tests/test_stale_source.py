@@ -77,3 +77,33 @@ def make_scaled(c):
 def test_functions_pytest_rewrote_and_closures_are_not_refused(jit):
     np.testing.assert_allclose(s2sad.grad(with_assert, jit=jit)(X), np.cos(X))
     np.testing.assert_allclose(s2sad.grad(make_scaled(3.0), jit=jit)(X), 6 * X)
+
+
+class _InstrumentingLoader(__import__("importlib").machinery.SourceFileLoader):
+    """An import hook that rewrites the code it compiles (as typeguard's or
+    jaxtyping's do): an assignment more at the top of every function."""
+
+    def source_to_code(self, data, path, *, _optimize=-1):
+        import ast
+        tree = ast.parse(data)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef):
+                node.body.insert(0, ast.Assign(targets=[ast.Name("_hooked", ast.Store())],
+                                               value=ast.Constant(1)))
+        return compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
+
+
+def test_code_an_import_hook_rewrote_is_not_refused(tmp_path, jit):
+    # its bytecode cannot match the file's text compiled as Python compiles it
+    import importlib.util
+    path = tmp_path / "hooked_model.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(x * x)\n")
+    loader = _InstrumentingLoader("hooked_model", str(path))
+    spec = importlib.util.spec_from_file_location("hooked_model", str(path), loader=loader)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["hooked_model"] = mod
+    try:
+        loader.exec_module(mod)
+        np.testing.assert_allclose(s2sad.grad(mod.f, jit=jit)(X), 2 * X)
+    finally:
+        sys.modules.pop("hooked_model", None)

@@ -4,8 +4,10 @@ old code runs (a wrong gradient with no error). The file as it reads now
 must compile, as Python compiled it, to the function's own bytecode at the
 function's line; otherwise the derivative is refused."""
 import ast
+import importlib.machinery
 import linecache
 import os
+import sys
 
 from ..errors import SourceUnavailableError
 
@@ -21,6 +23,8 @@ def check_source_is_current(fn, first_line):
     lines = held[2] if held is not None and len(held) == 4 else None
     if lines is None or _CHECKED.get(code) is lines:
         return  # (a source linecache does not hold as a file's: nothing to compare with)
+    if not _compiled_from_text(fn):
+        return  # an import hook rewrote its code (typeguard, jaxtyping): nothing to compare with
     module = _module_code(code.co_filename, lines, fn.__globals__)
     if module is None and not os.path.isfile(code.co_filename):
         return  # not a file that compiled when imported (an exec'd string): cannot tell
@@ -35,6 +39,15 @@ def check_source_is_current(fn, first_line):
     if len(_CHECKED) >= 1024:
         _CHECKED.clear()
     _CHECKED[code] = lines
+
+
+def _compiled_from_text(fn):
+    """Whether Python compiled fn's module from its text (or pytest, whose
+    assertion rewriting _module_code repeats); a module without a loader
+    (__main__, a notebook's cells) counts as compiled from its text."""
+    loader = getattr(getattr(sys.modules.get(fn.__module__), "__spec__", None), "loader", None)
+    return loader is None or "@py_builtins" in fn.__globals__ \
+        or type(loader) is importlib.machinery.SourceFileLoader
 
 
 def _module_code(filename, lines, namespace):
