@@ -85,6 +85,11 @@ def callee_text(call):
     return stmt_source(call.func)
 
 
+# attributes of an array that describe it (no gradient flows through them)
+ARRAY_METADATA = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides",
+                            "flags"})
+
+
 def differentiable_operands(value, fn, registry):
     """The atoms of a normalised right-hand side whose gradient flows (and
     the names in an index: a value that needs a gradient there is refused
@@ -101,7 +106,9 @@ def differentiable_operands(value, fn, registry):
     if isinstance(value, gast.UnaryOp):
         return [value.operand] if isinstance(value.op, gast.USub) else []
     if isinstance(value, gast.Attribute):
-        return [value.value] if value.attr in ("T", "real") else []
+        # an attribute not known to be metadata passes activity on, so that
+        # one without a rule is refused where the adjoint is built
+        return [] if value.attr in ARRAY_METADATA else [value.value]
     if isinstance(value, (gast.Tuple, gast.List)):
         return _flat(value.elts)
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \

@@ -11,7 +11,7 @@ from ..analysis import kinds as K
 from ..frontend.bind import check_rule_application, refuse_active_index
 from ..reverse.contributions import refuse_active_list
 from ..errors import UnsupportedSyntaxError, missing_gradient
-from ..ops import BINOPS, callee_text, operator_text, resolve_call
+from ..ops import ARRAY_METADATA, BINOPS, callee_text, operator_text, resolve_call
 from ..syntax import assign, base_name, call, clone, const, name, names_loaded, store
 from ..templates import inline, template_of
 
@@ -200,8 +200,13 @@ class ForwardMode:
             return self.tangent_atom(value)
         if isinstance(value, gast.Attribute):
             t = self.tangent_atom(value.value)
-            if t is None or value.attr not in ("T", "real"):
-                return None
+            if t is None or value.attr == "imag" or value.attr in ARRAY_METADATA:
+                return None  # (the imaginary part of a real value is a constant zero)
+            if value.attr not in ("T", "real"):
+                raise UnsupportedSyntaxError(
+                    f"the attribute `.{value.attr}` of a value that needs a derivative",
+                    self.fn.location, self._stmt,
+                    "Use a numpy function instead (np.ravel(x), np.swapaxes(x, -1, -2), ...)")
             return gast.Attribute(value=t, attr="T", ctx=gast.Load()) if value.attr == "T" else t
         if isinstance(value, gast.BinOp):
             rule = self.registry.lookup(BINOPS[type(value.op)])

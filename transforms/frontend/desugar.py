@@ -144,7 +144,7 @@ def _rewrite_for_target(stmt, location, namer):
                                      "Loop over range(...) and index inside the loop")
     if _is_range(stmt.iter):
         return stmt
-    if isinstance(stmt.iter, gast.Call):
+    if isinstance(stmt.iter, gast.Call) and not getattr(stmt.iter, "s2sad_array", False):
         fname = getattr(stmt.iter.func, "id", getattr(stmt.iter.func, "attr", "?"))
         raise UnsupportedSyntaxError(f"a for loop over {fname}(...)", location, stmt,
                                      "Loop over range(...) and index inside the loop")

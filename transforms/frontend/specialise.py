@@ -11,6 +11,8 @@ from ..checks.bounds_syntax import mark_accesses
 from .chained_writes import check_chained_writes
 from .builtin_reductions import reduce_arrays
 from ..reverse.checkpoint_loops import lift_loops, unliftable
+from .array_attributes import respell_array_attributes
+from .array_loops import mark_array_loops
 from .containers import lower_containers
 from .desugar import desugar
 from .effects import check_effects, respell_writes, whole_slices
@@ -49,6 +51,8 @@ class Specialised:
         marker_of = program.marker_resolver(self.parsed)
         tree = lower_containers(tree, self.parsed.location, self.namer, self.parsed.resolve,
                                 program.runtime_objects, self.parsed.namespace)
+        tree = respell_array_attributes(tree, self.parsed.location)  # x.flat, x.mT
+        tree = mark_array_loops(tree, self.parsed.resolve)  # for t in np.linspace(...)
         tree = desugar(tree, self.parsed.location, self.namer, marker_of)
         mark_accesses(tree)
         local = names_stored(tree.body) | set(self.parsed.arg_names)

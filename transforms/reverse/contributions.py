@@ -11,7 +11,7 @@ from ..analysis import kinds as K
 from ..frontend.bind import check_rule_application, refuse_active_index
 from ..errors import UnsupportedSyntaxError, missing_gradient
 from ..emit.unparse import stmt_source
-from ..ops import BINOPS, UNARYOPS, callee_text, operator_text, resolve_call
+from ..ops import ARRAY_METADATA, BINOPS, UNARYOPS, callee_text, operator_text, resolve_call
 from ..syntax import assign, base_name, call, clone, const, name, store, structure, subscript, walk
 from ..templates import inline, template_of
 
@@ -75,7 +75,11 @@ class Contributions:
                 return [], [(value.value, gast.Attribute(value=g, attr="T", ctx=gast.Load()))]
             if value.attr == "real":
                 return [], [(value.value, g)]
-            return [], []
+            if value.attr == "imag" or value.attr in ARRAY_METADATA:
+                return [], []  # (the imaginary part of a real value is a constant zero)
+            raise UnsupportedSyntaxError(
+                f"the attribute `.{value.attr}` of a value that needs a gradient", self.fn.location,
+                s, "Use a numpy function instead (np.ravel(x), np.swapaxes(x, -1, -2), ...)")
         if isinstance(value, gast.BinOp):
             rule = self.registry.lookup(BINOPS[type(value.op)])
             if not checked and rule is not None and any(
