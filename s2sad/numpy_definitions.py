@@ -35,10 +35,10 @@ def nanmean(a, axis=None):
 
 
 def cumprod(a, axis=None):
-    """np.cumprod of the flattened array (axis None) or of a 1-D array: a
-    running product, so a zero entry has the gradient its products give."""
-    if axis is not None and a.ndim != 1:
-        raise ValueError("s2sad differentiates np.cumprod along an axis of a 1-D array only")
+    """np.cumprod: a running product (so a zero entry has the gradient its
+    products give), of the flattened array (axis None) or along an axis."""
+    if axis is not None and a.ndim > 1:
+        return _cumprod_along(a, axis)
     flat = np.ravel(a)
     out = np.empty(flat.shape[0])
     total = 1.0
@@ -46,6 +46,18 @@ def cumprod(a, axis=None):
         total = total * flat[i]
         out[i] = total
     return out
+
+
+def _cumprod_along(a, axis):
+    """np.cumprod along `axis` of an array of 2 or more dimensions: running
+    products of its slices along the axis."""
+    moved = np.moveaxis(a, axis, 0)
+    out = np.empty(moved.shape)
+    total = np.ones_like(moved[0])
+    for i in range(moved.shape[0]):
+        total = total * moved[i]
+        out[i] = total
+    return np.moveaxis(out, 0, axis)
 
 
 def take(a, indices, axis=None):
@@ -321,7 +333,7 @@ TABLE = [
                  "axis (differentiated)"),
     (np.nansum, "definition: a; axis (NaNs: gradient 0)"),
     (np.nanmean, "definition: a; axis (NaNs: gradient 0)"),
-    (np.cumprod, "definition: a; axis: None, or of a 1-d array"),
+    (np.cumprod, "definition: a; axis: None or an int"),
     (np.take, "definition: a; indices (no gradient); axis: None, or an int with 1-d indices"),
     (np.polyval, "definition (Horner): p; x"),
     (np.convolve, "definition: a: 1-d; v: 1-d; mode: 'full', 'same' or 'valid' (a constant)"),

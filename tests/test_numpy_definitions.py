@@ -51,13 +51,25 @@ def test_definitions_agree_with_numpy():
 
 
 def cumprod_rows(a):
-    return np.sum(np.cumprod(a, axis=1))
+    return np.sum(np.cumprod(a, axis=1) * np.arange(1.0, 1.0 + a.size).reshape(a.shape))
 
 
-def test_cumprod_of_a_matrix_along_an_axis_is_refused():
-    # (compiled, the refusal comes after numba's fallback warning)
-    with pytest.raises(ValueError, match="1-D"):
-        s2sad.grad(cumprod_rows, jit=False)(A)
+def cumprod_columns_with_zero(a):
+    b = a * 1.0
+    b[1, 1] = 0.0  # (a zero entry: its gradient comes from the products it is in)
+    return np.sum(np.cumprod(b, axis=0) ** 2) + np.sum(b.cumprod(axis=-1))
+
+
+def test_definitions_agree_with_numpy_along_axes():
+    from s2sad import numpy_definitions as d
+    cube = np.arange(1.0, 25.0).reshape(2, 3, 4) / 10
+    for axis in (0, 1, 2, -1):
+        np.testing.assert_allclose(d.cumprod(cube, axis), np.cumprod(cube, axis=axis))
+
+
+@pytest.mark.parametrize("f", [cumprod_rows, cumprod_columns_with_zero])
+def test_cumprod_of_a_matrix_along_an_axis(f, jit):
+    check_grad(f, [A.copy()], jit=jit)
 
 
 # ---- `is None` on an optional parameter ------------------------------------------

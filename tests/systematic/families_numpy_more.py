@@ -227,6 +227,8 @@ def older_definition_cases():
             make("numpy.nansum", "nansum/axis", "np.nansum(x, axis=0)", m),
             make("numpy.nanmean", "nanmean/plain", "np.nanmean(x)", m),
             make("numpy.cumprod", "cumprod/flat", "np.cumprod(x)", m, **FIRST),
+            make("numpy.cumprod", "cumprod/axis", "np.cumprod(x, axis=1)", m, **FIRST),
+            make("numpy.cumprod", "cumprod/method", "x.cumprod(axis=0)", m, **FIRST),
             make("numpy.take", "take/axis", "np.take(x, [2, 0], axis=1)", m),
             make("numpy.take", "take/flat", "np.take(x, np.array([4, 1, 1]))", m)]
 

@@ -35,7 +35,8 @@ _OP_NAMES = {
 METHODS = {"sum", "mean", "prod", "max", "min", "reshape", "ravel", "copy", "transpose",
            "dot", "flatten", "cumsum", "clip", "std", "var", "argmax", "argmin", "any", "all",
            # (not sort or partition: the methods sort in place)
-           "astype", "squeeze", "repeat", "swapaxes", "diagonal", "trace"}
+           "astype", "squeeze", "repeat", "swapaxes", "diagonal", "trace", "cumprod", "round",
+           "conj", "conjugate", "take"}
 _VARARGS = {"reshape", "transpose"}
 
 
@@ -255,6 +256,8 @@ class _Normalizer:
                 node = gast.Call(func=node.func, args=[self.argument(node.args[0], src)]
                                  + node.args[1:], keywords=node.keywords)
             node = self.bind(node)
+            if isinstance(node.func, gast.Name):  # (a definition's helper: no temporary takes its name)
+                self.namer.reserve(node.func.id)
             args = [self.argument(a, src) for a in node.args]
             # dtype=np.int64 stays spelled out: the kind of the result depends on it
             kws = [gast.keyword(arg=k.arg, value=k.value if k.arg == "dtype" and _is_dotted(k.value)
