@@ -10,6 +10,7 @@ from .bind import CallBinder, readable_function
 from ..checks.bounds_syntax import mark_accesses
 from .chained_writes import check_chained_writes
 from .builtin_reductions import reduce_arrays
+from .aux_output import check_pair_kinds, flatten_aux_returns
 from ..reverse.checkpoint_loops import lift_loops, unliftable
 from .containers import lower_containers
 from .desugar import desugar
@@ -41,6 +42,9 @@ class Specialised:
                    guard=guard)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = without_own_copies(clone(self.parsed.tree), fn)
+        self.aux_structure, aux_pairs = None, ()  # has_aux: the returned aux (aux_output.py)
+        if fn in getattr(program, "aux_functions", ()):
+            self.aux_structure, aux_pairs = flatten_aux_returns(tree, self.parsed.location)
         tree = binder.bind_tree(respell_writes(tree, self.parsed))
         rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
@@ -59,6 +63,7 @@ class Specialised:
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
         self.kinds = K.KindInference(program.call_kind(self.parsed),
                                        self.parsed.namespace).run(tree, arg_kinds)
+        check_pair_kinds(aux_pairs, self.kinds, self.parsed.location)
         check_chained_writes(tree, self.kinds, self.parsed.location,
                              program.call_kind(self.parsed))
         if reduce_arrays(tree, self.kinds, self._resolve):  # sum(x): np.sum(x, axis=0)
