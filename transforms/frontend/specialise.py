@@ -20,6 +20,7 @@ from .flatten_args import parse_function  # container arguments flattened to the
 from ..names import Namer
 from .none_tests import fold_none_tests
 from .normalize import normalize
+from .number_starts import fold_number_starts, refuse_reductions_of_changing_kinds
 from ..optimise.parallel import check_independent
 from ..syntax import clone, names_stored, walk
 from .tuples import split_tuple_variables
@@ -63,9 +64,14 @@ class Specialised:
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
         self.kinds = K.KindInference(program.call_kind(self.parsed),
                                        self.parsed.namespace).run(tree, arg_kinds)
+        if fold_number_starts(tree, self.kinds):  # res = 0; res = res + a: res = 0 + a
+            self.kinds = K.KindInference(program.call_kind(self.parsed),
+                                         self.parsed.namespace).run(tree, arg_kinds)
         check_pair_kinds(aux_pairs, self.kinds, self.parsed.location)
         check_chained_writes(tree, self.kinds, self.parsed.location,
                              program.call_kind(self.parsed))
+        refuse_reductions_of_changing_kinds(tree, self.kinds, self._resolve,
+                                            self.parsed.location)
         if reduce_arrays(tree, self.kinds, self._resolve):  # sum(x): np.sum(x, axis=0)
             self.kinds = K.KindInference(program.call_kind(self.parsed),
                                            self.parsed.namespace).run(tree, arg_kinds)
