@@ -201,6 +201,34 @@ def test_jacobian_has_aux(mode):
     assert_same(aux, two_arguments(W, X)[1])
 
 
+def early_return(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + np.sin(x[i]) * s + x[i]
+        if s > 10.0:
+            return s, {"stopped": i}
+    return s * 2.0, {"stopped": -1}
+
+
+def long_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s * 0.9 + np.sin(x[i % 3]) * 0.1
+    return s, s * 2.0
+
+
+@pytest.mark.parametrize("jit", JIT)
+def test_early_return_and_checkpointed_loop(jit):
+    for x in (X, 20 * X):  # (the second returns from inside the loop)
+        g, aux = s2sad.grad(early_return, jit=jit, has_aux=True)(x)
+        np.testing.assert_allclose(g, output_grad(early_return, [x]), rtol=1e-6)
+        assert_same(aux, early_return(x)[1])
+    # a tape over the budget: the loop is checkpointed (binomial), the aux unchanged
+    g, aux = s2sad.grad(long_loop, jit=jit, has_aux=True, memory="2KB")(X, 2000)
+    np.testing.assert_allclose(g, output_grad(long_loop, [X, 2000]), rtol=1e-6)
+    np.testing.assert_allclose(aux, long_loop(X, 2000)[1])
+
+
 gf = s2sad.grad(aux_depends_on_x, has_aux=True, jit=False)
 
 

@@ -16,7 +16,7 @@ from .checks.bounds import add_index_checks, undo_unproven_promotions
 from .frontend.bind import CallBinder
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
                                result_kind as checkpointed_kind, strip_marks)
-from .frontend.aux_output import check_pair
+from .frontend.aux_output import check_pair, gradients_and_aux
 from .frontend.containers import lower_containers
 from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
@@ -335,10 +335,8 @@ class Program:
         body += rev_stmts
         single = len(grads) == 1 if single is None else single
         grad_value = grads[0] if single else gast.Tuple(elts=grads, ctx=gast.Load())
-        if mode == "gradient" and has_aux:  # as jax.grad(f, has_aux=True): (gradients, aux)
-            aux = clone(value.elts[1]) if isinstance(value, gast.Tuple) else gast.Subscript(
-                value=clone(value), slice=const(1), ctx=gast.Load())
-            result = gast.Tuple(elts=[grad_value, aux], ctx=gast.Load())
+        if mode == "gradient" and has_aux:
+            result = gradients_and_aux(grad_value, value)
         elif mode in ("helper", "gradient") and split is None:
             result = grad_value
         else:

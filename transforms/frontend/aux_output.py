@@ -8,7 +8,7 @@ import gast
 from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
 from ..names import Namer
-from ..syntax import name
+from ..syntax import clone, const, name
 
 HINT = ("With has_aux=True the function returns a pair (output, aux), as in JAX: only "
         "the output is differentiated")
@@ -81,6 +81,15 @@ def check_pair(spec, parsed):
                         f"returns {what}. {HINT}; return `output, aux`, or differentiate "
                         f"without has_aux.")
     return spec.outputs[:1]
+
+
+def gradients_and_aux(gradients, value):
+    """What a has_aux gradient returns as a function (grad inside a
+    differentiated function), as jax.grad: `(gradients, aux)`, the aux
+    taken from `value`, the returned pair."""
+    aux = clone(value.elts[1]) if isinstance(value, gast.Tuple) else gast.Subscript(
+        value=clone(value), slice=const(1), ctx=gast.Load())
+    return gast.Tuple(elts=[gradients, aux], ctx=gast.Load())
 
 
 def rebuild_aux(structure, value):
