@@ -84,6 +84,13 @@ def aux_from_helper(x):
     return loss * x[1], {"y": y, "loss": loss}
 
 
+def aux_dict_by_name(x):
+    y = np.sin(x)
+    aux = {"y": y, "n": 2}
+    aux["y"] = aux["y"] * x  # (written at its key, as any local dict)
+    return np.sum(y * x), aux
+
+
 def in_a_loop(x):
     s = 0.0
     trace = np.zeros(x.shape[0])
@@ -94,7 +101,7 @@ def in_a_loop(x):
 
 
 FUNCTIONS = [aux_depends_on_x, aux_int, aux_tuple, aux_dict, aux_named, aux_in_branches,
-             returns_helper_pair, aux_from_helper, in_a_loop]
+             returns_helper_pair, aux_from_helper, aux_dict_by_name, in_a_loop]
 SAMPLE = {"aux_depends_on_x", "aux_dict", "returns_helper_pair", "in_a_loop"}
 
 
@@ -278,6 +285,17 @@ def test_aux_dict_needs_constant_keys():
 
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="constant"):
         s2sad.grad(f, jit=False, has_aux=True)(X, "a")
+
+
+def aux_dict_given_a_new_key(x):
+    aux = {"y": x}
+    aux["z"] = 1.0
+    return np.sum(x), aux
+
+
+def test_aux_dict_given_a_new_key_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="test_has_aux.py:"):
+        s2sad.grad(aux_dict_given_a_new_key, jit=False, has_aux=True)(X)
 
 
 def test_pickles_with_has_aux():

@@ -8,21 +8,25 @@ import gast
 from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
 from ..names import Namer
+from .dicts import local_dict_keys
 from ..syntax import clone, const, name
 
 HINT = ("With has_aux=True the function returns a pair (output, aux), as in JAX: only "
         "the output is differentiated")
 
 
-def flatten_aux_returns(tree, location):
+def flatten_aux_returns(tree, location, resolve=lambda node: None):
     """Rewrite the aux of every `return output, aux` of the function (not of
     functions nested in it): a dict or list literal becomes the tuple of its
-    values. A `return pair` of any other expression becomes `pair = ...;
+    values, and so does a local dict (bound once to a literal with constant
+    keys, which dicts.py makes variables of: its keys are the literal's)
+    returned by name. A `return pair` of any other expression becomes `pair = ...;
     output, aux = pair; return output, aux`. Returns the aux's structure
     (None: returned as it is) and the names given to such pairs, whose
     kinds `check_pair_kinds` checks."""
     structures, pairs = [], []
     namer = Namer.for_function(tree)
+    dicts = local_dict_keys(tree, resolve)
     for block in _own_blocks(tree.body):
         for i in range(len(block) - 1, -1, -1):
             s = block[i]
@@ -42,7 +46,12 @@ def flatten_aux_returns(tree, location):
                 s.value = gast.Tuple(elts=[name(output), name(aux)], ctx=gast.Load())
                 block[i:i] = [first, split]
                 continue
-            aux, structure = _flatten(s.value.elts[1], location, s)
+            aux = s.value.elts[1]
+            if isinstance(aux, gast.Name) and aux.id in dicts:  # aux = {...}; return out, aux
+                aux = gast.Dict(keys=[const(k) for k in dicts[aux.id]],
+                                values=[gast.Subscript(value=name(aux.id), slice=const(k),
+                                                       ctx=gast.Load()) for k in dicts[aux.id]])
+            aux, structure = _flatten(aux, location, s)
             s.value.elts[1] = aux
             structures.append((structure, s))
     for structure, s in structures[1:]:

@@ -45,7 +45,8 @@ class Specialised:
         tree = without_own_copies(clone(self.parsed.tree), fn)
         self.aux_structure, aux_pairs = None, ()  # has_aux: the returned aux (aux_output.py)
         if fn in getattr(program, "aux_functions", ()):
-            self.aux_structure, aux_pairs = flatten_aux_returns(tree, self.parsed.location)
+            self.aux_structure, aux_pairs = flatten_aux_returns(tree, self.parsed.location,
+                                                                self._resolve)
         tree = binder.bind_tree(respell_writes(tree, self.parsed))
         rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
