@@ -287,6 +287,15 @@ def test_aux_dict_needs_constant_keys():
         s2sad.grad(f, jit=False, has_aux=True)(X, "a")
 
 
+def tuple_output(x):
+    return (np.sum(x), np.sum(x * x)), 1
+
+
+def test_tuple_output_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="a tuple as the output of the pair"):
+        s2sad.grad(tuple_output, jit=False, has_aux=True)(X)
+
+
 def aux_dict_given_a_new_key(x):
     aux = {"y": x}
     aux["z"] = 1.0

@@ -89,6 +89,12 @@ def check_pair(spec, parsed):
                         f"to return a two-element tuple (output, aux), but {parsed.name} "
                         f"returns {what}. {HINT}; return `output, aux`, or differentiate "
                         f"without has_aux.")
+    out = spec.outputs[0]
+    if isinstance(out, gast.Name) and spec.kinds.get(out.id, K.UNKNOWN).tag == "tuple":
+        raise UnsupportedSyntaxError(
+            "a tuple as the output of the pair a has_aux function returns", parsed.location,
+            ret, "Differentiate one float or array output (or a tuple output, without "
+            "has_aux); put the rest into the aux")
     return spec.outputs[:1]
 
 
