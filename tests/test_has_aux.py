@@ -296,6 +296,17 @@ def test_tuple_output_refused():
         s2sad.grad(tuple_output, jit=False, has_aux=True)(X)
 
 
+def aux_of_two_structures(x):
+    if x[0] > 0:
+        return np.sum(x * x), {"a": x[0], "b": x[1]}
+    return pair_helper(x)  # (an aux that is no dict: rebuilding one would be wrong)
+
+
+def test_aux_of_two_structures_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="different structures"):
+        s2sad.grad(aux_of_two_structures, jit=False, has_aux=True)(X)
+
+
 def aux_dict_given_a_new_key(x):
     aux = {"y": x}
     aux["z"] = 1.0

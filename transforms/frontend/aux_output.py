@@ -54,8 +54,8 @@ def flatten_aux_returns(tree, location, resolve=lambda node: None):
             aux, structure = _flatten(aux, location, s)
             s.value.elts[1] = aux
             structures.append((structure, s))
-    for structure, s in structures[1:]:
-        if structure != structures[0][0]:
+    for structure, s in structures[1:] + [(None, s) for _, s in pairs]:
+        if structures and structure != structures[0][0]:
             raise UnsupportedSyntaxError(
                 "returning aux values of different structures (dict keys, tuple lengths) "
                 "from different return statements", location, s,
