@@ -840,31 +840,88 @@ def key_created_by_caller(x):
     return np.sum(d["y"] * x)
 
 
-def key_created_by_caller_nested(x):
-    def put(d, v):
-        d["a"] = np.sin(v) * d["a"]
-    d = {"a": x[0]}
-    put(d, x)
-    return np.sum(d["a"])
-
-
-@pytest.mark.parametrize("jit", [False, True])
-@pytest.mark.parametrize("f", [key_created_by_caller, key_created_by_caller_nested],
-                         ids=lambda f: f.__name__)
-def test_helper_writing_a_key_the_caller_created(f, jit):
-    if jit and not FULL and f is not key_created_by_caller:
-        pytest.skip("compiled for a sample of the forms (S2SAD_FULL=1 for all)")
-    check_grad(f, [X.copy()], jit=jit)
-
-
 def key_added_by_helper(x):
     d = {}
     put_double(d, x)
     return np.sum(d["y"] * x)
 
 
-def test_helper_adding_a_key_refused_with_both_lines():
-    test_refused_with_the_line(key_added_by_helper, "a call of put_double adding the key 'y' (")
-    with pytest.raises(SyntaxError, match=f"{put_double.__code__.co_firstlineno + 1}\\) to the "
-                       f"dict 'd', which has no such key here"):
-        s2sad.grad(key_added_by_helper, jit=False)(X.copy())
+def put_two(d, x):
+    t = d["w"] * x
+    d["y"] = t + 1.0
+    d["z"] = d["y"] * d["w"]
+
+
+def keys_added_after_a_read(x):
+    d = {"w": x[0]}
+    put_two(d, x)
+    return np.sum(d["y"] * d["z"]) + d["w"]
+
+
+def keys_added_by_nested_helper(x):
+    def put(d, v):
+        d["a"] = np.sin(v)
+        d["b"] = d["a"][0]
+    d = {}
+    put(d, x)
+    return np.sum(d["a"]) * d["b"]
+
+
+ADDED_KEYS = [key_created_by_caller, key_added_by_helper, keys_added_after_a_read,
+              keys_added_by_nested_helper]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", ADDED_KEYS, ids=lambda f: f.__name__)
+def test_helper_adding_a_key(f, jit):
+    if jit and not FULL and f is not key_added_by_helper:
+        pytest.skip("compiled for a sample of the forms (S2SAD_FULL=1 for all)")
+    check_grad(f, [X.copy()], jit=jit)
+
+
+def get_then_put(d, x):
+    t = d.get("y", 0.0)  # (the key's absence is seen: 0.0 here, in Python too)
+    d["y"] = x + t
+
+
+def key_read_before_added(x):
+    d = {}
+    get_then_put(d, x)
+    return np.sum(d["y"])
+
+
+def put_if_positive(d, x):
+    if x[0] > 0:
+        d["y"] = x
+
+
+def key_added_in_a_branch(x):
+    d = {}
+    put_if_positive(d, x)
+    return np.sum(d["y"])
+
+
+def keys_counted(x):
+    d = {}
+    put_double(d, x)
+    return np.sum(d["y"]) * len(d)
+
+
+def key_added_in_a_loop(x):
+    d = {}
+    for i in range(2):
+        put_double(d, x)
+    return np.sum(d["y"])
+
+
+@pytest.mark.parametrize("f", [key_read_before_added, key_added_in_a_branch, keys_counted,
+                               key_added_in_a_loop], ids=lambda f: f.__name__)
+def test_helper_adding_a_key_refused_with_both_lines(f):
+    helper = {key_read_before_added: get_then_put, key_added_in_a_branch: put_if_positive,
+              keys_counted: put_double, key_added_in_a_loop: put_double}[f]
+    test_refused_with_the_line(f, f"a call of {helper.__name__} adding the key 'y' (")
+    line = max(n for n, text in enumerate(open(__file__).read().splitlines(), 1)
+               if f'    d["y"] =' in text and n > helper.__code__.co_firstlineno
+               and n < helper.__code__.co_firstlineno + 4)
+    with pytest.raises(SyntaxError, match=f"py:{line}\\) to the dict 'd'"):
+        s2sad.grad(f, jit=False)(X.copy())

@@ -26,6 +26,7 @@ import gast
 
 from ..errors import SourceLocation, UnsupportedSyntaxError
 from ..names import fresh_name
+from .added_keys import create_added_keys
 from .effects import respell_writes
 from ..analysis.helper_results import returned_parameter, returns_display, shared_parameters
 from ..syntax import base_name, clone, walk
@@ -42,64 +43,8 @@ def rewrite_writing_calls(tree, parsed, readable, arrays=frozenset()):
     array: such a call (its `call_key`) is rewritten when it is in `arrays`,
     and otherwise marked for `arrays_written` to decide once kinds are known."""
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
-    _refuse_new_keys(tree, parsed, readable)
+    create_added_keys(tree, parsed, readable, written_positions)  # d = {}; fill(d, x)
     tree.body = _rewrite_block(tree, tree.body, parsed, readable, taken, arrays)
-
-
-def _refuse_new_keys(tree, parsed, readable):
-    """A helper writing a key into a local dict of the caller that the dict
-    does not have yet (`d = {}; fill(d, x)` with `d["y"] = ...` in fill): the
-    dict's keys are its variables, fixed where it is created. Refused at the
-    call, naming the helper's line."""
-    from .dicts import local_dict_keys
-    dicts = None
-    for call in walk(tree):
-        if not isinstance(call, gast.Call) or not _safe(parsed, call.func):
-            continue
-        fn = readable(parsed.resolve(call.func))
-        if fn is None:
-            continue
-        for pos in written_positions(fn, readable)[0]:
-            arg = call.args[pos] if pos < len(call.args) else None
-            if not isinstance(arg, gast.Name):
-                continue
-            if dicts is None:
-                dicts = local_dict_keys(tree, parsed.resolve)
-            if arg.id not in dicts:
-                continue
-            for key, line in _keys_written(fn, pos):
-                if key not in dicts[arg.id]:
-                    raise UnsupportedSyntaxError(
-                        f"a call of {fn.__name__} adding the key {key!r} "
-                        f"({fn.__code__.co_filename}:{line}) to the dict '{arg.id}', which "
-                        f"has no such key here,", parsed.location, call,
-                        f"s2sad makes a local dict's keys variables where the dict is "
-                        f"created: create the key there ({arg.id} = {{{key!r}: 0.0}}; "
-                        f"{fn.__name__} replaces the value), or have {fn.__name__} return "
-                        f"the value")
-
-
-def _keys_written(fn, pos):
-    """(constant key, line in its file) of each `p[key] = ...` writing into
-    `fn`'s parameter at `pos`."""
-    from .source import parse_function
-    try:
-        parsed = parse_function(fn, read_only=True)
-    except Exception:  # noqa: BLE001 - reported where the helper is differentiated
-        return []
-    params = [a.id for a in parsed.tree.args.args]
-    if pos >= len(params):
-        return []
-    found = []
-    for node in walk(parsed.tree):
-        targets = node.targets if isinstance(node, gast.Assign) else []
-        for t in targets:
-            for sub in walk(t):
-                if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) \
-                        and isinstance(sub.value, gast.Name) and sub.value.id == params[pos] \
-                        and isinstance(sub.slice, gast.Constant):
-                    found.append((sub.slice.value, parsed.location.line_of(node)))
-    return found
 
 
 def call_key(call):
