@@ -11,6 +11,7 @@ from .generate import generate
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
 from .transforms.analysis import kinds as K
+from .transforms.frontend.aux_output import rebuild_aux
 
 _JIT_CHOICES = (True, False, "require", "auto")
 
@@ -20,7 +21,7 @@ GENERATE_HOOKS = []
 
 
 def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
-         memory=None, parallel=False):
+         memory=None, parallel=False, has_aux=False):
     """Gradient of `fn` with respect to `wrt`.
 
     `wrt` is an argument position or name, or the name of a variable
@@ -38,42 +39,50 @@ def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
     reversed by binomial checkpointing (see README, "Memory at scale").
     `parallel=True` runs the derivative's loops that s2sad proves
     independent as numba prange loops (a `prange` in `fn` does so for that
-    loop anyway). Usable as `@grad` or `@grad(...)`."""
+    loop anyway). `has_aux=True` (as in JAX): `fn` returns a pair
+    `(output, aux)`, only the output is differentiated, and the result is
+    `(gradient, aux)`. Usable as `@grad` or `@grad(...)`."""
     if fn is None:
         return lambda f: grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                              boundscheck=boundscheck, memory=memory, parallel=parallel)
+                              boundscheck=boundscheck, memory=memory, parallel=parallel,
+                              has_aux=has_aux)
     return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck, memory,
-                      parallel)
+                      parallel, has_aux=has_aux)
 
 
 def value_and_grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
-                   memory=None, parallel=False):
-    """Like `grad`, but returns `(value, gradient)`."""
+                   memory=None, parallel=False, has_aux=False):
+    """Like `grad`, but returns `(value, gradient)`; with `has_aux=True`,
+    `((output, aux), gradient)` as in JAX."""
     if fn is None:
         return lambda f: value_and_grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
                                         boundscheck=boundscheck, memory=memory,
-                                        parallel=parallel)
-    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck, memory, parallel)
+                                        parallel=parallel, has_aux=has_aux)
+    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck, memory, parallel,
+                      has_aux=has_aux)
 
 
 def vjp(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True, memory=None,
-        parallel=False):
+        parallel=False, has_aux=False):
     """Vector-Jacobian product: `vjp(f)(*args, seed)` weights the outputs of
     `f` by `seed` (shape of the output; a tuple for a tuple output), like
-    `grad_ys` in `tf.gradients`."""
+    `grad_ys` in `tf.gradients`. `has_aux=True`: `f` returns `(output,
+    aux)`, the seed weights the output, and the result is `(vjp, aux)`."""
     if fn is None:
         return lambda f: vjp(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                             boundscheck=boundscheck, memory=memory, parallel=parallel)
-    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck, memory, parallel)
+                             boundscheck=boundscheck, memory=memory, parallel=parallel,
+                             has_aux=has_aux)
+    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck, memory, parallel,
+                      has_aux=has_aux)
 
 
-def jvp(fn=None, wrt=0, *, jit="auto", boundscheck=True):
+def jvp(fn=None, wrt=0, *, jit="auto", boundscheck=True, has_aux=False):
     """Forward mode: `jvp(f)(*args, tangent)` returns `(value, jvp)`, the
     derivative of `f` along `tangent` (a tuple of tangents for a tuple
-    `wrt`), like `jax.jvp`."""
+    `wrt`), like `jax.jvp`; with `has_aux=True`, `(output, jvp, aux)`."""
     if fn is None:
-        return lambda f: jvp(f, wrt, jit=jit, boundscheck=boundscheck)
-    return Derivative(fn, wrt, jit, "jvp", True, boundscheck=boundscheck)
+        return lambda f: jvp(f, wrt, jit=jit, boundscheck=boundscheck, has_aux=has_aux)
+    return Derivative(fn, wrt, jit, "jvp", True, boundscheck=boundscheck, has_aux=has_aux)
 
 
 class Derivative:
@@ -87,7 +96,7 @@ class Derivative:
     split_recursion = True  # False for code differentiated again (transforms/reverse/split_recursion.py)
 
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
-                 memory=None, parallel=False):
+                 memory=None, parallel=False, has_aux=False):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
         given, fn = fn, as_function(unpartial(fn))  # np.sin itself: through its rule; a partial
@@ -101,6 +110,7 @@ class Derivative:
         self.memory = memory_budget(memory)
         self._switched = set()  # entry keys whose calls exceeded the default budget
         self.parallel = bool(parallel)  # every loop proven independent as a prange
+        self.has_aux = bool(has_aux)  # fn returns (output, aux): only the output differentiated
         self.signature = inspect.signature(fn)  # what the function's arguments bind to
         params = self.signature.parameters.values()
         self._names = [p.name for p in params]
@@ -132,7 +142,7 @@ class Derivative:
         options = dict(wrt=names[0] if self.single else names, jit=self.jit,
                        mode=self.mode, with_value=self.with_value,
                        stop_gradients=self.stop_gradients, boundscheck=self.boundscheck,
-                       memory=self.memory, parallel=self.parallel)
+                       memory=self.memory, parallel=self.parallel, has_aux=self.has_aux)
         return travel.rebuild, (Derivative, travel.reference(self._given), options)
 
     def __repr__(self):
@@ -214,13 +224,23 @@ class Derivative:
             value = precision.scalars_as(value, dtype)
             grads = precision.scalars_as(grads, dtype) if self.mode == "jvp" else grads
         if self.mode == "vjp":
-            guards.check_seed_shape(self._where, value, extra[0])
+            guards.check_seed_shape(self._where, value[0] if self.has_aux else value, extra[0])
         elif flat is None and dtype is None and not kwargs and len(args) == self._positional:
             types = _types_of(args)
             if types is not None:
                 with self._lock:
                     self._by_types[types] = entry
-        return (value, grads) if self.with_value else grads
+        return self._result(entry, value, grads)
+
+    def _result(self, entry, value, grads):
+        """What a call returns: with has_aux, JAX's forms, the aux rebuilt
+        (its dicts and lists come back from the compiled code as tuples)."""
+        if not self.has_aux:
+            return (value, grads) if self.with_value else grads
+        out, aux = value[0], rebuild_aux(entry.generated.aux_structure, value[1])
+        if self.mode == "jvp":
+            return out, grads, aux
+        return ((out, aux), grads) if self.with_value else (grads, aux)
 
     def _call_like_before(self, args):
         """A call whose arguments have the types of an earlier one (same
@@ -242,7 +262,7 @@ class Derivative:
         except MemoryBudgetExceeded:
             return None  # (raised before anything ran: the general path switches variants)
         grads = _cast(grads, self.wrt, self.single, args)
-        return (value, grads) if self.with_value else grads
+        return self._result(entry, value, grads)
 
     def _flatten(self, names, values):
         """The call's arguments with their containers flattened, or None
@@ -300,7 +320,7 @@ class Derivative:
             memory, guard = (default_budget(), None) if budgeted else (None, default_budget())
         return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
                         self.stop_gradients, self.boundscheck, flat, dtype, memory, guard,
-                        self.parallel, self.split_recursion)
+                        self.parallel, self.split_recursion, self.has_aux)
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,
@@ -345,7 +365,13 @@ class Derivative:
                 # (no budget: this code is differentiated again, or called from
                 # differentiated code)
                 gen = generate(self._target(arg_kinds), arg_kinds, self.wrt, mode, self.single,
-                               self.stop_gradients, self.boundscheck, split_recursion=False)
+                               self.stop_gradients, self.boundscheck, split_recursion=False,
+                               has_aux=self.has_aux)
+                if gen.aux_structure is not None:
+                    raise TypeError(f"{self._where}: a derivative with has_aux=True whose aux "
+                                    f"holds a dict or a list cannot be called inside a "
+                                    f"differentiated function or differentiated again; "
+                                    f"return the aux as a tuple there")
                 self._entries[key] = self._module(gen).python.__dict__[gen.entry]
             return self._entries[key]
 

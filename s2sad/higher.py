@@ -40,6 +40,7 @@ class _Transform:
             options["wrt"] = tuple(part.signature_names()[part.wrt] for part in self._parts)
         if isinstance(self, jacobian):
             options["mode"] = self.mode
+            options["has_aux"] = self.has_aux
         return travel.rebuild, (type(self), travel.reference(self._given), options)
 
     def bind(self, args, kwargs, containers=False):
@@ -75,28 +76,45 @@ class jacobian(_Transform):
     """`jacobian(f, wrt=0, mode="auto")(*args)`: the Jacobian of the output
     of `f` w.r.t. one argument, of shape output shape + argument shape.
     mode "rev" computes one vjp per output element, "fwd" one jvp per input
-    element; "auto" picks the one with fewer passes."""
+    element; "auto" picks the one with fewer passes. `has_aux=True` (as
+    jax.jacrev): `f` returns `(output, aux)`, the result is `(jacobian of
+    the output, aux)`."""
 
     _parts = None  # for a tuple wrt: the jacobian w.r.t. each (as jax.jacrev's argnums)
 
-    def __init__(self, fn, wrt=0, *, mode="auto", jit="auto"):
+    def __init__(self, fn, wrt=0, *, mode="auto", jit="auto", has_aux=False):
+        self.has_aux = bool(has_aux)
         if isinstance(wrt, tuple):
             if not wrt:
                 raise ValueError("wrt must name at least one argument")
-            self._parts = tuple(jacobian(fn, w, mode=mode, jit=jit) for w in wrt)
+            self._parts = tuple(jacobian(fn, w, mode=mode, jit=jit, has_aux=has_aux)
+                                for w in wrt)
             wrt = wrt[0]
         super().__init__(fn, wrt, jit)
         if mode not in ("auto", "rev", "fwd"):
             raise ValueError(f"mode must be 'auto', 'rev' or 'fwd', not {mode!r}")
         self.mode = mode
-        self._vjp = vjp(fn, wrt=self.wrt, jit=jit)
-        self._jvp = jvp(fn, wrt=self.wrt, jit=jit)
+        self._vjp = vjp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux)
+        self._jvp = jvp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux)
 
     def __call__(self, *args, **kwargs):
         if self._parts is not None:
-            return tuple(part(*args, **kwargs) for part in self._parts)
+            results = [part(*args, **kwargs) for part in self._parts]
+            if self.has_aux:  # (one aux: every part's is the same call's)
+                return tuple(r[0] for r in results), results[0][1]
+            return tuple(results)
         values, x = self.bind(args, kwargs, containers=True)
         raw = self.call(self.fn, values)
+        if self.has_aux:
+            if not isinstance(raw, (tuple, list)) or len(raw) != 2:
+                raise TypeError(f"jacobian of {self.fn.__name__}: expected a function with aux "
+                                f"output to return a two-element tuple (output, aux), but it "
+                                f"returned {type(raw).__name__} {raw!r}")
+            raw, aux = raw
+            return self._jacobian(values, x, raw), aux
+        return self._jacobian(values, x, raw)
+
+    def _jacobian(self, values, x, raw):
         out = np.asarray(raw)  # shape of the output (a tuple of outputs of one shape: stacked)
         # a tuple output takes a tuple seed: the stacked seed's rows
         self._split = len(raw) if isinstance(raw, tuple) else None
@@ -112,7 +130,7 @@ class jacobian(_Transform):
                 seed = np.zeros(out.size, _dtype(out))
                 seed[k] = 1.0
                 seed = seed.reshape(out_shape) if out_shape else seed[0]
-                rows[k] = self.call(self._vjp, values, self._seed(seed))
+                rows[k] = self._row(self.call(self._vjp, values, self._seed(seed)))
             return rows.reshape(out_shape + in_shape)
         cols = np.empty((np.size(x),) + out_shape, _dtype(x))
         for k in range(np.size(x)):
@@ -123,6 +141,10 @@ class jacobian(_Transform):
         return np.moveaxis(cols.reshape(in_shape + out_shape),
                            list(range(len(in_shape))),
                            list(range(len(out_shape), len(out_shape) + len(in_shape))))
+
+    def _row(self, result):
+        """A vjp's gradient (with has_aux, its result is (gradient, aux))."""
+        return result[0] if self.has_aux else result
 
     def _seed(self, seed):
         return seed if self._split is None else tuple(seed[i] for i in range(self._split))
@@ -142,8 +164,9 @@ class jacobian(_Transform):
             for k in range(out.size):
                 seed = np.zeros(out.size, out.dtype)
                 seed[k] = 1.0
-                g = self.call(self._vjp, values,
-                              self._seed(seed.reshape(out.shape) if out.shape else seed[0]))
+                g = self._row(self.call(self._vjp, values,
+                                        self._seed(seed.reshape(out.shape) if out.shape
+                                                   else seed[0])))
                 for block, leaf in zip(blocks, pytrees.leaves(g)):
                     block[k] = leaf
         else:
@@ -155,7 +178,7 @@ class jacobian(_Transform):
                     one = np.zeros(sizes[j], np.asarray(p).dtype)
                     one[e] = 1.0
                     tangent[j] = one.reshape(np.shape(p)) if np.ndim(p) else one[0]
-                    _, col = self.call(self._jvp, values, pytrees.unflatten(structure, tangent, x))
+                    col = self.call(self._jvp, values, pytrees.unflatten(structure, tangent, x))[1]
                     blocks[j].reshape(out.size, sizes[j])[:, e] = np.ravel(col)
         return pytrees.unflatten(structure, [b.reshape(out.shape + np.shape(p))
                                              for b, p in zip(blocks, parts)], x)

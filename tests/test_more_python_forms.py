@@ -324,7 +324,7 @@ def star_of_results(x):
 
 
 STARS = [star_first_rest, star_middle, star_of_literal, star_of_bound_list, star_call,
-         star_call_partly, star_display_of_literal, star_in_array]
+         star_call_partly, star_display_of_literal, star_in_array, star_of_results]
 
 
 @pytest.mark.parametrize("jit", [False, True])
@@ -362,6 +362,17 @@ def star_list_of_array(x):
     return v[0] * v[-1]
 
 
+def results_of_two_lengths(x):
+    if x[0] > 0:
+        return x[0], x[1]
+    return x[0], x[1], x[2]
+
+
+def star_of_results_of_two_lengths(x):
+    first, *others = results_of_two_lengths(x)
+    return first * others[0]
+
+
 def star_literal_too_short(x):
     a, b, *c = (x[0],)
     return a
@@ -371,7 +382,7 @@ def star_literal_too_short(x):
     (star_call_of_array, "star-unpacking in a call's argument of a value whose length"),
     (star_list_of_array, "star-unpacking in a list or tuple display"),
     (star_literal_too_short, "unpacking 1 values into 2 names"),
-    (star_of_results, "star-unpacking of a value that may be a tuple of results"),
+    (star_of_results_of_two_lengths, "star-unpacking of a value that may be a tuple of results"),
 ], ids=lambda p: getattr(p, "__name__", ""))
 def test_star_refused_with_the_line(f, construct):
     test_refused_with_the_line(f, construct)
@@ -687,3 +698,230 @@ def stack_also_read_whole(x):
 
 def test_stack_read_other_than_by_pop_refused():
     test_refused_with_the_line(stack_also_read_whole, "a list of values that need a gradient")
+
+
+# ---- a name started as a number, made an array by its first update ---------
+# (a loop over a list unrolls to straight-line updates: res = 0, res = res + a)
+
+def sum_of_list_started_at_zero(x):
+    terms = [x, x * 2.0, np.sin(x)]
+    res = 0
+    for v in terms:
+        res = res + v
+    return sum(res) * x[0]
+
+
+def started_at_float_then_matrix(x):
+    A = np.outer(x, x)
+    res = 0.0
+    for M in [A, A * 2.0]:
+        res += M
+    return sum(res) @ x
+
+
+def started_at_zero_read_twice(x):
+    res = 0
+    for v in (x, np.cos(x)):
+        res = res * 2 + v
+    return max(res) + min(res) + np.sum(res ** 2)
+
+
+NUMBER_STARTS = [sum_of_list_started_at_zero, started_at_float_then_matrix,
+                 started_at_zero_read_twice]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", NUMBER_STARTS, ids=lambda f: f.__name__)
+def test_name_started_as_a_number(f, jit):
+    if jit and not FULL and f is not sum_of_list_started_at_zero:
+        pytest.skip("compiled for a sample of the forms (S2SAD_FULL=1 for all)")
+    check_grad(f, [X.copy()], jit=jit)
+
+
+def started_at_zero_in_a_range_loop(x):
+    res = 0
+    for i in range(3):
+        res = res + x * i  # (a loop not unrolled: res is a number or an array)
+    return sum(res)
+
+
+def test_name_started_as_a_number_in_a_loop_refused():
+    test_refused_with_the_line(started_at_zero_in_a_range_loop,
+                               "sum(res) of a name bound to a number (line")
+
+
+# ---- star-unpacking leaving nothing for the starred name ------------------
+
+def star_rest_empty(x):
+    a, b, c, d, *rest = x
+    return a * b + c * d + sum(rest) + len(rest)
+
+
+def star_rest_empty_at_front(x):
+    *rest, a, b, c, d = x
+    return a * b * c * d + np.sum(np.array(rest)) * 3.0
+
+
+def star_rest_copied(x):
+    *rest, a = x
+    rest[0] = 5.0  # (a list of its own in Python: x is unchanged)
+    return a * np.sum(x) + sum(rest) * x[1]
+
+
+STAR_EMPTY = [star_rest_empty, star_rest_empty_at_front, star_rest_copied]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", STAR_EMPTY, ids=lambda f: f.__name__)
+def test_star_rest_empty_or_copied(f, jit):
+    if jit and not FULL and f is not star_rest_empty:
+        pytest.skip("compiled for a sample of the forms (S2SAD_FULL=1 for all)")
+    check_grad(f, [X.copy()], jit=jit)
+
+
+# ---- star-unpacking a helper's tuple ---------------------------------------
+
+def three_parts(x):
+    return x * 2.0, np.sin(x), x[0]
+
+
+def star_of_helper(x):
+    a, *rest = three_parts(x)
+    return np.sum(a * rest[0]) + rest[1] * len(rest)
+
+
+def star_of_helper_middle(x):
+    a, *mid, b = three_parts(x[1:])
+    return np.sum(a * mid[0]) * b
+
+
+def star_of_bound_result(x):
+    r = three_parts(x)
+    *first, last = r
+    return np.sum(first[0] * first[1]) + last
+
+
+def star_of_nested_helper(x):
+    def inner(y):
+        if y[0] > 0:
+            return y, y * y
+        return y * 3.0, y
+    p, *q = inner(x)
+    return np.sum(p * q[0])
+
+
+def star_of_helper_nothing_left(x):
+    a, b, c, *rest = three_parts(x)
+    return np.sum(a * b) * c + len(rest)
+
+
+STAR_HELPERS = [star_of_helper, star_of_helper_middle, star_of_bound_result,
+                star_of_nested_helper, star_of_helper_nothing_left]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", STAR_HELPERS, ids=lambda f: f.__name__)
+def test_star_of_a_helpers_tuple(f, jit):
+    if jit and not FULL and f is not star_of_helper:
+        pytest.skip("compiled for a sample of the forms (S2SAD_FULL=1 for all)")
+    for x in (X, -X):  # (both returns of the nested helper)
+        check_grad(f, [x.copy()], jit=jit)
+
+
+# ---- a helper adding a key to a dict it is given ---------------------------
+
+def put_double(d, x):
+    d["y"] = x * 2
+
+
+def key_created_by_caller(x):
+    d = {"y": 0.0}
+    put_double(d, x)
+    return np.sum(d["y"] * x)
+
+
+def key_added_by_helper(x):
+    d = {}
+    put_double(d, x)
+    return np.sum(d["y"] * x)
+
+
+def put_two(d, x):
+    t = d["w"] * x
+    d["y"] = t + 1.0
+    d["z"] = d["y"] * d["w"]
+
+
+def keys_added_after_a_read(x):
+    d = {"w": x[0]}
+    put_two(d, x)
+    return np.sum(d["y"] * d["z"]) + d["w"]
+
+
+def keys_added_by_nested_helper(x):
+    def put(d, v):
+        d["a"] = np.sin(v)
+        d["b"] = d["a"][0]
+    d = {}
+    put(d, x)
+    return np.sum(d["a"]) * d["b"]
+
+
+ADDED_KEYS = [key_created_by_caller, key_added_by_helper, keys_added_after_a_read,
+              keys_added_by_nested_helper]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f", ADDED_KEYS, ids=lambda f: f.__name__)
+def test_helper_adding_a_key(f, jit):
+    if jit and not FULL and f is not key_added_by_helper:
+        pytest.skip("compiled for a sample of the forms (S2SAD_FULL=1 for all)")
+    check_grad(f, [X.copy()], jit=jit)
+
+
+def get_then_put(d, x):
+    t = d.get("y", 0.0)  # (the key's absence is seen: 0.0 here, in Python too)
+    d["y"] = x + t
+
+
+def key_read_before_added(x):
+    d = {}
+    get_then_put(d, x)
+    return np.sum(d["y"])
+
+
+def put_if_positive(d, x):
+    if x[0] > 0:
+        d["y"] = x
+
+
+def key_added_in_a_branch(x):
+    d = {}
+    put_if_positive(d, x)
+    return np.sum(d["y"])
+
+
+def keys_counted(x):
+    d = {}
+    put_double(d, x)
+    return np.sum(d["y"]) * len(d)
+
+
+def key_added_in_a_loop(x):
+    d = {}
+    for i in range(2):
+        put_double(d, x)
+    return np.sum(d["y"])
+
+
+@pytest.mark.parametrize("f", [key_read_before_added, key_added_in_a_branch, keys_counted,
+                               key_added_in_a_loop], ids=lambda f: f.__name__)
+def test_helper_adding_a_key_refused_with_both_lines(f):
+    helper = {key_read_before_added: get_then_put, key_added_in_a_branch: put_if_positive,
+              keys_counted: put_double, key_added_in_a_loop: put_double}[f]
+    test_refused_with_the_line(f, f"a call of {helper.__name__} adding the key 'y' (")
+    line = max(n for n, text in enumerate(open(__file__).read().splitlines(), 1)
+               if f'    d["y"] =' in text and n > helper.__code__.co_firstlineno
+               and n < helper.__code__.co_firstlineno + 4)
+    with pytest.raises(SyntaxError, match=f"py:{line}\\) to the dict 'd'"):
+        s2sad.grad(f, jit=False)(X.copy())

@@ -16,6 +16,7 @@ from .checks.bounds import add_index_checks, undo_unproven_promotions
 from .frontend.bind import CallBinder
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
                                result_kind as checkpointed_kind, strip_marks)
+from .frontend.aux_output import check_pair, gradients_and_aux
 from .frontend.containers import lower_containers
 from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
@@ -75,6 +76,9 @@ class Program:
         self.chunks = 2  # chunks of a parallel loop with accumulators (numba's thread count)
         self.memory_guard = None   # the default budget: checked, not lifted (same module)
         self.copies_writing_arguments = []  # helper copies that write into a parameter
+        # has_aux: the functions returning (output, aux), and their aux's structure
+        self.aux_functions = set()
+        self.aux_structure = None
 
     # ---- custom gradients and user rules -------------------------------
     def provide(self, obj, parsed=None):
@@ -244,7 +248,7 @@ class Program:
 
     # ---- derivatives ------------------------------------------------------
     def derivative(self, fn, arg_kinds, wrt, mode, fn_name=None, single=None,
-                   stop_gradients=(), split=None):
+                   stop_gradients=(), split=None, has_aux=False):
         """Generate the derivative of `fn` w.r.t. argument positions `wrt`.
 
         mode "grad": `(args) -> (value, gradients)` seeded with ones;
@@ -267,7 +271,12 @@ class Program:
         captures = {w: spec.namer.fresh("grad_" + w)
                     for w in wrt_names if w not in args and defined_once(tree, w, parsed)}
         mark_stopped(tree, set(stop_gradients))
-        output_names = [o.id for o in spec.outputs if isinstance(o, gast.Name)]
+        # has_aux: the aux is returned, never seeded (aux_output.py)
+        outputs = check_pair(spec, parsed) if has_aux else spec.outputs
+        if has_aux:
+            self.aux_structure = spec.aux_structure
+        returns_tuple = spec.returns_tuple and not has_aux
+        output_names = [o.id for o in outputs if isinstance(o, gast.Name)]
         active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
         gen_name = fn_name or self._fresh_module_name(
             {"grad": "grad_", "gradient": "grad_", "vjp": "vjp_", "helper": "vjp_"}[mode]
@@ -281,20 +290,20 @@ class Program:
         rev.captures = captures
         seed_param = None
         if mode in ("grad", "gradient"):
-            seeds = [self._ones(o, spec.kinds) for o in spec.outputs]
+            seeds = [self._ones(o, spec.kinds) for o in outputs]
         else:
-            seed_param = spec.namer.fresh("seed" if spec.returns_tuple else
+            seed_param = spec.namer.fresh("seed" if returns_tuple else
                                           "d" + (output_names[0] if output_names else "out"))
-            if spec.returns_tuple:
-                seeds = [parse_expr(f"{seed_param}[{k}]") for k in range(len(spec.outputs))]
+            if returns_tuple:
+                seeds = [parse_expr(f"{seed_param}[{k}]") for k in range(len(outputs))]
             else:
                 seeds = [name(seed_param)]
                 if output_names:
                     rev.adjoints[output_names[0]] = seed_param
                     rev.generated.add(seed_param)
-        fwd, rev_stmts = rev.build(spec.outputs, seeds)
+        fwd, rev_stmts = rev.build(outputs, seeds)
         if mode in ("grad", "gradient"):  # (after the sweep's own refusals, which say more)
-            check_float_output(spec, parsed)
+            check_float_output(spec, parsed, outputs)
         if seed_param in rev.subscript_updated:  # never write into the caller's seed
             rev_stmts.insert(0, assign(seed_param, call(gast.Attribute(
                 value=name(seed_param), attr="copy", ctx=gast.Load()))))
@@ -326,7 +335,9 @@ class Program:
         body += rev_stmts
         single = len(grads) == 1 if single is None else single
         grad_value = grads[0] if single else gast.Tuple(elts=grads, ctx=gast.Load())
-        if mode in ("helper", "gradient") and split is None:
+        if mode == "gradient" and has_aux:
+            result = gradients_and_aux(grad_value, value)
+        elif mode in ("helper", "gradient") and split is None:
             result = grad_value
         else:
             result = gast.Tuple(elts=[value, grad_value], ctx=gast.Load())
@@ -350,15 +361,20 @@ class Program:
         self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
-    def jvp(self, fn, arg_kinds, wrt, fn_name=None, single=None):
+    def jvp(self, fn, arg_kinds, wrt, fn_name=None, single=None, has_aux=False):
         """Generate `jvp_<f>(args, tangents) -> (value, tangent)`: forward mode
-        w.r.t. the arguments `wrt` (positions or names)."""
+        w.r.t. the arguments `wrt` (positions or names). `has_aux`: `fn`
+        returns `(output, aux)`, the value is the pair, the tangent the
+        output's."""
         from .forward.forward_mode import ForwardMode
         spec = Specialised(fn, arg_kinds, self)
         parsed, tree = spec.parsed, spec.tree
         args = parsed.arg_names
         wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
-        output_names = [o.id for o in spec.outputs if isinstance(o, gast.Name)]
+        outputs = check_pair(spec, parsed) if has_aux else spec.outputs
+        if has_aux:
+            self.aux_structure = spec.aux_structure
+        output_names = [o.id for o in outputs if isinstance(o, gast.Name)]
         active = analyse(tree, wrt_names, output_names, spec.kinds, parsed, self.registry)
         fm = ForwardMode(parsed, tree, spec.kinds, active, spec.namer, self)
         tangent_params = [fm.d(w) for w in wrt_names]
@@ -373,8 +389,9 @@ class Program:
                    for a in args if a in active and a not in wrt_names]
         body = copies + fm.block(tree.body[:-1])
         value = tree.body[-1].value
-        outs = [fm.tangent_atom(o) or fm.zero_like(o) for o in spec.outputs]
-        tangent = gast.Tuple(elts=outs, ctx=gast.Load()) if spec.returns_tuple else outs[0]
+        outs = [fm.tangent_atom(o) or fm.zero_like(o) for o in outputs]
+        tangent = gast.Tuple(elts=outs, ctx=gast.Load()) if spec.returns_tuple and not has_aux \
+            else outs[0]
         body.append(gast.Return(value=gast.Tuple(elts=[value, tangent], ctx=gast.Load())))
         gen_name = fn_name or self._fresh_module_name("jvp_" + parsed.name)
         fdef = gast.FunctionDef(name=gen_name, args=gast.arguments(

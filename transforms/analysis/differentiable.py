@@ -19,12 +19,12 @@ def check_wrt_arguments(spec, wrt_names):
                 f"(e.g. {w}=float(...)) or leave it out of wrt.")
 
 
-def check_float_output(spec, parsed):
+def check_float_output(spec, parsed, outputs=None):
     """TypeError for a function whose value is an int or bool (a count, a
     comparison, np.argmax) however it is returned, as JAX and TensorFlow
     raise: its gradient would be zeros the user did not ask for."""
     kinds = []
-    for out in spec.outputs:
+    for out in spec.outputs if outputs is None else outputs:
         if isinstance(out, gast.Name):
             kinds.append(spec.kinds.get(out.id, K.UNKNOWN))
         elif isinstance(out, gast.Constant):

@@ -331,6 +331,10 @@ class _Comprehensions:
             raise self.refuse(comp, "a list comprehension with several `for`s or an `if`, "
                               "other than summed by sum()", "Write the loop out, filling a "
                               "preallocated array")
+        if getattr(comp, "s2sad_copy_of_slice", False):
+            # `a, *rest = x` of an array (star_forms.py): the elements are the
+            # slice's, whose shape is known even when it is empty
+            return [assign(vals, call("np.copy", comp.generators[0].iter))]
         count, prelude, bind = self.sequence(comp.generators[0])
         return self.filled(vals, count, prelude, bind, [], comp.elt, [], comp,
                            "a list comprehension")

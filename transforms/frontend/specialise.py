@@ -10,6 +10,7 @@ from .bind import CallBinder, readable_function
 from ..checks.bounds_syntax import mark_accesses
 from .chained_writes import check_chained_writes
 from .builtin_reductions import reduce_arrays
+from .aux_output import check_pair_kinds, flatten_aux_returns
 from ..reverse.checkpoint_loops import lift_loops, unliftable
 from .array_attributes import respell_array_attributes
 from .array_loops import mark_array_loops
@@ -21,6 +22,7 @@ from .flatten_args import parse_function  # container arguments flattened to the
 from ..names import Namer
 from .none_tests import fold_none_tests
 from .normalize import normalize
+from .number_starts import fold_number_starts, refuse_reductions_of_changing_kinds
 from ..optimise.parallel import check_independent
 from ..syntax import clone, names_stored, walk
 from .tuples import split_tuple_variables
@@ -43,6 +45,10 @@ class Specialised:
                    guard=guard)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = without_own_copies(clone(self.parsed.tree), fn)
+        self.aux_structure, aux_pairs = None, ()  # has_aux: the returned aux (aux_output.py)
+        if fn in getattr(program, "aux_functions", ()):
+            self.aux_structure, aux_pairs = flatten_aux_returns(tree, self.parsed.location,
+                                                                self._resolve)
         tree = binder.bind_tree(respell_writes(tree, self.parsed))
         rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
@@ -63,8 +69,14 @@ class Specialised:
         self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
         self.kinds = K.KindInference(program.call_kind(self.parsed),
                                        self.parsed.namespace).run(tree, arg_kinds)
+        if fold_number_starts(tree, self.kinds):  # res = 0; res = res + a: res = 0 + a
+            self.kinds = K.KindInference(program.call_kind(self.parsed),
+                                         self.parsed.namespace).run(tree, arg_kinds)
+        check_pair_kinds(aux_pairs, self.kinds, self.parsed.location)
         check_chained_writes(tree, self.kinds, self.parsed.location,
                              program.call_kind(self.parsed))
+        refuse_reductions_of_changing_kinds(tree, self.kinds, self._resolve,
+                                            self.parsed.location)
         if reduce_arrays(tree, self.kinds, self._resolve):  # sum(x): np.sum(x, axis=0)
             self.kinds = K.KindInference(program.call_kind(self.parsed),
                                            self.parsed.namespace).run(tree, arg_kinds)

@@ -12,11 +12,13 @@ A name "bound once to a literal" is assigned once in the function, to a
 list or tuple written out, and never changed in length (no append, pop,
 extend, ...), so its length is that of the literal. In the last form
 `rest` is a list comprehension, which s2sad keeps as an array of the
-elements (refusing the uses where a list and an array differ, and raising
-ValueError when it is empty: its shape is unknown). A star whose length
+elements (refusing the uses where a list and an array differ): a copy of
+the slice, empty when there is nothing left, as Python's `[]`. A star whose length
 is known only when the function runs anywhere else (`f(*x)`, `[*x, y]` of
 an array) stays refused, with what to write instead.
 """
+import inspect
+
 import gast
 import numpy as np
 
@@ -79,6 +81,33 @@ class _StarForms:
         if isinstance(node, gast.Name) and node.id in self.literals:
             return self.literals[node.id]
         return None
+
+    def helper_result_length(self, node):
+        """The length of the tuple a helper's call returns (`h(x)`, or a name
+        bound once to it) when every return of the helper is a tuple written
+        out, of that one length; else None."""
+        if isinstance(node, gast.Name):
+            values = self.bindings.get(node.id, [])
+            if len(values) != 1 or node.id in self.params:
+                return None
+            node = values[0]
+        if not isinstance(node, gast.Call):
+            return None
+        helper = _resolve(node.func, self.namespace)
+        if not inspect.isfunction(helper) or helper in _MEASURING:
+            return None
+        from .source import parse_function
+        _MEASURING.add(helper)  # (a recursive helper unpacks its own result)
+        try:
+            tree = parse_function(helper, read_only=True).tree
+        except Exception:  # noqa: BLE001 - no source, or refused: the unpacking stays refused
+            return None
+        finally:
+            _MEASURING.discard(helper)
+        lengths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) and not any(
+            isinstance(e, gast.Starred) for e in r.value.elts) else None
+            for r in _own_returns(tree.body)}
+        return lengths.pop() if len(lengths) == 1 else None
 
     def elements(self, node):
         """The element expressions of a starred value whose length is known."""
@@ -199,6 +228,8 @@ class _StarForms:
         target_names = {n.id for t in targets for n in walk(t) if isinstance(n, gast.Name)}
         out = []
         known = self.length(value)
+        if known is None:  # a, *rest = h(x) of a helper returning a tuple written out
+            known = self.helper_result_length(value)
         if isinstance(value, (gast.Tuple, gast.List)) or not isinstance(value, gast.Name) \
                 or value.id in target_names:
             # the value is evaluated once, before any target is assigned
@@ -226,8 +257,10 @@ class _StarForms:
         if not self.an_array(s.value):
             raise UnsupportedSyntaxError(
                 "star-unpacking of a value that may be a tuple of results (a function's, "
-                "or a name bound to one)", self.location, s,
-                "Unpack it into names (a, b, c = h(x)), or index it")
+                "or a name bound to one) of a length s2sad cannot read from the source",
+                self.location, s, "Unpack it into names (a, b, c = h(x)), or index it; a "
+                "helper whose every return is a tuple written out, of one length, can be "
+                "star-unpacked")
         message = f"not enough values to unpack (expected at least {before + after})"
         out.append(gast.copy_location(gast.If(
             test=gast.Compare(left=gast.Call(func=_name("len"), args=[_name(value.id)],
@@ -248,8 +281,28 @@ class _StarForms:
             iter=gast.Subscript(value=_name(value.id), slice=gast.Slice(
                 lower=_const(star) if star else None, upper=upper, step=None), ctx=gast.Load()),
             ifs=[], is_async=0)])
+        # (a copy of the slice, which may be empty, as Python's [] is: containers.py)
+        rest.s2sad_copy_of_slice = True
         out.insert(len(out) - after, _assign(targets[star].value, rest, s))
         return out
+
+
+_MEASURING = set()  # helpers whose returns are being read (helper_result_length)
+
+
+def _own_returns(stmts):
+    """The return statements of a function, not of functions defined in it."""
+    for s in stmts:
+        if isinstance(s, gast.Return):
+            yield s
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list):
+                yield from _own_returns(inner)
+        for handler in getattr(s, "handlers", None) or []:
+            yield from _own_returns(handler.body)
 
 
 def _bound_once_to_literals(tree):

@@ -26,6 +26,7 @@ import gast
 
 from ..errors import SourceLocation, UnsupportedSyntaxError
 from ..names import fresh_name
+from .added_keys import create_added_keys
 from .effects import respell_writes
 from ..analysis.helper_results import returned_parameter, returns_display, shared_parameters
 from ..syntax import base_name, clone, walk
@@ -42,6 +43,7 @@ def rewrite_writing_calls(tree, parsed, readable, arrays=frozenset()):
     array: such a call (its `call_key`) is rewritten when it is in `arrays`,
     and otherwise marked for `arrays_written` to decide once kinds are known."""
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+    create_added_keys(tree, parsed, readable, written_positions)  # d = {}; fill(d, x)
     tree.body = _rewrite_block(tree, tree.body, parsed, readable, taken, arrays)
 
 
