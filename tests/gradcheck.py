@@ -30,6 +30,18 @@ def numerical_grad(f, args, wrt, eps=1e-6):
     return g
 
 
+def hessian_by_differences(f, x, eps=1e-5):
+    """The Hessian of sum(f(x)) by central differences of finite-difference
+    gradients (for a few entries: len(x) ** 2 evaluations of f each)."""
+    cols = []
+    for k in range(x.size):
+        e = np.zeros_like(x)
+        e[k] = eps
+        cols.append((numerical_grad(f, [x + e], 0, eps) - numerical_grad(f, [x - e], 0, eps))
+                    / (2 * eps))
+    return np.array(cols).T
+
+
 def check_grad(f, args, wrt=0, jit=True, rtol=1e-5, atol=1e-6):
     """s2sad's gradient of f against finite differences, for every
     position in `wrt` (an int or a tuple); returns the derivative object."""

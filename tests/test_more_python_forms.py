@@ -8,22 +8,10 @@ import numpy as np
 import pytest
 
 import s2sad
-from gradcheck import check_grad, check_jvp, numerical_grad
+from gradcheck import check_grad, check_jvp, hessian_by_differences
 
 X = np.array([0.35, -0.6, 0.2, 0.45])
 FULL = os.environ.get("S2SAD_FULL") == "1"
-
-
-def hessian_by_differences(f, x, eps=1e-5):
-    """Central differences of the gradient, itself checked against
-    differences of the function."""
-    cols = []
-    for k in range(x.size):
-        e = np.zeros_like(x)
-        e[k] = eps
-        cols.append((numerical_grad(f, [x + e], 0, eps) - numerical_grad(f, [x - e], 0, eps))
-                    / (2 * eps))
-    return np.array(cols).T
 
 
 def compiled_sample(f, jit):

@@ -10,6 +10,7 @@ import gast
 from ..errors import UnsupportedSyntaxError
 from ..ops import differentiable_operands
 from ..syntax import base_name, walk, walk_stmts
+from .stack_uses import refuse_stack_misuse
 
 
 def _assignments(body):
@@ -22,6 +23,12 @@ def _is_append(s):
     return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
             and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append"
             and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1)
+
+
+def _pops_from(value, stacks):
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and value.func.attr == "pop" and isinstance(value.func.value, gast.Name)
+            and value.func.value.id in stacks)
 
 
 def _targets(target):
@@ -61,6 +68,7 @@ def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
                         varied.add(t)
                         changed = True
 
+    refuse_stack_misuse(tree, varied, kinds, fn.location)
     useful = set(outputs)
     changed = True
     while changed:
@@ -70,6 +78,13 @@ def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
                 useful |= operands
                 changed = True
     active = (varied & useful) - set(constants)
+    # a value popped from a stack of active values is active even if
+    # nothing uses it: its adjoint (a zero) keeps the stack of adjoints in
+    # step, so each value pushed gets its own (user_stacks.py)
+    for s in _assignments(tree.body):
+        if _pops_from(s.value, active) and isinstance(s.targets[0], gast.Name) \
+                and differentiable(s.targets[0].id) and s.targets[0].id not in constants:
+            active.add(s.targets[0].id)
     _refuse_complex(tree, active, kinds, fn)
     return active
 

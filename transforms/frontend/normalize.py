@@ -118,6 +118,10 @@ class _Normalizer:
             # value as an atom, whose tangent or adjoint goes with it
             arg = self.atom(s.value.args[0], src=s, hint=s.value.func.value.id + "_item")
             self.emit(gast.Expr(value=gast.Call(func=s.value.func, args=[arg], keywords=[])), s)
+        elif isinstance(s, gast.Expr) and _pops_bare(s.value):
+            # stack.pop() for its effect: the popped value gets a name (and,
+            # from a stack of values that need a gradient, an adjoint)
+            self.emit(assign(self.namer.fresh(s.value.func.value.id + "_popped"), s.value), s)
         elif isinstance(s, (gast.Expr, gast.Raise)):
             self.out.append(s)
         else:  # desugar and source.check_supported leave nothing else
@@ -343,6 +347,13 @@ class _Normalizer:
         tmp = self.namer.fresh(_hint(node) if hint is None or isinstance(value, gast.Call) else hint)
         self.emit(assign(tmp, value), src)
         return name(tmp)
+
+
+def _pops_bare(node):
+    """`name.pop()` (from the end: an index stays, refused where it matters)."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr == "pop" and isinstance(node.func.value, gast.Name) \
+        and not node.args and not node.keywords
 
 
 def _appends_value(node):

@@ -272,7 +272,8 @@ class DeadStores:
         per statement."""
         held = self._assignments.get(id(s))
         if held is None:
-            held = self._assignments[id(s)] = (s, (_stored_names(s), _is_name_store(s), _uses(s)))
+            held = self._assignments[id(s)] = (s, (_stored_names(s) | _changed_lists(s),
+                                                   _is_name_store(s), _uses(s)))
         return held[1]
 
     def statement(self, s, live, rewrite):
@@ -342,6 +343,20 @@ class DeadStores:
                 return None
         live |= names_loaded(s)
         return s
+
+
+def _changed_lists(s):
+    """Lists an assignment changes besides its target: `v = stack.pop()`
+    takes the last item off `stack`, so it stays while `stack` is read
+    later, even when nothing reads `v`."""
+    value = s.value
+    if value.__class__ is gast.Call and value.func.__class__ is gast.Attribute \
+            and value.func.attr == "pop" and value.func.value.__class__ is gast.Name:
+        return {value.func.value.id}
+    return _NONE
+
+
+_NONE = frozenset()
 
 
 def _is_push(s):

@@ -27,9 +27,17 @@ class UserStacks:
                 f"{stack}.append(...) of an expression, on a list of values that need a gradient",
                 self.fn.location, s, "Build the list as a literal, or with a for loop appending "
                 "once per iteration (s2sad fills an array), or preallocate an array")
-        if stack not in self.active or not self.is_active_atom(v):
+        if stack not in self.active:
             return []
         pop = call(gast.Attribute(value=name(self.d(stack)), attr="pop", ctx=gast.Load()))
+        if not self.is_active_atom(v):
+            # a constant on a stack of values that need a gradient: its
+            # adjoint (pushed where it was popped) is taken off and dropped,
+            # so each value below gets its own
+            drop = gast.If(test=gast.Compare(left=call("len", name(self.d(stack))),
+                                             ops=[gast.Gt()], comparators=[const(0)]),
+                           body=[gast.Expr(value=pop)], orelse=[])
+            return [drop]
         # a value the function left on the stack (pushed, never popped) has
         # no adjoint pushed: it lies below every popped one, so its pop finds
         # the list of adjoints empty, and its adjoint is zero
@@ -50,6 +58,13 @@ class UserStacks:
     def list_pop(self, s, z, value):
         """v = stack.pop(): v's adjoint goes onto the list of adjoints."""
         stack = value.func.value.id
+        if value.args or value.keywords:
+            # (the adjoints are a stack too: a value taken from elsewhere in
+            # the list would get another value's adjoint)
+            raise UnsupportedSyntaxError(
+                f"{stack}.pop(i) with an index, on a list of values that need a gradient",
+                self.fn.location, s, f"Pop from the end ({stack}.pop()), or index the list "
+                f"({stack}[i]) and build a new one")
         push = call(gast.Attribute(value=name(self.d(stack)), attr="append", ctx=gast.Load()),
                     name(self.d(z)))
         return [gast.Expr(value=push)]
