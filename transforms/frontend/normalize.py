@@ -284,7 +284,17 @@ class _Normalizer:
     def index(self, node, src):
         """An index with its calls (x[np.argsort(x)], x[np.array([3, 3, 1])])
         made temporaries, so their kinds are known: an index array's
-        repeated entries add up, an int's do not."""
+        repeated entries add up, an int's do not. It is the same access:
+        an index without calls is returned itself and a new one keeps the
+        user's index's mark (`s2sad_access`: the index checks' reverse-sweep
+        copies are covered by the forward sweep's check through it)."""
+        new = self._index(node, src)
+        mark = getattr(node, "s2sad_access", None)
+        if new is not node and mark is not None:
+            new.s2sad_access = mark
+        return new
+
+    def _index(self, node, src):
         if isinstance(node, gast.Call):
             return self.atom(node, src)
         if isinstance(node, gast.List):  # x[[0, 0, 2]] is x[np.array([0, 0, 2])], which numba compiles
@@ -292,7 +302,10 @@ class _Normalizer:
                                                            ctx=gast.Load()),
                                        args=[node], keywords=[]), src, "indices")
         if isinstance(node, gast.Tuple):
-            return gast.Tuple(elts=[self.index(e, src) for e in node.elts], ctx=gast.Load())
+            elts = [self._index(e, src) for e in node.elts]
+            if all(new is old for new, old in zip(elts, node.elts)):
+                return node
+            return gast.Tuple(elts=elts, ctx=gast.Load())
         return node
 
     def method_as_function(self, node):
