@@ -170,6 +170,58 @@ def test_a_triangular_nest_is_checked_before_it(jit):
     df(w, np.zeros(0), x[:1])
 
 
+def packed_rows(l, x):
+    """A row of l per block, indexed by a counter (GMM's l[c, t]), read
+    inside a product: the normaliser's operands keep the access's mark."""
+    k = l.shape[0]
+    d = x.shape[0]
+    s = 0.0
+    for c in range(k):
+        t = 0
+        for col in range(d - 1):
+            for row in range(col + 1, d):
+                s += l[c, t] * x[row] * x[col]
+                t += 1
+    return s
+
+
+def test_a_two_axis_counter_index_is_checked_once_before_its_nest(jit):
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    l = np.linspace(-1.0, 1.0, 12).reshape(2, 6)
+    df = check_grad(packed_rows, (l, x), wrt=(0, 1), jit=jit)
+    src = df.source
+    # the reverse sweep's dl[c, t] and l[c, t] are covered by the one check
+    assert own_checks(df) and raises_in(src) == 1, src
+    assert src.index("(d - 1) * d // 2 > l.shape[1]") < src.index("for c in range"), src
+    with pytest.raises(IndexError, match=rf"l\[c, t\].*{HERE}:"
+                                         rf"{line_of(packed_rows, 's += l[c, t]')}"):
+        df(l[:, :5], x)
+    df(np.zeros((2, 0)), x[:1])  # the nest does not run: l is never read
+
+
+def picked(q, y):
+    s = 0.0
+    for c in range(q.shape[0]):
+        s += q[c, np.argmax(y)] * y[c]
+    return s
+
+
+def test_an_index_made_a_temporary_is_checked_once(jit):
+    """q[c, np.argmax(y)]: the call becomes a temporary (its kind known), the
+    access the same one: checked in place in the forward sweep, and the
+    reverse sweep's dq[c, argmax] covered by that check."""
+    q = np.arange(6.0).reshape(3, 2) / 5.0
+    y = np.array([0.1, 0.5, 0.2])
+    df = check_grad(picked, (q, y), wrt=(0, 1), jit=jit)
+    src = df.source
+    assert own_checks(df) and raises_in(src) == 2, src  # y[c] before the loop, q[c, argmax]
+    assert "dq.shape" not in src, src
+    with pytest.raises(IndexError, match=r"q\[c, argmax\]"):
+        df(q[:, :1], y)
+    with pytest.raises(IndexError):
+        picked(q[:, :1], y)
+
+
 def counted_from_one(l, x):
     n = x.shape[0]
     t = -1

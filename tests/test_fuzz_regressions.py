@@ -679,16 +679,35 @@ def _unread_list_element_in_a_loop(A, x, c):
     return np.sum(x * x)
 
 
-@pytest.mark.xfail(strict=True, reason="open: an element of a list literal nothing reads, "
-                   "in a loop, is dropped with its index check")
-def test_an_unread_list_element_still_raises_index_error():
+def test_an_unread_list_element_still_raises_index_error(jit):
     """Found by the resize check on Python derivatives (seed 4401): with one
     row in A, the primal raises IndexError at `A[1, 0]`, in an element of a
     list literal that nothing reads (inside a loop, given to a helper); the
-    derivative drops the element and returns. The gradient itself is right.
-    (Outside a loop, or without the list, the derivative raises.)"""
+    derivative dropped the element and returned: the normaliser rebuilt the
+    operand `A[1, 0]`, which lost its mark as the user's own read, so dead
+    stores removed it. It keeps the subscript now."""
     A = np.ones((1, 2))
     with pytest.raises(IndexError):
         _unread_list_element_in_a_loop(A, X.copy(), 0.5)
+    with pytest.raises(IndexError, match=r"A\[1, 0\]"):
+        s2sad.grad(_unread_list_element_in_a_loop, wrt=1, jit=jit)(A, X.copy(), 0.5)
+    check_grad(_unread_list_element_in_a_loop, (np.ones((2, 2)), X.copy(), 0.5), wrt=1, jit=jit)
+
+
+def _unread_read_with_a_call_in_its_index(A, x, y):
+    for e in x:
+        parts = [A[0, 0], _times(A[np.argmax(y), 0], e)]
+        s = parts[0] * 1.0
+    return np.sum(x * x)
+
+
+def test_an_unread_subscript_with_a_call_in_its_index_still_raises_index_error(jit):
+    """The same with a subscript the normaliser rebuilds (its index's call
+    made a temporary): it stays the user's own read."""
+    f = _unread_read_with_a_call_in_its_index
+    A, y = np.ones((1, 2)), np.array([0.0, 1.0])
     with pytest.raises(IndexError):
-        s2sad.grad(_unread_list_element_in_a_loop, wrt=1, jit=False)(A, X.copy(), 0.5)
+        f(A, X.copy(), y)
+    with pytest.raises(IndexError):
+        s2sad.grad(f, wrt=1, jit=jit)(A, X.copy(), y)
+    check_grad(f, (np.ones((2, 2)), X.copy(), y), wrt=1, jit=jit)

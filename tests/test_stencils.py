@@ -1,6 +1,7 @@
 """Stencil adjoints: scatter to gather (transforms/optimise/gather.py), per-point
 partial sums (transforms/optimise/partial_sums.py), tapes stored in reverse time
-order (transforms/optimise/tape_order.py).
+order (transforms/optimise/tape_order.py), unless read back within the
+iteration that wrote them.
 
 Whole functions are checked against finite differences, compiled and as
 Python, and their generated source for whether each transformation fired.
@@ -347,6 +348,63 @@ def test_tapes_read_backwards_are_stored_backwards(n, m):
     assert "w_tape[t, i]" in new, new  # read ascending: left as it is
     x = rng.normal(size=(max(m, 1), max(n, 1)))
     np.testing.assert_array_equal(f1(x, n, m), f0(x, n, m))
+
+
+FUSED_TAPES = '''
+def fused(x, n, m):
+    out = np.zeros(max(n, 0))
+    v_tape = np.empty((max(m, 0), max(n, 0)))
+    for p in range(n):
+        for t in range(m):
+            for i in range(n):
+                v_tape[t, i] = x[t, i] * (p + 1.0)
+        for t in range(m - 1, -1, -1):
+            for i in range(n - 1, -1, -1):
+                out[p] += v_tape[t, i] * (t + 2.0 * i)
+    return out
+'''
+
+
+@pytest.mark.parametrize("n, m", [(0, 0), (1, 3), (4, 1), (5, 6)])
+def test_a_tape_read_back_within_one_iteration_keeps_its_order(n, m):
+    """Written and read back within each iteration of the loop over p (a
+    fused loop's forward sweep and adjoint): in cache, left in time order."""
+    def transform(body, namer):
+        body[1].s2sad_allocation = True
+        reverse_tapes(body)
+    f0, f1, new = _transformed(FUSED_TAPES, transform)
+    assert "v_tape[t, i]" in new and "- 1 -" not in new, new
+    x = rng.normal(size=(max(m, 1), max(n, 1)))
+    np.testing.assert_array_equal(f1(x, n, m), f0(x, n, m))
+
+
+def per_point(x, mu, w):
+    """GMM's shape: per point, a buffer overwritten per component; the
+    point's adjoint runs in its own iteration (it only adds to total)."""
+    n = x.shape[0]
+    d = x.shape[1]
+    k = mu.shape[0]
+    xc = np.empty(d)
+    total = 0.0
+    for i in range(n):
+        se = 0.0
+        for c in range(k):
+            for j in range(d):
+                xc[j] = x[i, j] - mu[c, j]
+            sq = 0.0
+            for j in range(d):
+                sq += w[j] * xc[j] * xc[j]
+            se += np.exp(-sq)
+        total += np.log(se)
+    return total
+
+
+@pytest.mark.parametrize("n, k, d", [(4, 2, 3), (1, 1, 1), (2, 3, 1)])
+def test_per_iteration_tapes_stay_in_time_order(jit, n, k, d):
+    args = (rng.normal(size=(n, d)), rng.normal(size=(k, d)), rng.uniform(0.5, 1.0, d))
+    src = check_grad(per_point, args, wrt=(1, 2), jit=jit).source_for(*args)
+    assert "xc_tape[c, j] = xc[j]" in src and "xc[j] = xc_tape[c, j]" in src, src
+    assert "back to front" not in src, src
 
 
 # ---- the benchmark workloads' hand-written gradients -----------------------------

@@ -84,6 +84,24 @@ def mark_accesses(tree):
             node.s2sad_own = _Own(node)
 
 
+def same_index(old, new):
+    """`new` is the subscript `old` rebuilt with the same index values (its
+    index's calls made temporaries): its index keeps the mark, so the
+    reverse sweep's copies of it are covered by its check. Returns `new`."""
+    mark = getattr(old.slice, "s2sad_access", None)
+    if mark is not None and new.slice is not old.slice:
+        new.slice.s2sad_access = mark
+    return new
+
+
+def same_access(old, new):
+    """`same_index`, and `new` is the user's own evaluation if `old` was, so
+    dead-store elimination keeps it where it may raise."""
+    if users_own(old):
+        new.s2sad_own = _Own(new)
+    return same_index(old, new)
+
+
 class _Own:
     """The node of the user's code a node is or was copied from (syntax.clone
     copies marks, and this one by reference). Weakly: a node marked with a

@@ -21,6 +21,7 @@ import gast
 import numpy as np
 
 from .chained_writes import flatten, is_chain
+from ..checks.bounds_syntax import same_access, same_index
 from ..syntax import assign, name, names_loaded, names_stored, store, structure, walk
 
 _OP_NAMES = {
@@ -285,13 +286,17 @@ class _Normalizer:
             base = node.value
             if not isinstance(base, gast.Name):
                 base = self.atom(base, src)
-            return gast.Subscript(value=base, slice=self.index(node.slice, src), ctx=gast.Load())
+            # (the index's mark only: not marked the user's own read, so an unread
+            # A.T[0, j] in a loop is still dropped with its IndexError)
+            return same_index(node, gast.Subscript(value=base, slice=self.index(node.slice, src),
+                                                   ctx=gast.Load()))
         return node  # names, constants, conditions
 
     def index(self, node, src):
         """An index with its calls (x[np.argsort(x)], x[np.array([3, 3, 1])])
         made temporaries, so their kinds are known: an index array's
-        repeated entries add up, an int's do not."""
+        repeated entries add up, an int's do not. An index without calls
+        is returned itself."""
         if isinstance(node, gast.Call):
             return self.atom(node, src)
         if isinstance(node, gast.List):  # x[[0, 0, 2]] is x[np.array([0, 0, 2])], which numba compiles
@@ -299,7 +304,10 @@ class _Normalizer:
                                                            ctx=gast.Load()),
                                        args=[node], keywords=[]), src, "indices")
         if isinstance(node, gast.Tuple):
-            return gast.Tuple(elts=[self.index(e, src) for e in node.elts], ctx=gast.Load())
+            elts = [self.index(e, src) for e in node.elts]
+            if all(new is old for new, old in zip(elts, node.elts)):
+                return node
+            return gast.Tuple(elts=elts, ctx=gast.Load())
         return node
 
     def method_as_function(self, node):
@@ -332,8 +340,8 @@ class _Normalizer:
             return node
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
             index = self.index(node.slice, src)
-            return node if index is node.slice else gast.copy_location(
-                gast.Subscript(value=node.value, slice=index, ctx=gast.Load()), node)
+            return node if index is node.slice else same_access(node, gast.copy_location(
+                gast.Subscript(value=node.value, slice=index, ctx=gast.Load()), node))
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
                 and isinstance(node.operand, gast.Constant):
             return gast.Constant(value=-node.operand.value, kind=None)
