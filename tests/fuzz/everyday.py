@@ -156,8 +156,9 @@ class EverydayForms:
 
     # ---- lists as stacks, lists built by appends ----------------------------------------
     def _ev_stack(self):
-        """Pushes (straight-line, or two per iteration of a loop), then as
-        many pops, in a loop or one by one. (A loop appending once per
+        """Pushes (straight-line, some of constants, or two per iteration of
+        a loop), then as many pops, in a loop or one by one (some dropping
+        the value). (A loop appending once per
         iteration fills an array, which s2sad then refuses to pop; a read
         `stk[-1]` of a stack is refused too: neither is generated.)"""
         fn = self.fn
@@ -175,8 +176,9 @@ class EverydayForms:
             fn.emit(f"    {stk}.append(np.sin({vec}[{i} + 1]) + {i})")
         else:
             pushed = self.int(2, 3)
-            for _ in range(pushed):
-                fn.emit(f"{stk}.append({self.expr((), 2)})")
+            for _ in range(pushed):  # (sometimes a constant: its adjoint is dropped)
+                pushed_value = self.pick([self.expr((), 2), self.expr((), 2), "0.25"])
+                fn.emit(f"{stk}.append({pushed_value})")
         fn.emit(f"{acc} = 0.0")
         if self.p(0.7):
             fn.emit(self.pick([f"for {i} in range({pushed}):",
@@ -185,6 +187,9 @@ class EverydayForms:
             fn.emit(f"    {acc} = {acc}{self.pick([' * 0.5', ''])} + np.sin({top}) * ({i} + 1.0)")
         else:
             for k in range(pushed):
+                if k and self.p(0.25):  # a pop for its effect: the value is dropped
+                    fn.emit(self.pick([f"{stk}.pop()", f"{self.fresh('dropped')} = {stk}.pop()"]))
+                    continue
                 fn.emit(f"{top} = {stk}.pop()")
                 fn.emit(f"{acc} = {acc} * 0.5 + np.sin({top}) * {k + 1}.0")
         v = self.new_var(())
