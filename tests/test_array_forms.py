@@ -1,4 +1,5 @@
-"""Array attributes and loops over computed arrays in differentiated code.
+"""Array attributes, loops over computed arrays and writes that broadcast,
+in differentiated code.
 
 `x.flat` and `x.mT` have gradients (as np.ravel and np.swapaxes); metadata
 (`shape`, `ndim`, `size`, `dtype`) has none; any other attribute of a value
@@ -6,7 +7,10 @@ that needs a gradient is refused with the line, never taken as a constant
 (`x.flat` once gave a zero gradient with no error). A loop may run over a
 numpy function's result or an array method's (`for t in np.linspace(...)`,
 `for v in x.ravel()`); over another call's (a helper's, which may return a
-dict) it is refused."""
+dict) it is refused. A region assigned or added to from a smaller array
+(`y[:] = x[0]`, `y[:, 1:] -= c[:, None]`) sends the cotangent back summed
+over the broadcast axes (compiled, numba's `+=` into the smaller array gave
+a wrong value with no error)."""
 import numpy as np
 import pytest
 
@@ -187,3 +191,52 @@ def test_loop_over_other_calls_is_refused():
     with pytest.raises(s2sad.UnsupportedSyntaxError) as err:
         s2sad.grad(loop_over_helper_result, jit=False)(M.copy())
     assert "for loop over _pairs(...)" in str(err.value)
+
+
+# ---- writes that broadcast -------------------------------------------------------
+
+def row_assigned_to_all(x):
+    y = np.zeros((3, 4))
+    y[:] = x[0]
+    return np.sum(y * x)
+
+
+def row_assigned_to_some(x):
+    y = np.zeros((3, 4))
+    y[1:, :] = x[0] * 2.0
+    return np.sum(y * x)
+
+
+def row_added(x):
+    y = x * 1.0
+    y[1:] += x[0] ** 2
+    return np.sum(y * x)
+
+
+def column_subtracted(x):
+    y = x * 1.0
+    y[:, 1:] -= np.cos(x[:, 0])[:, None] * 1.0
+    return np.sum(y ** 2)
+
+
+def planes_assigned(x):
+    y = np.zeros((2, 3, 4))
+    y[0] = x
+    y[1, :] = x[1]
+    return np.sum(y * y)
+
+
+BROADCASTS = [row_assigned_to_all, row_assigned_to_some, row_added, column_subtracted,
+              planes_assigned]
+
+
+@pytest.mark.parametrize("f", BROADCASTS, ids=lambda f: f.__name__)
+def test_broadcast_write(f):
+    check_grad(f, [M.copy()], jit=False)
+    check_jvp(f, [M.copy()], jit=False)
+
+
+def test_broadcast_write_compiled():
+    """(always compiled: the wrong value was numba's)"""
+    check_grad(column_subtracted, [M.copy()], jit=True)
+    check_grad(row_assigned_to_some, [M.copy()], jit=True)

@@ -478,6 +478,10 @@ class ReverseMode(Contributions, UserStacks):
             if self.is_active_atom(v) and not getattr(s, "s2sad_constant", False):
                 if self.atom_kind(v).is_scalar and self.atom_kind(s.value.left).is_array:
                     g = call("np.sum", g)
+                elif self.atom_kind(v).is_array and self.atom_kind(s.value.left).is_array:
+                    g = call("unbroadcast", g, clone(v))  # (as above)
+                    view = view and not _broadcast_into(self.atom_kind(v),
+                                                        self.atom_kind(s.value.left))
                 contributions = self.accumulate_all([(v, g)], self.d(x))
                 for st in contributions:
                     st.s2sad_view = view and isinstance(g, gast.Subscript)
@@ -494,6 +498,11 @@ class ReverseMode(Contributions, UserStacks):
                     g = mask(clone(dslot))
                 if view and self.atom_kind(value).is_scalar:
                     g, view = call("np.sum", g), False
+                elif view and self.atom_kind(value).is_array:
+                    # y[:] = row: a row broadcast, its cotangent summed back
+                    # (numba's `+=` into a smaller array gives a wrong value, no error)
+                    g = call("unbroadcast", g, clone(value))
+                    view = not _broadcast_into(self.atom_kind(value), self.atom_kind(slot))
                 view = view and mask is None  # a masked cotangent is a new array
                 zero = clone(dslot)
                 zero.ctx = gast.Store()
@@ -558,6 +567,12 @@ def _integer_step_inverse(s, var, kind):
         return None
     op = gast.Sub() if isinstance(value.op, gast.Add) else gast.Add()
     return gast.AugAssign(target=store(var), op=op, value=const(value.right.value))
+
+
+def _broadcast_into(value_kind, slot_kind):
+    """Whether an array of `value_kind` written into a region of
+    `slot_kind` is broadcast along axes it lacks (`y[:] = x[0]`)."""
+    return value_kind.is_array and slot_kind.is_array and value_kind.ndim < slot_kind.ndim
 
 
 def _is_pop(value, fn):
