@@ -23,6 +23,19 @@ def average(a, axis=None, weights=None):
     return np.sum(np.moveaxis(a, axis, -1) * weights, axis=-1) / np.sum(weights)
 
 
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """np.trapezoid: the trapezoidal rule along `axis`, with sample points
+    `x` (1-D along the axis, or of y's shape) or a spacing `dx`."""
+    ys = np.moveaxis(y, axis, -1)
+    mid = (ys[..., 1:] + ys[..., :-1]) * 0.5
+    if x is None:
+        return np.sum(mid, axis=-1) * dx
+    if x.ndim == 1:
+        return np.sum(mid * (x[1:] - x[:-1]), axis=-1)
+    xs = np.moveaxis(x, axis, -1)
+    return np.sum(mid * (xs[..., 1:] - xs[..., :-1]), axis=-1)
+
+
 def nansum(a, axis=None):
     """np.nansum: NaNs count as zero (and get a zero gradient)."""
     return np.sum(np.where(np.isnan(a), 0.0, a), axis=axis)
@@ -101,7 +114,7 @@ _DEFINITIONS = {np.average: average, np.nansum: nansum, np.nanmean: nanmean,
                 np.cumprod: cumprod, np.take: take, np.polyval: more.polyval,
                 np.interp: more.interp, np.select: more.select,
                 np.linalg.matrix_power: more.matrix_power, np.vdot: more.vdot,
-                np.median: more.median}
+                np.median: more.median, np.trapezoid: trapezoid}
 try:  # (bound methods of scipy's distribution objects compare equal across lookups)
     import scipy.stats as _stats
     _DEFINITIONS[_stats.norm.logpdf] = norm_logpdf
@@ -334,6 +347,8 @@ TABLE = [
     (np.nansum, "definition: a; axis (NaNs: gradient 0)"),
     (np.nanmean, "definition: a; axis (NaNs: gradient 0)"),
     (np.cumprod, "definition: a; axis: None or an int"),
+    (np.trapezoid, "definition: y; x: None, 1-d along axis or of y's shape (differentiated); "
+                   "dx; axis: an int"),
     (np.take, "definition: a; indices (no gradient); axis: None, or an int with 1-d indices"),
     (np.polyval, "definition (Horner): p; x"),
     (np.convolve, "definition: a: 1-d; v: 1-d; mode: 'full', 'same' or 'valid' (a constant)"),

@@ -72,6 +72,22 @@ def test_cumprod_of_a_matrix_along_an_axis(f, jit):
     check_grad(f, [A.copy()], jit=jit)
 
 
+def trapezoid_forms(a):
+    grid = np.linspace(0.0, 1.0, a.shape[1])
+    return (np.trapezoid(a[0] ** 2, dx=0.1) + np.trapezoid(a[1], x=a[0] * 2.0)
+            + np.sum(np.trapezoid(a, axis=0)) + np.sum(np.trapezoid(np.sin(a), x=grid))
+            + np.sum(np.trapezoid(a * a, x=a + 1.0, axis=1)))
+
+
+def test_trapezoid(jit):
+    check_grad(trapezoid_forms, [A.copy()], jit=jit)
+    from s2sad import numpy_definitions as d
+    grid = np.linspace(0.0, 1.0, A.shape[1])
+    np.testing.assert_allclose(d.trapezoid(A, None, 0.5, 0), np.trapezoid(A, dx=0.5, axis=0))
+    np.testing.assert_allclose(d.trapezoid(A, grid, 1.0, -1), np.trapezoid(A, x=grid))
+    np.testing.assert_allclose(d.trapezoid(A, A * A, 1.0, 1), np.trapezoid(A, x=A * A, axis=1))
+
+
 # ---- `is None` on an optional parameter ------------------------------------------
 
 def weighted_loss(x, w=None, scale=None):

@@ -230,6 +230,9 @@ def older_definition_cases():
             make("numpy.cumprod", "cumprod/axis", "np.cumprod(x, axis=1)", m, **FIRST),
             make("numpy.cumprod", "cumprod/method", "x.cumprod(axis=0)", m, **FIRST),
             make("numpy.take", "take/axis", "np.take(x, [2, 0], axis=1)", m),
+            make("numpy.trapezoid", "trapezoid/dx", "np.trapezoid(x, dx=0.5, axis=0)", m),
+            make("numpy.trapezoid", "trapezoid/x", "np.trapezoid(x, x=y)",
+                 {"x": ((2, 3), ANY), "y": ((3,), uni(0.2, 2.0))}),
             make("numpy.take", "take/flat", "np.take(x, np.array([4, 1, 1]))", m)]
 
 
