@@ -542,8 +542,11 @@ class ReverseMode(Contributions, UserStacks):
 def _reversed_range(args, st):
     """The range running the iterations of `range(*args)` (step `st`, a
     nonzero int) backwards."""
+    # (each bound in parentheses: `stop - start` with start `m - 3` is
+    # `stop - (m - 3)`; parentheses that change nothing leave no trace)
     start = unparse(args[0]) if len(args) > 1 else "0"
-    stop = unparse(args[1] if len(args) > 1 else args[0])
+    start = start if start == "0" else f"({start})"
+    stop = f"({unparse(args[1] if len(args) > 1 else args[0])})"
     if st == 1:
         first = f"{stop} - 1"
         end = "-1" if start == "0" else f"{start} - 1"
