@@ -493,3 +493,18 @@ def _imports_in_a_branch(x):
 def test_import_in_a_branch_is_refused():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="import"):
         s2sad.grad(_imports_in_a_branch, jit=False)(np.ones(2))
+
+
+def strided_from_expressions(x, m):
+    # (reversed, each range's start is an expression: `stop - (m - 3)`)
+    s = 1.0
+    for i in range(m - 3, x.shape[0], 2):
+        s = s * x[i] * (i + 1)
+    for i in range(x.shape[0] - 1, m - 4, -3):
+        s = s * x[i] + x[i - 1]
+    return s
+
+
+def test_strided_loops_from_expressions(jit):
+    # the reversed loops' ranges read `12 - (m - 3)`, not `12 - m - 3`
+    check_grad(strided_from_expressions, (np.linspace(0.6, 1.4, 12), 5), wrt=0, jit=jit)

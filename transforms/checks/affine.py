@@ -26,19 +26,29 @@ class Affine:
         form.terms, form.const, form._hash = terms, const, None
         return form
 
+    # (a coefficient that cancels is dropped where it is: the order of the
+    # others, which source() reads, is what filtering them afterwards gives)
     def __add__(self, other):
         terms = dict(self.terms)
         get = terms.get
         for s, c in other.terms.items():
-            terms[s] = get(s, 0) + c
-        return Affine(terms, self.const + other.const)
+            v = get(s, 0) + c
+            if v:
+                terms[s] = v
+            else:
+                terms.pop(s, None)
+        return Affine._made(terms, self.const + other.const)
 
     def __sub__(self, other):  # (self + other.scale(-1), in one step)
         terms = dict(self.terms)
         get = terms.get
         for s, c in other.terms.items():
-            terms[s] = get(s, 0) - c
-        return Affine(terms, self.const - other.const)
+            v = get(s, 0) - c
+            if v:
+                terms[s] = v
+            else:
+                terms.pop(s, None)
+        return Affine._made(terms, self.const - other.const)
 
     def scale(self, k):
         if not k:
@@ -91,7 +101,12 @@ def is_extent(symbol):
 
 
 def obviously_non_negative(form):
-    return form.const >= 0 and all(c > 0 and is_extent(s) for s, c in form.terms.items())
+    if form.const < 0:
+        return False
+    for s, c in form.terms.items():  # (a loop, not all(): tens of thousands of calls)
+        if c <= 0 or not is_extent(s):
+            return False
+    return True
 
 
 def provable(goal, facts):

@@ -53,6 +53,22 @@ def undo_unproven_promotions(fdef, kinds, shadows):
         _Pass(fdef, kinds, shadows, None, survey=True).run()
 
 
+def _holding_promotions(stmts, out):
+    """Add to `out` the ids of the statements in `stmts` (any depth) whose
+    blocks hold a promoted load; whether `stmts` hold one."""
+    found = False
+    for s in stmts:
+        inner = False
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and _holding_promotions(block, out):
+                inner = True
+        if inner:
+            out.add(id(s))
+        found = found or inner or hasattr(s, "s2sad_promotion")
+    return found
+
+
 class _Unaccountable(Exception):
     """An index this pass cannot prove or check: leave the function to numba."""
 
@@ -101,6 +117,11 @@ class _Pass(ArrayShapes):
         self._proved = {}     # (goal, what it depends on) -> (loops, whether it holds)
         self._inside = {}     # id(loop) -> (names bound in its body, whether it returns or raises)
         survey_loops(fdef.body, self._inside)
+        # (a survey looks only at promotions: the statements holding none
+        # are passed by, as what it learns on the way is only loop ranges)
+        self._holding = set()
+        if survey:
+            _holding_promotions(fdef.body, self._holding)
 
     def form(self, node, proof):
         """`node` as an affine form; `proof` forms name only loop counters
@@ -167,6 +188,8 @@ class _Pass(ArrayShapes):
         promotion = getattr(s, "s2sad_promotion", None)
         if self.survey and promotion is not None and not self.in_range(s.value, s):
             promotion.undo(block)
+            return
+        if self.survey and id(s) not in self._holding:
             return
         if getattr(s, "s2sad_undone", False):
             return

@@ -27,6 +27,9 @@ from ..syntax import Transformer, name, parents_of, store, walk
 
 
 def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
+    if not any(n.__class__ is gast.Dict or (n.__class__ is gast.Call and not n.args)
+               for n in walk(fn_tree)):
+        return fn_tree  # (no dict display, nor a call that may be dict(k=v): most functions)
     _name_helper_arguments(fn_tree, namer, resolve)
     nodes = walk(fn_tree)  # (one walk for every question below, until a rewrite)
     bindings = {}

@@ -56,16 +56,17 @@ class _Respell(gast.NodeTransformer):
         self.lists = None  # local name -> length, for names bound once to a list literal
 
     def list_lengths(self, tree):
+        nodes = walk(tree)  # (once for the questions below)
         stores = {}
-        for n in walk(tree):
+        for n in nodes:
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                 stores[n.id] = stores.get(n.id, 0) + 1
-        self.taken = set(stores) | {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+        self.taken = set(stores) | {n.id for n in nodes if isinstance(n, gast.Name)}
         # (a list that grows, `out.append(v)`, has no length known here: not one)
-        grown = {n.value.id for n in walk(tree) if isinstance(n, gast.Attribute)
+        grown = {n.value.id for n in nodes if isinstance(n, gast.Attribute)
                  and isinstance(n.value, gast.Name) and n.attr != "sort"}
         self.lists = {}
-        for n in walk(tree):
+        for n in nodes:
             if isinstance(n, gast.Assign) and len(n.targets) == 1 \
                     and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.List) \
                     and n.value.elts and stores.get(n.targets[0].id) == 1 \
@@ -207,7 +208,8 @@ def check_effects(tree, kinds, parsed, readable, pure=lambda obj: False):
     is all it gives (it has a rule: `np.sum(u)` on its own line runs, as in
     Python, and changes nothing)."""
     local = names_stored(tree.body) | {a.id for a in tree.args.args}
-    for call in walk(tree):  # a writing function or method, even where its value is used
+    nodes = walk(tree)  # (once for both questions below: nothing here changes the tree)
+    for call in nodes:  # a writing function or method, even where its value is used
         if not isinstance(call, gast.Call):
             continue
         func = call.func
@@ -223,7 +225,7 @@ def check_effects(tree, kinds, parsed, readable, pure=lambda obj: False):
                 parsed.location, call,
                 "Write the new value as an assignment (u[...] = ..., u[idx] += v), or as a "
                 "loop for np.add.at")
-    for s in walk(tree):
+    for s in nodes:
         if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)):
             continue
         call = s.value

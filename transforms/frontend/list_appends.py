@@ -29,9 +29,12 @@ from ..syntax import assign, name, walk
 
 
 def fold_appends(fn_tree, namer):
+    nodes = walk(fn_tree)
+    if not any(n.__class__ is gast.List for n in nodes):
+        return fn_tree  # (no list literal to start from: most functions)
     # a list popped anywhere is a stack (a derivative's tape, when s2sad
     # differentiates its own code): left as it is
-    stacks = {c.func.value.id for c in walk(fn_tree) if isinstance(c, gast.Call)
+    stacks = {c.func.value.id for c in nodes if isinstance(c, gast.Call)
               and isinstance(c.func, gast.Attribute) and c.func.attr == "pop"
               and isinstance(c.func.value, gast.Name)}
     _fold_block(fn_tree.body, namer, stacks)

@@ -94,6 +94,10 @@ def broadcast_scalar_cotangents(stmts, scalars, changed=lambda statements: None)
     assignment is left for dead-store elimination. `dv`, `g` and `ref` must
     each be bound once, so the values are the same wherever they are read.
     `changed` is told of the statements it rewrites."""
+    spreads = [spread for spread in (_spread_scalar(s, scalars) for s in walk_stmts(stmts))
+               if spread is not None]
+    if not spreads:
+        return  # (most functions: no walk of the whole function)
     counts = binding_counts(stmts)
     tree = gast.Module(body=stmts, type_ignores=[])
     operands = {}  # name -> list of (binop, side) where it is read as an operand
@@ -107,11 +111,7 @@ def broadcast_scalar_cotangents(stmts, scalars, changed=lambda statements: None)
                 if isinstance(operand, gast.Name) and isinstance(other, gast.Name):
                     operands.setdefault(operand.id, []).append((n, side, other.id))
     rewritten = set()
-    for s in walk_stmts(stmts):
-        spread = _spread_scalar(s, scalars)
-        if spread is None:
-            continue
-        v, g, ref = spread
+    for v, g, ref in spreads:
         uses = operands.get(v, [])
         if any(counts.get(x, 0) != 1 for x in (v, ref)) or \
                 (isinstance(g, gast.Name) and counts.get(g.id, 0) != 1):

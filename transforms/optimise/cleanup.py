@@ -58,6 +58,7 @@ class ZeroPropagation:
         self.depth = -1
         self.shaped_by = {}  # adjoint -> names its zeros take their shape from
         self.shapes = {}     # and back: name -> adjoints it may have shaped
+        self._heads = {}     # id(loop) -> (loop, zeros entering it, zeros at its head)
         self.block(stmts, set(), rewrite=True)
 
     def block(self, stmts, zero, rewrite):
@@ -138,14 +139,25 @@ class ZeroPropagation:
                 s.body = [gast.Pass()]
             return s
         if isinstance(s, (gast.For, gast.While)):
-            head = set(zero)
-            while True:
-                end = self.block(s.body, set(head), rewrite=False)
-                new_head = zero & end
-                if new_head == head:
-                    break
-                head = new_head
-            self.block(s.body, set(head), rewrite)
+            # (an enclosing loop's rounds enter it with the same zeros again:
+            # the head found then holds; s2sad_zero statements come only
+            # from reverse_mode.zero_stmt, so what `shaped_by` records of an
+            # adjoint is the same whichever of them it met last)
+            entry = frozenset(zero)
+            held = self._heads.get(id(s))
+            if held is not None and held[1] == entry:
+                head = set(held[2])
+            else:
+                head = set(zero)
+                while True:
+                    end = self.block(s.body, set(head), rewrite=False)
+                    new_head = zero & end
+                    if new_head == head:
+                        break
+                    head = new_head
+                self._heads[id(s)] = (s, entry, frozenset(head))
+            if rewrite:  # (otherwise a round above, or an earlier visit, did this)
+                self.block(s.body, set(head), rewrite)
             if isinstance(s, gast.For):
                 head.discard(s.target.id)
             zero.intersection_update(head)
@@ -276,6 +288,16 @@ class DeadStores:
                                                    _is_name_store(s), _uses(s)))
         return held[1]
 
+    def _closed_head(self, loop, live):
+        """The names live at `loop`'s head when `live` (after it) adds none
+        to its last fixpoint: that head is closed under the body already, so
+        it is the fixpoint again (an enclosing loop's confirming round then
+        costs one visit of this loop, not a visit of everything in it)."""
+        held = self._heads.get(id(loop))
+        if held is not None and live <= held[1]:
+            return held[1]
+        return None
+
     def statement(self, s, live, rewrite):
         if isinstance(s, (gast.Assign, gast.AugAssign)):
             stored, whole, uses = self.assignment(s)
@@ -302,14 +324,16 @@ class DeadStores:
                 s.body = [gast.Pass()]
             return s
         if isinstance(s, gast.For):
-            head = set(live) | self._heads.get(id(s), (s, set()))[1]
-            while True:
-                body_in = self.block(s.body, set(head), rewrite=False)
-                new_head = head | (body_in - {s.target.id}) | self.loads(s.iter)
-                if new_head == head:
-                    break
-                head = new_head
-            self._heads[id(s)] = (s, head)
+            head = self._closed_head(s, live)
+            if head is None:
+                head = set(live) | self._heads.get(id(s), (s, set()))[1]
+                while True:
+                    body_in = self.block(s.body, set(head), rewrite=False)
+                    new_head = head | (body_in - {s.target.id}) | self.loads(s.iter)
+                    if new_head == head:
+                        break
+                    head = new_head
+                self._heads[id(s)] = (s, head)
             if rewrite:  # (otherwise the last round above did exactly this)
                 self.block(s.body, set(head), rewrite)
             live |= head
@@ -319,14 +343,16 @@ class DeadStores:
                 s.body = [gast.Pass()]
             return s
         if isinstance(s, gast.While):
-            head = set(live) | self.loads(s.test) | self._heads.get(id(s), (s, set()))[1]
-            while True:
-                body_in = self.block(s.body, set(head), rewrite=False)
-                new_head = head | body_in
-                if new_head == head:
-                    break
-                head = new_head
-            self._heads[id(s)] = (s, head)
+            head = self._closed_head(s, live)
+            if head is None:
+                head = set(live) | self.loads(s.test) | self._heads.get(id(s), (s, set()))[1]
+                while True:
+                    body_in = self.block(s.body, set(head), rewrite=False)
+                    new_head = head | body_in
+                    if new_head == head:
+                        break
+                    head = new_head
+                self._heads[id(s)] = (s, head)
             if rewrite:
                 self.block(s.body, set(head), rewrite)
             live |= head

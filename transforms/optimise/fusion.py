@@ -309,7 +309,12 @@ def _fused_loop(mode, loop, maybe, surely, totals):
     in range(i + 1, n): e += f(x[i], x[j])`) is fused in turn."""
     from ..analysis.definitions import Definitions
     outer_defs = mode.defs
-    mode.defs = Definitions.of_iteration(loop, maybe, surely)
+    # (the same in every round of the sweeps, as _inner_plan's)
+    held = mode.__dict__.setdefault("_iteration_defs", {})
+    key = (id(loop), frozenset(maybe), frozenset(surely))
+    if key not in held:
+        held[key] = (loop, Definitions.of_iteration(loop, maybe, surely))
+    mode.defs = held[key][1]
     try:
         inner = _inner_plan(loop, mode, totals)
         if inner is None:

@@ -153,8 +153,8 @@ def _gather(loop, facts, namer, function):
     stored = {base_name(t) for s in body for t in _targets(s)}
     if i in stored or names_loaded(list(bounds)) & stored or not any(
             isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript)
-            and _element(s.target.slice, i, stored) not in (None, ((), 0)) for s in body):
-        return None  # nothing added into a neighbour
+            and (_element(s.target.slice, i, stored) or (None, 0))[1] != 0 for s in body):
+        return None  # nothing added into a neighbour (what _plan needs)
     if i not in facts.counters:
         return None
     owned = facts.owned

@@ -39,9 +39,10 @@ def ascend_independent_loops(body, ndim):
     number of dimensions (0 for a scalar), or None if unknown."""
     loads = _Loads()
     aliased = _aliased(body, ndim)
+    places = _places(body)
     for loop in [s for s in walk_stmts(body) if getattr(s, "s2sad_ascending", None)]:
         # (what is read after the loop: found only if the loop has locals)
-        after = lambda loop=loop: _reads_after(body, loop, loads) or set()  # noqa: E731
+        after = lambda loop=loop: _reads_after(loop, places, loads)  # noqa: E731
         if _independent(loop, after, aliased, loads):
             loop.iter = loop.s2sad_ascending
         loop.s2sad_ascending = None
@@ -58,34 +59,67 @@ class _Loads(dict):
             out |= self[id(s)][1]
         return out
 
+    def outside(self, s):
+        """Names read by the compound statement `s` (that holds no loop asked
+        about), found once."""
+        key = (id(s), "outside")
+        if key not in self:
+            head = [s.iter] if isinstance(s, gast.For) else [s.test]
+            self[key] = (s, names_loaded(head) | _loads_except(s.body + s.orelse, None, self))
+        return self[key][1]
 
-def _reads_after(stmts, loop, loads):
+
+def _places(body):
+    """id(statement) -> (the statement whose block holds it, or None at the
+    top; that block), for every statement of `body`."""
+    out = {}
+
+    def visit(stmts, parent):
+        for s in stmts:
+            out[id(s)] = (parent, stmts)
+            for field in ("body", "orelse"):
+                block = getattr(s, field, None)
+                if block:
+                    visit(block, s)
+    visit(body, None)
+    return out
+
+
+def _reads_after(loop, places, loads):
     """Names that statements after `loop` may read (an enclosing loop's
-    next iteration included), or None if `loop` is not in `stmts`."""
-    for k, s in enumerate(stmts):
-        if s is loop:
-            return loads.of(stmts[k + 1:])
-        if isinstance(s, (gast.For, gast.While, gast.If)):
-            inner = _reads_after(s.body, loop, loads)
-            if inner is None:
-                inner = _reads_after(s.orelse, loop, loads)
-            if inner is not None:
-                again = _loads_except([s], loop, loads) \
-                    if isinstance(s, (gast.For, gast.While)) else set()
-                return inner | again | loads.of(stmts[k + 1:])
-    return None
+    next iteration included)."""
+    holding, parent = set(), places[id(loop)][0]
+    while parent is not None:
+        holding.add(id(parent))
+        parent = places[id(parent)][0]
+    out, node = set(), loop
+    while True:
+        parent, block = places[id(node)]
+        k = next(k for k, s in enumerate(block) if s is node)
+        out |= loads.of(block[k + 1:])
+        if parent is None:
+            return out
+        if not isinstance(parent, (gast.For, gast.While, gast.If)):
+            return set()  # (not a block this pass looks into)
+        if isinstance(parent, (gast.For, gast.While)):
+            out |= _loads_except([parent], loop, loads, holding)
+        node = parent
 
 
-def _loads_except(stmts, loop, loads):
+def _loads_except(stmts, loop, loads, holding=frozenset()):
     """Names read by `stmts` outside `loop` (whose own reads are of its locals
-    or of what the loop itself may read in any order)."""
+    or of what the loop itself may read in any order); `holding` has the
+    ids of the statements around `loop` (those of the others are kept)."""
     out = set()
     for s in stmts:
         if s is loop:
             continue
         if isinstance(s, (gast.For, gast.While, gast.If)):
+            if id(s) not in holding:
+                out |= loads.outside(s)
+                continue
             head = [s.iter] if isinstance(s, gast.For) else [s.test]
-            out |= names_loaded(head) | _loads_except(s.body + s.orelse, loop, loads)
+            out |= names_loaded(head) | _loads_except(s.body + s.orelse, loop, loads, holding)
         else:
             out |= loads.of([s])
     return out

@@ -37,7 +37,8 @@ class LoopReads:
     def __init__(self, tree):
         self.known = {}  # id(loop) -> names: the decisions of this round
         self.now = {}    # id(loop) -> names read in this round
-        self.everywhere = _mentions(tree.body)
+        self._inside = {}  # id(loop) -> (loop, how often its names are mentioned in it)
+        self.everywhere = _mentions_by_loop(tree.body, self._inside)
         self._outside = {}
         self._asked = {}  # (id(loop), name) -> the answer `reads` gave this round
 
@@ -45,7 +46,8 @@ class LoopReads:
         """Names the function mentions outside `loop` (only their adjoints
         can read them after the reversed loop)."""
         if id(loop) not in self._outside:
-            inside = _mentions([loop])
+            held = self._inside.get(id(loop))
+            inside = held[1] if held is not None else _mentions([loop])
             self._outside[id(loop)] = (loop, {v for v, k in self.everywhere.items()
                                               if k > inside.get(v, 0)})
         return self._outside[id(loop)][1]
@@ -123,4 +125,23 @@ def _mentions(stmts):
     for n in walk(gast.Module(body=list(stmts), type_ignores=[])):
         if isinstance(n, gast.Name):
             counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+def _mentions_by_loop(stmts, loops):
+    """_mentions(stmts), and into `loops` that of each loop in them, in one
+    walk (not one per loop around a statement)."""
+    counts = {}
+    for s in stmts:
+        if isinstance(s, (gast.For, gast.While, gast.If)):
+            own = _mentions([s.target, s.iter] if isinstance(s, gast.For) else [s.test])
+            for block in (s.body, s.orelse):
+                for v, k in _mentions_by_loop(block, loops).items():
+                    own[v] = own.get(v, 0) + k
+            if not isinstance(s, gast.If):
+                loops[id(s)] = (s, own)
+        else:
+            own = _mentions([s])
+        for v, k in own.items():
+            counts[v] = counts.get(v, 0) + k
     return counts

@@ -51,6 +51,8 @@ class ReverseMode(Contributions, UserStacks):
         self.needed = set()      # primal names the reverse sweep reads
         self.placeholders = {}
         self.subscript_updated = set()
+        self.reversed_ranges = {}  # id(loop) -> (loop, its range backwards)
+        self.loop_frames = {}      # id(loop) -> (loop, its LoopFrame)
 
     # ---- names -------------------------------------------------------
     def d(self, var):
@@ -256,7 +258,10 @@ class ReverseMode(Contributions, UserStacks):
         save, _, restore = self.record(s.target, s, frames,
                                        maybe=self.bindings.get(s.target.id, 0) > 1)
         entry, entry_restore = entry_saves(self, s, frames)
-        bf, br = self.block(s.body, frames + [frame_for(s)])
+        held = self.loop_frames.get(id(s))
+        if held is None:  # (the same every sweep: frames are never changed)
+            held = self.loop_frames[id(s)] = (s, frame_for(s))
+        bf, br = self.block(s.body, frames + [held[1]])
         br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
         self.note_loop_reads(s, br)
         steps = self.tapes.counted.steps(s) if self.record_enabled else None
@@ -272,25 +277,18 @@ class ReverseMode(Contributions, UserStacks):
     def reversed_for(self, s, body):
         i = s.target.id
         args = s.iter.args
-        start = unparse(args[0]) if len(args) > 1 else "0"
-        stop = unparse(args[1] if len(args) > 1 else args[0])
         step = args[2] if len(args) == 3 else const(1)
         if isinstance(step, gast.Constant) and isinstance(step.value, int) and step.value != 0:
-            st = step.value
-            if st == 1:
-                first = f"{stop} - 1"
-                end = "-1" if start == "0" else f"{start} - 1"
-            elif st > 0:
-                first = f"{start} + ({stop} - {start} - 1) // {st} * {st}"
-                end = f"{start} - 1"
-            else:
-                first = f"{start} + ({stop} - {start} + 1) // {st} * {st}"
-                end = f"{start} + 1"
-            it = fold(parse_expr(f"range({first}, {end}, {-st})"))
+            # (the same range every sweep: made once, copied)
+            held = self.reversed_ranges.get(id(s))
+            if held is None:
+                held = self.reversed_ranges[id(s)] = (s, _reversed_range(args, step.value))
+            it = clone(held[1])
             loop = gast.For(target=store(i), iter=it, body=body, orelse=[], type_comment=None)
             loop.s2sad_ascending = clone(s.iter)  # if its iterations are independent (ordering.py)
             parallel_marks(loop, s)
             return gast.copy_location(loop, s)
+        start = unparse(args[0]) if len(args) > 1 else "0"
         k = self.namer.fresh(i + "_iter")
         self.generated.add(k)
         it = parse_expr(f"range(len({unparse(s.iter)}) - 1, -1, -1)")
@@ -548,6 +546,27 @@ class ReverseMode(Contributions, UserStacks):
         rev = prelude + self.accumulate_all(pairs, None)
         rev += restores + [self.zero_stmt(n) for n in names_ if n in self.active]
         return saves + [s] + afters, rev
+
+
+def _reversed_range(args, st):
+    """The range running the iterations of `range(*args)` (step `st`, a
+    nonzero int) backwards."""
+    # (each bound in parentheses: `stop - start` with start `m - 3` is
+    # `stop - (m - 3)`; parentheses that change nothing leave no trace)
+    start = unparse(args[0]) if len(args) > 1 else "0"
+    start = start if start == "0" else f"({start})"
+    stop = f"({unparse(args[1] if len(args) > 1 else args[0])})"
+    if st == 1:
+        first = f"{stop} - 1"
+        end = "-1" if start == "0" else f"{start} - 1"
+    elif st > 0:
+        first = f"{start} + ({stop} - {start} - 1) // {st} * {st}"
+        end = f"{start} - 1"
+    else:
+        first = f"{start} + ({stop} - {start} + 1) // {st} * {st}"
+        end = f"{start} + 1"
+    return fold(parse_expr(f"range({first}, {end}, {-st})"))
+
 
 def _is_increment(s):
     """x[i] = x[i] + v (normalisation keeps `x[i] += v` in this form)."""
