@@ -302,3 +302,33 @@ def test_exported_derivative_runs_its_prange_in_parallel(tmp_path):
     _, got = getattr(module, fname)(*args)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
     assert getattr(module, fname).targetoptions.get("parallel")
+
+
+def scatter_from_a_start_expression(x, m):
+    g = np.zeros(x.shape[0])
+    for i in range(m - 3, x.shape[0] - 1):
+        g[i] = x[i] * x[i + 1]
+    return np.sum(g * g)
+
+
+def test_chunks_of_a_loop_whose_start_is_a_difference(jit):
+    """The chunks of `range(m - 3, n)` span `n - (m - 3)` iterations (the
+    parentheses were lost: a wrong gradient with no error, parallel=True)."""
+    x = np.linspace(0.1, 1.3, 14)
+    df = s2sad.grad(scatter_from_a_start_expression, parallel=True, jit=jit)
+    assert "(x.shape[0] - 1 - (m - 3))" in df.source_for(x, 5)
+    np.testing.assert_allclose(df(x, 5), numerical_grad(scatter_from_a_start_expression, [x, 5], 0),
+                               rtol=1e-6, atol=1e-8)
+
+
+def strided_from_a_start_expression(x, m):
+    s = 0.0
+    for i in range(m - 3, 12, 2):
+        s = s * 0.9 + x[i] ** 2
+    return s
+
+
+def test_memory_check_counts_the_steps_of_a_start_expression():
+    x = np.linspace(0.1, 1.3, 14)
+    source = s2sad.grad(strided_from_a_start_expression, jit=False).source_for(x, 5)
+    assert "(12 - (m - 3) + 1) // 2" in source

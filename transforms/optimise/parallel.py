@@ -269,7 +269,10 @@ def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
     pre = [assign(n, const(int(chunks)))]
     pre += [assign(parts[a], parse_expr(f"np.zeros(({n},) + {a}.shape, {a}.dtype)"))
             for a in accumulators]
+    # (a start in parentheses: n - (m - 3); parsed again below, so
+    # parentheses that change nothing leave no trace)
     first = unparse(start)
+    first = first if first == "0" else f"({first})"
     size = f"({unparse(stop)} - {first})" if first != "0" else unparse(stop)
     offset = "" if first == "0" else f"{first} + "
     inner_range = fold(parse_expr(

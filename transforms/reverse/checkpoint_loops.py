@@ -307,7 +307,10 @@ def _steps(start, stop, stride):
         step = -stride.operand.value  # range(n, 0, -1)
     if not isinstance(step, int) or isinstance(step, bool) or step == 0:
         return f"trip_count({stmt_source(start)}, {stmt_source(stop)}, {stmt_source(stride)})"
-    a, b = stmt_source(start), stmt_source(stop)
+    # (each bound in parentheses: 12 - (m - 3); the source is parsed again,
+    # so parentheses that change nothing leave no trace)
+    a, b = stmt_source(start), f"({stmt_source(stop)})"
+    a = a if a == "0" else f"({a})"
     span = (b if a == "0" else f"({b} - {a})") if step > 0 else \
         (f"-{b}" if a == "0" else f"({a} - {b})")
     if abs(step) == 1:
