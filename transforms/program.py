@@ -7,12 +7,12 @@ import inspect
 import gast
 import numpy as np
 
-from .optimise import accumulate, cleanup
+from .optimise import cleanup
+from .optimise.pipeline import check_indices, optimise_reverse
 from .analysis import kinds as K
 from .analysis.activity import analyse
-from .analysis.aliases import Ownership, written_memory
+from .analysis.aliases import written_memory
 from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
-from .checks.bounds import add_index_checks, undo_unproven_promotions
 from .frontend.bind import CallBinder
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
                                result_kind as checkpointed_kind, strip_marks)
@@ -20,21 +20,12 @@ from .frontend.aux_output import check_pair, gradients_and_aux
 from .frontend.containers import lower_containers
 from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
-from .optimise.gather import gather_scatters
-from .optimise.partial_sums import sum_per_point
-from .optimise.reciprocals import reuse_reciprocals
-from .optimise.copy_fold import fold_copies
-from .optimise.zero_writes import assign_into_zeros
-from .optimise.tape_order import reverse_tapes
 from .libraries import is_library_function
 from .frontend.marker_passes import complete_early_returns, mark_stopped, strip_markers
 from .frontend.flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .emit.numba_forms import module_resolver, rewrite_forms
 from .ops import resolve_call
-from .optimise.ordering import ascend_independent_loops
-from .optimise.parallel import parallelise
-from .optimise.promote import owned_arrays, promote_accumulators
 from .reverse.reverse_mode import ReverseMode
 from .frontend.specialise import Specialised
 from .analysis.differentiable import check_float_output, check_wrt_arguments, defined_once
@@ -348,7 +339,7 @@ class Program:
             args=[name(p, gast.Param()) for p in params], posonlyargs=[], vararg=None,
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
             body=body, decorator_list=[], returns=None, type_comment=None)
-        self._clean(fdef, rev, spec, args)
+        optimise_reverse(fdef, rev, spec, args, self)
         # the default budget's check lines (checkpoint_loops.py), once the rest is final
         place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location)
         self._collect_globals(fdef, parsed)
@@ -402,7 +393,7 @@ class Program:
         cleanup.refuse(fdef.body, spec.temporaries)
         kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in fm.tangents.items()
                                   if v in spec.kinds}}
-        self._check_indices(fdef, kinds, fm.tangents, parsed.location)
+        check_indices(fdef, kinds, fm.tangents, parsed.location, self)
         self._collect_globals(fdef, parsed)
         doc = (f"Value of {parsed.name} and its directional derivative (forward mode) "
                f"along tangents of {', '.join(wrt_names)} ({parsed.location.describe()}).")
@@ -462,58 +453,6 @@ class Program:
         if k.is_array:
             return call("np.zeros_like", name(var))
         return const(0.0) if k.known else call("zeros_like", name(var))
-
-    def _clean(self, fdef, rev, spec, args):
-        body = fdef.body
-        cleanup.ZeroPropagation(rev.subscript_updated).run(body)
-        live_out = names_loaded(body[-1])
-        dead_stores = cleanup.DeadStores(lambda v: v not in args,
-                                         keep_raising=not rev.primal_ran_before)
-        dead_stores.run(body, live_out)
-        generated = (spec.temporaries | rev.generated | set(rev.adjoints.values())) - set(args)
-        # (the second run of dead_stores looks again only at the statements
-        # these rewrite: they are told dead_stores.changed)
-        cleanup.propagate_copies(body, generated, dead_stores.changed)
-        cleanup.drop_self_assignments(body)
-        scalars = {v for v, k in spec.kinds.items() if k.is_scalar}
-        scalars |= {d for v, d in rev.adjoints.items() if v in scalars}
-        # (leaves dead spreads)
-        accumulate.broadcast_scalar_cotangents(body, scalars, dead_stores.changed)
-        dead_stores.run(body, names_loaded(body[-1]))
-        fusable = (spec.temporaries | rev.generated) - set(rev.adjoints.values())
-        cleanup.refuse(body, fusable)
-        kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in rev.adjoints.items()
-                                  if v in spec.kinds}}
-        params = [a.id for a in fdef.args.args]
-        accumulate.out_of_place(body, rev, Ownership(body, params, kinds, self.runtime_helpers))
-        accumulate.augment_scalar_updates(body, scalars)
-        ascend_independent_loops(body, lambda v: None if v not in kinds else kinds[v].ndim
-                                 if kinds[v].is_array else 0 if kinds[v].is_scalar else None)
-        owned = owned_arrays(body)  # (the same before and after the gather)
-        gather_scatters(body, spec.namer, owned)  # (stencil adjoints: gather.py, partial_sums.py)
-        sum_per_point(body, {d for v, d in rev.adjoints.items()
-                             if kinds.get(v, K.UNKNOWN).tag == "float"}, spec.namer)
-        reverse_tapes(body)
-        promote_accumulators(body, spec.namer, owned)
-        fold_copies(body, owned, kinds, set(params) | set(args))
-        reuse_reciprocals(body, {v for v, k in kinds.items() if k.tag == "float"}, set(params) | set(args),
-                          set(rev.adjoints.values()), spec.namer)
-        self._check_indices(fdef, kinds, rev.adjoints, spec.parsed.location)
-        if not rev.helper:  # a helper may run in a parallel loop: no nested parallel launches
-            parallelise(fdef.body, kinds, spec.namer, rev.parallel, self.chunks)
-        # (after parallelise, which privatises `+=` scatters but not `=`)
-        assign_into_zeros(fdef.body, owned)
-
-    def _check_indices(self, fdef, kinds, shadows, location):
-        related = {}
-        for v, d in shadows.items():
-            related.setdefault(v, set()).add(d)
-            related.setdefault(d, set()).add(v)
-        undo_unproven_promotions(fdef, kinds, related)
-        if not self.index_checks:
-            return
-        if add_index_checks(fdef, kinds, related, location):
-            self.checks_own_indices.add(fdef.name)
 
     def _collect_globals(self, fdef, parsed):
         local = names_stored(fdef.body) | {a.id for a in fdef.args.args}

@@ -24,9 +24,9 @@ from .recompute import LoopValues
 from ..analysis.shape_classes import ShapeOnly, fixed_shapes
 from ..checks.repeated_writes import last_writer_mask
 from .value_reads import value_reads
+from .steps_back import integer_step_inverse, reversed_range
 from .user_stacks import UserStacks
 from .tapes import LoopFrame, Tapes, frame_for, names_written_in_place, placeholder, unparse
-from ..templates import fold
 
 
 class ReverseMode(Contributions, UserStacks):
@@ -174,7 +174,7 @@ class ReverseMode(Contributions, UserStacks):
             var = todo.pop()
             for s, loop in self.loop_local_defs.get(var, {}).values():
                 if getattr(s, "s2sad_nosave", False) \
-                        or _integer_step_inverse(s, var, self.kind(var)) is not None \
+                        or integer_step_inverse(s, var, self.kind(var)) is not None \
                         or not self.loop_values.recomputable(s, var, loop):
                     continue
                 more = value_reads([s], shape_only) - self.generated - out
@@ -282,7 +282,7 @@ class ReverseMode(Contributions, UserStacks):
             # (the same range every sweep: made once, copied)
             held = self.reversed_ranges.get(id(s))
             if held is None:
-                held = self.reversed_ranges[id(s)] = (s, _reversed_range(args, step.value))
+                held = self.reversed_ranges[id(s)] = (s, reversed_range(args, step.value))
             it = clone(held[1])
             loop = gast.For(target=store(i), iter=it, body=body, orelse=[], type_comment=None)
             loop.s2sad_ascending = clone(s.iter)  # if its iterations are independent (ordering.py)
@@ -344,7 +344,7 @@ class ReverseMode(Contributions, UserStacks):
         return save, after, restore
 
     def _record(self, target, s, frames, var, kind, maybe, surely):
-        inverse = _integer_step_inverse(s, var, kind)
+        inverse = integer_step_inverse(s, var, kind)
         if inverse is not None:  # n = n + 1 is undone by n = n - 1: nothing to record
             return [], [], [inverse]
         loop = frames[-1].loop if frames else None
@@ -548,44 +548,10 @@ class ReverseMode(Contributions, UserStacks):
         return saves + [s] + afters, rev
 
 
-def _reversed_range(args, st):
-    """The range running the iterations of `range(*args)` (step `st`, a
-    nonzero int) backwards."""
-    # (each bound in parentheses: `stop - start` with start `m - 3` is
-    # `stop - (m - 3)`; parentheses that change nothing leave no trace)
-    start = unparse(args[0]) if len(args) > 1 else "0"
-    start = start if start == "0" else f"({start})"
-    stop = f"({unparse(args[1] if len(args) > 1 else args[0])})"
-    if st == 1:
-        first = f"{stop} - 1"
-        end = "-1" if start == "0" else f"{start} - 1"
-    elif st > 0:
-        first = f"{start} + ({stop} - {start} - 1) // {st} * {st}"
-        end = f"{start} - 1"
-    else:
-        first = f"{start} + ({stop} - {start} + 1) // {st} * {st}"
-        end = f"{start} + 1"
-    return fold(parse_expr(f"range({first}, {end}, {-st})"))
-
-
 def _is_increment(s):
     """x[i] = x[i] + v (normalisation keeps `x[i] += v` in this form)."""
     return isinstance(s.value, gast.BinOp) and isinstance(s.value.op, (gast.Add, gast.Sub)) \
         and isinstance(s.value.left, gast.Subscript)
-
-
-def _integer_step_inverse(s, var, kind):
-    """`var = var +/- c` with an integer var and constant c, exactly
-    invertible: the statement that undoes it."""
-    value = getattr(s, "value", None)
-    if not (kind.tag == "int" and isinstance(s, gast.Assign)
-            and isinstance(s.targets[0], gast.Name) and isinstance(value, gast.BinOp)
-            and isinstance(value.op, (gast.Add, gast.Sub))
-            and isinstance(value.left, gast.Name) and value.left.id == var
-            and isinstance(value.right, gast.Constant) and isinstance(value.right.value, int)):
-        return None
-    op = gast.Sub() if isinstance(value.op, gast.Add) else gast.Add()
-    return gast.AugAssign(target=store(var), op=op, value=const(value.right.value))
 
 
 def _broadcast_into(value_kind, slot_kind):
