@@ -313,9 +313,13 @@ def kron(g, ans, a, b):
 
 
 @adjoint(np.cross, kind=lambda args, kws: K.broadcast(*args), elementwise=True,
-         linear=(0, 1), values={"a": ARRAY, "b": ARRAY})
-def cross(g, ans, a, b):
-    return cross_grad_left(g, a, b), cross_grad_right(g, a, b)
+         linear=(0, 1), values={"a": ARRAY, "b": ARRAY, "axisa": AXIS_INT, "axisb": AXIS_INT,
+                                "axisc": AXIS_INT, "axis": AXIS_INT_OR_NONE})
+def cross(g, ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    # vectors along the given axes (axis, when given, for all three): s2sad.runtime_stacks
+    # (without axes: the variant in numpy_stack_rules.py)
+    return (cross_axes_grad_left(g, a, b, axisa, axisb, axisc, axis),
+            cross_axes_grad_right(g, a, b, axisa, axisb, axisc, axis))
 
 
 # ---- splitting: the parts' cotangents put back in place -----------------------------------
