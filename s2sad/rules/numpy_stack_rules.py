@@ -43,8 +43,9 @@ nondifferentiable(rs.dot_subscripts, rs.matmul_subscripts, kind=lambda args, kws
 
 @adjoint(np.cross, when=lambda a, b: True)
 def cross_last_axes(g, ans, a, b):
-    # vectors along the last axes (numpy's default): the helpers numba compiles
-    return cross_grad_left(g, a, b), cross_grad_right(g, a, b)
+    # vectors along the last axes (numpy's default): the helpers numba compiles, summed over
+    # the axes each argument broadcast along
+    return unbroadcast(cross_grad_left(g, a, b), a), unbroadcast(cross_grad_right(g, a, b), b)
 
 
 # ---- np.linalg of stacks of matrices ----------------------------------------------------
