@@ -1,7 +1,8 @@
 """Run-time helpers for numpy's linear algebra beyond single matrices: the
 N-d products (np.dot, np.matmul with a 1-d operand beside a stack), np.cross
-along any axes, and np.linalg's functions of stacks of matrices (..., n, n)
-with eigh's UPLO. Plain numpy: numba compiles none of these forms (its
+along any axes, and np.linalg's slogdet, cholesky and eigh of stacks of
+matrices (..., n, n), with eigh's UPLO (the other stacked rules are numpy
+expressions: s2sad/rules/numpy_stack_rules.py). Plain numpy: numba compiles none of these forms (its
 np.dot, @ and np.linalg take 1-d and 2-d arrays only), so a derivative that
 uses them runs as Python (s2sad.NumbaFallbackWarning under jit=True).
 
@@ -12,9 +13,9 @@ import numpy as np
 from .runtime_linalg import cholesky_grad, cholesky_tangent
 from .runtime_shapes import cross_grad
 
-__all__ = ["dot_subscripts", "matmul_subscripts", "cross_axes_grad_left", "cross_axes_grad_right", "slogdet_stack_tangent", "solve_stack_grad_a",
-           "solve_stack_grad_b", "solve_stack_tangent", "cholesky_stack_grad",
-           "cholesky_stack_tangent", "eigh_uplo_grad", "eigh_uplo_tangent"]
+__all__ = ["dot_subscripts", "matmul_subscripts", "cross_axes_grad_left", "cross_axes_grad_right",
+           "slogdet_stack_tangent", "cholesky_stack_grad", "cholesky_stack_tangent",
+           "eigh_uplo_grad", "eigh_uplo_tangent"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -89,36 +90,6 @@ def slogdet_stack_tangent(t, a):
     and each log|det|'s, trace(a^-1 t)."""
     return (np.zeros(np.shape(a)[:-2]),
             np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1))
-
-
-# ---- np.linalg.solve of stacks: b a vector when 1-d, else a stack of matrices -------------
-
-def _as_columns(x, b):
-    """x with b's vectors as columns (numpy's solve reads a 1-d b so)."""
-    return np.asarray(x)[..., None] if np.ndim(b) == 1 else np.asarray(x)
-
-
-def solve_stack_grad_b(g, a, b):
-    """The cotangent of b in x = np.linalg.solve(a, b): solve(a^T, g),
-    summed over the axes b broadcast along."""
-    gb = np.linalg.solve(np.swapaxes(a, -1, -2), _as_columns(g, b))
-    gb = gb[..., 0] if np.ndim(b) == 1 else gb
-    return _sum_to(gb, b)
-
-
-def solve_stack_grad_a(g, ans, a, b):
-    """The cotangent of a in x = np.linalg.solve(a, b): -solve(a^T, g) x^T,
-    summed over the axes a broadcast along."""
-    gb = np.linalg.solve(np.swapaxes(a, -1, -2), _as_columns(g, b))
-    return _sum_to(-(gb @ np.swapaxes(_as_columns(ans, b), -1, -2)), a)
-
-
-def solve_stack_tangent(ta, tb, ans, a, b):
-    """The tangent of x = np.linalg.solve(a, b): solve(a, tb - ta x)."""
-    x = _as_columns(ans, b)
-    rhs = _as_columns(tb, b) - ta @ x
-    t = np.linalg.solve(a, np.broadcast_to(rhs, np.broadcast_shapes(rhs.shape, x.shape)))
-    return t[..., 0] if np.ndim(b) == 1 else t
 
 
 # ---- one matrix's helper applied to each matrix of a stack --------------------------------

@@ -61,15 +61,30 @@ def slogdet_stacked_tangent(t, ans, a):
     return slogdet_stack_tangent(t, a)
 
 
+# numpy's solve: b is a vector when 1-d, else a (stack of) matrices; a's and b's leading axes
+# broadcast, and each cotangent is summed over the axes its argument broadcast along
+
+@adjoint(np.linalg.solve, when=lambda a, b: b.ndim == 1 and a.ndim > 2)
+def solve_stacked_vector(g, ans, a, b):
+    gb = np.squeeze(np.linalg.solve(np.swapaxes(a, -1, -2), np.expand_dims(g, -1)), -1)
+    return unbroadcast(-(np.expand_dims(gb, -1) * np.expand_dims(ans, -2)), a), unbroadcast(gb, b)
+
+
 @adjoint(np.linalg.solve, when=lambda a, b: a.ndim > 2 or b.ndim > 2)
 def solve_stacked(g, ans, a, b):
-    # b is a vector when 1-d, else a (stack of) matrices; each summed over what it broadcast along
-    return solve_stack_grad_a(g, ans, a, b), solve_stack_grad_b(g, a, b)
+    gb = np.linalg.solve(np.swapaxes(a, -1, -2), g)
+    return unbroadcast(-(gb @ np.swapaxes(ans, -1, -2)), a), unbroadcast(gb, b)
+
+
+@tangent(np.linalg.solve, when=lambda a, b: b.ndim == 1 and a.ndim > 2)
+def solve_stacked_vector_tangent(ta, tb, ans, a, b):
+    return np.squeeze(np.linalg.solve(a, np.expand_dims(
+        tb - np.squeeze(ta @ np.expand_dims(ans, -1), -1), -1)), -1)
 
 
 @tangent(np.linalg.solve, when=lambda a, b: a.ndim > 2 or b.ndim > 2)
 def solve_stacked_tangent(ta, tb, ans, a, b):
-    return solve_stack_tangent(ta, tb, ans, a, b)
+    return np.linalg.solve(a, tb - ta @ ans)
 
 
 @adjoint(np.linalg.cholesky, when=lambda a, upper=K.NONE: a.ndim > 2)
@@ -85,7 +100,7 @@ def cholesky_stacked_tangent(t, ans, a, upper=False):
 refused(rs.slogdet_stack_tangent, kind=lambda args, kws: K.tuple_of(
     [K.array(args[1].ndim - 2, "f")] * 2),
     reason="third derivatives of np.linalg.slogdet are not implemented")
-refused(rs.solve_stack_grad_a, rs.solve_stack_grad_b, rs.solve_stack_tangent, rs.cholesky_stack_grad,
+refused(rs.cholesky_stack_grad,
         rs.cholesky_stack_tangent, rs.eigh_uplo_grad, kind=lambda args, kws: K.UNKNOWN,
         reason="second derivatives through np.linalg's rules for stacks of matrices (and eigh "
                "with UPLO) are not implemented")
