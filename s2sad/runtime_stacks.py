@@ -9,15 +9,83 @@ uses them runs as Python (s2sad.NumbaFallbackWarning under jit=True).
 Like s2sad.runtime (which re-exports every name here), this module needs
 numpy only: exported derivatives copy it in."""
 import numpy as np
+from numba.core import types
+from numba.extending import overload
 
 from .runtime_linalg import cholesky_grad, cholesky_tangent
 from .runtime_shapes import cross_grad
 
-__all__ = ["dot_subscripts", "matmul_subscripts", "cross_axes_grad_left", "cross_axes_grad_right",
+__all__ = ["inner_of", "inner_grad_left", "inner_grad_right", "dot_subscripts", "matmul_subscripts", "cross_axes_grad_left", "cross_axes_grad_right",
            "slogdet_stack_tangent", "cholesky_stack_grad", "cholesky_stack_tangent",
            "eigh_uplo_grad", "eigh_uplo_tangent"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+# ---- np.inner as matrix products (numba has no np.inner) ------------------------------------
+
+def inner_of(a, b):
+    """np.inner(a, b): the sum over both last axes; the result's axes are a's
+    others, then b's others."""
+    return np.inner(a, b)
+
+
+def inner_grad_left(g, a, b):
+    """The cotangent of a in np.inner(a, b) (linear in g and b): g's axes of
+    a times b, over b's others."""
+    k = np.shape(a)[-1]
+    g2 = np.reshape(g, (-1, int(np.prod(np.shape(b)[:-1]))))
+    return np.reshape(g2 @ np.reshape(b, (-1, k)), np.shape(a))
+
+
+def inner_grad_right(g, a, b):
+    """The cotangent of b in np.inner(a, b) (linear in g and a)."""
+    k = np.shape(b)[-1]
+    g2 = np.reshape(g, (int(np.prod(np.shape(a)[:-1])), -1))
+    return np.reshape(g2.T @ np.reshape(a, (-1, k)), np.shape(b))
+
+
+def _arrays(*ts):
+    return all(isinstance(t, types.Array) for t in ts)
+
+
+@overload(inner_of)
+def _inner_of(a, b):
+    if not _arrays(a, b):
+        return None
+    if a.ndim == 1 and b.ndim == 1:
+        return lambda a, b: np.dot(a, b)
+
+    def impl(a, b):
+        k = a.shape[-1]
+        a2 = np.ascontiguousarray(a).reshape((-1, k))
+        b2 = np.ascontiguousarray(b).reshape((-1, k))
+        return np.ascontiguousarray(a2 @ b2.T).reshape(a.shape[:-1] + b.shape[:-1])
+    return impl
+
+
+def _inner_grad_overload(left):
+    def make(g, a, b):
+        if not _arrays(a, b):
+            return None
+        if not isinstance(g, types.Array):  # two vectors: g is a number
+            return (lambda g, a, b: g * b) if left else (lambda g, a, b: g * a)
+
+        def impl(g, a, b):
+            ka, kb = a.shape[-1], b.shape[-1]
+            ma, mb = a.size // ka, b.size // kb
+            g2 = np.ascontiguousarray(g).reshape((ma, mb))
+            if left:
+                r = g2 @ np.ascontiguousarray(b).reshape((mb, kb))
+                return np.ascontiguousarray(r).reshape(a.shape)
+            r = g2.T @ np.ascontiguousarray(a).reshape((ma, ka))
+            return np.ascontiguousarray(r).reshape(b.shape)
+        return impl
+    return make
+
+
+overload(inner_grad_left)(_inner_grad_overload(True))
+overload(inner_grad_right)(_inner_grad_overload(False))
 
 
 # ---- products as einsums (their gradients: s2sad.runtime_contractions.einsum_grad) -------
@@ -52,6 +120,12 @@ def _sum_to(g, like):
     ones = tuple(i for i, n in enumerate(np.shape(like)) if n == 1 and g.shape[i] != 1)
     return g.sum(axis=ones, keepdims=True) if ones else g
 
+
+
+# the late pass's table (transforms/emit/numba_forms.py, with s2sad.runtime_forms.FORMS):
+# np.inner is compiled as inner_of, which stands for it (rules/forms_rules.py)
+FORMS = [(np.inner, lambda call: True, "inner_of", "same")]
+STANDS_FOR = {"inner_of": np.inner}
 
 
 # ---- np.cross along any axes ----------------------------------------------------------

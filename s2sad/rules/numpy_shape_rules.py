@@ -302,8 +302,8 @@ def tensordot(g, ans, a, b, axes=2):
 @adjoint(np.inner, kind=lambda args, kws: K.array(args[0].ndim + args[1].ndim - 2, "f"),
          linear=(0, 1), values={"a": ARRAY, "b": ARRAY})
 def inner(g, ans, a, b):
-    subscripts = inner_subscripts(a, b)
-    return einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+    # (s2sad.runtime_stacks: matrix products of the arrays as (rows, last axis), compiled)
+    return inner_grad_left(g, a, b), inner_grad_right(g, a, b)
 
 
 @adjoint(np.kron, kind=lambda args, kws: K.array(max(_ndim(args[0]), _ndim(args[1])), "f"),

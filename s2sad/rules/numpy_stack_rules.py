@@ -116,5 +116,7 @@ def _linear(fn, kind, positions):
     REGISTRY.register(fn, Rule(None, kind, linear=positions, name=fn.__name__))
 
 
+_linear(rs.inner_grad_left, lambda args, kws: args[1], positions=(0, 2))
+_linear(rs.inner_grad_right, lambda args, kws: args[2], positions=(0, 1))
 _linear(rs.cross_axes_grad_left, lambda args, kws: args[1], positions=(0, 2))
 _linear(rs.cross_axes_grad_right, lambda args, kws: args[2], positions=(0, 1))
