@@ -15,7 +15,8 @@ from numba.extending import overload
 from .runtime_linalg import cholesky_grad, cholesky_tangent
 from .runtime_shapes import cross_grad
 
-__all__ = ["inner_of", "inner_grad_left", "inner_grad_right", "dot_subscripts", "matmul_subscripts", "cross_axes_grad_left", "cross_axes_grad_right",
+__all__ = ["inner_of", "inner_grad_left", "inner_grad_right", "dot_subscripts", "matmul_subscripts",
+           "cross_axes_grad_left", "cross_axes_grad_right",
            "slogdet_stack_tangent", "cholesky_stack_grad", "cholesky_stack_tangent",
            "eigh_uplo_grad", "eigh_uplo_tangent"]
 

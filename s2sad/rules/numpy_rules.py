@@ -6,8 +6,9 @@ import numpy as np
 from ..registry import (adjoint, tangent, bool_like_first, broadcast_args, broadcast_float,
                         created_array, first_arg, float_scalar, int_scalar, like_first,
                         nondifferentiable, norm_kind, refused, reduction, same_as_first, shape_ndim)
-from ..parameters import (AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, FLOAT_DTYPE, INT,
-                          KEEPDIMS, MATMUL_OPERAND, MATRICES, MATRIX, NORM_ORD, NOT_NONE, SHAPE_ONLY, SCALAR, DOT_OPERAND, ARRAY)
+from ..parameters import (ARRAY, AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, DOT_OPERAND,
+                          FLOAT_DTYPE, INT, KEEPDIMS, MATMUL_OPERAND, MATRICES, NORM_ORD, NOT_NONE,
+                          SHAPE_ONLY, SCALAR)
 from ..transforms.analysis import kinds as K
 
 

@@ -314,8 +314,9 @@ def kron(g, ans, a, b):
 
 # (not `elementwise`: the result's shape is not the arguments' broadcast one with axisc or
 # 2-vectors, so forward mode must not start a tangent from zeros of an argument's shape)
-@adjoint(np.cross, kind=lambda args, kws: K.broadcast(*args), linear=(0, 1), values={"a": ARRAY, "b": ARRAY, "axisa": AXIS_INT, "axisb": AXIS_INT,
-                                "axisc": AXIS_INT, "axis": AXIS_INT_OR_NONE})
+@adjoint(np.cross, kind=lambda args, kws: K.broadcast(*args), linear=(0, 1),
+         values={"a": ARRAY, "b": ARRAY, "axisa": AXIS_INT, "axisb": AXIS_INT, "axisc": AXIS_INT,
+                 "axis": AXIS_INT_OR_NONE})
 def cross(g, ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     # vectors along the given axes (axis, when given, for all three): s2sad.runtime_stacks
     # (without axes: the variant in numpy_stack_rules.py)

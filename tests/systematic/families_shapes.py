@@ -269,7 +269,8 @@ def product_cases():
         ("keywords", "np.cross(a=x, b=y)", {"x": ((3,), ANY), "y": ((3,), ANY)}),
         # the vectors along other axes: axisa, axisb, axisc, or axis for all three
         ("axisa", "np.cross(x, y, axisa=0)", {"x": ((3, 2), ANY), "y": ((2, 3), ANY)}),
-        ("axisa_axisb", "np.cross(x, y, axisa=0, axisb=0)", {"x": ((3, 2), ANY), "y": ((3, 2), ANY)}),
+        ("axisa_axisb", "np.cross(x, y, axisa=0, axisb=0)",
+         {"x": ((3, 2), ANY), "y": ((3, 2), ANY)}),
         ("axisc", "np.cross(x, y, axisc=0)", {"x": ((4, 3), ANY), "y": ((4, 3), ANY)}),
         ("axis", "np.cross(x, y, axis=0)", {"x": ((3, 4), ANY), "y": ((3, 4), ANY)}),
         ("axis_3d", "np.cross(x, y, axis=1)", {"x": ((2, 3, 4), ANY), "y": ((2, 3, 4), ANY)}),
