@@ -84,3 +84,36 @@ def test_reordered_forms_are_refused_with_the_line(f):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="index array") as info:
         s2sad.grad(f, jit=False)(X3, IDX)
     assert f"test_index_after_slice.py:{f.__code__.co_firstlineno + 1}" in str(info.value)
+
+
+# ---- writes through an index array written in place (np.array([0, 2, 0])) ----------------
+# numpy keeps the last write of a repeated position, also for `y[idx] += v`: the
+# earlier writers get no gradient (this was a silently wrong gradient: the in-place
+# array was not seen as an index array, so no last-writer mask was applied)
+
+def add_through_literal_array(x, v):
+    y = x * 1.0
+    y[np.array([0, 2, 0])] += v
+    return np.sum(y * y)
+
+
+def add_through_literal_array_after_int(x, v):
+    y = x * 1.0
+    y[1, np.array([0, 2, 0])] += v
+    return np.sum(y * y)
+
+
+def add_after_slice(x, v):
+    y = x * 1.0
+    y[1:, np.array([0, 2, 0])] += v
+    return np.sum(y * y)
+
+
+WRITES = [(add_through_literal_array, (X, rng.normal(size=(3, 4)))),
+          (add_through_literal_array_after_int, (X, rng.normal(size=3))),
+          (add_after_slice, (X, rng.normal(size=(2, 3))))]
+
+
+@pytest.mark.parametrize("f, args", WRITES, ids=[w[0].__name__ for w in WRITES])
+def test_repeated_writes_through_a_literal_array_keep_the_last(f, args):
+    check_grad(f, args, wrt=(0, 1), jit=False)

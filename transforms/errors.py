@@ -1,4 +1,6 @@
 """Errors a user can cause; each names the function, file and line."""
+import os
+import re
 
 
 class S2sadError(Exception):
@@ -67,8 +69,6 @@ def in_definition(exc, helper_fn, location, node):
     module = getattr(helper_fn, "__module__", "") or ""
     if module.split(".")[0] != "s2sad" or not isinstance(exc, LookupError):
         return None
-    import os
-    import re
     name = getattr(helper_fn, "__name__", "a definition")
     text = str(exc)
     # the definition's own file and line say nothing to the user: dropped
