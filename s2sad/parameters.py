@@ -104,22 +104,13 @@ SHAPE_ONLY.shape_only = True
 MATRICES = Values("a 2-d array or a stack of square matrices", lambda n, k: k.is_array and k.ndim >= 2)
 
 
-def _matmul_operand(node, kind, bound):
-    """np.matmul / @: 1-d and 2-d operands, or stacks of matrices when both
-    are at least 2-d (a 1-d operand with a stack is not implemented)."""
-    if not kind.is_array:
-        return False
-    if kind.ndim <= 2 and all(k.is_array and k.ndim <= 2 for k in bound.values()):
-        return True
-    return kind.ndim >= 2 and all(k.is_array and k.ndim >= 2 for k in bound.values())
-
-
-MATMUL_OPERAND = Values("a 1-d or 2-d array, or a stack of matrices when both operands are "
-                        "at least 2-d", _matmul_operand)
+MATMUL_OPERAND = Values("an array: a vector (1-d), a matrix or a stack of matrices whose "
+                        "leading axes broadcast", lambda n, k: k.is_array)
 VECTOR_OR_MATRIX = Values("a 1-d or 2-d array (stacks are not implemented)",
                           lambda n, k: k.is_array and k.ndim in (1, 2))
-UP_TO_2D = Values("a scalar, a 1-d or a 2-d array (batched products are not implemented)",
-                  lambda n, k: k.is_scalar or (k.is_array and k.ndim <= 2))
+DOT_OPERAND = Values("a scalar or an array (N-d: a's last axis with b's second-to-last)",
+                     lambda n, k: k.is_scalar or k.is_array)
+UPLO = Values("'L' or 'U' (a constant)", lambda n, k: _constant(n) in ("L", "U", "l", "u"))
 
 
 def one_of(*values):

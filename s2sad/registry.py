@@ -166,6 +166,7 @@ def tangent(*functions, when=None):
     differentiable arguments, then `ans` and the arguments (by the names of
     the rule's template). With `when`, a variant (see `adjoint`)."""
     def decorate(template):
+        _one_expression(template)
         for fn in functions:
             rule = REGISTRY.lookup(fn)
             if rule.signature is not None:
@@ -176,6 +177,21 @@ def tangent(*functions, when=None):
                 rule.tangent = template
         return template
     return decorate
+
+
+def _one_expression(template):
+    """A tangent template returns one expression: a tuple of them is taken
+    apart wrongly where the tangent is unpacked (a helper returning the tuple
+    is right), so it is refused where it is registered."""
+    import ast
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(template)))
+    except (OSError, TypeError):
+        return
+    if any(isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple) for r in ast.walk(tree)):
+        raise TypeError(f"tangent template {template.__qualname__} returns a tuple of "
+                        f"expressions: return one (a helper's call that makes the tuple)")
 
 
 def _chosen(variants, default, arg_kinds, kw_kinds):

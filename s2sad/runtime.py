@@ -551,3 +551,11 @@ from .runtime_writes import *  # noqa: E402,F401,F403
 from . import runtime_writes as _writes  # noqa: E402
 
 __all__ = __all__ + _writes.__all__
+
+
+# ---- the helpers of s2sad.runtime_stacks (N-d products, np.cross's axes, stacks of ----
+# ---- matrices; copied in by s2sad.export) ----
+from .runtime_stacks import *  # noqa: E402,F401,F403
+from . import runtime_stacks as _stacks  # noqa: E402
+
+__all__ = __all__ + _stacks.__all__

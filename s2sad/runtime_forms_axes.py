@@ -16,7 +16,7 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 __all__ = ["astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "roll_axis", "sort_axis",
-           "pad_of", "unpad_of"]
+           "pad_of", "unpad_of", "scatter_sum_axis"]
 
 
 def _array(t):
@@ -331,6 +331,37 @@ def _unpad_of(g, array, pad_width, mode="constant"):
     core = ", ".join(f"w[{i}, 0]:w[{i}, 0] + array.shape[{i}]" for i in range(nd))
     lines.append(f"    return cur[{core}].copy()")
     return _compiled_axes("\n".join(lines), "impl")
+
+
+# ---- the cotangent of x[1:, idx]: an index array after slices -----------------------------
+
+def scatter_sum_axis(values, index, like, axis):
+    """Zeros shaped like `like`, with the slices of `values` along `axis`
+    (as many as `index` has entries, in its shape) added at `index` along that
+    axis, repeated indices adding up: the cotangent of `like[:, ..., index]`
+    with `axis` slices before the index array."""
+    out = np.zeros(np.shape(like), dtype=np.result_type(values, float))
+    np.add.at(out, (slice(None),) * axis + (index,), values)
+    return out
+
+
+@overload(scatter_sum_axis)
+def _scatter_sum_axis(values, index, like, axis):
+    if not (_array(values) and _array(index) and index.ndim == 1):
+        return None  # (numba's reads take a 1-d index array after slices)
+
+    def impl(values, index, like, axis):
+        before, n, after = _blocks(like.shape, axis)
+        m = index.shape[0]
+        out = np.zeros((before, n, after))
+        v = np.ascontiguousarray(values).reshape((before, m, after))
+        for i in range(before):
+            for k in range(m):
+                j = index[k] + n if index[k] < 0 else index[k]
+                for q in range(after):
+                    out[i, j, q] += v[i, k, q]
+        return out.reshape(like.shape)
+    return impl
 
 
 # ---- the table the late pass reads (added to runtime_forms.FORMS by rules/forms_rules.py) ----

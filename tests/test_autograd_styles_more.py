@@ -227,11 +227,8 @@ case("direct", fun_direct, 1.3)
 # ---- what s2sad refuses, each with an error naming the line ------------------------------
 
 REFUSED = {
-    "linalg-solve-3d": LookupError,                 # stacks of matrices
-    "linalg-slogdet-3d": LookupError,
-    "linalg-svd-3d": LookupError,
+    "linalg-svd-3d": LookupError,                   # svd of a stack of matrices
     "linalg-norm-nuclear-axis": LookupError,        # a matrix norm over a pair of axes
-    "linalg-eigh-upper": LookupError,               # UPLO='U'
     "linalg-cholesky-reparameterization": LookupError,  # rng.randn of a local RandomState
     "linalg-sqrtm": LookupError,                    # scipy.linalg.sqrtm has no rule
 }

@@ -343,8 +343,8 @@ def svd_hermitian(a):
     return np.sum(np.linalg.svd(a, compute_uv=False, hermitian=True))
 
 
-def eigh_upper(a):
-    return np.sum(np.linalg.eigh(a, UPLO="U")[0])
+def eigh_bad_uplo(a):
+    return np.sum(np.linalg.eigh(a, UPLO="X")[0])  # (numpy raises: 'L' or 'U')
 
 
 def pinv_hermitian(a):
@@ -361,7 +361,7 @@ def pinv_hermitian(a):
     (norm_axis_pair, (M23,), "without axis"),
     (svd_full, (M23,), "full_matrices=False"),
     (svd_hermitian, (M23,), "hermitian"),
-    (eigh_upper, (SQ,), "UPLO"),
+    (eigh_bad_uplo, (SQ,), "UPLO"),
     (pinv_hermitian, (SQ,), "hermitian"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_refusals_name_the_line(fn, args, match):

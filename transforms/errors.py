@@ -1,4 +1,6 @@
 """Errors a user can cause; each names the function, file and line."""
+import os
+import re
 
 
 class S2sadError(Exception):
@@ -57,3 +59,22 @@ def missing_gradient(callee_name, location, node, obj=None):
         f"No gradient defined for operation '{callee_name}' "
         f"({location.describe(node)}){library}. Give it a rule with s2sad.register_gradient, "
         f"declare it s2sad.non_differentiable, or wrap its result in s2sad.stop_gradient.")
+
+
+def in_definition(exc, helper_fn, location, node):
+    """`exc` (a LookupError raised while differentiating `helper_fn`) as the
+    user's error when `helper_fn` is one of s2sad's own definitions of a
+    numpy function (np.linalg.svd through svd_reduced): it names the user's
+    call, not the line of s2sad's source that made it. Otherwise None."""
+    module = getattr(helper_fn, "__module__", "") or ""
+    if module.split(".")[0] != "s2sad" or not isinstance(exc, LookupError):
+        return None
+    name = getattr(helper_fn, "__name__", "a definition")
+    text = str(exc)
+    # the definition's own file and line say nothing to the user: dropped
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    text = re.sub(r"^(.*?)(?:" + re.escape(package) + r"|[^:]*[/\\]s2sad[/\\])[^:]*\.py:\d+, in \w+",
+                  r"\1here", text, count=1)
+    text = text[len("here: "):] if text.startswith("here: ") else text
+    return LookupError(f"{location.describe(node)}: through s2sad's definition {name} of the "
+                       f"numpy function called here: {text}")

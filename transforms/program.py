@@ -33,7 +33,8 @@ from .reverse.split_recursion import sweep_marker, split_recursion
 from .syntax import (assign, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
 
-RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "unreduce")
+RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "scatter_sum_axis",
+                 "unreduce")
 
 
 class Program:

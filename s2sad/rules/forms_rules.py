@@ -16,3 +16,10 @@ runtime_forms.FORMS.extend(runtime_forms_axes.FORMS)
 for _name, _fn in runtime_forms_axes.STANDS_FOR.items():
     if _fn is not None:
         REGISTRY.register(getattr(runtime_forms_axes, _name), REGISTRY.lookup(_fn))
+
+# np.inner (s2sad.runtime_stacks)
+from .. import runtime_stacks  # noqa: E402
+
+runtime_forms.FORMS.extend(runtime_stacks.FORMS)
+for _name, _fn in runtime_stacks.STANDS_FOR.items():
+    REGISTRY.register(getattr(runtime_stacks, _name), REGISTRY.lookup(_fn))

@@ -6,7 +6,7 @@ matrix norms). Names like `svd_grad` are helpers of
 import numpy as np
 
 from .. import runtime_linalg_more as rm
-from ..parameters import BOOL, MATRIX, Values
+from ..parameters import BOOL, MATRICES, MATRIX, UPLO, Values
 from ..registry import adjoint, nondifferentiable, refused, tangent
 from ..transforms.analysis import kinds as K
 
@@ -14,17 +14,31 @@ nondifferentiable(np.searchsorted, kind=lambda args, kws: K.INT if args[1].is_sc
                   else K.array(args[1].ndim, "i"))
 
 
-# ---- eigh: symmetric matrices, the lower triangle read (UPLO 'L') ----------------------
+# ---- eigh: symmetric matrices, one triangle read (UPLO 'L', numpy's default, or 'U') ----
 
-@adjoint(np.linalg.eigh, kind=lambda args, kws: K.tuple_of([K.array(1, "f"), K.array(2, "f")]),
-         values={"a": MATRIX})
-def eigh(g, ans, a):
-    # distinct eigenvalues (equal ones: inf); the gradient lands in the lower triangle
+@adjoint(np.linalg.eigh, kind=lambda args, kws: K.tuple_of(
+    [K.array(args[0].ndim - 1, "f"), K.array(args[0].ndim, "f")]),
+    values={"a": MATRICES, "UPLO": UPLO})
+def eigh(g, ans, a, UPLO="L"):
+    # distinct eigenvalues (equal ones: inf); the gradient lands in the triangle numpy reads
+    # (s2sad.runtime_stacks: a matrix or a stack of them)
+    return eigh_uplo_grad(g[0], g[1], a, UPLO)
+
+
+@adjoint(np.linalg.eigh, when=lambda a: a.ndim == 2)
+def eigh_lower(g, ans, a):
+    # one matrix, its lower triangle read: the helper numba compiles
     return eigh_lower_grad(g[0], g[1], a)
 
 
 @tangent(np.linalg.eigh)
-def eigh_tangent_rule(t, ans, a):
+def eigh_tangent_rule(t, ans, a, UPLO="L"):
+    return eigh_uplo_tangent(t, a, UPLO)
+
+
+@tangent(np.linalg.eigh, when=lambda a: a.ndim == 2)
+def eigh_lower_tangent_rule(t, ans, a, UPLO="L"):
+    # (chosen when the call gives no UPLO: the lower triangle)
     return eigh_lower_tangent(t, a)
 
 
@@ -82,8 +96,8 @@ refused(rm.svd_tangent, kind=lambda args, kws: K.tuple_of(
 
 # ---- cholesky: numpy's reads the lower triangle (upper=True: the upper one) --------------
 
-@adjoint(np.linalg.cholesky, kind=lambda args, kws: K.array(2, "f"),
-         values={"a": MATRIX, "upper": BOOL})
+@adjoint(np.linalg.cholesky, kind=lambda args, kws: K.array(args[0].ndim, "f"),
+         values={"a": MATRICES, "upper": BOOL})
 def np_cholesky(g, ans, a, upper=False):
     # (scipy.linalg.cholesky's helpers: the gradient lands in the triangle numpy reads)
     return cholesky_grad(g, ans, not upper)

@@ -6,7 +6,7 @@ logaddexp2, real/imag), np.gradient and np.linalg.slogdet. Names like
 import numpy as np
 
 from ..registry import adjoint, tangent, broadcast_float, reduction, same_as_first
-from ..parameters import AXIS, AXIS_INT, GRADIENT_OF, KEEPDIMS, MATRIX, NUMBER, REAL
+from ..parameters import AXIS, AXIS_INT, GRADIENT_OF, KEEPDIMS, MATRICES, NUMBER, REAL
 from ..transforms.analysis import kinds as K
 
 
@@ -132,8 +132,8 @@ def gradient(g, ans, f, axis=None):
 
 # ---- np.linalg.slogdet: (sign, log|det|); the sign is locally constant --------------------
 
-@adjoint(np.linalg.slogdet, kind=lambda args, kws: K.tuple_of([K.FLOAT, K.FLOAT]),
-         values={"a": MATRIX})
+@adjoint(np.linalg.slogdet, kind=lambda args, kws: K.tuple_of(
+    [K.array(args[0].ndim - 2, "f")] * 2), values={"a": MATRICES})
 def slogdet(g, ans, a):
     return g[1] * np.linalg.inv(a).T
 

@@ -6,8 +6,9 @@ import numpy as np
 from ..registry import (adjoint, tangent, bool_like_first, broadcast_args, broadcast_float,
                         created_array, first_arg, float_scalar, int_scalar, like_first,
                         nondifferentiable, norm_kind, refused, reduction, same_as_first, shape_ndim)
-from ..parameters import (AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, FLOAT_DTYPE, INT,
-                          KEEPDIMS, MATMUL_OPERAND, MATRICES, MATRIX, NORM_ORD, NOT_NONE, SHAPE_ONLY, SCALAR, UP_TO_2D, VECTOR_OR_MATRIX)
+from ..parameters import (ARRAY, AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, DOT_OPERAND,
+                          FLOAT_DTYPE, INT, KEEPDIMS, MATMUL_OPERAND, MATRICES, NORM_ORD, NOT_NONE,
+                          SHAPE_ONLY, SCALAR)
 from ..transforms.analysis import kinds as K
 
 
@@ -289,10 +290,12 @@ def _dot_kind(args, kws):
     a, b = args
     if a.is_scalar or b.is_scalar:
         return K.broadcast(a, b)
+    if a.is_array and b.is_array and (a.ndim > 2 or b.ndim > 2):  # a's others, then b's
+        return K.array(a.ndim + b.ndim - 2, K.promote(a.dtype, b.dtype))
     return K.matmul(a, b)
 
 
-@adjoint(np.dot, kind=_dot_kind, linear=(0, 1), values={"a": UP_TO_2D, "b": UP_TO_2D})
+@adjoint(np.dot, kind=_dot_kind, linear=(0, 1), values={"a": DOT_OPERAND, "b": DOT_OPERAND})
 def dot(g, ans, a, b):
     return matmul_grad_left(g, a, b), matmul_grad_right(g, a, b)
 
@@ -303,7 +306,7 @@ def matmul(g, ans, a, b):
     return matmul_grad_left(g, a, b), matmul_grad_right(g, a, b)
 
 
-@adjoint(np.matmul, when=lambda a, b: a.ndim > 2 or b.ndim > 2)
+@adjoint(np.matmul, when=lambda a, b: min(a.ndim, b.ndim) >= 2 and max(a.ndim, b.ndim) > 2)
 def matmul_stacked(g, ans, a, b):
     return (unbroadcast(g @ np.swapaxes(b, -1, -2), a),
             unbroadcast(np.swapaxes(a, -1, -2) @ g, b))
@@ -367,8 +370,15 @@ def inv_stacked(g, ans, a):
     return -(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))
 
 
-@adjoint(np.linalg.solve, kind=lambda args, kws: args[1],
-         values={"a": MATRIX, "b": VECTOR_OR_MATRIX})
+def _solve_kind(args, kws):
+    """numpy's solve: b is a vector when 1-d, else a (stack of) matrices."""
+    a, b = args
+    if b.ndim == 1:
+        return K.array(a.ndim - 1, "f")
+    return K.array(max(a.ndim, b.ndim), "f")
+
+
+@adjoint(np.linalg.solve, kind=_solve_kind, values={"a": MATRICES, "b": ARRAY})
 def solve(g, ans, a, b):
     gb = np.linalg.solve(a.T, g)
     return -matmul_grad_left(gb, a, ans), gb

@@ -302,8 +302,8 @@ def tensordot(g, ans, a, b, axes=2):
 @adjoint(np.inner, kind=lambda args, kws: K.array(args[0].ndim + args[1].ndim - 2, "f"),
          linear=(0, 1), values={"a": ARRAY, "b": ARRAY})
 def inner(g, ans, a, b):
-    subscripts = inner_subscripts(a, b)
-    return einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+    # (s2sad.runtime_stacks: matrix products of the arrays as (rows, last axis), compiled)
+    return inner_grad_left(g, a, b), inner_grad_right(g, a, b)
 
 
 @adjoint(np.kron, kind=lambda args, kws: K.array(max(_ndim(args[0]), _ndim(args[1])), "f"),
@@ -312,10 +312,16 @@ def kron(g, ans, a, b):
     return unkron_left(g, a, b), unkron_right(g, a, b)
 
 
-@adjoint(np.cross, kind=lambda args, kws: K.broadcast(*args), elementwise=True,
-         linear=(0, 1), values={"a": ARRAY, "b": ARRAY})
-def cross(g, ans, a, b):
-    return cross_grad_left(g, a, b), cross_grad_right(g, a, b)
+# (not `elementwise`: the result's shape is not the arguments' broadcast one with axisc or
+# 2-vectors, so forward mode must not start a tangent from zeros of an argument's shape)
+@adjoint(np.cross, kind=lambda args, kws: K.broadcast(*args), linear=(0, 1),
+         values={"a": ARRAY, "b": ARRAY, "axisa": AXIS_INT, "axisb": AXIS_INT, "axisc": AXIS_INT,
+                 "axis": AXIS_INT_OR_NONE})
+def cross(g, ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    # vectors along the given axes (axis, when given, for all three): s2sad.runtime_stacks
+    # (without axes: the variant in numpy_stack_rules.py)
+    return (cross_axes_grad_left(g, a, b, axisa, axisb, axisc, axis),
+            cross_axes_grad_right(g, a, b, axisa, axisb, axisc, axis))
 
 
 # ---- splitting: the parts' cotangents put back in place -----------------------------------

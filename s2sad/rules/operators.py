@@ -73,6 +73,6 @@ nondifferentiable(operator.and_, operator.or_, operator.xor, operator.lshift, op
                   kind=broadcast_args)
 
 
-@adjoint(operator.matmul, when=lambda x, y: x.ndim > 2 or y.ndim > 2)
+@adjoint(operator.matmul, when=lambda x, y: min(x.ndim, y.ndim) >= 2 and max(x.ndim, y.ndim) > 2)
 def matmul_stacked(g, ans, x, y):
     return unbroadcast(g @ np.swapaxes(y, -1, -2), x), unbroadcast(np.swapaxes(x, -1, -2) @ g, y)  # noqa: F821

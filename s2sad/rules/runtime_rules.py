@@ -38,6 +38,7 @@ _linear(rt.stack_parts, lambda args, kws: K.tuple_of(
     [K.array(args[0].ndim - 1, args[0].dtype)] * len(args[1].items)))
 _linear(rt.scatter_sum, lambda args, kws: K.array(args[2].ndim, "f") if args[2].is_array
         else K.UNKNOWN)
+_linear(rt.scatter_sum_axis, lambda args, kws: K.array(args[2].ndim, "f"))
 _linear(rt.matmul_grad_left, _arg(1), positions=(0, 2))
 _linear(rt.matmul_grad_right, _arg(2), positions=(0, 1))
 _linear(rt.keep_axes, lambda args, kws: K.array(args[1].ndim, "f") if args[1].is_array

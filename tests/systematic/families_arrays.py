@@ -117,12 +117,15 @@ def product_cases():
     out = []
     dot_pairs = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 4)),
                  ((), (3,)), ((2, 3), ()), ((2, 3, 4), (4,)), ((2, 3, 4), (4, 2)),
-                 ((3,), (2, 3, 4))]
+                 ((3,), (2, 3, 4)), ((2, 2, 3), (2, 3, 4)), ((2, 3), (2, 3, 4)), ((), (2, 3, 4))]
+    # (N-d: numpy's dot sums a's last axis with b's second-to-last; matmul broadcasts stacks)
     mm_pairs = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 4)),
                 ((2, 2, 3), (2, 3, 4)), ((2, 2, 3), (3,)), ((3,), (2, 3, 4)),
-                ((2, 2, 3), (3, 2))]
-    def stacked(sx, sy):  # batched products: a rule may refuse them (with a clear error)
-        return "either" if max(len(sx), len(sy)) > 2 else "value"
+                ((2, 2, 3), (3, 2)), ((2, 2, 3), (1, 3, 4)), ((2, 1, 2, 3), (4, 3, 2)),
+                ((3,), (2, 1, 3, 2)), ((2, 3), (4, 3, 2))]
+
+    def stacked(sx, sy):
+        return "value"
     for sx, sy in dot_pairs:
         n = f"{rank_name(sx)}_{rank_name(sy)}"
         xy = {"x": (sx, ANY), "y": (sy, ANY)}
@@ -150,17 +153,18 @@ def product_cases():
     for n, batch, sign in [(1, (), 1), (2, (), 1), (3, (), 1), (3, (), -1), (3, (2,), 1)]:
         tag = f"{'x'.join(map(str, batch + (n, n)))}" + ("_neg" if sign < 0 else "")
         a = {"a": ((), matrix(n, batch, sign))}
-        kind = "either" if batch else "value"
+        kind = "value"
         out.append(make("numpy.linalg.det", f"det/{tag}", "np.linalg.det(a)", a, kind=kind))
         out.append(make("numpy.linalg.inv", f"inv/{tag}", "np.linalg.inv(a)", a, kind=kind))
     out.append(make("numpy.linalg.det", "det/keywords", "np.linalg.det(a=a)",
                     {"a": ((), matrix(2))}))
+    # (numpy's solve: b a vector when 1-d, else matrices; leading axes broadcast)
     for n, batch, sb in [(3, (), (3,)), (3, (), (3, 2)), (1, (), (1,)), (3, (2,), (2, 3, 2)),
-                         (2, (), (2, 1))]:
+                         (2, (), (2, 1)), (3, (2,), (3,)), (3, (), (2, 3, 2)),
+                         (2, (2, 1), (3, 2, 1))]:
         tag = f"{'x'.join(map(str, batch + (n, n)))}_{rank_name(sb)}"
         ab = {"a": ((), matrix(n, batch)), "b": (sb, ANY)}
-        out.append(make("numpy.linalg.solve", f"solve/{tag}", "np.linalg.solve(a, b)", ab,
-                        kind="either" if batch else "value"))
+        out.append(make("numpy.linalg.solve", f"solve/{tag}", "np.linalg.solve(a, b)", ab))
     out.append(make("numpy.linalg.solve", "solve/keywords", "np.linalg.solve(a=a, b=b)",
                     {"a": ((), matrix(2)), "b": ((2,), ANY)}))
     return out
@@ -281,16 +285,19 @@ def indexing_cases():
              ("2d_int_list", "x[1, [0, 0, 3]]", m), ("2d_row", "x[1]", m),
              ("2d_col", "x[:, 2]", m), ("2d_step", "x[1:, ::2]", m),
              ("2d_elem", "x[-1, -2] * x", m),
-             ("3d_int_slice", "x[1, :, 2]", t), ("local_repeated", "(x * x)[[0, 0, 1]]", v)]
+             ("3d_int_slice", "x[1, :, 2]", t), ("local_repeated", "(x * x)[[0, 0, 1]]", v),
+             # an index array after slices: scattered along its axis, repeats adding up
+             ("2d_cols", "x[:, [1, 1, 3]]", m), ("2d_slice_cols", "x[1:, [0, 3, 3]]", m),
+             ("3d_mid", "x[:, [0, 0, 2], :]", t), ("3d_last", "x[::2, 1:, [3, 0, 3]]", t)]
     for name, expr, inputs in table:
         out.append(make("subscript", f"index/{name}", expr, inputs))
     out.append(make("subscript", "index/arg", "x[i]", {"x": ((4,), ANY), "i": ((4,), _index)}))
     out.append(make("subscript", "index/arg_2d", "x[i, 1]",
                     {"x": ((3, 4), ANY), "i": ((4,), _index)}))
+    out.append(make("subscript", "index/slice_arg", "x[1:, i]",
+                    {"x": ((3, 4), ANY), "i": ((4,), _index)}))
     for name, expr, inputs in [("ellipsis", "x[..., 1]", t), ("newaxis", "x[None]", m),
-                               ("2d_cols", "x[:, [1, 1, 3]]", m),  # README: refused
                                ("2d_pairs", "x[[0, 2, 2], [1, 1, 3]]", m),
-                               ("3d_mid", "x[:, [0, 0, 2], :]", t),
                                ("mask", "x[x > 0.0]", {"x": ((2, 3), signed(0.1, 2.0))}),
                                ("mixed_advanced", "x[1, :, [3, 3]]", t)]:
         out.append(make("subscript", f"index/{name}", expr, inputs, kind="either"))

@@ -185,6 +185,20 @@ def linalg_cases():
                  **LINALG),
             make("numpy.linalg.eigh", "eigh/UPLO_L", "np.linalg.eigh(x, UPLO='L')[0]",
                  {"x": ((3, 3), _distinct)}, **LINALG),
+            # numpy reads one triangle: the other's elements have derivative 0 (not symmetric)
+            make("numpy.linalg.eigh", "eigh/UPLO_U", "np.linalg.eigh(x, UPLO='U')[0]",
+                 {"x": ((3, 3), _distinct)}, **LINALG),
+            make("numpy.linalg.eigh", "eigh/U_positional", "vecs * vecs * vals",
+                 {"x": ((3, 3), _distinct)}, prelude=("vals, vecs = np.linalg.eigh(x, 'U')",),
+                 **LINALG),
+            make("numpy.linalg.eigh", "eigh/u_lowercase", "np.linalg.eigh(x, 'u')[0]",
+                 {"x": ((3, 3), _distinct)}, **LINALG),
+            make("numpy.linalg.eigh", "eigh/stack", "vecs[..., 0] * vals",
+                 {"x": ((2, 3, 3), _distinct)}, prelude=("vals, vecs = np.linalg.eigh(x)",),
+                 **LINALG),
+            make("numpy.linalg.eigh", "eigh/stack_U", "vecs[..., 1] * vals",
+                 {"x": ((2, 3, 3), _distinct)},
+                 prelude=("vals, vecs = np.linalg.eigh(x, UPLO='U')",), **LINALG),
             make("numpy.linalg.eigh", "eigh/matrix_function",
                  "vecs @ np.diag(vals ** 3) @ vecs.T", {"x": ((3, 3), _distinct)},
                  prelude=("vals, vecs = np.linalg.eigh(x)",), **LINALG)]
@@ -194,6 +208,10 @@ def linalg_cases():
                  spd, **LINALG),
             make("numpy.linalg.cholesky", "cholesky/upper=False",
                  "np.linalg.cholesky(x, upper=False)", spd, **LINALG),
+            make("numpy.linalg.cholesky", "cholesky/stack", "np.linalg.cholesky(x)",
+                 {"x": ((), matrix(3, (2,)))}, **LINALG),
+            make("numpy.linalg.cholesky", "cholesky/stack_upper",
+                 "np.linalg.cholesky(x, upper=True)", {"x": ((), matrix(3, (2,)))}, **LINALG),
             make("numpy.linalg.cholesky", "cholesky/logdet",
                  "2.0 * np.sum(np.log(np.diag(np.linalg.cholesky(x))))", spd, **LINALG)]
     for shape in [(3, 3), (2, 4), (4, 2)]:
@@ -258,10 +276,11 @@ def refusal_cases():
         ("numpy.linalg.svd", "full_matrices_True", "np.linalg.svd(x, full_matrices=True)[1]", M),
         ("numpy.linalg.svd", "hermitian", "np.linalg.svd(x, compute_uv=False, hermitian=True)",
          sq),
-        ("numpy.linalg.eigh", "UPLO_U", "np.linalg.eigh(x, UPLO='U')[0]", sq),
+        ("numpy.linalg.eigh", "UPLO_X", "np.linalg.eigh(x, UPLO='X')[0]", sq),
         ("numpy.linalg.pinv", "hermitian", "np.linalg.pinv(x, hermitian=True)", sq),
         ("numpy.linalg.pinv", "rtol", "np.linalg.pinv(x, rtol=1e-8)", sq),
-        ("numpy.linalg.eigh", "stack", "np.linalg.eigh(x)[0]", {"x": ((2, 3, 3), ANY)}),
+        ("numpy.linalg.svd", "stack", "np.linalg.svd(x, full_matrices=False)[1]",
+         {"x": ((2, 3, 3), ANY)}),
     ]
     return [make(rule, f"refuse/{name}", expr, inputs, kind="refuse")
             for rule, name, expr, inputs in rows]

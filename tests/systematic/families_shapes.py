@@ -266,7 +266,25 @@ def product_cases():
         ("2vectors_2d", "np.cross(x, y)", {"x": ((4, 2), ANY), "y": ((4, 2), ANY)}),
         ("2_3", "np.cross(x, y)", {"x": ((2,), ANY), "y": ((3,), ANY)}),
         ("3_2_broadcast", "np.cross(x, y)", {"x": ((4, 3), ANY), "y": ((2,), ANY)}),
-        ("keywords", "np.cross(a=x, b=y)", {"x": ((3,), ANY), "y": ((3,), ANY)})])
+        ("keywords", "np.cross(a=x, b=y)", {"x": ((3,), ANY), "y": ((3,), ANY)}),
+        # the vectors along other axes: axisa, axisb, axisc, or axis for all three
+        ("axisa", "np.cross(x, y, axisa=0)", {"x": ((3, 2), ANY), "y": ((2, 3), ANY)}),
+        ("axisa_axisb", "np.cross(x, y, axisa=0, axisb=0)",
+         {"x": ((3, 2), ANY), "y": ((3, 2), ANY)}),
+        ("axisc", "np.cross(x, y, axisc=0)", {"x": ((4, 3), ANY), "y": ((4, 3), ANY)}),
+        ("axis", "np.cross(x, y, axis=0)", {"x": ((3, 4), ANY), "y": ((3, 4), ANY)}),
+        ("axis_3d", "np.cross(x, y, axis=1)", {"x": ((2, 3, 4), ANY), "y": ((2, 3, 4), ANY)}),
+        ("axis_overrides", "np.cross(x, y, axisa=1, axisb=1, axisc=1, axis=0)",
+         {"x": ((3, 3), ANY), "y": ((3, 3), ANY)}),
+        ("positional", "np.cross(x, y, 0, -1, 1)", {"x": ((3, 2), ANY), "y": ((2, 3), ANY)}),
+        ("positional_axis", "np.cross(x, y, -1, -1, -1, 0)",
+         {"x": ((3, 4), ANY), "y": ((3, 4), ANY)}),
+        ("axes_broadcast", "np.cross(x, y, axisa=0, axisc=0)",
+         {"x": ((3, 4), ANY), "y": ((3,), ANY)}),
+        ("axes_2vectors", "np.cross(x, y, axisa=0, axisb=0)",
+         {"x": ((2, 4), ANY), "y": ((2, 4), ANY)}),
+        ("axes_2_3", "np.cross(x, y, axisa=0, axisb=0, axisc=0)",
+         {"x": ((2, 4), ANY), "y": ((3, 4), ANY)})])
     return out
 
 
@@ -372,6 +390,9 @@ def split_cases():
     for tag, how in [("3x3", matrix(3)), ("3x3_neg", matrix(3, sign=-1.0)), ("1x1", matrix(1))]:
         out.append(make("numpy.linalg.slogdet", f"slogdet/{tag}", "logdet * sign",
                         {"a": ((), how)}, prelude=("sign, logdet = np.linalg.slogdet(a)",)))
+    for tag, how in [("2x3x3", matrix(3, (2,))), ("2x1x2x2_neg", matrix(2, (2, 1), sign=-1.0))]:
+        out.append(make("numpy.linalg.slogdet", f"slogdet/{tag}", "logdet * sign",
+                        {"a": ((), how)}, prelude=("sign, logdet = np.linalg.slogdet(a)",)))
     out.append(make("numpy.linalg.slogdet", "slogdet/keywords", "logdet",
                     {"a": ((), matrix(2))}, prelude=("sign, logdet = np.linalg.slogdet(a=a)",)))
     return out
@@ -390,7 +411,8 @@ def refusal_cases():
         ("numpy.diff", "prepend", "np.diff(x, prepend=0.0)", V),
         ("numpy.std", "dtype", "np.std(x, dtype=np.float32)", V),
         ("numpy.var", "where", "np.var(x, where=x > 0.0)", V),
-        ("numpy.cross", "axisa", "np.cross(x, y, axisa=0)", {"x": ((3, 2), ANY), "y": ((2, 3), ANY)}),
+        ("numpy.cross", "axisa_float", "np.cross(x, y, axisa=0.5)",
+         {"x": ((3, 2), ANY), "y": ((2, 3), ANY)}),
         ("numpy.roll", "tuple_shift", "np.roll(x, (1, 2), axis=(0, 1))", M),
         ("numpy.nan_to_num", "nan_value", "np.nan_to_num(x, nan=1.0)", V),
         ("numpy.gradient", "spacing", "np.gradient(x, 0.5)", V),
@@ -400,8 +422,6 @@ def refusal_cases():
         ("numpy.astype", "int", "x.astype(int) * x", V),
         ("numpy.kron", "3d", "np.kron(x, x)", T),
         ("numpy.split", "index_array", "np.split(x, np.array([1, 2]))[0]", V),
-        ("numpy.linalg.slogdet", "stacked", "np.linalg.slogdet(a)[1]",
-         {"a": ((), matrix(2, (2,)))}),
     ]
     out = [make(rule, f"refuse/{name}", expr, inputs, kind="refuse")
            for rule, name, expr, inputs in rows]

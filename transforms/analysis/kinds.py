@@ -349,6 +349,8 @@ def matmul(a, b):
     nd = {(1, 1): 0, (2, 1): 1, (1, 2): 1, (2, 2): 2}.get((a.ndim, b.ndim))
     if nd is None and a.ndim >= 2 and b.ndim >= 2:
         nd = max(a.ndim, b.ndim)  # stacks of matrices
+    elif nd is None:
+        nd = max(a.ndim, b.ndim) - 1  # a vector beside a stack: its added axis dropped
     return UNKNOWN if nd is None else array(nd, promote(a.dtype, b.dtype))
 
 

@@ -32,6 +32,11 @@ def last_writer_mask(target, kind_of, location, stmt):
             "an assignment through several index arrays, or a multi-dimensional one, that may "
             "name a position twice (numpy keeps the last write)", location, stmt,
             "Assign through one 1-d index array, or write the assignment as a loop")
+    if isinstance(parts[position], gast.Call):
+        # (an index array made in place, `np.array([0, 2, 0])`, is not typed as one by the
+        # subscript's kind: the one 1-d index array keeps one axis)
+        g_ndim = kind_of(target.value).ndim - sum(
+            not isinstance(p, gast.Slice) for p in parts) + 1
     axis = _result_axis(parts, position, kind_of)
     if isinstance(index, gast.List):
         index = call("np.array", clone(index))
@@ -45,25 +50,39 @@ def last_writer_mask(target, kind_of, location, stmt):
     return lambda g: gast.BinOp(left=g, op=gast.Mult(), right=mask)
 
 
+def _literal(part):
+    """The list of an index written as a literal: `[0, 2]`, or the array
+    `np.array([0, 2, 0])` (kept in place as `array_of((0, 2, 0))`); else None."""
+    if isinstance(part, gast.List):
+        return part
+    if isinstance(part, gast.Call) and len(part.args) == 1 and not part.keywords \
+            and isinstance(part.args[0], (gast.List, gast.Tuple)):
+        return gast.List(elts=part.args[0].elts, ctx=gast.Load())
+    return None
+
+
 def _integer_array(part, kind_of):
     if isinstance(part, gast.Slice):
         return False
-    if isinstance(part, gast.List):
-        return K._sequence_index_kind(part).dtype == "i"
+    if _literal(part) is not None:
+        return K._sequence_index_kind(_literal(part)).dtype == "i"
     kind = kind_of(part)
+    if isinstance(part, gast.Call) and not kind.known:
+        return True  # an index array made in place: masked (or refused), never assumed distinct
     return kind.is_array and kind.dtype == "i"
 
 
 def _index_ndim(part, kind_of):
-    if isinstance(part, gast.List):
-        return K._sequence_index_kind(part).ndim
+    if _literal(part) is not None:
+        return K._sequence_index_kind(_literal(part)).ndim
     return kind_of(part).ndim
 
 
 def _distinct_constants(part):
     """A literal list of ints, all distinct and of one sign (so distinct
     positions whatever the axis' length)."""
-    if not isinstance(part, gast.List):
+    part = _literal(part)
+    if part is None:
         return False
     values = [e.value if isinstance(e, gast.Constant) else None for e in part.elts]
     if not all(type(v) is int for v in values):

@@ -10,7 +10,7 @@ import gast
 from ..analysis import kinds as K
 from ..frontend.bind import check_rule_application, refuse_active_index
 from ..reverse.contributions import refuse_active_list
-from ..errors import UnsupportedSyntaxError, missing_gradient
+from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
 from ..ops import ARRAY_METADATA, BINOPS, callee_text, operator_text, resolve_call
 from ..syntax import assign, base_name, call, clone, const, name, names_loaded, store
 from ..templates import inline, template_of
@@ -257,8 +257,12 @@ class ForwardMode:
 
     def helper_call(self, value, helper, value_target, tangent_target):
         arg_kinds = [self.atom_kind(a) for a in value.args]
-        jvp_name, mask = self.context.helper_jvp(
-            helper, arg_kinds, [any(self.is_active(e) for e in _flat([a])) for a in value.args])
+        try:
+            jvp_name, mask = self.context.helper_jvp(
+                helper, arg_kinds, [any(self.is_active(e) for e in _flat([a])) for a in value.args])
+        except LookupError as exc:  # in s2sad's definition of a numpy function: the user's line
+            raise (in_definition(exc, helper.function_for(arg_kinds), self.fn.location, self._stmt)
+                   or exc) from None
         tangents = [self.tangent_atom(a) or self.zero_like(a)
                     for a, m in zip(value.args, mask) if m]
         both = gast.Tuple(elts=[value_target, tangent_target], ctx=gast.Store())

@@ -9,7 +9,7 @@ import gast
 
 from ..analysis import kinds as K
 from ..frontend.bind import check_rule_application, refuse_active_index
-from ..errors import UnsupportedSyntaxError, missing_gradient
+from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
 from ..emit.unparse import stmt_source
 from ..ops import ARRAY_METADATA, BINOPS, UNARYOPS, callee_text, operator_text, resolve_call
 from ..syntax import assign, base_name, call, clone, const, name, store, structure, subscript, walk
@@ -213,7 +213,11 @@ class Contributions:
 
     def helper_contributions(self, s, g, value, helper):
         arg_kinds = [self.atom_kind(a) for a in value.args]
-        vjp_name, mask = self.context.helper_vjp(helper, arg_kinds, s, self.fn)
+        try:
+            vjp_name, mask = self.context.helper_vjp(helper, arg_kinds, s, self.fn)
+        except LookupError as exc:  # in s2sad's definition of a numpy function: the user's line
+            raise (in_definition(exc, helper.function_for(arg_kinds), self.fn.location, s)
+                   or exc) from None
         diff_args = [a for a, ok in zip(value.args, mask) if ok]
         if not any(self._active_argument(a) for a in diff_args):
             return [], []
@@ -308,11 +312,20 @@ class Contributions:
         if not fancy:
             return atom, expr
         p = fancy[0]
+        if len(fancy) == 1 and p > 0 and all(isinstance(i, gast.Slice) for i in items[:p]) \
+                and all(isinstance(i, gast.Slice) for i in items[p + 1:]):
+            # x[1:, idx]: the slices' view of dx, the cotangent added along axis p (numpy keeps
+            # the index array's axes in its place when it is the only one)
+            view = gast.Subscript(value=clone(atom.value), ctx=gast.Load(), slice=gast.Tuple(
+                elts=[clone(i) for i in items[:p]] + [gast.Slice(lower=None, upper=None, step=None)]
+                + [clone(i) for i in items[p + 1:]], ctx=gast.Load()))
+            return view, call("scatter_sum_axis", expr, clone(items[p]), clone(view), const(p))
         if len(fancy) > 1 or any(_slice_like(i) for i in items[:p]):
             raise UnsupportedSyntaxError(
-                "indexing with an index array after a slice, or with several index arrays",
-                self.fn.location, atom, "Index with one index array, before any slice, or "
-                "write the gather as a loop")
+                "indexing with an index array after a slice together with an int or `...`, or "
+                "with several index arrays", self.fn.location, atom, "Index with one index "
+                "array, after slices only (x[1:, idx]) or before any slice, or write the "
+                "gather as a loop")
         rest = items[:p] + [gast.Slice(lower=None, upper=None, step=None)] + items[p + 1:]
         # (x[idx, :-1]: a partial slice keeps the view dx[:, :-1]; `...` is whole)
         whole = all(_slice_like(i) and not (isinstance(i, gast.Slice) and (
