@@ -117,9 +117,13 @@ class ZeroPropagation:
                 if not rewrite:
                     return s
                 value = s.value
+                # (unbroadcast(dx[a:b], v) of the same shape is dx[a:b] itself)
+                viewed = value.args[0] if isinstance(value, gast.Call) \
+                    and isinstance(value.func, gast.Name) and value.func.id == "unbroadcast" \
+                    else value
                 if (getattr(s, "s2sad_view", False) or (
                         isinstance(value, gast.Name) and value.id in self.owned)) \
-                        and self.updated_in_place(base_name(value)):
+                        and self.updated_in_place(base_name(viewed)):
                     # an array of another adjoint that is later updated in
                     # place: dv = e would alias it
                     value = gast.Call(func=gast.Attribute(value=gast.Name(

@@ -482,7 +482,7 @@ class ReverseMode(Contributions, UserStacks):
                                                         self.atom_kind(s.value.left))
                 contributions = self.accumulate_all([(v, g)], self.d(x))
                 for st in contributions:
-                    st.s2sad_view = view and isinstance(g, gast.Subscript)
+                    st.s2sad_view = view and isinstance(_under_unbroadcast(g), gast.Subscript)
                 rev += contributions
         elif x in self.active:
             dslot = subscript(self.d(x), clone(target.slice))
@@ -552,6 +552,14 @@ def _is_increment(s):
     """x[i] = x[i] + v (normalisation keeps `x[i] += v` in this form)."""
     return isinstance(s.value, gast.BinOp) and isinstance(s.value.op, (gast.Add, gast.Sub)) \
         and isinstance(s.value.left, gast.Subscript)
+
+
+def _under_unbroadcast(g):
+    """`dx[a:b]` of `unbroadcast(dx[a:b], v)` (the same array when no axis
+    was broadcast), else `g`."""
+    if isinstance(g, gast.Call) and isinstance(g.func, gast.Name) and g.func.id == "unbroadcast":
+        return g.args[0]
+    return g
 
 
 def _broadcast_into(value_kind, slot_kind):
