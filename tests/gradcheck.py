@@ -1,4 +1,6 @@
 """Finite-difference checks shared by the tests."""
+import os
+
 import numpy as np
 
 import s2sad
@@ -40,6 +42,21 @@ def hessian_by_differences(f, x, eps=1e-5):
         cols.append((numerical_grad(f, [x + e], 0, eps) - numerical_grad(f, [x - e], 0, eps))
                     / (2 * eps))
     return np.array(cols).T
+
+
+# S2SAD_FULL=1 runs every compiled case (tests/conftest.py samples them otherwise)
+FULL = os.environ.get("S2SAD_FULL", "") not in ("", "0")
+
+
+def wrt_cases(wrts, jit):
+    """The `wrt` arguments a test checks for the positions `wrts`: each
+    alone as Python; compiled, all of them in one derivative (the same
+    rules w.r.t. every argument, for one numba compile instead of one per
+    position) unless S2SAD_FULL=1."""
+    wrts = tuple(wrts)
+    if jit and not FULL and len(wrts) > 1:
+        return [wrts]
+    return list(wrts)
 
 
 def check_grad(f, args, wrt=0, jit=True, rtol=1e-5, atol=1e-6):

@@ -19,9 +19,12 @@ from fuzz import refusals
 from fuzz.check import check_all, finite_differences, load, run_programs
 from fuzz.generator import KNOWN_BUGS, Program, collect, programs
 from fuzz.shrink import Shrinker
+from gradcheck import FULL
 
 PROGRAMS = int(os.environ.get("S2SAD_FUZZ_PROGRAMS", "300"))
-JIT_PROGRAMS = int(os.environ.get("S2SAD_FUZZ_JIT_PROGRAMS", "40"))
+# compiling is most of the run's time: every 15th program is also compiled
+# (every 7th or 8th with S2SAD_FULL=1)
+JIT_PROGRAMS = int(os.environ.get("S2SAD_FUZZ_JIT_PROGRAMS", "40" if FULL else "20"))
 
 
 def _report(progs, results):

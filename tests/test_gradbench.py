@@ -6,7 +6,8 @@ eval's rule |a − b| / max(1, |a| + |b|) ≤ 1e-4.
 
 Two sessions keep this fast: one compiles with numba (the evals whose
 compile is cheap), one runs s2sad's derivatives as Python (--python).
-S2SAD_GRADBENCH_JIT=1 compiles the second one too (a minute or two more)."""
+S2SAD_GRADBENCH_JIT=1 (or S2SAD_FULL=1) compiles the second one too (a minute or two
+more)."""
 import importlib
 import importlib.util
 import json
@@ -16,6 +17,8 @@ import sys
 
 import numpy as np
 import pytest
+
+from gradcheck import FULL
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = os.path.join(REPO, "benchmarks", "gradbench", "run.py")
@@ -279,7 +282,7 @@ def saddle_cases():
     return [(f"saddle {v}", v, {"start": [1.0, 1.0], **RUNS}) for v in ("rr", "ff", "fr", "rf")]
 
 
-ALL_JIT = os.environ.get("S2SAD_GRADBENCH_JIT", "") not in ("", "0")
+ALL_JIT = FULL or os.environ.get("S2SAD_GRADBENCH_JIT", "") not in ("", "0")
 
 
 @pytest.fixture(scope="module")

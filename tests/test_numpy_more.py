@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from gradcheck import check_grad, check_jvp
+from gradcheck import check_grad, check_jvp, wrt_cases
 
 rng = np.random.default_rng(7)
 X4 = np.array([0.3, -1.2, 2.0, 0.7])
@@ -65,7 +65,7 @@ def cov_columns(m, y):
     (cov_columns, (M43, X4), (0, 1)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_against_finite_differences(fn, args, wrts, jit):
-    for wrt in wrts:
+    for wrt in wrt_cases(wrts, jit):
         check_grad(fn, args, wrt=wrt, jit=jit)
         check_jvp(fn, args, wrt=wrt, jit=jit)
 
@@ -130,7 +130,7 @@ def select_forms(x):
     (select_forms, (X4,), (0,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_interp_select_against_finite_differences(fn, args, wrts, jit):
-    for wrt in wrts:
+    for wrt in wrt_cases(wrts, jit):
         check_grad(fn, args, wrt=wrt, jit=jit)
         check_jvp(fn, args, wrt=wrt, jit=jit)
 

@@ -17,7 +17,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.special import logsumexp, multigammaln
 
 import s2sad
-from gradcheck import check_grad, check_jvp, numerical_grad
+from gradcheck import FULL, check_grad, check_jvp, numerical_grad
 
 
 # ---- a Gaussian mixture with a Wishart prior (ADBench's GMM objective) -------------
@@ -203,7 +203,7 @@ def test_solve_refuses_an_unknown_assume_a():
 
 # ---- a compiled sample of the systematic scipy grid -----------------------------------------
 # (each case is a module numba compiles, about 10 s: a few by default, all of
-# these with S2SAD_SCIPY_COMPILED=all; the whole grid is
+# these with S2SAD_SCIPY_COMPILED=all or S2SAD_FULL=1; the whole grid is
 # `python -m tests.systematic.run --jit --filter scipy`)
 
 _ALL_COMPILED = ["scipy.special.gammaln:gammaln/2x3", "scipy.special.psi:psi/s",
@@ -224,7 +224,7 @@ _FEW = ["scipy.special.polygamma:polygamma/1/2x3", "scipy.special.xlogy:xlogy/2x
         "scipy.linalg.solve_triangular:solve_triangular/3/trans='T'/lower=True",
         "scipy.linalg.solve:solve/3x2, assume_a='pos', lower=True",
         "scipy.linalg.expm:expm/scaled", "scipy.linalg.eigh:eigh/vectors"]
-COMPILED = _ALL_COMPILED if os.environ.get("S2SAD_SCIPY_COMPILED") == "all" else _FEW
+COMPILED = _ALL_COMPILED if FULL or os.environ.get("S2SAD_SCIPY_COMPILED") == "all" else _FEW
 
 
 @pytest.fixture(scope="module")
