@@ -45,7 +45,7 @@ def test_fuzz_programs():
     assert len(progs) == PROGRAMS
     # a compiled program takes seconds; the limit only catches a hang (and
     # leaves room for a runner shared with other jobs)
-    results = run_programs(progs, workers=min(2, os.cpu_count() or 1), timeout=300.0)
+    results = run_programs(progs, workers=min(2, os.cpu_count() or 1), timeout=600.0)
     assert all(r["status"] in ("ok", "skip", "refused") for r in results), \
         _report(progs, results)
     # a clear refusal (LookupError or UnsupportedSyntaxError naming the line) is
