@@ -61,7 +61,8 @@ def plan(tree, kinds, active):
     if any(getattr(s, "s2sad_reset", False) for s in walk_stmts(body)):
         return None  # reset_recording() ends the reverse sweep where it stands
     counts = binding_counts(tree.body)
-    plans = [_try(body, k, ret, kinds, active, counts) for k, s in enumerate(body)
+    loads = {}  # what each statement reads, found once (every later loop asks)
+    plans = [_try(body, k, ret, kinds, active, counts, loads) for k, s in enumerate(body)
              if isinstance(s, gast.For) and _is_range(s.iter)]
     plans = [p for p in plans if p is not None]
     # one loop is fused: the one with the most work (statements, nested ones included)
@@ -74,7 +75,7 @@ def plan(tree, kinds, active):
 _LIST_UPDATES = {"append", "pop", "extend", "insert", "remove", "clear", "reverse", "sort"}
 
 
-def _try(body, k, ret, kinds, active, counts):
+def _try(body, k, ret, kinds, active, counts, loads=None):
     loop, before, after = body[k], body[:k], body[k + 1:]
     if any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
            and n.func.attr in _LIST_UPDATES and isinstance(n.func.value, gast.Name)
@@ -89,7 +90,8 @@ def _try(body, k, ret, kinds, active, counts):
     inputs = exposure.exposed(loop.body, {loop.target.id}) | names_loaded(loop.iter)
     if inputs & scratch:
         return None  # an iteration reads a value an earlier one left
-    if any(names_loaded(s) & totals for s in before):
+    loads = {} if loads is None else loads
+    if any(_loads(body, j, loads) & totals for j in range(k)):
         return None
     depends, linear, independent, linear_reads = set(written), [], [], set()
     for s in after:
@@ -107,6 +109,12 @@ def _try(body, k, ret, kinds, active, counts):
     if names_loaded(ret) & scratch:
         return None
     return FusionPlan(before, loop, independent, linear, totals)
+
+
+def _loads(body, j, loads):
+    if j not in loads:
+        loads[j] = names_loaded(body[j])
+    return loads[j]
 
 
 def _is_range(it):
