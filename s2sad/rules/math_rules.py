@@ -123,6 +123,18 @@ def sqrt(g, ans, x):
     return g * 0.5 / ans
 
 
+if hasattr(math, "cbrt"):  # (Python 3.11)
+    @_scalar(math.cbrt)
+    def cbrt(g, ans, x):
+        return g / (3.0 * ans * ans)
+
+
+@_scalar(math.fmod)
+def fmod(g, ans, x, y):
+    # x - trunc(x / y) * y, with the jumps of trunc left out
+    return g, -g * math.trunc(x / y)
+
+
 @_scalar(math.pow)
 def pow(g, ans, x, y):
     # as operators.pow: 0 ** 0 and x == 0 give 0, not inf or nan

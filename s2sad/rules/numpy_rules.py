@@ -192,6 +192,12 @@ def power(g, ans, x, y):
     return g * y * x ** (y - 1 + (y == 0)), g * np.log(x + (x == 0)) * ans
 
 
+@_binary(np.float_power, kind=broadcast_args)
+def float_power(g, ans, x, y):
+    # np.power computed in float64 (as power's)
+    return g * y * x ** (y - 1 + (y == 0)), g * np.log(x + (x == 0)) * ans
+
+
 @adjoint(np.power, when=lambda x, y: y.tag == "int")
 def power_int(g, ans, x, y):
     return g * y * x ** (y - 1 + (y == 0)), None

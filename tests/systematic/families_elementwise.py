@@ -26,7 +26,7 @@ MATH_UNARY = {
     "expm1": ANY, "log": uni(0.2, 3.0), "log1p": uni(-0.8, 2.0), "log10": uni(0.2, 3.0),
     "log2": uni(0.2, 3.0), "sqrt": uni(0.2, 3.0), "fabs": signed(0.1, 2.0),
     "lgamma": uni(0.3, 3.0), "gamma": uni(0.3, 3.0), "erf": ANY, "erfc": ANY,
-    "degrees": ANY, "radians": ANY,
+    "degrees": ANY, "radians": ANY, "cbrt": signed(0.2, 2.0),
 }
 
 
@@ -47,6 +47,7 @@ NP_BINARY = {
     "maximum": (ANY, ANY, _apart()), "minimum": (ANY, ANY, _apart()),
     "arctan2": (signed(0.2, 2.0), signed(0.2, 2.0), None),
     "hypot": (signed(0.2, 2.0), ANY, None), "logaddexp": (ANY, ANY, None),
+    "float_power": (uni(0.3, 2.0), uni(-1.5, 2.5), None),
 }
 
 # operator name -> (infix, numpy twin whose domain it takes)
@@ -58,7 +59,8 @@ MATH_BINARY = {"atan2": (signed(0.2, 2.0), signed(0.2, 2.0), None),
                "pow": (uni(0.3, 2.0), uni(-1.5, 2.5), None),
                "hypot": (signed(0.2, 2.0), ANY, None),
                "copysign": (signed(0.1, 2.0), signed(0.1, 2.0), None),
-               "log": (uni(0.2, 3.0), uni(1.5, 4.0), None)}
+               "log": (uni(0.2, 3.0), uni(1.5, 4.0), None),
+               "fmod": (uni(0.1, 3.0), uni(0.5, 1.5), _mod_ok)}
 
 PAIRS = [((), ()), ((), (3,)), ((3,), ()), ((3,), (3,)), ((3,), (2, 3)), ((2, 3), (3,)),
          ((2, 1), (1, 3)), ((2, 3, 4), (3, 4)), ((2, 1, 4), (3, 1))]
