@@ -185,6 +185,19 @@ def loop_over_helper_result(x):
     return s
 
 
+def loop_over_nditer(x):
+    s = 0.0
+    for v in np.nditer(np.array([1.0, 2.0])):  # (indexing an nditer is not iterating it)
+        s += v * np.sum(x)
+    return s
+
+
+def test_loop_over_an_iterator_class_is_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as err:
+        s2sad.grad(loop_over_nditer, jit=False)(M.copy())
+    assert "for loop over nditer(...)" in str(err.value)
+
+
 def test_loop_over_other_calls_is_refused():
     """A helper may return a dict, whose iteration gives its keys: the loop
     is refused, not read by position."""

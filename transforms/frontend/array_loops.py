@@ -5,9 +5,9 @@ desugar.py turns `for v in seq:` into a loop over `range(len(seq))` that
 reads `v = seq[k]`, which is iteration for arrays, lists and tuples but
 not for a dict (its keys) or an iterator. So a call in a loop's header is
 taken only when what it returns is known to be a sequence: a numpy
-function's result, an array method that returns an array, or list(),
-tuple() and sorted(); desugar refuses any other call (a helper's result
-may be a dict)."""
+function's result (not an iterator class's, np.nditer's), an array
+method's that returns an array, or list(), tuple() and sorted()'s;
+desugar refuses any other call (a helper's result may be a dict)."""
 import builtins
 
 import gast
@@ -36,8 +36,12 @@ def _returns_sequence(node, resolve):
     obj = resolve(node.func)
     if any(obj is b for b in _SEQUENCE_BUILTINS):
         return True
-    if callable(obj) and (getattr(obj, "__module__", None) or "").startswith("numpy") \
-            or isinstance(obj, np.ufunc):
+    if isinstance(obj, np.ufunc):
+        return True
+    # a numpy function (not a class: np.nditer, np.ndenumerate and np.ndindex
+    # make iterators, whose items are not what indexing them gives)
+    if callable(obj) and not isinstance(obj, type) \
+            and (getattr(obj, "__module__", None) or "").startswith("numpy"):
         return True
     # a method of a local value: an array's, by its name
     return obj is None and isinstance(node.func, gast.Attribute) \
