@@ -41,7 +41,7 @@ EVERYDAY_HELPERS = {
 }
 MODES = ("double", "square", "edge", "constant", "other")   # the string argument's texts
 FORMS = ("chained_writes", "list_stack", "string_options", "function_tools",
-         "literal_loops", "any_all", "max_of_list", "chained_assign")
+         "literal_loops", "any_all", "max_of_list", "chained_assign", "array_loops")
 
 
 class EverydayForms:
@@ -62,6 +62,7 @@ class EverydayForms:
                 (3 if self.ok("function_tools") and vectors else 0, "tools"),
                 (3 if self.ok("literal_loops") else 0, "literal_loop"),
                 (2 if self.ok("literal_loops") and vectors and self.tuples_ok() else 0, "pairs"),
+                (2 if self.ok("array_loops") and vectors else 0, "array_loop"),
                 (2 if self.ok("max_of_list") and self.ok("kinks") else 0, "max_list"),
                 (2 if self.ok("chained_assign") and self.tuples_ok() else 0, "chained_assign")]
         if not any(w for w, _ in opts):
@@ -296,6 +297,27 @@ class EverydayForms:
         bracket = "()" if self.p(0.7) else "[]"
         fn.emit(f"{acc} = 0.0")
         fn.emit(f"for {c} in {bracket[0]}{', '.join(elts)}{bracket[1]}:")
+        fn.scopes.append({c: _Var(c, (), "loopelem")})
+        fn.loops.append("for")
+        term = self.squash((), 2)
+        fn.loops.pop()
+        fn.scopes.pop()
+        fn.emit(f"    {acc} = {acc} * 0.5 + {c} * {par(term)}")
+        v = self.new_var(())
+        fn.emit(f"{v.name} = {acc}")
+
+    def _ev_array_loop(self):
+        """A loop over an array computed in its header: `x.flat`, a method's
+        or a numpy function's result, np.linspace."""
+        fn = self.fn
+        self.use("array_loops")
+        N = self.N
+        vec = self.pick(fn.vars(lambda v: not v.is_int and v.shape == (N,))).name
+        acc, c = self.fresh("acc"), self.fresh("c")
+        header = self.pick([f"{vec}.flat", f"{vec}.ravel()", f"np.sin({vec})",
+                            f"np.linspace(0.0, 1.0, {self.int(2, 4)})", f"{vec}[::-1].flat"])
+        fn.emit(f"{acc} = 0.0")
+        fn.emit(f"for {c} in {header}:")
         fn.scopes.append({c: _Var(c, (), "loopelem")})
         fn.loops.append("for")
         term = self.squash((), 2)

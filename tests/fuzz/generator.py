@@ -124,6 +124,7 @@ FEATURES = (
     "any_all",          # any(e > c for e in v) / all([...]) in conditions
     "max_of_list",      # max([a, b, c]), min((a, b))
     "chained_assign",   # a = b = value
+    "array_loops",      # for c in x.flat / x.ravel() / np.sin(x) / np.linspace(0, 1, n)
     "effect_refusal",   # np.add.at, np.put, np.fill_diagonal, b.resize, out=b[0]...: must be
                         # refused naming the line (refusals.py), a few programs
     # finer features, named after the bugs they trigger (see KNOWN_BUGS)
