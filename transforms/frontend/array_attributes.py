@@ -4,38 +4,25 @@ elements in C order, which is what iterating or indexing `x.flat` gives)
 and `x.mT` as `np.swapaxes(x, -1, -2)`.
 
 Writing through `x.flat` (`x.flat[k] = v`) changes x itself, which a
-ravelled copy would not: it is refused. Any other attribute of a value that
+ravelled copy would not: it is refused before this pass, as every write
+through an attribute is (source.py). Any other attribute of a value that
 needs a gradient is refused where the adjoint is built (ops.py,
 contributions.py), never taken as a constant."""
 import gast
 
-from ..errors import UnsupportedSyntaxError
 from ..syntax import Transformer, call, const, walk
 
 _RESPELT = {"flat", "mT"}
 
 
-def respell_array_attributes(tree, location):
+def respell_array_attributes(tree):
     if not any(n.__class__ is gast.Attribute and n.attr in _RESPELT for n in walk(tree)):
         return tree  # (most functions: no pass over the tree)
-    _Respell(location).visit(tree)
+    _Respell().visit(tree)
     return tree
 
 
 class _Respell(Transformer):
-    def __init__(self, location):
-        self.location = location
-
-    def visit_Subscript(self, node):
-        if not isinstance(node.ctx, gast.Load) and isinstance(node.value, gast.Attribute) \
-                and node.value.attr == "flat":
-            raise UnsupportedSyntaxError(
-                "writing through `.flat`", self.location, node,
-                "Index the array itself (x[np.unravel_index(k, x.shape)] = v), or build the "
-                "new values with np.ravel(x) and reshape them")
-        self.generic_visit(node)
-        return node
-
     def visit_Attribute(self, node):
         self.generic_visit(node)
         if not isinstance(node.ctx, gast.Load):

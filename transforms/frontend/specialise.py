@@ -57,7 +57,7 @@ class Specialised:
         marker_of = program.marker_resolver(self.parsed)
         tree = lower_containers(tree, self.parsed.location, self.namer, self.parsed.resolve,
                                 program.runtime_objects, self.parsed.namespace)
-        tree = respell_array_attributes(tree, self.parsed.location)  # x.flat, x.mT
+        tree = respell_array_attributes(tree)  # x.flat, x.mT
         tree = mark_array_loops(tree, self.parsed.resolve)  # for t in np.linspace(...)
         tree = desugar(tree, self.parsed.location, self.namer, marker_of)
         mark_accesses(tree)
