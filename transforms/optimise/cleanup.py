@@ -378,8 +378,12 @@ class DeadStores:
 def _changed_lists(s):
     """Lists an assignment changes besides its target: `v = stack.pop()`
     takes the last item off `stack`, so it stays while `stack` is read
-    later, even when nothing reads `v`."""
+    later, even when nothing reads `v` (normalisation leaves pops as
+    assignments of their own; the reverse sweep's are `dx[i] += dstack.pop()
+    if len(dstack) > 0 else 0.0`)."""
     value = s.value
+    if value.__class__ is gast.IfExp:  # (a stack of adjoints: `dstack.pop() if ... else 0.0`)
+        value = value.body
     if value.__class__ is gast.Call and value.func.__class__ is gast.Attribute \
             and value.func.attr == "pop" and value.func.value.__class__ is gast.Name:
         return {value.func.value.id}
