@@ -511,6 +511,21 @@ def _target_stores(target, out):
         _target_stores(target.value, out)
 
 
+def own_blocks(stmts):
+    """The blocks of statements of a function body `stmts`, nested ones
+    included (try's handlers and finally too), but not those of functions
+    or classes defined in it."""
+    yield stmts
+    for s in stmts:
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            if getattr(s, field, None):
+                yield from own_blocks(getattr(s, field))
+        for handler in getattr(s, "handlers", None) or []:
+            yield from own_blocks(handler.body)
+
+
 def walk_stmts(stmts):
     """Every statement in `stmts`, nested blocks included, in source order."""
     for s in stmts:

@@ -18,7 +18,7 @@ KeyError in Python, not the placeholder)."""
 import gast
 
 from ..errors import UnsupportedSyntaxError
-from ..syntax import const, names_loaded, names_stored, parents_of, walk
+from ..syntax import const, names_loaded, names_stored, own_blocks, parents_of, walk
 
 
 def create_added_keys(tree, parsed, readable, written_positions):
@@ -102,7 +102,7 @@ def _creation_followed_by(tree, var, call):
     """The dict literal `var` is bound to, when the statement `call` (a call
     of its own) is the first after that binding, in the same block, to name
     `var`; else None."""
-    for block in _blocks(tree.body):
+    for block in own_blocks(tree.body):
         for i, s in enumerate(block):
             if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                     and isinstance(s.targets[0], gast.Name) and s.targets[0].id == var:
@@ -171,15 +171,3 @@ def _only_at_keys(node, param, keys):
             allowed.add(id(n.value))
     return all(id(n) in allowed for n in walk(node)
                if isinstance(n, gast.Name) and n.id == param)
-
-
-def _blocks(stmts):
-    yield stmts
-    for s in stmts:
-        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            if getattr(s, field, None):
-                yield from _blocks(getattr(s, field))
-        for handler in getattr(s, "handlers", None) or []:
-            yield from _blocks(handler.body)

@@ -9,7 +9,7 @@ from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
 from ..names import Namer
 from .dicts import local_dict_keys
-from ..syntax import clone, const, name
+from ..syntax import clone, const, name, own_blocks
 
 HINT = ("With has_aux=True the function returns a pair (output, aux), as in JAX: only "
         "the output is differentiated")
@@ -27,7 +27,7 @@ def flatten_aux_returns(tree, location, resolve=lambda node: None):
     structures, pairs = [], []
     namer = Namer.for_function(tree)
     dicts = local_dict_keys(tree, resolve)
-    for block in _own_blocks(tree.body):
+    for block in own_blocks(tree.body):
         for i in range(len(block) - 1, -1, -1):
             s = block[i]
             if not isinstance(s, gast.Return) or s.value is None:
@@ -117,20 +117,6 @@ def rebuild_aux(structure, value):
     if tag == "dict":
         return dict(zip(structure[1], items))
     return items if tag == "list" else tuple(items)
-
-
-def _own_blocks(stmts):
-    """The function's blocks of statements, nested ones included, but not
-    those of functions defined in it."""
-    yield stmts
-    for s in stmts:
-        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            continue
-        for block in ("body", "orelse", "finalbody"):
-            if getattr(s, block, None):
-                yield from _own_blocks(getattr(s, block))
-        for handler in getattr(s, "handlers", None) or []:
-            yield from _own_blocks(handler.body)
 
 
 def _is_pair(value):
