@@ -543,13 +543,20 @@ def binding_counts(stmts):
     """How many statements (assignments and for loops) bind each name;
     writes into an array's elements do not count."""
     counts = {}
+    get, assign_class, for_class, name_class = counts.get, gast.Assign, gast.For, _NAME
     for s in walk_stmts(stmts):
-        if isinstance(s, (gast.Assign, gast.For)):
-            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
-            for t in targets:
-                for n in walk(t):
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                        counts[n.id] = counts.get(n.id, 0) + 1
+        cls = s.__class__
+        if cls is assign_class:
+            targets = s.targets
+        elif cls is for_class:
+            targets = (s.target,)
+        else:
+            continue
+        for t in targets:
+            # (a name, the commonest target, without a walk)
+            for n in (t,) if t.__class__ is name_class else walk(t):
+                if n.__class__ is name_class and n.ctx.__class__ is gast.Store:
+                    counts[n.id] = get(n.id, 0) + 1
     return counts
 
 

@@ -50,7 +50,11 @@ def undo_unproven_promotions(fdef, kinds, shadows):
     proven in range before the loop, the adds go back into the array (so
     the derivative touches what the function does, with checks or not)."""
     if any(hasattr(s, "s2sad_promotion") for s in walk_stmts(fdef.body)):
-        _Pass(fdef, kinds, shadows, None, survey=True).run()
+        survey = _Pass(fdef, kinds, shadows, None, survey=True)
+        survey.run()
+        if not survey.undone:  # the function as it was: add_index_checks may start from it
+            return survey.setup
+    return None
 
 
 def _holding_promotions(stmts, out):
@@ -73,12 +77,13 @@ class _Unaccountable(Exception):
     """An index this pass cannot prove or check: leave the function to numba."""
 
 
-def add_index_checks(fdef, kinds, shadows, location):
+def add_index_checks(fdef, kinds, shadows, location, setup=None):
     """Make `fdef` check its own indices (adds statements); True if every
     index is accounted for, False (and `fdef` unchanged) otherwise.
-    `shadows` maps a variable to its adjoint or tangent and back."""
+    `shadows` maps a variable to its adjoint or tangent and back. `setup`:
+    what undo_unproven_promotions returned for this `fdef`, if anything."""
     try:
-        checks = _Pass(fdef, kinds, shadows, location).run()
+        checks = _Pass(fdef, kinds, shadows, location, setup=setup).run()
     except _Unaccountable:
         return False
     for block, stmt, new in reversed(checks):
@@ -86,10 +91,12 @@ def add_index_checks(fdef, kinds, shadows, location):
     return True
 
 
-class _Pass(ArrayShapes):
-    def __init__(self, fdef, kinds, shadows, location, survey=False):
-        self.fdef, self.kinds, self.shadows, self.location = fdef, kinds, shadows, location
-        self.survey = survey  # only undo promotions (undo_unproven_promotions)
+class _Setup:
+    """What a pass reads of the function as a whole, and never changes: the
+    statements binding each name, the arrays and lists, what each loop's
+    body binds (a survey that undid nothing hands it to the main pass)."""
+
+    def __init__(self, fdef, kinds):
         params = [a.id for a in fdef.args.args]
         self.bindings = {p: [None] for p in params}  # name -> binding statements (None: param)
         self.top = set(map(id, fdef.body))
@@ -105,6 +112,18 @@ class _Pass(ArrayShapes):
                         self.arrays.add(n)
                     elif isinstance(s.value, gast.List):
                         self.lists.add(n)
+        self.inside = {}  # id(loop) -> (names bound in its body, whether it returns or raises)
+        survey_loops(fdef.body, self.inside)
+
+
+class _Pass(ArrayShapes):
+    def __init__(self, fdef, kinds, shadows, location, survey=False, setup=None):
+        self.fdef, self.kinds, self.shadows, self.location = fdef, kinds, shadows, location
+        self.survey = survey  # only undo promotions (undo_unproven_promotions)
+        self.undone = False   # whether the survey undid a promotion
+        self.setup = setup = setup or _Setup(fdef, kinds)
+        self.bindings, self.top = setup.bindings, setup.top
+        self.arrays, self.lists, self._inside = setup.arrays, setup.lists, setup.inside
         self._shapes = {}
         self.loops = []       # the loops around the statement being read
         self.path = []        # (statement, field) from the function down to it
@@ -115,8 +134,6 @@ class _Pass(ArrayShapes):
         self._known = {}      # (facts recorded, facts of the loops around) -> what holds
         self._loop_facts = {}  # ids of the loops around -> (them, their facts)
         self._proved = {}     # (goal, what it depends on) -> (loops, whether it holds)
-        self._inside = {}     # id(loop) -> (names bound in its body, whether it returns or raises)
-        survey_loops(fdef.body, self._inside)
         # (a survey looks only at promotions: the statements holding none
         # are passed by, as what it learns on the way is only loop ranges)
         self._holding = set()
@@ -188,6 +205,7 @@ class _Pass(ArrayShapes):
         promotion = getattr(s, "s2sad_promotion", None)
         if self.survey and promotion is not None and not self.in_range(s.value, s):
             promotion.undo(block)
+            self.undone = True
             return
         if self.survey and id(s) not in self._holding:
             return

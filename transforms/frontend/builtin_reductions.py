@@ -19,10 +19,11 @@ from ..syntax import walk
 _NUMPY = {builtins.sum: "sum", builtins.max: "max", builtins.min: "min"}
 
 
-def reduce_arrays(tree, kinds, resolve):
-    """Rewrite the calls in `tree` (normalised, with `kinds`); whether any was."""
+def reduce_arrays(tree, kinds, resolve, nodes=None):
+    """Rewrite the calls in `tree` (normalised, with `kinds`); whether any
+    was. `nodes`: walk(tree), if the caller has it."""
     changed = False
-    for node in walk(tree):
+    for node in walk(tree) if nodes is None else nodes:
         if not (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords
                 and isinstance(node.args[0], gast.Name)):
             continue

@@ -72,11 +72,11 @@ def flatten(target, value, location, src):
     return flat, value
 
 
-def check_chained_writes(tree, kinds, location, call_kind=None):
+def check_chained_writes(tree, kinds, location, call_kind=None, nodes=None):
     """Refuse a flattened chain whose leading index is not an integer, or
     whose base is not an array (a tuple of arrays: index it with a constant
-    first)."""
-    for stmt in walk(tree):  # (breadth first, as gast.walk)
+    first). `nodes`: walk(tree), if the caller has it."""
+    for stmt in walk(tree) if nodes is None else nodes:  # (breadth first, as gast.walk)
         if not isinstance(stmt, gast.Assign):
             continue
         target = stmt.targets[0]

@@ -41,6 +41,8 @@ _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 
 def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespace):
     """`resolve(node)` is the object a name denotes (None for a local)."""
+    if _without_containers(fn_tree, resolve):
+        return fn_tree  # (every pass below would leave it as it is)
     fold_appends(fn_tree, namer)  # xs = []; xs.append(a); xs.append(b): xs = [a, b]
     # for w in (a, b) (or d.items() of a local dict): the body once per element
     unroll_literal_loops(fn_tree, namer, local_dict_keys(fn_tree, resolve).get)
@@ -62,6 +64,47 @@ def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespa
     scalarise_literals(fn_tree, namer, resolve)
     SumOfLiteral(resolve).visit(fn_tree)
     return fn_tree
+
+
+# Builtins the passes above do not look for (a call of any other builtin,
+# sum, min, max, enumerate, zip, reversed, ..., takes the passes' path).
+_PLAIN_BUILTINS = {builtins.range, builtins.len, builtins.abs, builtins.float, builtins.int,
+                   builtins.bool, builtins.round, builtins.pow}
+_CONTAINERS = (gast.List, gast.Tuple, gast.Dict, gast.Set, gast.ListComp, gast.GeneratorExp,
+               gast.SetComp, gast.DictComp, gast.Starred, gast.Lambda, gast.FunctionDef)
+
+
+def _without_containers(fn_tree, resolve):
+    """Whether `fn_tree` holds nothing the passes of lower_containers act on
+    (most numeric functions): no list, dict, set or comprehension, no tuple
+    but as an index or a call's argument, no nested function, no call
+    without arguments (`d.items()`, `dict()`), no call of a builtin but
+    the plain ones, and only `for v in range(...)` loops. One walk instead
+    of one per pass."""
+    for node in walk(fn_tree):
+        cls = node.__class__
+        if cls is gast.Tuple:
+            continue  # (a literal bound or looped over is seen at its Assign or For)
+        if isinstance(node, _CONTAINERS) and node is not fn_tree:
+            return False
+        if cls is gast.Assign and node.value.__class__ is gast.Tuple:
+            return False
+        if cls is gast.For and not (node.target.__class__ is gast.Name
+                                    and node.iter.__class__ is gast.Call
+                                    and is_builtin(resolve, node.iter.func, builtins.range)):
+            return False
+        if cls is gast.Call:
+            if not node.args:
+                return False
+            if node.func.__class__ is gast.Name:
+                try:
+                    obj = resolve(node.func)
+                except Exception:  # noqa: BLE001 - not resolvable: not a builtin
+                    continue
+                if getattr(obj, "__module__", None) == "builtins" \
+                        and obj not in _PLAIN_BUILTINS:
+                    return False
+    return True
 
 
 # ---- comprehensions ---------------------------------------------------------

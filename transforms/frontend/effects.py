@@ -200,15 +200,16 @@ def _out_argument(call):
     return None
 
 
-def check_effects(tree, kinds, parsed, readable, pure=lambda obj: False):
+def check_effects(tree, kinds, parsed, readable, pure=lambda obj: False, nodes=None):
     """Refuse, in the normalised `tree` with `kinds`, a call made for its
     effect on an array that s2sad cannot follow. `readable(obj)`: the Python
     function s2sad reads for a callee (its writes are followed,
     written_args.py), or None. `pure(obj)`: a library function whose value
     is all it gives (it has a rule: `np.sum(u)` on its own line runs, as in
-    Python, and changes nothing)."""
+    Python, and changes nothing). `nodes`: walk(tree), if the caller has it."""
     local = names_stored(tree.body) | {a.id for a in tree.args.args}
-    nodes = walk(tree)  # (once for both questions below: nothing here changes the tree)
+    if nodes is None:  # (once for both questions below: nothing here changes the tree)
+        nodes = walk(tree)
     for call in nodes:  # a writing function or method, even where its value is used
         if not isinstance(call, gast.Call):
             continue
@@ -262,10 +263,11 @@ def check_effects(tree, kinds, parsed, readable, pure=lambda obj: False):
                 f"update as a loop")
 
 
-def whole_slices(tree, kinds):
+def whole_slices(tree, kinds, nodes=None):
     """`u[...]` of an array with axes is `u[:]`: numba reads the one but not
-    the other (it stores both), and the adjoint reads it (`du[...]`)."""
-    for node in walk(tree):
+    the other (it stores both), and the adjoint reads it (`du[...]`).
+    `nodes`: walk(tree), if the caller has it."""
+    for node in walk(tree) if nodes is None else nodes:
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                 and isinstance(node.slice, gast.Constant) and node.slice.value is Ellipsis:
             kind = kinds.get(node.value.id, K.UNKNOWN)

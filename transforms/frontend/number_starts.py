@@ -102,13 +102,14 @@ def _replace(block, old, number):
                             return
 
 
-def refuse_reductions_of_changing_kinds(tree, kinds, resolve, location):
+def refuse_reductions_of_changing_kinds(tree, kinds, resolve, location, nodes=None):
     """`sum(res)` (Python's sum, max or min) of a name bound to a number and,
     in a loop or branch, to an array: its kind is unknown, so the call is
     neither numpy's reduction nor anything with a rule. Say so, with the
-    lines, rather than that `sum` has no gradient."""
+    lines, rather than that `sum` has no gradient. `nodes`: walk(tree), if
+    the caller has it."""
     import builtins
-    for node in walk(tree):
+    for node in walk(tree) if nodes is None else nodes:
         if not (isinstance(node, gast.Call) and len(node.args) == 1
                 and isinstance(node.args[0], gast.Name)):
             continue

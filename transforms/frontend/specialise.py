@@ -73,14 +73,18 @@ class Specialised:
             self.kinds = K.KindInference(program.call_kind(self.parsed),
                                          self.parsed.namespace).run(tree, arg_kinds)
         check_pair_kinds(aux_pairs, self.kinds, self.parsed.location)
+        # one walk of the tree for the checks below, again after a pass changes it
+        nodes = walk(tree)
         check_chained_writes(tree, self.kinds, self.parsed.location,
-                             program.call_kind(self.parsed))
+                             program.call_kind(self.parsed), nodes)
         refuse_reductions_of_changing_kinds(tree, self.kinds, self._resolve,
-                                            self.parsed.location)
-        if reduce_arrays(tree, self.kinds, self._resolve):  # sum(x): np.sum(x, axis=0)
+                                            self.parsed.location, nodes)
+        if reduce_arrays(tree, self.kinds, self._resolve, nodes):  # sum(x): np.sum(x, axis=0)
+            nodes = walk(tree)
             self.kinds = K.KindInference(program.call_kind(self.parsed),
                                            self.parsed.namespace).run(tree, arg_kinds)
         if split_tuple_variables(tree, self.kinds, self.namer):  # r = h(x): r_0, r_1 = h(x)
+            nodes = walk(tree)
             self.parsed._locals = names_stored(tree.body) | set(self.parsed.arg_names)
             self.kinds = K.KindInference(program.call_kind(self.parsed),
                                        self.parsed.namespace).run(tree, arg_kinds)
@@ -90,16 +94,16 @@ class Specialised:
                 self.__init__(fn, arg_kinds, program, loops, stopped, set(skip) | more, arrays)
                 return
         more = arrays_written(tree, self.kinds, program.call_kind(self.parsed),
-                              self.parsed.location) - arrays
+                              self.parsed.location, nodes) - arrays
         if more:  # h(u) with h doing `p += e` on an array: a write into u
             self.__init__(fn, arg_kinds, program, loops, stopped, skip, arrays | more)
             return
         check_aliased_writes(tree, self.kinds, self.parsed.location,
                              call_shares(self.parsed, readable_function))
         check_effects(tree, self.kinds, self.parsed, readable_function,
-                      lambda obj: _has_rule(program.registry, obj))
-        whole_slices(tree, self.kinds)
-        if any(getattr(n, "s2sad_parallel", False) for n in walk(tree)):
+                      lambda obj: _has_rule(program.registry, obj), nodes)
+        whole_slices(tree, self.kinds, nodes)  # (changes only the slices it visits)
+        if any(getattr(n, "s2sad_parallel", False) for n in nodes):
             check_independent(tree, self.kinds, self.parsed.location)
         program.name_derivative_calls(tree, self.parsed, self.kinds)
         ret = tree.body[-1]

@@ -51,12 +51,13 @@ def call_key(call):
     return call.lineno, call.col_offset
 
 
-def arrays_written(tree, kinds, call_kind, location):
+def arrays_written(tree, kinds, call_kind, location, nodes=None):
     """The `call_key`s of marked calls (see rewrite_writing_calls) whose
-    argument for a `p += e` parameter is an array."""
+    argument for a `p += e` parameter is an array. `nodes`: walk(tree), if
+    the caller has it."""
     from ..analysis import kinds as K
     keys = set()
-    for call in walk(tree):
+    for call in walk(tree) if nodes is None else nodes:
         marked = getattr(call, "s2sad_augmented", None)
         if not isinstance(call, gast.Call) or marked is None:
             continue

@@ -55,12 +55,12 @@ class FusionPlan:
         self.totals = totals            # names the loop adds to
 
 
-def plan(tree, kinds, active):
-    """The FusionPlan for the function `tree` (normalised), or None."""
+def plan(tree, kinds, active, counts):
+    """The FusionPlan for the function `tree` (normalised), or None.
+    `counts`: binding_counts(tree.body)."""
     body, ret = tree.body[:-1], tree.body[-1]
     if any(getattr(s, "s2sad_reset", False) for s in walk_stmts(body)):
         return None  # reset_recording() ends the reverse sweep where it stands
-    counts = binding_counts(tree.body)
     loads = {}  # what each statement reads, found once (every later loop asks)
     plans = [_try(body, k, ret, kinds, active, counts, loads) for k, s in enumerate(body)
              if isinstance(s, gast.For) and _is_range(s.iter)]
@@ -382,8 +382,7 @@ def _inner_plan(loop, mode, totals):
 
 def _find_inner_plan(loop, mode, totals):
     body = loop.body
-    counts = binding_counts(mode.tree.body)
-    plans = [_try(body, k, gast.Pass(), mode.kinds, mode.active, counts)
+    plans = [_try(body, k, gast.Pass(), mode.kinds, mode.active, mode.bindings)
              for k, s in enumerate(body) if isinstance(s, gast.For) and _is_range(s.iter)]
     plans = [p for p in plans if p is not None and not p.linear and p.totals <= totals]
     return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)

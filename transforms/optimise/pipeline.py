@@ -70,8 +70,8 @@ def check_indices(fdef, kinds, shadows, location, program):
     for v, d in shadows.items():
         related.setdefault(v, set()).add(d)
         related.setdefault(d, set()).add(v)
-    undo_unproven_promotions(fdef, kinds, related)
+    setup = undo_unproven_promotions(fdef, kinds, related)
     if not program.index_checks:
         return
-    if add_index_checks(fdef, kinds, related, location):
+    if add_index_checks(fdef, kinds, related, location, setup):
         program.checks_own_indices.add(fdef.name)

@@ -95,10 +95,11 @@ class ReverseMode(Contributions, UserStacks):
         # flag brings back the branch that tests it), so repeat until the
         # set of values the reverse sweep reads is stable. Temporaries get
         # the same names on every pass.
-        self.fusion = fusion.plan(self.tree, self.kinds, self.active) if self.fuse_loops else None
+        self.bindings = binding_counts(self.tree.body)
+        self.fusion = fusion.plan(self.tree, self.kinds, self.active, self.bindings) \
+            if self.fuse_loops else None
         taken = set(self.namer.taken)
         self.record_enabled = False
-        self.bindings = binding_counts(self.tree.body)
         # arrays of one shape throughout: reading only their shape reads no value
         self.fixed_shapes = fixed_shapes(self.tree, self.kinds, self.fn.resolve)
         # An array bound once but in a loop may take another shape each time.
