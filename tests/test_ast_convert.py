@@ -58,3 +58,45 @@ def test_structure_tells_trees_apart_as_ast_dump_does():
             by_dump = ast.dump(gast.gast_to_ast(a)) == ast.dump(gast.gast_to_ast(b))
             assert (syntax.structure(a) == syntax.structure(b)) == by_dump, \
                 (ast.unparse(gast.gast_to_ast(a)), ast.unparse(gast.gast_to_ast(b)))
+
+
+# ---- printing gast directly (emit/gast_unparse.py) ----------------------------
+
+def _folded(tree):
+    """`tree` with each `-c` of a number as the constant -c, as folding leaves it."""
+    for node in syntax.walk(tree):
+        for field, child in gast.iter_fields(node):
+            if isinstance(child, gast.UnaryOp) and isinstance(child.op, gast.USub) \
+                    and isinstance(child.operand, gast.Constant) \
+                    and type(child.operand.value) in (int, float):
+                setattr(node, field, gast.Constant(value=-child.operand.value, kind=None))
+    return tree
+
+
+@pytest.mark.parametrize("module", [bounds, program, syntax, ast_convert])
+@pytest.mark.parametrize("fold", [False, True])
+def test_the_direct_printer_prints_as_ast_unparse(module, fold):
+    # every statement and expression of these modules, printed from gast
+    # directly and through the conversion to ast (fresh trees for each: gast's
+    # own conversion may change the tree it converts)
+    from s2sad.transforms.emit import gast_unparse
+    source = inspect.getsource(module)
+    direct = [n for n in syntax.walk(_folded(ast_convert.parse(source)) if fold
+                                     else ast_convert.parse(source))
+              if isinstance(n, (gast.stmt, gast.expr))]
+    converted = [n for n in syntax.walk(_folded(ast_convert.parse(source)) if fold
+                                        else ast_convert.parse(source))
+                 if isinstance(n, (gast.stmt, gast.expr))]
+    assert len(direct) > 500
+    for node, twin in zip(direct, converted):
+        if isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+            continue  # (their bodies are checked statement by statement)
+        assert gast_unparse._direct_source(node) == gast_unparse._converted_source(twin)
+
+
+def test_the_direct_printer_is_used_where_it_agrees():
+    from s2sad.transforms.emit import gast_unparse
+    assert gast_unparse.printer() is gast_unparse._direct_source  # (this Python's printer)
+    negative = gast.BinOp(left=syntax.const(-3), op=gast.Pow(), right=syntax.const(2))
+    attribute = gast.Attribute(value=syntax.const(-3), attr="real", ctx=gast.Load())
+    assert [stmt_source(negative), stmt_source(attribute)] == ["(-3) ** 2", "(-3).real"]

@@ -1,10 +1,8 @@
 """Unparse generated functions to source, with the user's original line as
 a comment above each group of adjoint statements."""
-import ast
-
 import gast
 
-from ..ast_convert import to_ast
+from .gast_unparse import printer
 
 _INDENT = "    "
 
@@ -15,19 +13,8 @@ ORIGINS = {}
 
 
 def _unparse(node):
-    tree = to_ast(node)
-    _number_statements(tree)
-    return ast.unparse(tree)
-
-
-def _number_statements(tree):
-    """ast.unparse reads a statement's line number (for type comments), and
-    nothing else's: cheaper than ast.fix_missing_locations."""
-    if isinstance(tree, ast.stmt):
-        tree.lineno = 1
-        for field in ("body", "orelse"):
-            for s in getattr(tree, field, ()):
-                _number_statements(s)
+    """ast.unparse's text of the gast tree `node` (gast_unparse.py)."""
+    return printer()(node)
 
 
 stmt_source = _unparse

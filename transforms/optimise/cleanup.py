@@ -284,13 +284,12 @@ class DeadStores:
         return live
 
     def assignment(self, s):
-        """(names it stores, whether only whole names, names it reads), once
-        per statement."""
-        held = self._assignments.get(id(s))
-        if held is None:
-            held = self._assignments[id(s)] = (s, (_stored_names(s) | _changed_lists(s),
-                                                   _is_name_store(s), _uses(s)))
-        return held[1]
+        """(the statement, names it stores, whether only whole names, names
+        it reads, whether it is the user's own), once per statement."""
+        held = self._assignments[id(s)] = (s, _stored_names(s) | _changed_lists(s),
+                                           _is_name_store(s), _uses(s),
+                                           getattr(s, "s2sad_user", False))
+        return held
 
     def _closed_head(self, loop, live):
         """The names live at `loop`'s head when `live` (after it) adds none
@@ -303,9 +302,12 @@ class DeadStores:
         return None
 
     def statement(self, s, live, rewrite):
-        if isinstance(s, (gast.Assign, gast.AugAssign)):
-            stored, whole, uses = self.assignment(s)
-            if getattr(s, "s2sad_user", False):
+        cls = s.__class__
+        if cls is _ASSIGN or cls is _AUGASSIGN:
+            # (the commonest statement, visited again in every round of the
+            # loops around it: what it stores and reads is found once)
+            _, stored, whole, uses, user = self._assignments.get(id(s)) or self.assignment(s)
+            if user:
                 # the user's own statement: kept, even if nothing reads it
                 if whole:
                     live -= stored
@@ -373,6 +375,9 @@ class DeadStores:
                 return None
         live |= names_loaded(s)
         return s
+
+
+_ASSIGN, _AUGASSIGN = gast.Assign, gast.AugAssign
 
 
 def _changed_lists(s):
