@@ -417,3 +417,11 @@ def test_python_raises_the_same_where_it_must():
         ndenumerate_wrong_rank(X1)
     with pytest.raises(TypeError):
         float(X2[0])  # what tolist_2d's element conversion raises (Python's rows are lists)
+
+
+@pytest.mark.parametrize("fn, args, wrts", CASES,
+                         ids=[f"{c[0].__name__}-{np.ndim(c[1][0])}d" for c in CASES])
+def test_forward_mode(fn, args, wrts):
+    from gradcheck import check_jvp
+    for wrt in wrts:
+        check_jvp(fn, args, wrt=wrt, jit=False)

@@ -182,9 +182,8 @@ class _Forms:
                 "import numpy as np")
         lines = [f"{array} = np.asarray({stmt_source(it.args[0])})",
                  f"if {array}.ndim != {n}:",
-                 f"    raise ValueError('{'not enough' if n > 1 else 'too many'} values to "
-                 f"unpack: np.ndenumerate gives an index of np.ndim(x) values, unpacked into "
-                 f"{n} names')"]
+                 f"    raise ValueError('wrong number of values to unpack: np.ndenumerate "
+                 f"gives an index of x.ndim values, unpacked here into {n} names')"]
         for k, axis in enumerate(axes):
             lines.append("    " * k + f"for {axis} in range({array}.shape[{k}]):")
         lines.append("    " * n + f"{target.elts[1].id} = {array}[{', '.join(axes)}]")
@@ -357,7 +356,7 @@ class _Rewrite(gast.NodeTransformer):
         else:
             held = forms.fresh("reduce_items")
             k = forms.fresh("reduce_k")
-            lines.append(f"{held} = {_sequence(seq)}")
+            lines.append(f"{held} = {_sequence(seq, forms)}")
             if len(node.args) == 3:
                 lines += [f"{value} = {stmt_source(node.args[2])}",
                           f"for {k} in range(len({held})):"]
@@ -393,14 +392,16 @@ class _Rewrite(gast.NodeTransformer):
             items = [forms.fresh(f"{which}_candidate") for _ in seq.elts]
             lines += [f"{n} = {stmt_source(e)}" for n, e in zip(items, seq.elts)]
             lines += [f"{best} = {items[0]}", f"{best_key} = " + key.format(best)]
+            candidate = forms.fresh(f"{which}_candidate_key")
             for n in items[1:]:
-                lines += [f"if {key.format(n)} {better} {best_key}:",
+                lines += [f"{candidate} = " + key.format(n),
+                          f"if {candidate} {better} {best_key}:",
                           f"    {best} = {n}",
-                          f"    {best_key} = " + key.format(best)]
+                          f"    {best_key} = {candidate}"]
         else:
             held, k = forms.fresh(f"{which}_items"), forms.fresh(f"{which}_k")
             candidate = forms.fresh(f"{which}_candidate_key")
-            lines += [f"{held} = {_sequence(seq)}",
+            lines += [f"{held} = {_sequence(seq, forms)}",
                       f"if len({held}) == 0:",
                       f"    raise ValueError('{which}() iterable argument is empty')",
                       f"{best} = {held}[0]",
@@ -414,12 +415,13 @@ class _Rewrite(gast.NodeTransformer):
         return gast.copy_location(_load(best), node)
 
 
-def _sequence(seq):
+def _sequence(seq, forms):
     """Source of a sequence to index: a generator or range() as a list comprehension."""
     if isinstance(seq, gast.GeneratorExp):
         return stmt_source(gast.ListComp(elt=seq.elt, generators=seq.generators))
-    if isinstance(seq, gast.Call) and isinstance(seq.func, gast.Name) and seq.func.id == "range":
-        return f"[reduce_v for reduce_v in {stmt_source(seq)}]"
+    if isinstance(seq, gast.Call) and forms.is_(seq.func, builtins.range):
+        v = forms.fresh("item")
+        return f"[{v} for {v} in {stmt_source(seq)}]"
     return stmt_source(seq)
 
 
