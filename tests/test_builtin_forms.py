@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from gradcheck import check_grad
+from gradcheck import FULL, check_grad
 
 X1 = np.array([0.7, -1.3, 2.1, 0.4, 1.6])
 X2 = np.array([[0.5, -1.2, 0.8], [1.4, 0.3, -0.6]])
@@ -192,6 +192,7 @@ def tolist_forms(x):
     total = 0.0
     for k, v in enumerate(values):
         total += v * v * (k + 1)
+    total += values[2] * x[0]
     return total + values[-1] * 3.0
 
 
@@ -257,14 +258,26 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("fn, args, wrts", CASES,
-                         ids=[f"{c[0].__name__}-{np.ndim(c[1][0])}d" for c in CASES])
-def test_values_and_gradients(fn, args, wrts, jit):
-    _check(fn, args, wrt=wrts if len(wrts) > 1 else wrts[0], jit=jit)
+# compiled by default (numba compiles each derivative for seconds): one case of each kind
+# of definition or loop the forms become; S2SAD_FULL=1 compiles every case
+COMPILED_SAMPLE = {maximum_accumulate, add_at, reduce_lambda, max_key, list_forms,
+                   divmod_scalars, ndenumerate_2d}
+GRID = [(fn, args, wrts, compiled) for fn, args, wrts in CASES for compiled in (True, False)
+        if not compiled or FULL or fn in COMPILED_SAMPLE]
+
+
+@pytest.mark.parametrize("fn, args, wrts, compiled", GRID, ids=[
+    f"{'jit' if c[3] else 'python'}-{c[0].__name__}-{np.ndim(c[1][0])}d" for c in GRID])
+def test_values_and_gradients(fn, args, wrts, compiled):
+    _check(fn, args, wrt=wrts if len(wrts) > 1 else wrts[0], jit=compiled)
 
 
 # ---- ties and kinks: the documented choice, where finite differences are one-sided ---------
 
+MODES = [False, True] if FULL else [False]  # (the compiled forms: test_values_and_gradients)
+
+
+@pytest.mark.parametrize("jit", MODES)
 def test_ptp_ties_share_the_gradient(jit):
     x = np.array([3.0, 1.0, 3.0, 1.0, 2.0])  # two maxima, two minima: as JAX's max - min
     g = s2sad.grad(ptp_all, jit=jit)(x)
@@ -272,6 +285,7 @@ def test_ptp_ties_share_the_gradient(jit):
     np.testing.assert_allclose(s2sad.grad(ptp_all, jit=jit)(np.full(4, 2.0)), np.zeros(4))
 
 
+@pytest.mark.parametrize("jit", MODES)
 def test_running_maximum_tie_goes_to_the_earlier_element(jit):
     x = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
     # running maximum 1, 3, 3, 3, 3: each 3 is the one at index 1 (np.maximum's first argument)
@@ -281,6 +295,7 @@ def test_running_maximum_tie_goes_to_the_earlier_element(jit):
     np.testing.assert_allclose(s2sad.grad(minimum_accumulate, jit=jit)(y), -(-expected))
 
 
+@pytest.mark.parametrize("jit", MODES)
 def test_max_key_tie_goes_to_the_first_item(jit):
     def first_of_ties(x):
         return max([x[0], x[1], x[2]], key=lambda v: abs(v))

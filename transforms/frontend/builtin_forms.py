@@ -467,7 +467,8 @@ def spell_lists(tree, namespace):
         list(x)       [v for v in x]          (the rows of a 2-d x, as Python's)
         x.tolist()    [float(v) for v in x]   (of a 1-d x: Python floats; of a
                                                2-d x, whose nested lists this
-                                               is not, float() raises TypeError)
+                                               is not, float() raises TypeError;
+                                               of ints: floats, which do not index)
 
     Run after container arguments are flattened (a container's own `list(p)`
     is refused there); `list(range(n))` and other calls are left as written."""
