@@ -234,6 +234,16 @@ def ndenumerate_3d(x):
     return s
 
 
+def smooth_step(t):
+    return t * t if t < 1.0 else 2.0 * t - 1.0
+
+
+def vectorize_float(x):
+    ramp = np.vectorize(smooth_step, otypes=[float])
+    y = np.vectorize(lambda t: np.sin(t) * t, otypes=[np.float64])(x) * 2.0
+    return np.sum(ramp(x) * W2) + np.sum(y ** 2)
+
+
 CASES = [
     (ptp_all, (X1,), (0,)), (ptp_all, (X2,), (0,)), (ptp_axis0, (X2,), (0,)),
     (ptp_last_kept, (X3,), (0,)), (ptp_tuple, (X3,), (0,)), (ptp_not_kept, (X2,), (0,)),
@@ -255,6 +265,7 @@ CASES = [
     (divmod_scalars, (7.3, 2.1), (0, 1)), (divmod_scalars, (-7.3, 2.1), (0, 1)),
     (divmod_scalars, (7.3, -2.1), (0, 1)), (divmod_arrays, (X1 * 3.0, 1.7), (0, 1)),
     (ndenumerate_2d, (X2,), (0,)), (ndenumerate_1d, (X1,), (0,)), (ndenumerate_3d, (X3,), (0,)),
+    (vectorize_float, (X2 + 0.3,), (0,)),
 ]
 
 
@@ -404,6 +415,11 @@ def vectorized(x):
     return np.sum(np.vectorize(lambda t: t * t)(x))
 
 
+def vectorized_two_arguments(x):
+    f = np.vectorize(lambda t, u: t * u, otypes=[float])
+    return np.sum(f(x, x))
+
+
 @pytest.mark.parametrize("fn, args, error, match", [
     (ptp_keepdims_variable, (X2, True), LookupError, r":\d+.*keepdims written as the constant"),
     (accumulate_dtype, (X1,), LookupError, r":\d+.*np.add.accumulate.*'dtype'"),
@@ -418,7 +434,8 @@ def vectorized(x):
     (ndenumerate_break, (X2,), SyntaxError, r":\d+.*with break or else"),
     (ndenumerate_index_name, (X2,), SyntaxError, r":\d+.*one name per axis"),
     (ndenumerate_wrong_rank, (X1,), ValueError, r"values to unpack"),
-    (vectorized, (X1,), SyntaxError, r":\d+.*np.vectorize"),
+    (vectorized, (X1,), SyntaxError, r":\d+.*np.vectorize\(...\) without otypes"),
+    (vectorized_two_arguments, (X1,), SyntaxError, r":\d+.*several arguments"),
 ])
 def test_refused_with_the_line(fn, args, error, match):
     with pytest.raises(error, match=match):

@@ -79,7 +79,10 @@ class _Forms:
             return False
 
     def function(self, fn):
+        outer = getattr(self, "vectorizers", {})
+        self.vectorizers = {**outer, **_named_vectorizers(fn, self)}
         fn.body = self.block(fn.body)
+        self.vectorizers = outer
 
     def block(self, stmts):
         out = []
@@ -274,8 +277,11 @@ class _Rewrite(gast.NodeTransformer):
                                         "builtin_function_or_method", "type"))
 
     def visit_Call(self, node):
-        self.generic_visit(node)
         forms = self.forms
+        if isinstance(node.func, gast.Call) and forms.is_(node.func.func, np.vectorize):
+            node.args = [self.visit(a) for a in node.args]
+            return self.vectorized(node, node.func)  # np.vectorize(f, otypes=[float])(x)
+        self.generic_visit(node)
         if forms.is_(node.func, math.fsum) and len(node.args) == 1 and not node.keywords \
                 and forms.is_(_load("sum"), builtins.sum):
             node.func = gast.copy_location(_load("sum"), node.func)
@@ -284,13 +290,10 @@ class _Rewrite(gast.NodeTransformer):
             return self.divmod(node)
         if forms.is_(node.func, functools.reduce):
             return self.reduce(node)
+        if isinstance(node.func, gast.Name) and node.func.id in forms.vectorizers:
+            return self.vectorized(node, forms.vectorizers[node.func.id])
         if forms.is_(node.func, np.vectorize):
-            raise UnsupportedSyntaxError(
-                "np.vectorize(...)", forms.location, node,
-                "Apply the function to each element in a comprehension, "
-                "np.array([f(v) for v in x.ravel()]).reshape(x.shape), or write it with numpy's "
-                "elementwise functions (np.vectorize's result type comes from its first "
-                "element's, which s2sad does not guess)")
+            raise _vectorize_refused(node, forms.location)
         if (forms.is_(node.func, builtins.max) or forms.is_(node.func, builtins.min)) \
                 and any(k.arg == "key" for k in node.keywords):
             return self.extremum(node, "max" if forms.is_(node.func, builtins.max) else "min")
@@ -302,6 +305,31 @@ class _Rewrite(gast.NodeTransformer):
                                                          type_comment=None), self.stmt))
             return gast.copy_location(_load(held), node)
         return node
+
+    def vectorized(self, node, maker):
+        """`f` applied to each element of the one array given, as np.vectorize
+        with otypes=[float] does: float(f(v)) for v in its flat elements, in
+        its shape."""
+        fn = _float_vectorizer(maker, self.forms)
+        if fn is None:
+            raise _vectorize_refused(maker, self.forms.location)
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], gast.Starred):
+            raise UnsupportedSyntaxError(
+                "a vectorized function called with several arguments or keywords",
+                self.forms.location, node, "Call it with one array (np.vectorize would "
+                "broadcast several): pass the others through the function's closure")
+        if isinstance(fn, gast.Lambda):
+            held = self.forms.fresh("vectorized_fn")
+            self.hoist(node, "np.vectorize(lambda ...)(...)").append(gast.copy_location(
+                gast.Assign(targets=[_store(held)], value=fn, type_comment=None), self.stmt))
+            fn = _load(held)
+        v = self.forms.fresh("item")
+        x = stmt_source(node.args[0])
+        comp = gast.parse(f"np.reshape(np.array([float({stmt_source(fn)}({v})) for {v} in "
+                          f"np.ravel({x})]), np.shape({x}))").body[0].value
+        for n in walk(comp):
+            gast.copy_location(n, node)
+        return comp
 
     def whole(self, node):
         """`node` is what sorted_forms.py rewrites: an assignment's whole value."""
@@ -423,6 +451,62 @@ def _sequence(seq, forms):
         v = forms.fresh("item")
         return f"[{v} for {v} in {stmt_source(seq)}]"
     return stmt_source(seq)
+
+
+def _float_vectorizer(maker, forms):
+    """The function of `np.vectorize(f, otypes=[float])` (or np.float64, 'd'),
+    or None: without otypes numpy takes the result type from the first
+    element's result (an int there truncates every other), which s2sad
+    does not guess."""
+    given = {k.arg: k.value for k in maker.keywords}
+    if len(maker.args) != 1 or set(given) != {"otypes"}:
+        return None
+    otypes = given["otypes"]
+    if isinstance(otypes, (gast.List, gast.Tuple)) and len(otypes.elts) == 1:
+        otypes = otypes.elts[0]
+    if isinstance(otypes, gast.Constant):
+        ok = otypes.value in ("d", "f8", "float64")
+    else:
+        ok = forms.is_(otypes, builtins.float) or forms.is_(otypes, np.float64)
+    return maker.args[0] if ok else None
+
+
+def _named_vectorizers(fn, forms):
+    """{name: its np.vectorize(...) call} for names a statement of the
+    function's own body binds once to one (that statement leaves; calls of
+    the name are rewritten)."""
+    stores = {}
+    for n in walk(fn):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    found, body = {}, []
+    for s in fn.body:
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1 \
+                and isinstance(s.value, gast.Call) and forms.is_(s.value.func, np.vectorize) \
+                and _float_vectorizer(s.value, forms) is not None:
+            found[s.targets[0].id] = s.value
+            continue
+        body.append(s)
+    if found:
+        if any(isinstance(n, gast.Name) and n.id in found and isinstance(n.ctx, gast.Load)
+               and not _called(n, fn) for n in walk(fn)):
+            return {}  # (used other than called: refused where the call to np.vectorize is)
+        fn.body = body
+    return found
+
+
+def _called(name, fn):
+    return any(isinstance(c, gast.Call) and c.func is name for c in walk(fn))
+
+
+def _vectorize_refused(node, location):
+    return UnsupportedSyntaxError(
+        "np.vectorize(...) without otypes=[float], or with other options, or not called",
+        location, node,
+        "Give otypes=[float] (numpy otherwise takes the result type from the first "
+        "element's result, which s2sad does not guess), or apply the function in a "
+        "comprehension: np.array([f(v) for v in x.ravel()]).reshape(x.shape)")
 
 
 def _sorted_spelled(node):
