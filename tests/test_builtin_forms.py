@@ -175,6 +175,10 @@ def max_key_args(x):
     return max(x[0] * 2.0, x[3], key=abs) - min(x[1], x[4], key=lambda v: -v)
 
 
+def builtin_reductions(x):
+    return max(x) + min(x) * 2.0 + sum(x) * 3.0 + sum(x * x)
+
+
 def sorted_inside(x):
     return sorted(x, reverse=True)[0] * 2.0 + sorted(x)[1] * 5.0
 
@@ -250,6 +254,7 @@ CASES = [
     (add_accumulate, (X1,), (0,)), (add_accumulate, (X2,), (0,)),
     (add_accumulate_axis1, (X2,), (0,)), (add_accumulate_none, (X1,), (0,)),
     (multiply_accumulate, (X1,), (0,)), (multiply_accumulate_rows, (X3,), (0,)),
+    (multiply_accumulate, (np.array([0.7, 0.0, 2.1, -0.4, 1.6]),), (0,)),  # (a zero)
     (maximum_accumulate, (X1,), (0,)), (maximum_accumulate_cols, (X2,), (0,)),
     (maximum_accumulate_rows, (X2,), (0,)), (minimum_accumulate, (X1,), (0,)),
     (minimum_accumulate_3d, (X3,), (0,)),
@@ -260,7 +265,7 @@ CASES = [
     (add_at_argument, (X1, W1), (0,)),  # (v: f writes into x, which FD reuses)
     (fsum_array, (X1,), (0,)), (reduce_lambda, (X1,), (0,)), (reduce_operators, (X1,), (0,)),
     (reduce_nested_def, (X1,), (0,)), (reduce_range_list, (X1,), (0,)),
-    (max_key, (X1,), (0,)), (max_key_args, (X1,), (0,)), (sorted_inside, (X1,), (0,)),
+    (builtin_reductions, (X1,), (0,)), (max_key, (X1,), (0,)), (max_key_args, (X1,), (0,)), (sorted_inside, (X1,), (0,)),
     (list_forms, (X1,), (0,)), (tolist_forms, (X1,), (0,)), (list_of_rows, (X2,), (0,)),
     (divmod_scalars, (7.3, 2.1), (0, 1)), (divmod_scalars, (-7.3, 2.1), (0, 1)),
     (divmod_scalars, (7.3, -2.1), (0, 1)), (divmod_arrays, (X1 * 3.0, 1.7), (0, 1)),

@@ -17,6 +17,8 @@ and comprehensions lowered (containers.py):
     for (i, j), v in np.ndenumerate(x):   for i in range(x.shape[0]):
                                               for j in range(x.shape[1]):
                                                   v = x[i, j]
+    np.vectorize(f, otypes=[float])(x)    np.reshape(np.array([float(f(v)) for v in
+                                              np.ravel(x)]), np.shape(x))
 
 A fold over a list or tuple literal is unrolled (`reduce(f, [a, b, c])` is
 `f(f(a, b), c)`); `operator.add` and its kin are the operator itself; a
