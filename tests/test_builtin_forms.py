@@ -163,6 +163,19 @@ def reduce_nested_def(x):
     return functools.reduce(smooth_max, parts) * 2.0
 
 
+def reduce_in_if_test(x):
+    s = 0.0
+    if functools.reduce(max, x) > 1.0:
+        s = scaled_sum(x)  # (a helper call in the body is not beside the test's fold)
+    for v in sorted(x, reverse=True)[:2]:
+        s += scaled_sum(x) * v
+    return s
+
+
+def scaled_sum(x):
+    return np.sum(x) * 0.5
+
+
 def reduce_range_list(x):
     return functools.reduce(lambda a, k: a + x[k] ** 2 * k, range(x.shape[0]), 0.0)
 
@@ -265,6 +278,7 @@ CASES = [
     (add_at_argument, (X1, W1), (0,)),  # (v: f writes into x, which FD reuses)
     (fsum_array, (X1,), (0,)), (reduce_lambda, (X1,), (0,)), (reduce_operators, (X1,), (0,)),
     (reduce_nested_def, (X1,), (0,)), (reduce_range_list, (X1,), (0,)),
+    (reduce_in_if_test, (X1,), (0,)),
     (builtin_reductions, (X1,), (0,)), (max_key, (X1,), (0,)), (max_key_args, (X1,), (0,)), (sorted_inside, (X1,), (0,)),
     (list_forms, (X1,), (0,)), (tolist_forms, (X1,), (0,)), (list_of_rows, (X2,), (0,)),
     (divmod_scalars, (7.3, 2.1), (0, 1)), (divmod_scalars, (-7.3, 2.1), (0, 1)),

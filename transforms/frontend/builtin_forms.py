@@ -113,8 +113,10 @@ class _Forms:
         return out
 
     def expression(self, node, s, before):
+        """An `if` test or a `for` iterable (evaluated before the body, which
+        is not part of what a hoisted form runs beside)."""
         holder = gast.Expr(value=node)
-        _Rewrite(self, s, before).visit(holder)
+        _Rewrite(self, s, before, scope=holder).visit(holder)
         return holder.value
 
     # ---- statements written for a form -------------------------------------------------
@@ -205,8 +207,9 @@ class _Rewrite(gast.NodeTransformer):
     """The forms in one statement's own expressions; `before` gets the
     statements a form needs (None: none may be added there)."""
 
-    def __init__(self, forms, stmt, before):
+    def __init__(self, forms, stmt, before, scope=None):
         self.forms, self.stmt, self.before = forms, stmt, before
+        self.scope = stmt if scope is None else scope  # what runs beside a hoisted form
         self.deferred = 0  # inside a conditional branch, a lambda or a comprehension
 
     def deferring(self, node, fields):
@@ -254,7 +257,7 @@ class _Rewrite(gast.NodeTransformer):
                 "Assign it to a name on a line of its own first (Python evaluates it only "
                 "where it runs)")
         inside = set(map(id, walk(call)))
-        others = [c for c in walk(self.stmt) if isinstance(c, gast.Call)
+        others = [c for c in walk(self.scope) if isinstance(c, gast.Call)
                   and id(c) not in inside and not self.pure(c)]
         if others:
             raise UnsupportedSyntaxError(
