@@ -100,17 +100,9 @@ def add_at(a, indices, b):
 
 
 def subtract_at(a, indices, b):
-    """np.subtract.at(a, indices, b) as a value (see add_at)."""
-    if isinstance(indices, int):
-        one = a * 1.0
-        one[indices] -= b
-        return one
-    picked = _index_list(indices)
-    values = b + np.zeros_like(a[picked])
-    out = a * 1.0
-    for k in range(picked.shape[0]):
-        out[picked[k]] -= values[k]
-    return out
+    """np.subtract.at(a, indices, b) as a value: add_at of -b (a - b and
+    a + -b are the same floating-point numbers)."""
+    return add_at(a, indices, -b)
 
 
 def _keepdims(given, const, not_constant, refuse):
