@@ -41,10 +41,16 @@ def add_accumulate(array, axis=0, dtype=None, out=None):
 
 
 def multiply_accumulate(array, axis=0, dtype=None, out=None):
-    """np.multiply.accumulate: np.cumprod along `axis` (0 by default)."""
+    """np.multiply.accumulate: the running product along `axis` (0 by
+    default), as a loop of products (numba's np.cumprod takes no axis; a
+    zero entry gets the gradient its products give)."""
+    moved = _one_axis(array, axis)
+    running = moved * 1.0
+    for i in range(1, moved.shape[0]):
+        running[i] = running[i - 1] * moved[i]
     if axis is None:
-        return np.cumprod(_one_axis(array, axis))
-    return np.cumprod(array, axis=axis)
+        return running
+    return np.moveaxis(running, 0, axis)
 
 
 def maximum_accumulate(array, axis=0, dtype=None, out=None):
@@ -137,7 +143,7 @@ TABLE = [
              "written as a constant (np.max - np.min: ties share the gradient)"),
     (np.add.accumulate, "definition (np.cumsum along axis): array; axis: an int (0 by default) "
                         "or None for a 1-d array (dtype=, out= refused)"),
-    (np.multiply.accumulate, "definition (np.cumprod along axis): array; axis: as "
+    (np.multiply.accumulate, "definition (a running product along axis): array; axis: as "
                              "np.add.accumulate"),
     (np.maximum.accumulate, "definition (a running np.maximum): array; axis: as "
                             "np.add.accumulate; a tie: the earlier element"),
