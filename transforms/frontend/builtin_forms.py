@@ -135,8 +135,7 @@ class _Forms:
         return name
 
     def callable_text(self, fn, before, like):
-        """Source that calls `fn` on (a, b): `{0} + {1}` for operator.add, the
-        lambda bound to a name first."""
+        """Source that calls `fn` on (a, b): `{0} + {1}` for operator.add."""
         op = None
         try:
             op = _OPERATORS.get(self.resolve(fn))
@@ -144,22 +143,20 @@ class _Forms:
             pass
         if op is not None:
             return "({0} " + op + " {1})"
-        if isinstance(fn, gast.Lambda):
-            held = self.fresh("reduce_fn")
-            before.append(gast.copy_location(gast.Assign(
-                targets=[gast.Name(id=held, ctx=gast.Store(), annotation=None,
-                                   type_comment=None)], value=fn, type_comment=None), like))
-            return held + "({0}, {1})"
-        return stmt_source(fn) + "({0}, {1})"
+        return self.callee(fn, "reduce_fn", before, like) + "({0}, {1})"
 
     def key_text(self, key, before, like):
-        if isinstance(key, gast.Lambda):
-            held = self.fresh("key_fn")
-            before.append(gast.copy_location(gast.Assign(
-                targets=[gast.Name(id=held, ctx=gast.Store(), annotation=None,
-                                   type_comment=None)], value=key, type_comment=None), like))
-            return held + "({0})"
-        return stmt_source(key) + "({0})"
+        return self.callee(key, "key_fn", before, like) + "({0})"
+
+    def callee(self, fn, base, before, like):
+        """Source naming `fn`: a lambda is bound to a name first (closures.py
+        lifts it), anything else is written as it stands."""
+        if not isinstance(fn, gast.Lambda):
+            return stmt_source(fn)
+        held = self.fresh(base)
+        before.append(gast.copy_location(gast.Assign(targets=[_store(held)], value=fn,
+                                                     type_comment=None), like))
+        return held
 
     def ndenumerate(self, s):
         """`for (i, j), v in np.ndenumerate(x)`: index loops (a loop of its own)."""
@@ -324,13 +321,13 @@ class _Rewrite(gast.NodeTransformer):
                 self.forms.location, node, "Call it with one array (np.vectorize would "
                 "broadcast several): pass the others through the function's closure")
         if isinstance(fn, gast.Lambda):
-            held = self.forms.fresh("vectorized_fn")
-            self.hoist(node, "np.vectorize(lambda ...)(...)").append(gast.copy_location(
-                gast.Assign(targets=[_store(held)], value=fn, type_comment=None), self.stmt))
-            fn = _load(held)
+            fn = self.forms.callee(fn, "vectorized_fn", self.hoist(
+                node, "np.vectorize(lambda ...)(...)"), self.stmt)
+        else:
+            fn = stmt_source(fn)
         v = self.forms.fresh("item")
         x = stmt_source(node.args[0])
-        comp = gast.parse(f"np.reshape(np.array([float({stmt_source(fn)}({v})) for {v} in "
+        comp = gast.parse(f"np.reshape(np.array([float({fn}({v})) for {v} in "
                           f"np.ravel({x})]), np.shape({x}))").body[0].value
         for n in walk(comp):
             gast.copy_location(n, node)
