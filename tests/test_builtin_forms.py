@@ -290,7 +290,7 @@ CASES = [
 
 # compiled by default (numba compiles each derivative for seconds): one case of each kind
 # of definition or loop the forms become; S2SAD_FULL=1 compiles every case
-COMPILED_SAMPLE = {maximum_accumulate, add_at, reduce_lambda, max_key, list_forms,
+COMPILED_SAMPLE = {maximum_accumulate, add_at, reduce_lambda, max_key,
                    divmod_scalars, ndenumerate_2d}
 GRID = [(fn, args, wrts, compiled) for fn, args, wrts in CASES for compiled in (True, False)
         if not compiled or FULL or fn in COMPILED_SAMPLE]
