@@ -8,6 +8,7 @@ take is refused when the call is bound, as for any helper."""
 import numpy as np
 
 from . import numpy_definitions_more as more
+from . import numpy_definitions_ufuncs as ufuncs
 
 
 def average(a, axis=None, weights=None):
@@ -150,7 +151,7 @@ def numpy_definition(obj, call=None, caller=None):
     return None if given is None else chooser(given)
 
 
-_OWN_MODULES = (__name__, more.__name__)
+_OWN_MODULES = (__name__, more.__name__, ufuncs.__name__)
 
 
 def _given(fn, call):
@@ -186,13 +187,19 @@ def _const(node, missing=object()):
 _NOT_CONSTANT = object()
 
 
+def _dotted(fn):
+    """`add.accumulate` for a ufunc's method, else the function's name."""
+    owner = getattr(fn, "__self__", None)
+    return f"{owner.__name__}.{fn.__name__}" if isinstance(owner, np.ufunc) else fn.__name__
+
+
 def _refuse_given(fn, given, allowed):
     """Refuse a parameter of `allowed` ({name: (values allowed, what to do)})
     given with another value (or not as a constant)."""
     for name, (values, hint) in allowed.items():
         if name in given and _const(given[name], _NOT_CONSTANT) not in values:
             raise NotImplementedArgument(
-                f"s2sad's definition of np.{fn.__name__} does not implement its parameter "
+                f"s2sad's definition of np.{_dotted(fn)} does not implement its parameter "
                 f"'{name}' given as written here. {hint}")
 
 
@@ -338,6 +345,10 @@ _BY_CALL = {np.cov: _cov, np.convolve: _convolve, np.max: _extremum(more.amax_in
             np.amax: _extremum(more.amax_initial), np.min: _extremum(more.amin_initial),
             np.amin: _extremum(more.amin_initial), np.reshape: _reshape,
             np.linalg.norm: _norm, np.linalg.svd: _svd, np.median: _median}
+# np.ptp (keepdims chooses), ufuncs' accumulate and at (numpy_definitions_ufuncs.py)
+_DEFINITIONS.update(ufuncs.DEFINITIONS)
+_NOT_IMPLEMENTED.update(ufuncs.NOT_IMPLEMENTED)
+_BY_CALL[np.ptp] = lambda given: ufuncs._keepdims(given, _const, _NOT_CONSTANT, _refuse_given)
 
 
 # ---- the README's rule table (s2sad/rule_table.py): what each definition implements ----
@@ -368,3 +379,4 @@ TABLE = [
     (np.linalg.norm, "definition with ord 1, -1, 2, -2, inf, -inf, 'nuc': the matrix norm of a "
                      "2-d array without axis, else the vector norm (a pair of axes refused)"),
 ]
+TABLE += ufuncs.TABLE

@@ -22,6 +22,8 @@ _NAMESPACES = [("np.", np), ("np.linalg.", np.linalg), ("math.", math), ("", __b
 
 def _qualified(fn):
     own = getattr(fn, "__name__", None)
+    if isinstance(getattr(fn, "__self__", None), np.ufunc):  # np.add.accumulate
+        return f"np.{fn.__self__.__name__}.{own}"
     for prefix, module in _NAMESPACES:  # the function's own name first (np.arccos, not acos)
         names = module if isinstance(module, dict) else vars(module)
         if own in names and names[own] is fn:

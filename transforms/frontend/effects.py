@@ -10,10 +10,13 @@ they are before calls are bound (`respell_writes`):
     np.copyto(u, v)                 u[...] = v
     u.sort()   (also axis=)         u[...] = np.sort(u)
     y = np.multiply(a, b, out=u)    u[...] = np.multiply(a, b); y = u
+    np.add.at(u, i, v)              u[...] = np.add.at(u, i, v)   (the call: s2sad's
+                                    definition, numpy_definitions_ufuncs.py; also
+                                    np.subtract.at)
 
 and any other call made for its effect on an array (a statement of its
 own, given an array or with an array's method) is refused once the kinds
-are known (`check_effects`): `np.add.at`, `np.put`, `x.resize`, a numba
+are known (`check_effects`): `np.multiply.at`, `np.put`, `x.resize`, a numba
 function s2sad cannot read, ..."""
 import builtins
 
@@ -29,6 +32,8 @@ _WRITING_METHODS = {"fill", "sort", "put", "resize", "itemset", "setfield", "par
                     "byteswap", "setflags"}
 _PURE_BUILTINS = {builtins.print, builtins.len, builtins.isinstance}
 # numpy functions that write into their first argument, wherever they are called
+# ufunc methods that write, spelled as a store of the value s2sad's definition gives
+_AT_DEFINED = (np.add.at, np.subtract.at)
 _WRITING_FUNCTIONS = {np.put, np.place, np.putmask, np.fill_diagonal, np.copyto,
                       np.random.shuffle, np.put_along_axis}
 
@@ -114,8 +119,34 @@ class _Respell(gast.NodeTransformer):
                     "(u[...] = f(...)) instead of out=")
             return self.without_out(s, value)
         if isinstance(s, gast.Expr) and isinstance(value, gast.Call):
+            if self.resolve(value.func) in _AT_DEFINED:
+                return self.ufunc_at(s, value)
+            self.refuse_ufunc_at(s)
             return self.method_or_copyto(s, value)
+        self.refuse_ufunc_at(s)
         return [s]
+
+    def refuse_ufunc_at(self, s):
+        """np.add.at anywhere but as a statement of its own: its value is None."""
+        for c in walk(s):
+            if isinstance(c, gast.Call) and _hashable_in(self.resolve(c.func), _AT_DEFINED):
+                raise UnsupportedSyntaxError(
+                    f"{_describe(c.func)}(...) inside an expression (it writes into its first "
+                    f"argument and returns None)", self.parsed.location, c,
+                    f"Call it as a statement of its own: {_describe(c.func)}(u, indices, v)")
+
+    def ufunc_at(self, s, call):
+        """`np.add.at(u, i, v)`: `u[...] = np.add.at(u, i, v)`, whose call the
+        binder makes the definition returning the new value
+        (s2sad/numpy_definitions_ufuncs.py)."""
+        if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name) \
+                or any(isinstance(a, gast.Starred) for a in call.args):
+            raise UnsupportedSyntaxError(
+                f"{_describe(call.func)}(...) into an expression, or without a value to add",
+                self.parsed.location, call,
+                f"Give it a variable and the values: {_describe(call.func)}(u, indices, v)")
+        return [gast.copy_location(gast.Assign(targets=[_whole(call.args[0].id)], value=call,
+                                               type_comment=None), s)]
 
     def without_out(self, s, call):
         """`y = f(a, out=u)`: `u[...] = f(a); y = u`."""
@@ -220,7 +251,8 @@ def check_effects(tree, kinds, parsed, readable, pure=lambda obj: False, nodes=N
             obj = None if method else parsed.resolve(func)
         except Exception:  # noqa: BLE001
             obj = None
-        if method or _hashable_in(obj, _WRITING_FUNCTIONS) or _is_ufunc_at(obj):
+        if method or _hashable_in(obj, _WRITING_FUNCTIONS) or (
+                _is_ufunc_at(obj) and not _hashable_in(obj, _AT_DEFINED)):
             raise UnsupportedSyntaxError(
                 f"{_describe(func)}(...), which writes into an array it is given",
                 parsed.location, call,

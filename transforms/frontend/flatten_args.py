@@ -28,6 +28,7 @@ from .container_loops import StructureQueries, unroll
 from ..emit.unparse import expr_source, stmt_source
 from ..errors import S2sadError
 from .sorted_forms import desugar_sorted
+from .builtin_forms import spell_lists
 from .source import parse_function as _parse_function
 from ..syntax import name, walk
 
@@ -96,6 +97,7 @@ def parse_function(fn, structures=None):
     # s = sorted(x): the list of np.sort's values (after the loops over a
     # container argument's sorted keys are unrolled)
     desugar_sorted(parsed.tree, parsed.namespace)
+    spell_lists(parsed.tree, parsed.namespace)  # list(x), x.tolist(): list comprehensions
     return parsed
 
 

@@ -11,6 +11,7 @@ import gast
 
 from . import closures
 from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from .builtin_forms import spell_builtin_forms
 from .callable_forms import spell_callable_forms
 from .lambda_source import lambda_tree
 from .statement_forms import desugar_statement_forms
@@ -193,6 +194,8 @@ def parse_function(fn, nested_def_ok=False, read_only=False):
     imported = hoist_imports(tree)
     # functools.partial and map: the lambdas and comprehensions they are
     spell_callable_forms(tree, {**_namespace(fn), **imported}, location)
+    # math.fsum, divmod, functools.reduce, max(key=), np.ndenumerate loops
+    spell_builtin_forms(tree, {**_namespace(fn), **imported}, location)
     nested = any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
                  if n is not tree)
     parsed = _parsed(fn, tree, location, source, {**_namespace(fn), **imported},

@@ -12,7 +12,7 @@ from .chained_writes import check_chained_writes
 from .builtin_reductions import reduce_arrays
 from .aux_output import check_pair_kinds, flatten_aux_returns
 from ..reverse.checkpoint_loops import lift_loops, unliftable
-from .array_attributes import respell_array_attributes
+from .array_attributes import missing_array_attributes, respell_array_attributes
 from .array_loops import mark_array_loops
 from .containers import lower_containers
 from .desugar import desugar
@@ -75,6 +75,7 @@ class Specialised:
         check_pair_kinds(aux_pairs, self.kinds, self.parsed.location)
         # one walk of the tree for the checks below, again after a pass changes it
         nodes = walk(tree)
+        missing_array_attributes(tree, self.kinds, self.parsed.location, nodes)  # x.ptp()
         check_chained_writes(tree, self.kinds, self.parsed.location,
                              program.call_kind(self.parsed), nodes)
         refuse_reductions_of_changing_kinds(tree, self.kinds, self._resolve,

@@ -1,0 +1,600 @@
+"""Python builtins and standard-library folds spelled as the statements
+and calls they compute, before nested functions are lifted (closures.py)
+and comprehensions lowered (containers.py):
+
+    s = math.fsum(e)                s = sum(e)
+    q, r = divmod(a, b)             q, r = (a // b, a % b)
+    p = functools.reduce(f, xs)     reduce_items = xs
+                                    if len(reduce_items) == 0:
+                                        raise TypeError(...)
+                                    reduce_value = reduce_items[0]
+                                    for reduce_k in range(1, len(reduce_items)):
+                                        reduce_value = f(reduce_value, reduce_items[reduce_k])
+                                    p = reduce_value
+    m = max(xs, key=f)              the first item whose key is largest, by a loop
+    t = sorted(xs, reverse=True)[0] sorted_list = sorted(xs, reverse=True)   (sorted_forms.py)
+                                    t = sorted_list[0]
+    for (i, j), v in np.ndenumerate(x):   for i in range(x.shape[0]):
+                                              for j in range(x.shape[1]):
+                                                  v = x[i, j]
+    np.vectorize(f, otypes=[float])(x)    np.reshape(np.array([float(f(v)) for v in
+                                              np.ravel(x)]), np.shape(x))
+
+A fold over a list or tuple literal is unrolled (`reduce(f, [a, b, c])` is
+`f(f(a, b), c)`); `operator.add` and its kin are the operator itself; a
+lambda is bound to a name (closures.py makes it a helper). A form that
+needs statements runs where Python evaluates it, just before its statement:
+inside a conditional expression, `and`/`or`, a lambda, a comprehension or a
+`while` test, or beside a call of a Python function (which could change
+what it reads), it is refused with the line (assign it to a name first).
+`list(x)` and `x.tolist()` (values.py) are written elsewhere."""
+import builtins
+import functools
+import math
+import operator
+
+import gast
+import numpy as np
+
+from ..emit.unparse import stmt_source
+from ..errors import UnsupportedSyntaxError
+from ..names import fresh_name
+from ..syntax import walk
+
+_OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+              operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
+              operator.matmul: "@"}
+_LIBRARIES = ("numpy", "math", "builtins", "scipy", "operator", "functools", "s2sad")
+# methods of an array that only read it (a call of one beside a fold is safe)
+_READING_METHODS = {"sum", "mean", "prod", "max", "min", "copy", "ravel", "reshape", "dot",
+                    "transpose", "flatten", "cumsum", "cumprod", "std", "var", "astype",
+                    "tolist", "item", "argmax", "argmin", "any", "all", "squeeze", "clip"}
+
+
+def spell_builtin_forms(tree, namespace, location):
+    """Rewrite `tree` (a parsed function, nested functions included) in place."""
+    local = {n.id for n in walk(tree) if isinstance(n, gast.Name)
+             and not isinstance(n.ctx, gast.Load)} | {a.id for a in tree.args.args}
+    if not any(isinstance(n, gast.Call) for n in walk(tree)):
+        return
+    _Forms(namespace, local, location, set(namespace) | {
+        n.id for n in walk(tree) if isinstance(n, gast.Name)}).function(tree)
+
+
+class _Forms:
+    def __init__(self, namespace, local, location, taken):
+        self.namespace, self.local, self.location, self.taken = namespace, local, location, taken
+
+    def resolve(self, node):
+        if isinstance(node, gast.Name):
+            return None if node.id in self.local else self.namespace.get(node.id,
+                                                                         _builtin(node.id))
+        if isinstance(node, gast.Attribute):
+            base = self.resolve(node.value)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
+
+    def is_(self, node, obj):
+        try:
+            return self.resolve(node) is obj
+        except TypeError:
+            return False
+
+    def function(self, fn):
+        outer = getattr(self, "vectorizers", {})
+        self.vectorizers = {**outer, **_named_vectorizers(fn, self)}
+        fn.body = self.block(fn.body)
+        self.vectorizers = outer
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.FunctionDef):
+                self.function(s)
+                out.append(s)
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    setattr(s, field, self.block(inner))
+            before = []
+            if isinstance(s, gast.For):
+                s.iter = self.expression(s.iter, s, before)
+                out += before + self.ndenumerate(s)
+                continue
+            if isinstance(s, gast.While):
+                s.test = self.expression(s.test, s, None)
+            elif isinstance(s, gast.If):
+                s.test = self.expression(s.test, s, before)
+            elif isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return,
+                                gast.Expr, gast.Raise, gast.Assert)):
+                _Rewrite(self, s, before).visit(s)
+            out += before + [s]
+        return out
+
+    def expression(self, node, s, before):
+        """An `if` test or a `for` iterable (evaluated before the body, which
+        is not part of what a hoisted form runs beside)."""
+        holder = gast.Expr(value=node)
+        _Rewrite(self, s, before, scope=holder).visit(holder)
+        return holder.value
+
+    # ---- statements written for a form -------------------------------------------------
+
+    def parse(self, lines, like):
+        stmts = gast.parse("\n".join(lines)).body
+        for stmt in stmts:
+            for node in walk(stmt):
+                if isinstance(node, (gast.stmt, gast.expr)):
+                    gast.copy_location(node, like)
+        return stmts
+
+    def fresh(self, base):
+        name = fresh_name(base, self.taken, sep="_")
+        self.local.add(name)
+        return name
+
+    def callable_text(self, fn, before, like):
+        """Source that calls `fn` on (a, b): `{0} + {1}` for operator.add."""
+        op = None
+        try:
+            op = _OPERATORS.get(self.resolve(fn))
+        except TypeError:
+            pass
+        if op is not None:
+            return "({0} " + op + " {1})"
+        return self.callee(fn, "reduce_fn", before, like) + "({0}, {1})"
+
+    def key_text(self, key, before, like):
+        return self.callee(key, "key_fn", before, like) + "({0})"
+
+    def callee(self, fn, base, before, like):
+        """Source naming `fn`: a lambda is bound to a name first (closures.py
+        lifts it), anything else is written as it stands."""
+        if not isinstance(fn, gast.Lambda):
+            return stmt_source(fn)
+        held = self.fresh(base)
+        before.append(gast.copy_location(gast.Assign(targets=[_store(held)], value=fn,
+                                                     type_comment=None), like))
+        return held
+
+    def ndenumerate(self, s):
+        """`for (i, j), v in np.ndenumerate(x)`: index loops (a loop of its own)."""
+        it = s.iter
+        if not (isinstance(it, gast.Call) and self.is_(it.func, np.ndenumerate)):
+            return [s]
+        target = s.target
+        if len(it.args) != 1 or it.keywords or not (
+                isinstance(target, gast.Tuple) and len(target.elts) == 2
+                and isinstance(target.elts[0], gast.Tuple) and target.elts[0].elts
+                and all(isinstance(e, gast.Name) for e in target.elts[0].elts)
+                and isinstance(target.elts[1], gast.Name)):
+            raise UnsupportedSyntaxError(
+                "np.ndenumerate(...) here (not `for (i, j), v in np.ndenumerate(x)`)",
+                self.location, s, "Unpack the index into one name per axis: "
+                "for (i, j), v in np.ndenumerate(x)")
+        if s.orelse or any(isinstance(n, gast.Break) for n in _loop_own(s.body)):
+            raise UnsupportedSyntaxError(
+                "a loop over np.ndenumerate(...) with break or else", self.location, s,
+                "Loop over the indices (for i in range(x.shape[0]): ...) and leave with a flag")
+        axes = [e.id for e in target.elts[0].elts]
+        array = self.fresh("ndenumerate_values")
+        n = len(axes)
+        if self.namespace.get("np") is not np or "np" in self.local:
+            raise UnsupportedSyntaxError(
+                "np.ndenumerate in a module where `np` is not numpy", self.location, s,
+                "import numpy as np")
+        lines = [f"{array} = np.asarray({stmt_source(it.args[0])})",
+                 f"if {array}.ndim != {n}:",
+                 f"    raise ValueError('wrong number of values to unpack: np.ndenumerate "
+                 f"gives an index of x.ndim values, unpacked here into {n} names')"]
+        for k, axis in enumerate(axes):
+            lines.append("    " * k + f"for {axis} in range({array}.shape[{k}]):")
+        lines.append("    " * n + f"{target.elts[1].id} = {array}[{', '.join(axes)}]")
+        lines.append("    " * n + "pass")
+        stmts = self.parse(lines, s)
+        innermost = stmts[-1]
+        for _ in range(n - 1):
+            innermost = innermost.body[0]
+        innermost.body = innermost.body[:1] + s.body
+        return stmts
+
+
+class _Rewrite(gast.NodeTransformer):
+    """The forms in one statement's own expressions; `before` gets the
+    statements a form needs (None: none may be added there)."""
+
+    def __init__(self, forms, stmt, before, scope=None):
+        self.forms, self.stmt, self.before = forms, stmt, before
+        self.scope = stmt if scope is None else scope  # what runs beside a hoisted form
+        self.deferred = 0  # inside a conditional branch, a lambda or a comprehension
+
+    def deferring(self, node, fields):
+        for field in fields:
+            value = getattr(node, field)
+            self.deferred += 1
+            if isinstance(value, list):
+                setattr(node, field, [self.visit(v) for v in value])
+            else:
+                setattr(node, field, self.visit(value))
+            self.deferred -= 1
+        return node
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    def visit_IfExp(self, node):
+        node.test = self.visit(node.test)
+        return self.deferring(node, ("body", "orelse"))
+
+    def visit_BoolOp(self, node):
+        node.values[0] = self.visit(node.values[0])
+        self.deferred += 1
+        node.values[1:] = [self.visit(v) for v in node.values[1:]]
+        self.deferred -= 1
+        return node
+
+    def visit_Lambda(self, node):
+        return self.deferring(node, ("body",))
+
+    def _comprehension(self, node):
+        self.deferred += 1
+        self.generic_visit(node)
+        self.deferred -= 1
+        return node
+
+    visit_ListComp = visit_GeneratorExp = visit_SetComp = visit_DictComp = _comprehension
+
+    def hoist(self, call, what):
+        """The statements list a form needing `what` may add to, or a refusal."""
+        if self.before is None or self.deferred:
+            raise UnsupportedSyntaxError(
+                f"{what} inside a conditional expression, `and`/`or`, a lambda, a "
+                f"comprehension or a `while` test", self.forms.location, call,
+                "Assign it to a name on a line of its own first (Python evaluates it only "
+                "where it runs)")
+        inside = set(map(id, walk(call)))
+        others = [c for c in walk(self.scope) if isinstance(c, gast.Call)
+                  and id(c) not in inside and not self.pure(c)]
+        if others:
+            raise UnsupportedSyntaxError(
+                f"{what} beside a call of `{stmt_source(others[0].func)}` in one statement",
+                self.forms.location, call,
+                "Assign it to a name on a line of its own first (the call could change what "
+                "it reads)")
+        return self.before
+
+    def pure(self, c):
+        func = c.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+                and func.value.id in self.forms.local:
+            return func.attr in _READING_METHODS
+        try:
+            obj = self.forms.resolve(func)
+        except Exception:  # noqa: BLE001
+            return False
+        module = getattr(obj, "__module__", None) or ""
+        return obj is not None and (isinstance(obj, np.ufunc) or module.split(".")[0]
+                                    in _LIBRARIES or type(obj).__name__ in (
+                                        "builtin_function_or_method", "type"))
+
+    def visit_Call(self, node):
+        forms = self.forms
+        if isinstance(node.func, gast.Call) and forms.is_(node.func.func, np.vectorize):
+            node.args = [self.visit(a) for a in node.args]
+            return self.vectorized(node, node.func)  # np.vectorize(f, otypes=[float])(x)
+        self.generic_visit(node)
+        if forms.is_(node.func, math.fsum) and len(node.args) == 1 and not node.keywords \
+                and forms.is_(_load("sum"), builtins.sum):
+            node.func = gast.copy_location(_load("sum"), node.func)
+            return node
+        if forms.is_(node.func, builtins.divmod):
+            return self.divmod(node)
+        if forms.is_(node.func, functools.reduce):
+            return self.reduce(node)
+        if isinstance(node.func, gast.Name) and node.func.id in forms.vectorizers:
+            return self.vectorized(node, forms.vectorizers[node.func.id])
+        if forms.is_(node.func, np.vectorize):
+            raise _vectorize_refused(node, forms.location)
+        if (forms.is_(node.func, builtins.max) or forms.is_(node.func, builtins.min)) \
+                and any(k.arg == "key" for k in node.keywords):
+            return self.extremum(node, "max" if forms.is_(node.func, builtins.max) else "min")
+        if forms.is_(node.func, builtins.sorted) and self.before is not None \
+                and not self.deferred and _sorted_spelled(node) and not self.whole(node):
+            before = self.hoist(node, "sorted(...)")
+            held = forms.fresh("sorted_list")
+            before.append(gast.copy_location(gast.Assign(targets=[_store(held)], value=node,
+                                                         type_comment=None), self.stmt))
+            return gast.copy_location(_load(held), node)
+        return node
+
+    def vectorized(self, node, maker):
+        """`f` applied to each element of the one array given, as np.vectorize
+        with otypes=[float] does: float(f(v)) for v in its flat elements, in
+        its shape."""
+        fn = _float_vectorizer(maker, self.forms)
+        if fn is None:
+            raise _vectorize_refused(maker, self.forms.location)
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], gast.Starred):
+            raise UnsupportedSyntaxError(
+                "a vectorized function called with several arguments or keywords",
+                self.forms.location, node, "Call it with one array (np.vectorize would "
+                "broadcast several): pass the others through the function's closure")
+        if isinstance(fn, gast.Lambda):
+            fn = self.forms.callee(fn, "vectorized_fn", self.hoist(
+                node, "np.vectorize(lambda ...)(...)"), self.stmt)
+        else:
+            fn = stmt_source(fn)
+        v = self.forms.fresh("item")
+        x = stmt_source(node.args[0])
+        comp = gast.parse(f"np.reshape(np.array([float({fn}({v})) for {v} in "
+                          f"np.ravel({x})]), np.shape({x}))").body[0].value
+        for n in walk(comp):
+            gast.copy_location(n, node)
+        return comp
+
+    def whole(self, node):
+        """`node` is what sorted_forms.py rewrites: an assignment's whole value."""
+        s = self.stmt
+        return isinstance(s, gast.Assign) and s.value is node
+
+    def divmod(self, node):
+        if len(node.args) != 2 or node.keywords:
+            raise TypeError(f"{self.forms.location.describe(node)}: divmod expected 2 "
+                            f"arguments")
+        a, b = node.args
+        if any(isinstance(n, gast.Call) for n in walk(a) + walk(b)):
+            before = self.hoist(node, "divmod(...) of a call")
+            held = []
+            for value, base in ((a, "divmod_a"), (b, "divmod_b")):
+                name = self.forms.fresh(base)
+                before.append(gast.copy_location(gast.Assign(targets=[_store(name)],
+                                                             value=value, type_comment=None),
+                                                 self.stmt))
+                held.append(_load(name))
+            a, b = held
+        pair = gast.Tuple(elts=[gast.BinOp(left=a, op=gast.FloorDiv(), right=b),
+                                gast.BinOp(left=_copy(a), op=gast.Mod(), right=_copy(b))],
+                          ctx=gast.Load())
+        for n in walk(pair):
+            gast.copy_location(n, node)
+        return pair
+
+    def reduce(self, node):
+        forms = self.forms
+        if not 2 <= len(node.args) <= 3 or node.keywords or any(
+                isinstance(a, gast.Starred) for a in node.args):
+            raise UnsupportedSyntaxError(
+                "functools.reduce(...) with these arguments", forms.location, node,
+                "Write functools.reduce(f, items) or functools.reduce(f, items, initial)")
+        before = self.hoist(node, "functools.reduce(...)")
+        fn, seq = node.args[0], node.args[1]
+        apply = forms.callable_text(fn, before, self.stmt)
+        value = forms.fresh("reduce_value")
+        lines = []
+        if isinstance(seq, (gast.List, gast.Tuple)) and not any(
+                isinstance(e, gast.Starred) for e in seq.elts):
+            items = [stmt_source(e) for e in seq.elts]
+            if len(node.args) == 3:
+                items = [stmt_source(node.args[2])] + items
+            if not items:
+                lines.append("raise TypeError('reduce() of empty iterable with no initial "
+                             "value')")
+            else:
+                lines.append(f"{value} = {items[0]}")
+                lines += [f"{value} = " + apply.format(value, e) for e in items[1:]]
+        else:
+            held = forms.fresh("reduce_items")
+            k = forms.fresh("reduce_k")
+            lines.append(f"{held} = {_sequence(seq, forms)}")
+            if len(node.args) == 3:
+                lines += [f"{value} = {stmt_source(node.args[2])}",
+                          f"for {k} in range(len({held})):"]
+            else:
+                lines += [f"if len({held}) == 0:",
+                          "    raise TypeError('reduce() of empty iterable with no initial "
+                          "value')",
+                          f"{value} = {held}[0]",
+                          f"for {k} in range(1, len({held})):"]
+            lines.append(f"    {value} = " + apply.format(value, f"{held}[{k}]"))
+        before += forms.parse(lines, self.stmt)
+        return gast.copy_location(_load(value), node)
+
+    def extremum(self, node, which):
+        """max(items, key=f) / min(...): the first item whose key is largest
+        (smallest), as Python's."""
+        forms = self.forms
+        keys = {k.arg: k.value for k in node.keywords}
+        if set(keys) != {"key"} or not node.args or any(
+                isinstance(a, gast.Starred) for a in node.args):
+            raise UnsupportedSyntaxError(
+                f"{which}(..., key=...) with default= or these arguments", forms.location, node,
+                f"Write {which}(items, key=f) of a non-empty sequence")
+        before = self.hoist(node, f"{which}(..., key=...)")
+        key = forms.key_text(keys["key"], before, self.stmt)
+        best, best_key = forms.fresh(f"{which}_item"), forms.fresh(f"{which}_key")
+        better = ">" if which == "max" else "<"
+        seq = node.args[0] if len(node.args) == 1 else gast.Tuple(elts=node.args,
+                                                                  ctx=gast.Load())
+        lines = []
+        if isinstance(seq, (gast.List, gast.Tuple)) and seq.elts and not any(
+                isinstance(e, gast.Starred) for e in seq.elts):
+            items = [forms.fresh(f"{which}_candidate") for _ in seq.elts]
+            lines += [f"{n} = {stmt_source(e)}" for n, e in zip(items, seq.elts)]
+            lines += [f"{best} = {items[0]}", f"{best_key} = " + key.format(best)]
+            candidate = forms.fresh(f"{which}_candidate_key")
+            for n in items[1:]:
+                lines += [f"{candidate} = " + key.format(n),
+                          f"if {candidate} {better} {best_key}:",
+                          f"    {best} = {n}",
+                          f"    {best_key} = {candidate}"]
+        else:
+            held, k = forms.fresh(f"{which}_items"), forms.fresh(f"{which}_k")
+            candidate = forms.fresh(f"{which}_candidate_key")
+            lines += [f"{held} = {_sequence(seq, forms)}",
+                      f"if len({held}) == 0:",
+                      f"    raise ValueError('{which}() iterable argument is empty')",
+                      f"{best} = {held}[0]",
+                      f"{best_key} = " + key.format(best),
+                      f"for {k} in range(1, len({held})):",
+                      f"    {candidate} = " + key.format(f"{held}[{k}]"),
+                      f"    if {candidate} {better} {best_key}:",
+                      f"        {best} = {held}[{k}]",
+                      f"        {best_key} = {candidate}"]
+        before += forms.parse(lines, self.stmt)
+        return gast.copy_location(_load(best), node)
+
+
+def _sequence(seq, forms):
+    """Source of a sequence to index: a generator or range() as a list comprehension."""
+    if isinstance(seq, gast.GeneratorExp):
+        return stmt_source(gast.ListComp(elt=seq.elt, generators=seq.generators))
+    if isinstance(seq, gast.Call) and forms.is_(seq.func, builtins.range):
+        v = forms.fresh("item")
+        return f"[{v} for {v} in {stmt_source(seq)}]"
+    return stmt_source(seq)
+
+
+def _float_vectorizer(maker, forms):
+    """The function of `np.vectorize(f, otypes=[float])` (or np.float64, 'd'),
+    or None: without otypes numpy takes the result type from the first
+    element's result (an int there truncates every other), which s2sad
+    does not guess."""
+    given = {k.arg: k.value for k in maker.keywords}
+    if len(maker.args) != 1 or set(given) != {"otypes"}:
+        return None
+    otypes = given["otypes"]
+    if isinstance(otypes, (gast.List, gast.Tuple)) and len(otypes.elts) == 1:
+        otypes = otypes.elts[0]
+    if isinstance(otypes, gast.Constant):
+        ok = otypes.value in ("d", "f8", "float64")
+    else:
+        ok = forms.is_(otypes, builtins.float) or forms.is_(otypes, np.float64)
+    return maker.args[0] if ok else None
+
+
+def _named_vectorizers(fn, forms):
+    """{name: its np.vectorize(...) call} for names a statement of the
+    function's own body binds once to one (that statement leaves; calls of
+    the name are rewritten)."""
+    stores = {}
+    for n in walk(fn):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    found, body = {}, []
+    for s in fn.body:
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1 \
+                and isinstance(s.value, gast.Call) and forms.is_(s.value.func, np.vectorize) \
+                and _float_vectorizer(s.value, forms) is not None:
+            found[s.targets[0].id] = s.value
+            continue
+        body.append(s)
+    if found:
+        if any(isinstance(n, gast.Name) and n.id in found and isinstance(n.ctx, gast.Load)
+               and not _called(n, fn) for n in walk(fn)):
+            return {}  # (used other than called: refused where the call to np.vectorize is)
+        fn.body = body
+    return found
+
+
+def _called(name, fn):
+    return any(isinstance(c, gast.Call) and c.func is name for c in walk(fn))
+
+
+def _vectorize_refused(node, location):
+    return UnsupportedSyntaxError(
+        "np.vectorize(...) without otypes=[float], or with other options, or not called",
+        location, node,
+        "Give otypes=[float] (numpy otherwise takes the result type from the first "
+        "element's result, which s2sad does not guess), or apply the function in a "
+        "comprehension: np.array([f(v) for v in x.ravel()]).reshape(x.shape)")
+
+
+def _sorted_spelled(node):
+    """sorted(xs) or sorted(xs, reverse=<a bool>): what sorted_forms.py writes."""
+    return len(node.args) == 1 and all(
+        k.arg == "reverse" and isinstance(k.value, gast.Constant)
+        and isinstance(k.value.value, bool) for k in node.keywords)
+
+
+def _loop_own(stmts):
+    """The statements of a loop body, not those of loops or functions inside it."""
+    for s in stmts:
+        yield s
+        if isinstance(s, (gast.For, gast.While, gast.FunctionDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from _loop_own(getattr(s, field, []) or [])
+
+
+def _builtin(name):
+    return getattr(builtins, name, None)
+
+
+def _load(name):
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _store(name):
+    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+
+
+def _copy(node):
+    import copy
+    return copy.deepcopy(node)
+
+
+def spell_lists(tree, namespace):
+    """`list(x)` of a variable (or an attribute or element of one) and
+    `x.tolist()`: list comprehensions, which s2sad keeps as arrays and
+    refuses where a list and an array differ (`+`, `*`, `.append`):
+
+        list(x)       [v for v in x]          (the rows of a 2-d x, as Python's)
+        x.tolist()    [float(v) for v in x]   (of a 1-d x: Python floats; of a
+                                               2-d x, whose nested lists this
+                                               is not, float() raises TypeError;
+                                               of ints: floats, which do not index)
+
+    Run after container arguments are flattened (a container's own `list(p)`
+    is refused there); `list(range(n))` and other calls are left as written."""
+    if namespace.get("list", builtins.list) is not builtins.list or not any(
+            isinstance(n, gast.Call) for n in walk(tree)):
+        return
+    local = {n.id for n in walk(tree) if isinstance(n, gast.Name)
+             and not isinstance(n.ctx, gast.Load)} | {a.id for a in tree.args.args}
+    if "list" in local or "float" in local:
+        return
+    taken = set(namespace) | {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+
+    class Lists(gast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if isinstance(node.func, gast.Name) and node.func.id == "list" \
+                    and len(node.args) == 1 and not node.keywords \
+                    and isinstance(node.args[0], (gast.Name, gast.Attribute, gast.Subscript)):
+                return self.listed(node, node.args[0], False)
+            if isinstance(node.func, gast.Attribute) and node.func.attr == "tolist" \
+                    and not node.args and not node.keywords and _local_value(node.func.value,
+                                                                             local):
+                return self.listed(node, node.func.value, True)
+            return node
+
+        def listed(self, node, seq, floats):
+            v = fresh_name("item", taken, sep="_")
+            text = f"[float({v}) for {v} in x]" if floats else f"[{v} for {v} in x]"
+            comp = gast.parse(text).body[0].value
+            comp.generators[0].iter = seq
+            for n in walk(comp):
+                if n is not seq and isinstance(n, gast.expr):
+                    gast.copy_location(n, node)
+            return comp
+
+    Lists().visit(tree)
+
+
+def _local_value(node, local):
+    """`node` is (an attribute or element of) a local variable or parameter."""
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        node = node.value
+    return isinstance(node, gast.Name) and node.id in local
