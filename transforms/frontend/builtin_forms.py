@@ -51,14 +51,36 @@ _READING_METHODS = {"sum", "mean", "prod", "max", "min", "copy", "ravel", "resha
                     "tolist", "item", "argmax", "argmin", "any", "all", "squeeze", "clip"}
 
 
+# what the forms call: a function that names none of them (most) is left at
+# once, after one walk
+_FORM_OBJECTS = (math.fsum, builtins.divmod, functools.reduce, builtins.max, builtins.min,
+                 builtins.sorted, np.ndenumerate, np.vectorize)
+_FORM_ATTRIBUTES = {"fsum", "reduce", "ndenumerate", "vectorize"}
+
+
+def _names_a_form(nodes, namespace):
+    """Whether a name among `nodes` may denote a function the forms rewrite
+    (resolved as a global or builtin: a local of the same name only makes
+    the passes below look), or an attribute is spelled as one."""
+    for n in nodes:
+        if n.__class__ is gast.Name:
+            obj = namespace.get(n.id, _builtin(n.id))
+            if any(obj is f for f in _FORM_OBJECTS):
+                return True
+        elif n.__class__ is gast.Attribute and n.attr in _FORM_ATTRIBUTES:
+            return True
+    return False
+
+
 def spell_builtin_forms(tree, namespace, location):
     """Rewrite `tree` (a parsed function, nested functions included) in place."""
-    local = {n.id for n in walk(tree) if isinstance(n, gast.Name)
-             and not isinstance(n.ctx, gast.Load)} | {a.id for a in tree.args.args}
-    if not any(isinstance(n, gast.Call) for n in walk(tree)):
+    nodes = walk(tree)
+    if not _names_a_form(nodes, namespace):
         return
+    local = {n.id for n in nodes if isinstance(n, gast.Name)
+             and not isinstance(n.ctx, gast.Load)} | {a.id for a in tree.args.args}
     _Forms(namespace, local, location, set(namespace) | {
-        n.id for n in walk(tree) if isinstance(n, gast.Name)}).function(tree)
+        n.id for n in nodes if isinstance(n, gast.Name)}).function(tree)
 
 
 class _Forms:
@@ -558,14 +580,17 @@ def spell_lists(tree, namespace):
 
     Run after container arguments are flattened (a container's own `list(p)`
     is refused there); `list(range(n))` and other calls are left as written."""
-    if namespace.get("list", builtins.list) is not builtins.list or not any(
-            isinstance(n, gast.Call) for n in walk(tree)):
+    if namespace.get("list", builtins.list) is not builtins.list:
         return
-    local = {n.id for n in walk(tree) if isinstance(n, gast.Name)
+    nodes = walk(tree)  # (a function with neither `list` nor `.tolist` is left at once)
+    if not any((n.__class__ is gast.Name and n.id == "list")
+               or (n.__class__ is gast.Attribute and n.attr == "tolist") for n in nodes):
+        return
+    local = {n.id for n in nodes if isinstance(n, gast.Name)
              and not isinstance(n.ctx, gast.Load)} | {a.id for a in tree.args.args}
     if "list" in local or "float" in local:
         return
-    taken = set(namespace) | {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+    taken = set(namespace) | {n.id for n in nodes if isinstance(n, gast.Name)}
 
     class Lists(gast.NodeTransformer):
         def visit_Call(self, node):

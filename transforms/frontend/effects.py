@@ -129,7 +129,9 @@ class _Respell(gast.NodeTransformer):
     def refuse_ufunc_at(self, s):
         """np.add.at anywhere but as a statement of its own: its value is None."""
         for c in walk(s):
-            if isinstance(c, gast.Call) and _hashable_in(self.resolve(c.func), _AT_DEFINED):
+            if c.__class__ is gast.Call and not (c.func.__class__ is gast.Attribute
+                                                 and c.func.attr != "at") \
+                    and _hashable_in(self.resolve(c.func), _AT_DEFINED):
                 raise UnsupportedSyntaxError(
                     f"{_describe(c.func)}(...) inside an expression (it writes into its first "
                     f"argument and returns None)", self.parsed.location, c,
