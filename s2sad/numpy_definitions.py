@@ -115,7 +115,8 @@ _DEFINITIONS = {np.average: average, np.nansum: nansum, np.nanmean: nanmean,
                 np.cumprod: cumprod, np.take: take, np.polyval: more.polyval,
                 np.interp: more.interp, np.select: more.select,
                 np.linalg.matrix_power: more.matrix_power, np.vdot: more.vdot,
-                np.median: more.median, np.trapezoid: trapezoid}
+                np.median: more.median, np.trapezoid: trapezoid,
+                np.linalg.eigvalsh: more.eigvalsh, np.meshgrid: more.meshgrid}
 try:  # (bound methods of scipy's distribution objects compare equal across lookups)
     import scipy.stats as _stats
     _DEFINITIONS[_stats.norm.logpdf] = norm_logpdf
@@ -376,6 +377,9 @@ TABLE = [
     (np.min, "definition with initial= (np.minimum of the minimum and initial)"),
     (np.amin, "definition with initial= (as np.min)"),
     (np.reshape, "definition with order='F' (order 'A' refused)"),
+    (np.linalg.eigvalsh, "definition: a; UPLO (np.linalg.eigh's eigenvalues)"),
+    (np.meshgrid, "definition: x; y (two arrays); indexing: 'xy' or 'ij' (sparse, copy "
+                  "refused)"),
     (np.linalg.norm, "definition with ord 1, -1, 2, -2, inf, -inf, 'nuc': the matrix norm of a "
                      "2-d array without axis, else the vector norm (a pair of axes refused)"),
 ]

@@ -289,3 +289,21 @@ def median_axis(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 def median_axis_kept(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """np.median along an int axis with keepdims=True: the axis stays, of length 1."""
     return np.expand_dims(_middle(a, axis), axis)
+
+
+def eigvalsh(a, UPLO="L"):  # noqa: N803 (numpy's parameter name)
+    """np.linalg.eigvalsh: the eigenvalues of np.linalg.eigh (which reads
+    the one triangle UPLO names)."""
+    return np.linalg.eigh(a, UPLO)[0]
+
+
+def meshgrid(x, y, indexing="xy"):
+    """np.meshgrid of two arrays (flattened, as numpy does): the grids whose
+    rows repeat x and whose columns repeat y ('xy'), or the transposes of
+    those ('ij')."""
+    xs, ys = np.ravel(x), np.ravel(y)
+    if indexing == "xy":
+        return np.outer(np.ones(ys.size), xs), np.outer(ys, np.ones(xs.size))
+    if indexing == "ij":
+        return np.outer(xs, np.ones(ys.size)), np.outer(np.ones(xs.size), ys)
+    raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")

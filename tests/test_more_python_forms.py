@@ -159,8 +159,25 @@ def try_finally(x):
     return z + y
 
 
+def annotated(x: np.ndarray) -> float:
+    total: float = 0.0
+    scale: float  # (a declaration: binds nothing)
+    for k in range(x.shape[0]):
+        term: float = x[k] ** 2 * (k + 1)
+        total += term
+    return total
+
+
+def quiet_errstate(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.sum(np.where(x > 0.5, np.log(x), x ** 2))
+    with np.errstate(all="warn"):
+        r = r + np.sum(1.0 / x)
+    return r
+
+
 FORMS = [walrus_if, walrus_while, walrus_in_expression, deleted_local, global_read,
-         nonlocal_read, try_finally]
+         nonlocal_read, try_finally, annotated, quiet_errstate]
 
 
 @pytest.mark.parametrize("jit", [False, True])
@@ -231,6 +248,12 @@ def try_finally_return(x):
         pass
 
 
+def raising_errstate(x):
+    with np.errstate(divide="raise"):
+        r = np.sum(1.0 / x)
+    return r
+
+
 @pytest.mark.parametrize("f, construct", [
     (walrus_after_or, "the := operator where Python may not evaluate it"),
     (walrus_read_before, "reads before it"),
@@ -240,6 +263,7 @@ def try_finally_return(x):
     (global_written, "assigning the global variable 'SCALE'"),
     (try_except, "try ... except"),
     (try_finally_return, "return inside try ... finally"),
+    (raising_errstate, "a with block"),  # (numpy raises there, compiled code cannot)
 ], ids=lambda p: getattr(p, "__name__", ""))
 def test_refused_with_the_line(f, construct):
     from s2sad.transforms.errors import UnsupportedSyntaxError

@@ -164,3 +164,37 @@ def test_take(jit):
 def test_take_of_an_int_along_an_axis_is_refused():
     with pytest.raises(ValueError, match="1-D array of indices"):
         s2sad.grad(take_one_along_an_axis, jit=False)(A)
+
+
+def eigenvalue_sums(x):
+    a = np.outer(x[:3], x[:3]) + np.eye(3) + np.diag(x[3:])
+    a[0, 2] += 0.3  # (not symmetric: each spelling reads its own triangle)
+    return (np.sum(np.linalg.eigvalsh(a) ** 2) + np.linalg.eigvalsh(a, "U")[0]
+            + np.linalg.eigvalsh(a, UPLO="U")[2])
+
+
+def grids(x):
+    gx, gy = np.meshgrid(x[:3], x[3:5])
+    p, q = np.meshgrid(x[:2], x[2:], indexing="ij")
+    return np.sum(gx * gy ** 2) + np.sum(np.sin(p) * q)
+
+
+X6 = np.array([0.3, 0.7, 0.15, 0.95, 0.45, 0.6])
+
+
+@pytest.mark.parametrize("fn", [eigenvalue_sums, grids])
+def test_eigvalsh_and_meshgrid(fn, jit):
+    check_grad(fn, (X6,), jit=jit)
+    check_jvp(fn, (X6,), jit=False)
+
+
+def test_eigvalsh_and_meshgrid_agree_with_numpy():
+    from s2sad import numpy_definitions_more as d
+    a = np.outer(X6[:3], X6[:3]) + np.eye(3)
+    a[0, 2] += 0.3
+    for uplo in ("L", "U"):
+        np.testing.assert_allclose(d.eigvalsh(a, uplo), np.linalg.eigvalsh(a, uplo))
+    for indexing in ("xy", "ij"):
+        for got, want in zip(d.meshgrid(X6[:3], X6[3:5].reshape(1, 2), indexing),
+                             np.meshgrid(X6[:3], X6[3:5].reshape(1, 2), indexing=indexing)):
+            np.testing.assert_array_equal(got, want)

@@ -83,7 +83,9 @@ def _rewrite_simple(stmt, location, namer, marker_of):
             _mark_constant(body)  # the block's results are constants
             return body
         raise UnsupportedSyntaxError("a with block", location, stmt,
-                                     "Only `with s2sad.stop_recording():` is understood")
+                                     "Only `with s2sad.stop_recording():` and `with "
+                                     "np.errstate(...)` set to \"ignore\" or \"warn\" are "
+                                     "understood")
     if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
             and marker_of(stmt.value.func) == "reset_recording":
         stmt.s2sad_reset = True

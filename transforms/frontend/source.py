@@ -265,7 +265,7 @@ def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
     split_chained_assignments(tree)
     if not nested_def_ok and nested:
         closures.lift_nested(tree, fn, location, namespace, source)
-    desugar_statement_forms(tree, location)  # :=, del, global, try ... finally
+    desugar_statement_forms(tree, location, namespace)  # :=, del, global, try ... finally
     desugar_star_forms(tree, location, namespace)  # f(*args), a, *rest = xs, [*xs, y]
     desugar_dict_comprehensions(tree, location)  # {k: ... for k, v in d.items()}: a literal
     check_supported(tree, location, nested_def_ok)

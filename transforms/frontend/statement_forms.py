@@ -15,6 +15,14 @@ and compiled code all see plain assignments):
 - `global G` / `nonlocal v` of names the function only reads go (the names
   resolve to the module's or the enclosing function's values when the
   derivative is generated); assigning such a name is refused.
+- `y: float = e` (an annotated assignment) is `y = e`, and `y: float`
+  alone (which binds nothing) goes: Python does not evaluate the
+  annotations of a function's local variables.
+- `with np.errstate(...):` whose settings are all "ignore" or "warn" is
+  its body: it only changes whether numpy warns of a division by zero or
+  an overflow, which compiled code never does (a setting of "raise",
+  "call", "print" or "log", or `as`, is refused with the other with
+  blocks).
 - `try: body finally: cleanup` without return, break or continue in it is
   `body; cleanup` (when the body raises, the error propagates either way).
   `try ... except` is refused: its handler runs only when the body raises,
@@ -22,6 +30,7 @@ and compiled code all see plain assignments):
   alone would be a guess at what the user meant.
 """
 import gast
+import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..syntax import walk
@@ -32,17 +41,19 @@ _TRY_HINT = ("s2sad differentiates the code that runs when nothing is raised, an
              "the call of the derivative")
 
 
-def desugar_statement_forms(tree, location):
-    """Rewrite `tree` (a FunctionDef) in place."""
+def desugar_statement_forms(tree, location, namespace=None):
+    """Rewrite `tree` (a FunctionDef) in place; `namespace` (the function's
+    globals) tells np.errstate."""
     stored = {n.id for n in walk(tree) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store)}
-    _Block(location, stored).block(tree.body, [])
+    _Block(location, stored, namespace or {}).block(tree.body, [])
 
 
 class _Block:
-    def __init__(self, location, stored):
+    def __init__(self, location, stored, namespace):
         self.location = location
         self.stored = stored
+        self.namespace = namespace
 
     def refuse(self, construct, node, hint):
         return UnsupportedSyntaxError(construct, self.location, node, hint)
@@ -74,6 +85,14 @@ class _Block:
             return []
         if isinstance(s, gast.Delete):
             return self.delete(s, stmts, i, outer)
+        if isinstance(s, gast.With) and self.quiet_errstate(s):
+            self.block(s.body, outer + [(stmts, i, s)])
+            return s.body
+        if isinstance(s, gast.AnnAssign):
+            if s.value is None:
+                return []
+            return [gast.copy_location(gast.Assign(targets=[s.target], value=s.value,
+                                                   type_comment=None), s)]
         for field in ("body", "orelse"):
             inner = getattr(s, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
@@ -92,6 +111,14 @@ class _Block:
         return s.body + s.finalbody
 
     # ---- del -------------------------------------------------------------
+    def quiet_errstate(self, s):
+        """`with np.errstate(divide="ignore", ...):` (no `as`) whose settings
+        are all quiet."""
+        return len(s.items) == 1 and s.items[0].optional_vars is None \
+            and isinstance(s.items[0].context_expr, gast.Call) \
+            and _errstate(s.items[0].context_expr.func, self.namespace) \
+            and _quiet(s.items[0].context_expr)
+
     def delete(self, s, stmts, i, outer):
         for t in s.targets:
             if not isinstance(t, gast.Name):
@@ -163,6 +190,23 @@ class _Block:
             node = parent
         if not isinstance(ne.target, gast.Name):
             raise self.refuse("this := target", ne, "Use a name")
+
+
+_QUIET = {"ignore", "warn"}  # (settings under which numpy raises nothing)
+
+
+def _errstate(func, namespace):
+    """Whether `func` (a callee expression) is numpy's errstate."""
+    if isinstance(func, gast.Name):
+        return namespace.get(func.id) is np.errstate
+    return isinstance(func, gast.Attribute) and func.attr == "errstate" \
+        and isinstance(func.value, gast.Name) and namespace.get(func.value.id) is np
+
+
+def _quiet(call):
+    return not call.args and all(
+        k.arg is not None and isinstance(k.value, gast.Constant) and k.value.value in _QUIET
+        for k in call.keywords)
 
 
 def _evaluated(s):
