@@ -7,6 +7,7 @@ documented semantics for the parameters it takes; a parameter it does not
 take is refused when the call is bound, as for any helper."""
 import numpy as np
 
+from . import numpy_definitions_keywords as kw
 from . import numpy_definitions_more as more
 
 
@@ -147,10 +148,11 @@ def numpy_definition(obj, call=None, caller=None):
             _refuse_given(obj, _given(obj, call), _NOT_IMPLEMENTED[obj])
         return definition
     given = _given(obj, call)
-    return None if given is None else chooser(given)
+    chosen = None if given is None else chooser(given)
+    return definition if chosen is None else chosen  # (no definition: the rule)
 
 
-_OWN_MODULES = (__name__, more.__name__)
+_OWN_MODULES = (__name__, more.__name__, kw.__name__)
 
 
 def _given(fn, call):
@@ -246,18 +248,79 @@ def _convolve(given):
     return chosen
 
 
-def _extremum(definition):
+def _keywords_chosen(fn, plain, kept, by=("where", "initial"), needs_initial=False):
+    """A reduction given where= or initial= (`by`): its definition in
+    numpy_definitions_keywords, the one keeping the reduced axes for
+    keepdims=True; without them, the rule (None)."""
     def choose(given):
-        if "initial" not in given:
-            return None  # the rule (which refuses where=)
-        _refuse_given(np.max, given, {
-            "where": ((True,), "Leave out where= (a masked reduction is not implemented): "
-                               "use np.where(mask, x, -np.inf) (np.inf for a minimum)"),
-            "out": ((None,), "Leave out out="),
-            "keepdims": ((False,), "Leave out keepdims= with initial= (wrap the result in "
-                                   "np.expand_dims)")})
-        return definition
+        if not set(by) & set(given):
+            return None
+        name = fn.__name__
+        _refuse_given(fn, given, {"out": ((None,), "Leave out out= (assign the result)")})
+        if "dtype" in given and _const(given["dtype"], _NOT_CONSTANT) is not None:
+            raise NotImplementedArgument(
+                f"s2sad differentiates np.{name} with dtype= float64 only (float, np.float64, "
+                f"'float64' or None): compute in float64, and cast the result with "
+                f".astype() outside the differentiated function")
+        for unsupported in ("mean", "correction"):
+            if unsupported in given:
+                raise NotImplementedArgument(
+                    f"s2sad's definition of np.{name} with where= does not implement "
+                    f"'{unsupported}=': leave it out (ddof= is implemented)")
+        if needs_initial and "where" in given and "initial" not in given and \
+                _const(given["where"], _NOT_CONSTANT) is not True:
+            raise NotImplementedArgument(
+                f"np.{name} with where= needs initial= (numpy raises ValueError: the "
+                f"reduction has no identity): give initial=, e.g. -np.inf for a maximum")
+        keep = _const(given["keepdims"], _NOT_CONSTANT) if "keepdims" in given else False
+        if keep not in (True, False):
+            raise NotImplementedArgument(f"s2sad's definition of np.{name} with "
+                                         f"{' or '.join(by)}= takes keepdims written as True "
+                                         f"or False")
+        return kept if keep else plain
     return choose
+
+
+_KEYWORD_CHOOSERS = {
+    np.sum: _keywords_chosen(np.sum, kw.sum_masked, kw.sum_masked_kept),
+    np.prod: _keywords_chosen(np.prod, kw.prod_masked, kw.prod_masked_kept),
+    np.nansum: _keywords_chosen(np.nansum, kw.nansum_masked, kw.nansum_masked_kept,
+                                by=("where", "initial", "keepdims")),
+    np.mean: _keywords_chosen(np.mean, kw.mean_masked, kw.mean_masked_kept, by=("where",)),
+    np.var: _keywords_chosen(np.var, kw.var_masked, kw.var_masked_kept, by=("where",)),
+    np.std: _keywords_chosen(np.std, kw.std_masked, kw.std_masked_kept, by=("where",)),
+    **{f: _keywords_chosen(f, kw.max_masked, kw.max_masked_kept, needs_initial=True)
+       for f in (np.max, np.amax)},
+    **{f: _keywords_chosen(f, kw.min_masked, kw.min_masked_kept, needs_initial=True)
+       for f in (np.min, np.amin)},
+}
+# (the definitions take where=, initial=, axis= and ddof= by keyword; numpy's out=None and
+# keepdims, which chose the definition, are not passed)
+_KEYWORD_DECIDED = {d: ("out", "keepdims", "dtype") for d in (
+    kw.sum_masked, kw.sum_masked_kept, kw.prod_masked, kw.prod_masked_kept, kw.nansum_masked,
+    kw.nansum_masked_kept, kw.mean_masked, kw.mean_masked_kept, kw.var_masked,
+    kw.var_masked_kept, kw.std_masked, kw.std_masked_kept, kw.max_masked, kw.max_masked_kept,
+    kw.min_masked, kw.min_masked_kept)}
+
+
+def _diff(given):
+    """np.diff with prepend= or append=."""
+    if "prepend" not in given and "append" not in given:
+        return None
+    return kw.diff_padded
+
+
+def _average(given):
+    """np.average with returned= or keepdims= (constants)."""
+    flags = []
+    for name in ("returned", "keepdims"):
+        value = _const(given[name], _NOT_CONSTANT) if name in given else False
+        if value not in (True, False):
+            raise NotImplementedArgument(f"s2sad's definition of np.average takes {name} "
+                                         f"written as True or False")
+        flags.append(value is True)
+    return {(False, False): average, (True, False): kw.average_returned,
+            (False, True): kw.average_kept, (True, True): kw.average_returned_kept}[tuple(flags)]
 
 
 def _reshape(given):
@@ -317,7 +380,11 @@ def _svd(given):
 
 
 # the parameter each definition chosen by a call's constant is chosen by: not passed to it
-DECIDED = {more.svd_values: "compute_uv", more.svd_reduced: "compute_uv",
+DECIDED = {**_KEYWORD_DECIDED, average: ("returned", "keepdims"),
+           kw.average_returned: ("returned", "keepdims"),
+           kw.average_kept: ("returned", "keepdims"),
+           kw.average_returned_kept: ("returned", "keepdims"),
+           more.svd_values: "compute_uv", more.svd_reduced: "compute_uv",
            more.convolve_full: "mode", more.convolve_same: "mode", more.convolve_valid: "mode",
            more.reshape_fortran: "order", **{d: "ord" for d in _MATRIX_NORMS.values()}}
 
@@ -331,12 +398,12 @@ def definition_arguments(obj, call, definition):
         return list(call.args), list(call.keywords)
     import gast
     given = _given(obj, call)
-    return [], [gast.keyword(arg=k, value=v) for k, v in given.items() if k != decided]
+    decided = (decided,) if isinstance(decided, str) else decided
+    return [], [gast.keyword(arg=k, value=v) for k, v in given.items() if k not in decided]
 
 
-_BY_CALL = {np.cov: _cov, np.convolve: _convolve, np.max: _extremum(more.amax_initial),
-            np.amax: _extremum(more.amax_initial), np.min: _extremum(more.amin_initial),
-            np.amin: _extremum(more.amin_initial), np.reshape: _reshape,
+_BY_CALL = {**_KEYWORD_CHOOSERS, np.diff: _diff, np.average: _average,
+            np.cov: _cov, np.convolve: _convolve, np.reshape: _reshape,
             np.linalg.norm: _norm, np.linalg.svd: _svd, np.median: _median}
 
 
