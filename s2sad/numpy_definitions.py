@@ -410,8 +410,8 @@ _BY_CALL = {**_KEYWORD_CHOOSERS, np.diff: _diff, np.average: _average,
 # ---- the README's rule table (s2sad/rule_table.py): what each definition implements ----
 TABLE = [
     (np.average, "definition: a; axis: None or an int; weights: None, of a's shape or 1-d along "
-                 "axis (differentiated)"),
-    (np.nansum, "definition: a; axis (NaNs: gradient 0)"),
+                 "axis (differentiated); returned, keepdims: constants"),
+    (np.nansum, "definition: a; axis (NaNs: gradient 0); initial=, where=, keepdims="),
     (np.nanmean, "definition: a; axis (NaNs: gradient 0)"),
     (np.cumprod, "definition: a; axis: None or an int"),
     (np.trapezoid, "definition: y; x: None, 1-d along axis or of y's shape (differentiated); "
@@ -426,11 +426,20 @@ TABLE = [
     (np.linalg.matrix_power, "definition: a: a 2-d array; n: an int (negative: of the inverse)"),
     (np.linalg.svd, "definition: a: a 2-d array; full_matrices: False, or compute_uv: False "
                     "(hermitian refused); distinct nonzero singular values"),
-    (np.max, "definition with initial= (np.maximum of the maximum and initial; where= and "
-             "keepdims=True refused)"),
-    (np.amax, "definition with initial= (as np.max)"),
-    (np.min, "definition with initial= (np.minimum of the minimum and initial)"),
-    (np.amin, "definition with initial= (as np.min)"),
+    (np.max, "definition with where= (and initial=, which numpy requires with it) or initial=: "
+             "np.maximum of initial and the maximum of the kept entries (keepdims too; out= "
+             "refused)"),
+    (np.amax, "definition with where= / initial= (as np.max)"),
+    (np.min, "definition with where= (and initial=) or initial= (as np.max)"),
+    (np.amin, "definition with where= / initial= (as np.max)"),
+    (np.sum, "definition with where= or initial=: the sum of the kept entries plus initial "
+             "(the mask: no gradient; keepdims too; out= refused)"),
+    (np.prod, "definition with where= or initial= (the product of the kept entries times "
+              "initial)"),
+    (np.mean, "definition with where= (the kept entries' mean)"),
+    (np.var, "definition with where= (ddof too; mean= and correction= refused)"),
+    (np.std, "definition with where= (ddof too; zero spread: gradient 0)"),
+    (np.diff, "definition with prepend= / append= (a number or an array, differentiated)"),
     (np.reshape, "definition with order='F' (order 'A' refused)"),
     (np.linalg.norm, "definition with ord 1, -1, 2, -2, inf, -inf, 'nuc': the matrix norm of a "
                      "2-d array without axis, else the vector norm (a pair of axes refused)"),

@@ -329,7 +329,8 @@ class _Normalizer:
             keywords = [gast.keyword(arg=k, value=v) for k, v in zip(("min", "max"), args)] \
                 + keywords
             args = []
-        return gast.Call(func=func, args=[base] + args, keywords=keywords)
+        return gast.copy_location(gast.Call(func=func, args=[base] + args, keywords=keywords),
+                                  node)  # (a refusal of the call names its line)
 
     def global_value(self, name_):
         parsed = getattr(self.bind, "parsed", None)  # (the binder knows the namespace)
