@@ -22,13 +22,14 @@ def _kept(a, where, fill):
     return kept
 
 
-def _count(a, axis, where):
-    """How many entries each result combines (the mask's True entries)."""
-    return np.sum(_kept(np.ones_like(a), where, 0.0), axis=axis)
+def _count(shape, axis, where):
+    """How many entries each result combines (the mask's True entries), for
+    an array of `shape` (a shape: nothing here needs a gradient)."""
+    return np.sum(_kept(np.ones(shape), where, 0.0), axis=axis)
 
 
-def _count_kept(a, axis, where):
-    return np.sum(_kept(np.ones_like(a), where, 0.0), axis=axis, keepdims=True)
+def _count_kept(shape, axis, where):
+    return np.sum(_kept(np.ones(shape), where, 0.0), axis=axis, keepdims=True)
 
 
 # ---- one definition per reduction, and one with keepdims=True (a constant) ---------
@@ -85,16 +86,18 @@ def min_masked_kept(a, axis=None, initial=None, where=None):
 def mean_masked(a, axis=None, where=None):
     """np.mean(a, axis, where=): the sum of the kept entries over their count
     (nan where none is kept, as numpy gives)."""
-    return np.sum(_kept(a, where, 0.0), axis=axis) / _count(a, axis, where)
+    return np.sum(_kept(a, where, 0.0), axis=axis) / _count(np.shape(a), axis, where)
 
 
 def mean_masked_kept(a, axis=None, where=None):
-    return np.sum(_kept(a, where, 0.0), axis=axis, keepdims=True) / _count_kept(a, axis, where)
+    total = np.sum(_kept(a, where, 0.0), axis=axis, keepdims=True)
+    return total / _count_kept(np.shape(a), axis, where)
 
 
 def _deviations(a, axis, where):
     """The kept entries' deviations from their mean (0 where not kept)."""
-    mean = np.sum(_kept(a, where, 0.0), axis=axis, keepdims=True) / _count_kept(a, axis, where)
+    total = np.sum(_kept(a, where, 0.0), axis=axis, keepdims=True)
+    mean = total / _count_kept(np.shape(a), axis, where)
     return _kept(a - mean, where, 0.0)
 
 
@@ -102,13 +105,13 @@ def var_masked(a, axis=None, ddof=0, where=None):
     """np.var(a, axis, ddof=, where=): numpy's sum of squared deviations of
     the kept entries over max(count - ddof, 0)."""
     d = _deviations(a, axis, where)
-    return np.sum(d * d, axis=axis) / np.maximum(_count(a, axis, where) - ddof, 0.0)
+    return np.sum(d * d, axis=axis) / np.maximum(_count(np.shape(a), axis, where) - ddof, 0.0)
 
 
 def var_masked_kept(a, axis=None, ddof=0, where=None):
     d = _deviations(a, axis, where)
     return np.sum(d * d, axis=axis, keepdims=True) / np.maximum(
-        _count_kept(a, axis, where) - ddof, 0.0)
+        _count_kept(np.shape(a), axis, where) - ddof, 0.0)
 
 
 def std_masked(a, axis=None, ddof=0, where=None):
@@ -116,13 +119,14 @@ def std_masked(a, axis=None, ddof=0, where=None):
     norm of the deviations (so where they are all 0 the gradient is 0, as
     np.std's rule gives)."""
     d = _deviations(a, axis, where)
-    return np.linalg.norm(d, axis=axis) / np.sqrt(np.maximum(_count(a, axis, where) - ddof, 0.0))
+    count = _count(np.shape(a), axis, where)
+    return np.linalg.norm(d, axis=axis) / np.sqrt(np.maximum(count - ddof, 0.0))
 
 
 def std_masked_kept(a, axis=None, ddof=0, where=None):
     d = _deviations(a, axis, where)
     return np.linalg.norm(d, axis=axis, keepdims=True) / np.sqrt(
-        np.maximum(_count_kept(a, axis, where) - ddof, 0.0))
+        np.maximum(_count_kept(np.shape(a), axis, where) - ddof, 0.0))
 
 
 def nansum_masked(a, axis=None, initial=None, where=None):

@@ -55,8 +55,8 @@ def _without(node, keyword, args=None):
 def _numpy(node, attr, *args, keywords=()):
     """A call of `attr` of the module the call's function comes from (`np`)."""
     return gast.copy_location(gast.Call(
-        func=gast.Attribute(value=_copy(_module(node)), attr=attr, ctx=gast.Load()), args=list(args),
-        keywords=list(keywords)), node)
+        func=gast.Attribute(value=_copy(_module(node)), attr=attr, ctx=gast.Load()),
+        args=list(args), keywords=list(keywords)), node)
 
 
 def _module(node):
