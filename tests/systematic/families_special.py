@@ -153,7 +153,6 @@ def refusal_cases():
         ("numpy.linalg.norm", "3d_ord2_axes", "np.linalg.norm(x, ord=2, axis=(1, 2))", T),
         ("numpy.linalg.norm", "3d_ord2", "np.linalg.norm(x, ord=2)", T),
         ("numpy.linalg.norm", "ord_bool", "np.linalg.norm(x, ord=True)", V),
-        ("numpy.concatenate", "axis_None", "np.concatenate((x, y), axis=None)", both),
         ("numpy.concatenate", "dtype", "np.concatenate((x, y), dtype=np.float32)", both),
         ("numpy.concatenate", "axis_tuple", "np.concatenate((x, y), axis=(0,))", both),
         ("numpy.stack", "dtype", "np.stack((x, x), dtype=np.float32)", X),
