@@ -323,8 +323,8 @@ def max_where(x):
     return np.max(x, where=x > 0)  # (numpy raises: where= needs initial=)
 
 
-def max_initial_into_out(x):
-    return np.sum(np.max(x, axis=0, initial=0.0, out=np.empty(3)))
+def max_initial_keepdims_variable(x):
+    return np.sum(np.max(x, axis=0, initial=0.0, keepdims=bool(x[0, 0] > 9.0)))
 
 
 def reshape_order_a(x):
@@ -356,7 +356,7 @@ def pinv_hermitian(a):
     (cov_weights, (M23,), "aweights"),
     (interp_period, (XS,), "period"),
     (max_where, (X4,), "needs initial="),
-    (max_initial_into_out, (M23,), "out="),
+    (max_initial_keepdims_variable, (M23,), "keepdims written as True or False"),
     (reshape_order_a, (M23,), "order 'C' or 'F'"),
     (norm_axis_pair, (M23,), "without axis"),
     (svd_full, (M23,), "full_matrices=False"),
