@@ -7,6 +7,7 @@ documented semantics for the parameters it takes; a parameter it does not
 take is refused when the call is bound, as for any helper."""
 import numpy as np
 
+from . import numpy_definitions_keywords as kw
 from . import numpy_definitions_more as more
 from . import numpy_definitions_ufuncs as ufuncs
 
@@ -149,10 +150,11 @@ def numpy_definition(obj, call=None, caller=None):
             _refuse_given(obj, _given(obj, call), _NOT_IMPLEMENTED[obj])
         return definition
     given = _given(obj, call)
-    return None if given is None else chooser(given)
+    chosen = None if given is None else chooser(given)
+    return definition if chosen is None else chosen  # (no definition: the rule)
 
 
-_OWN_MODULES = (__name__, more.__name__, ufuncs.__name__)
+_OWN_MODULES = (__name__, more.__name__, ufuncs.__name__, kw.__name__)
 
 
 def _given(fn, call):
@@ -254,18 +256,79 @@ def _convolve(given):
     return chosen
 
 
-def _extremum(definition):
+def _keywords_chosen(fn, plain, kept, by=("where", "initial"), needs_initial=False):
+    """A reduction given where= or initial= (`by`): its definition in
+    numpy_definitions_keywords, the one keeping the reduced axes for
+    keepdims=True; without them, the rule (None)."""
     def choose(given):
-        if "initial" not in given:
-            return None  # the rule (which refuses where=)
-        _refuse_given(np.max, given, {
-            "where": ((True,), "Leave out where= (a masked reduction is not implemented): "
-                               "use np.where(mask, x, -np.inf) (np.inf for a minimum)"),
-            "out": ((None,), "Leave out out="),
-            "keepdims": ((False,), "Leave out keepdims= with initial= (wrap the result in "
-                                   "np.expand_dims)")})
-        return definition
+        if not set(by) & set(given):
+            return None
+        name = fn.__name__
+        _refuse_given(fn, given, {"out": ((None,), "Leave out out= (assign the result)")})
+        if "dtype" in given and _const(given["dtype"], _NOT_CONSTANT) is not None:
+            raise NotImplementedArgument(
+                f"s2sad differentiates np.{name} with dtype= float64 only (float, np.float64, "
+                f"'float64' or None): compute in float64, and cast the result with "
+                f".astype() outside the differentiated function")
+        for unsupported in ("mean", "correction"):
+            if unsupported in given:
+                raise NotImplementedArgument(
+                    f"s2sad's definition of np.{name} with where= does not implement "
+                    f"'{unsupported}=': leave it out (ddof= is implemented)")
+        if needs_initial and "where" in given and "initial" not in given and \
+                _const(given["where"], _NOT_CONSTANT) is not True:
+            raise NotImplementedArgument(
+                f"np.{name} with where= needs initial= (numpy raises ValueError: the "
+                f"reduction has no identity): give initial=, e.g. -np.inf for a maximum")
+        keep = _const(given["keepdims"], _NOT_CONSTANT) if "keepdims" in given else False
+        if keep not in (True, False):
+            raise NotImplementedArgument(f"s2sad's definition of np.{name} with "
+                                         f"{' or '.join(by)}= takes keepdims written as True "
+                                         f"or False")
+        return kept if keep else plain
     return choose
+
+
+_KEYWORD_CHOOSERS = {
+    np.sum: _keywords_chosen(np.sum, kw.sum_masked, kw.sum_masked_kept),
+    np.prod: _keywords_chosen(np.prod, kw.prod_masked, kw.prod_masked_kept),
+    np.nansum: _keywords_chosen(np.nansum, kw.nansum_masked, kw.nansum_masked_kept,
+                                by=("where", "initial", "keepdims")),
+    np.mean: _keywords_chosen(np.mean, kw.mean_masked, kw.mean_masked_kept, by=("where",)),
+    np.var: _keywords_chosen(np.var, kw.var_masked, kw.var_masked_kept, by=("where",)),
+    np.std: _keywords_chosen(np.std, kw.std_masked, kw.std_masked_kept, by=("where",)),
+    **{f: _keywords_chosen(f, kw.max_masked, kw.max_masked_kept, needs_initial=True)
+       for f in (np.max, np.amax)},
+    **{f: _keywords_chosen(f, kw.min_masked, kw.min_masked_kept, needs_initial=True)
+       for f in (np.min, np.amin)},
+}
+# (the definitions take where=, initial=, axis= and ddof= by keyword; numpy's out=None and
+# keepdims, which chose the definition, are not passed)
+_KEYWORD_DECIDED = {d: ("out", "keepdims", "dtype") for d in (
+    kw.sum_masked, kw.sum_masked_kept, kw.prod_masked, kw.prod_masked_kept, kw.nansum_masked,
+    kw.nansum_masked_kept, kw.mean_masked, kw.mean_masked_kept, kw.var_masked,
+    kw.var_masked_kept, kw.std_masked, kw.std_masked_kept, kw.max_masked, kw.max_masked_kept,
+    kw.min_masked, kw.min_masked_kept)}
+
+
+def _diff(given):
+    """np.diff with prepend= or append=."""
+    if "prepend" not in given and "append" not in given:
+        return None
+    return kw.diff_padded
+
+
+def _average(given):
+    """np.average with returned= or keepdims= (constants)."""
+    flags = []
+    for name in ("returned", "keepdims"):
+        value = _const(given[name], _NOT_CONSTANT) if name in given else False
+        if value not in (True, False):
+            raise NotImplementedArgument(f"s2sad's definition of np.average takes {name} "
+                                         f"written as True or False")
+        flags.append(value is True)
+    return {(False, False): average, (True, False): kw.average_returned,
+            (False, True): kw.average_kept, (True, True): kw.average_returned_kept}[tuple(flags)]
 
 
 def _reshape(given):
@@ -325,7 +388,11 @@ def _svd(given):
 
 
 # the parameter each definition chosen by a call's constant is chosen by: not passed to it
-DECIDED = {more.svd_values: "compute_uv", more.svd_reduced: "compute_uv",
+DECIDED = {**_KEYWORD_DECIDED, average: ("returned", "keepdims"),
+           kw.average_returned: ("returned", "keepdims"),
+           kw.average_kept: ("returned", "keepdims"),
+           kw.average_returned_kept: ("returned", "keepdims"),
+           more.svd_values: "compute_uv", more.svd_reduced: "compute_uv",
            more.convolve_full: "mode", more.convolve_same: "mode", more.convolve_valid: "mode",
            more.reshape_fortran: "order", **{d: "ord" for d in _MATRIX_NORMS.values()}}
 
@@ -339,12 +406,12 @@ def definition_arguments(obj, call, definition):
         return list(call.args), list(call.keywords)
     import gast
     given = _given(obj, call)
-    return [], [gast.keyword(arg=k, value=v) for k, v in given.items() if k != decided]
+    decided = (decided,) if isinstance(decided, str) else decided
+    return [], [gast.keyword(arg=k, value=v) for k, v in given.items() if k not in decided]
 
 
-_BY_CALL = {np.cov: _cov, np.convolve: _convolve, np.max: _extremum(more.amax_initial),
-            np.amax: _extremum(more.amax_initial), np.min: _extremum(more.amin_initial),
-            np.amin: _extremum(more.amin_initial), np.reshape: _reshape,
+_BY_CALL = {**_KEYWORD_CHOOSERS, np.diff: _diff, np.average: _average,
+            np.cov: _cov, np.convolve: _convolve, np.reshape: _reshape,
             np.linalg.norm: _norm, np.linalg.svd: _svd, np.median: _median}
 # np.ptp (keepdims chooses), ufuncs' accumulate and at (numpy_definitions_ufuncs.py)
 _DEFINITIONS.update(ufuncs.DEFINITIONS)
@@ -355,8 +422,8 @@ _BY_CALL[np.ptp] = lambda given: ufuncs._keepdims(given, _const, _NOT_CONSTANT, 
 # ---- the README's rule table (s2sad/rule_table.py): what each definition implements ----
 TABLE = [
     (np.average, "definition: a; axis: None or an int; weights: None, of a's shape or 1-d along "
-                 "axis (differentiated)"),
-    (np.nansum, "definition: a; axis (NaNs: gradient 0)"),
+                 "axis (differentiated); returned, keepdims: constants"),
+    (np.nansum, "definition: a; axis (NaNs: gradient 0); initial=, where=, keepdims="),
     (np.nanmean, "definition: a; axis (NaNs: gradient 0)"),
     (np.cumprod, "definition: a; axis: None or an int"),
     (np.trapezoid, "definition: y; x: None, 1-d along axis or of y's shape (differentiated); "
@@ -371,11 +438,20 @@ TABLE = [
     (np.linalg.matrix_power, "definition: a: a 2-d array; n: an int (negative: of the inverse)"),
     (np.linalg.svd, "definition: a: a 2-d array; full_matrices: False, or compute_uv: False "
                     "(hermitian refused); distinct nonzero singular values"),
-    (np.max, "definition with initial= (np.maximum of the maximum and initial; where= and "
-             "keepdims=True refused)"),
-    (np.amax, "definition with initial= (as np.max)"),
-    (np.min, "definition with initial= (np.minimum of the minimum and initial)"),
-    (np.amin, "definition with initial= (as np.min)"),
+    (np.max, "definition with where= (and initial=, which numpy requires with it) or initial=: "
+             "np.maximum of initial and the maximum of the kept entries (keepdims too; out= "
+             "refused)"),
+    (np.amax, "definition with where= / initial= (as np.max)"),
+    (np.min, "definition with where= (and initial=) or initial= (as np.max)"),
+    (np.amin, "definition with where= / initial= (as np.max)"),
+    (np.sum, "definition with where= or initial=: the sum of the kept entries plus initial "
+             "(the mask: no gradient; keepdims too; out= refused)"),
+    (np.prod, "definition with where= or initial= (the product of the kept entries times "
+              "initial)"),
+    (np.mean, "definition with where= (the kept entries' mean)"),
+    (np.var, "definition with where= (ddof too; mean= and correction= refused)"),
+    (np.std, "definition with where= (ddof too; zero spread: gradient 0)"),
+    (np.diff, "definition with prepend= / append= (a number or an array, differentiated)"),
     (np.reshape, "definition with order='F' (order 'A' refused)"),
     (np.linalg.eigvalsh, "definition: a; UPLO (np.linalg.eigh's eigenvalues)"),
     (np.meshgrid, "definition: x; y (two arrays); indexing: 'xy' or 'ij' (sparse, copy "

@@ -1,10 +1,10 @@
 """More numpy functions s2sad differentiates through definitions (see
 numpy_definitions.py, which registers them and says which arguments and
 values each call may use): polynomials, convolution, covariance,
-interpolation, np.select, matrix powers, np.max / np.min with `initial=`,
-matrix norms and `order="F"` reshapes. Each follows numpy's documented
-semantics for what it takes; what it does not take is refused where the
-call is bound, naming the user's line."""
+interpolation, np.select, matrix powers, matrix norms and `order="F"`
+reshapes. Each follows numpy's documented semantics for what it takes;
+what it does not take is refused where the call is bound, naming the
+user's line."""
 import numpy as np
 
 from .runtime_linalg_more import reduced_svd, singular_values
@@ -159,17 +159,6 @@ def matrix_power(a, n):
     for _ in range(k):
         result = result @ base
     return result
-
-
-def amax_initial(a, axis=None, out=None, keepdims=False, initial=None, where=True):
-    """np.max(a, axis, initial=c) of a non-empty a: the larger of the
-    maximum and c (a tie goes to a's maximum, as np.maximum's does)."""
-    return np.maximum(np.max(a, axis=axis), initial)
-
-
-def amin_initial(a, axis=None, out=None, keepdims=False, initial=None, where=True):
-    """np.min(a, axis, initial=c) of a non-empty a."""
-    return np.minimum(np.min(a, axis=axis), initial)
 
 
 def reshape_fortran(a, shape):

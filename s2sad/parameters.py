@@ -137,7 +137,8 @@ def _float_dtype(node, kind):
     return last in ("float", "float64", "double")
 
 
-FLOAT_DTYPE = Values("None or float64", _float_dtype, gradient_free=True)
+FLOAT_DTYPE = Values("None or float64 (cast to another dtype outside the differentiated "
+                     "function)", _float_dtype, gradient_free=True)
 
 
 # ---- the rule's signature ------------------------------------------------------

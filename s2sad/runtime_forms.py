@@ -21,12 +21,17 @@ from numba.core.errors import TypingError
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
-__all__ = ["mean_axis", "max_axis", "min_axis", "prod_axis", "var_axis", "std_axis",
+__all__ = ["sum_kept", "mean_axis", "max_axis", "min_axis", "prod_axis", "var_axis", "std_axis",
            "norm_axis", "array_of", "array_copy", "matmul_of", "atleast_1d_of", "atleast_2d_of",
            "atleast_3d_of"]
 
 
 # ---- reductions over an axis or a tuple of axes -------------------------------
+
+def sum_kept(a, axis=None, keepdims=False):
+    """np.sum(a, axis, keepdims=...) (numba's np.sum has no keepdims)."""
+    return np.sum(a, axis=axis, keepdims=keepdims)
+
 
 def mean_axis(a, axis=None, keepdims=False):
     """np.mean(a, axis)."""
@@ -171,6 +176,7 @@ def _reduction(helper, numpy_fn, row):
     return _overload
 
 
+_reduction(sum_kept, np.sum, "np.sum(r)")
 _reduction(mean_axis, np.mean, "np.mean(r)")
 _reduction(max_axis, np.max, "np.max(r)")
 _reduction(min_axis, np.min, "np.min(r)")
@@ -376,6 +382,7 @@ def _parts_literal(call):
 # a differentiated call's keepdims is a reshape, bind.py)
 # "same": the call's own arguments; "tuple": the literal's elements as a tuple.
 FORMS = [
+    (np.sum, _given("keepdims"), "sum_kept", "same"),
     (np.mean, _any(_given("axis"), _given("keepdims")), "mean_axis", "same"),
     (np.max, _any(_given("axis"), _given("keepdims")), "max_axis", "same"),
     (np.amax, _any(_given("axis"), _given("keepdims")), "max_axis", "same"),
@@ -394,8 +401,8 @@ FORMS = [
     (np.atleast_3d, _one_argument, "atleast_3d_of", "same"),
 ]
 # the numpy function each helper stands for (its gradient rule is that one's)
-STANDS_FOR = {"mean_axis": np.mean, "max_axis": np.max, "min_axis": np.min,
-              "prod_axis": np.prod, "var_axis": np.var, "std_axis": np.std,
+STANDS_FOR = {"sum_kept": np.sum, "mean_axis": np.mean, "max_axis": np.max,
+              "min_axis": np.min, "prod_axis": np.prod, "var_axis": np.var, "std_axis": np.std,
               "norm_axis": np.linalg.norm, "array_of": np.array, "array_copy": np.array,
               "matmul_of": np.matmul, "atleast_1d_of": np.atleast_1d,
               "atleast_2d_of": np.atleast_2d, "atleast_3d_of": np.atleast_3d}

@@ -320,11 +320,11 @@ def interp_period(x):
 
 
 def max_where(x):
-    return np.max(x, initial=0.0, where=x > 0)
+    return np.max(x, where=x > 0)  # (numpy raises: where= needs initial=)
 
 
-def max_initial_keepdims(x):
-    return np.sum(np.max(x, axis=0, keepdims=True, initial=0.0))
+def max_initial_keepdims_variable(x):
+    return np.sum(np.max(x, axis=0, initial=0.0, keepdims=bool(x[0, 0] > 9.0)))
 
 
 def reshape_order_a(x):
@@ -355,8 +355,8 @@ def pinv_hermitian(a):
     (conv_bad_mode, (X4,), "mode 'full', 'same' or 'valid'"),
     (cov_weights, (M23,), "aweights"),
     (interp_period, (XS,), "period"),
-    (max_where, (X4,), "where"),
-    (max_initial_keepdims, (M23,), "keepdims"),
+    (max_where, (X4,), "needs initial="),
+    (max_initial_keepdims_variable, (M23,), "keepdims written as True or False"),
     (reshape_order_a, (M23,), "order 'C' or 'F'"),
     (norm_axis_pair, (M23,), "without axis"),
     (svd_full, (M23,), "full_matrices=False"),

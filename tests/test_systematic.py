@@ -137,10 +137,12 @@ def test_grid_covers_every_rule():
 
 
 def test_grid_is_deterministic():
-    from systematic import (families_arrays, families_elementwise, families_numpy_more,
-                            families_scipy, families_shapes, families_special)
+    from systematic import (families_arrays, families_elementwise, families_keywords,
+                            families_numpy_more, families_scipy, families_shapes,
+                            families_special)
     first = (families_elementwise.cases() + families_arrays.cases() + families_special.cases()
-             + families_shapes.cases() + families_scipy.cases() + families_numpy_more.cases())
+             + families_shapes.cases() + families_scipy.cases() + families_numpy_more.cases()
+             + families_keywords.cases())
     again = build_cases()
     assert [c.id for c in first] == [c.id for c in again]
     for a, b in zip(first, again):

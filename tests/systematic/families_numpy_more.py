@@ -265,8 +265,7 @@ def refusal_cases():
         ("numpy.interp", "period", f"np.interp(x, {XP}, x, period=4.0)", V),
         ("numpy.median", "axis_tuple", "np.median(x, axis=(0, 1))", M),
         ("numpy.median", "keepdims", "np.median(x, keepdims=True)", M),
-        ("numpy.max", "initial_where", "np.max(x, initial=0.0, where=x > 0)", M),
-        ("numpy.amin", "initial_keepdims", "np.amin(x, axis=0, initial=0.0, keepdims=True)", M),
+        ("numpy.max", "where_without_initial", "np.max(x, where=x > 0)", M),
         ("numpy.max", "initial_out", "np.max(x, initial=0.0, out=np.empty(()))", M),
         ("numpy.reshape", "order_A", "np.reshape(x, (4, 3), order='A')", M),
         ("numpy.reshape", "order_variable", "np.reshape(x, 12, order=('F' if x[0, 0] > 9 "

@@ -13,8 +13,8 @@ import numpy as np
 import scipy.linalg
 import scipy.special
 
-from . import families_arrays, families_elementwise, families_numpy_more, families_scipy, \
-    families_shapes, families_special
+from . import families_arrays, families_elementwise, families_keywords, families_numpy_more, \
+    families_scipy, families_shapes, families_special
 
 # modules whose registered rules the grid must cover (the runtime helpers'
 # rules are internal to generated code)
@@ -27,7 +27,7 @@ NOT_CALLED = {"builtins.print"}  # a rule, but no value to check
 def _build():
     cases = (families_elementwise.cases() + families_arrays.cases()
              + families_special.cases() + families_shapes.cases() + families_scipy.cases()
-             + families_numpy_more.cases())
+             + families_numpy_more.cases() + families_keywords.cases())
     ids = [c.id for c in cases]
     dupes = {i for i in ids if ids.count(i) > 1}
     if dupes:

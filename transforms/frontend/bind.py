@@ -28,6 +28,7 @@ import numpy as np
 
 from ...parameters import AXIS_VALUES
 from ..errors import UnsupportedSyntaxError
+from .keyword_spellings import respell_keywords
 from .spellings import respell
 from ...numpy_definitions import NotImplementedArgument, definition_arguments, numpy_definition
 from ..libraries import is_library_function
@@ -60,6 +61,7 @@ class CallBinder:
                                                      keywords=[]), node))
         if obj is None or isinstance(node.func, gast.Call):
             return node
+        node = respell_keywords(node, obj, self)  # dtype=float, einsum's optimize=, ...
         try:  # np.average, or a call np.convolve's mode or np.max's initial= decides
             definition = numpy_definition(obj, node, getattr(self.parsed, "fn", None))
         except NotImplementedArgument as exc:

@@ -323,7 +323,14 @@ class _Normalizer:
             args = [gast.Tuple(elts=args, ctx=gast.Load())]
         attr = "ravel" if f.attr == "flatten" else f.attr
         func = gast.Attribute(value=name("np"), attr=attr, ctx=gast.Load())
-        return gast.Call(func=func, args=[base] + args, keywords=node.keywords)
+        keywords = node.keywords
+        if attr == "clip" and len(args) <= 2:
+            # ndarray.clip(min=None, max=None): by keyword, so np.clip's missing bound is None
+            keywords = [gast.keyword(arg=k, value=v) for k, v in zip(("min", "max"), args)] \
+                + keywords
+            args = []
+        return gast.copy_location(gast.Call(func=func, args=[base] + args, keywords=keywords),
+                                  node)  # (a refusal of the call names its line)
 
     def global_value(self, name_):
         parsed = getattr(self.bind, "parsed", None)  # (the binder knows the namespace)

@@ -6,7 +6,8 @@ implements, rewritten to that form before the call is bound (bind.py):
   if the user had not written it;
 * `np.clip(a, None, hi)` is `np.minimum(a, hi)` and `np.clip(a, lo, None)`
   `np.maximum(a, lo)` (numpy's meaning of a missing bound); numpy 2's
-  `min=` / `max=` are `a_min` / `a_max`.
+  `min=` / `max=` are `a_min` / `a_max`, the one not given None (as the
+  method's: `x.clip(lo)` is `np.clip(x, min=lo)`, normalize.py).
 
 Anything else is left as written: a parameter the rule does not implement
 is then refused (transforms/frontend/bind.py), never dropped."""
@@ -75,14 +76,19 @@ def _clip(node):
     given = {k.arg: k.value for k in node.keywords}
     if any(k.arg is None for k in node.keywords) or len(node.args) > 3:
         return node
+    aliased = False
     for alias, name in (("min", "a_min"), ("max", "a_max")):
         if alias in given and name not in given:
             given[name] = given.pop(alias)
+            aliased = True
     names = ["a", "a_min", "a_max"]
     values = dict(zip(names, node.args))
     if set(values) & set(given) or set(given) - set(names):
         return node  # as written: numpy's TypeError or an unimplemented parameter
     values.update(given)
+    if aliased:  # numpy 2's min= / max=: the one not given is None (a_min / a_max are required)
+        for name in ("a_min", "a_max"):
+            values.setdefault(name, gast.Constant(value=None, kind=None))
     if len(values) != 3:
         return node
     lo, hi = _is_none(values["a_min"]), _is_none(values["a_max"])
