@@ -163,7 +163,7 @@ def matrix_power(a, n):
 
 def amax_initial(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     """np.max(a, axis, initial=c) of a non-empty a: the larger of the
-    maximum and c (a tie goes to a's maximum, as np.maximum's does)."""
+    maximum and c (at a tie they share the cotangent, as np.maximum's do)."""
     return np.maximum(np.max(a, axis=axis), initial)
 
 
