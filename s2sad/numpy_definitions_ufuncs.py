@@ -7,7 +7,8 @@ numpy_definitions.py, as the others there): `np.ptp`, the ufunc methods
 
 Each follows numpy's semantics for what it takes; the gradient at a tie is
 that of the functions it is written with (np.max / np.min share it equally,
-as JAX does; np.maximum / np.minimum give it to their first argument)."""
+as JAX does), but for the running maximum and minimum, where the earlier
+element keeps it."""
 import numpy as np
 
 
@@ -56,12 +57,14 @@ def multiply_accumulate(array, axis=0, dtype=None, out=None):
 def maximum_accumulate(array, axis=0, dtype=None, out=None):
     """np.maximum.accumulate: out[i] = np.maximum(out[i - 1], a[i]) along
     `axis`, as numpy defines accumulate; each output's gradient goes to the
-    element that is the running maximum there (at a tie the earlier one,
-    which np.maximum's first argument holds)."""
+    element that is the running maximum there (at a tie the earlier one:
+    a new element takes over only when larger, or NaN, which numpy
+    propagates)."""
     moved = _one_axis(array, axis)
     running = moved * 1.0  # (an empty array: empty, as numpy's)
     for i in range(1, moved.shape[0]):
-        running[i] = np.maximum(running[i - 1], moved[i])
+        running[i] = np.where((moved[i] > running[i - 1]) | np.isnan(moved[i]), moved[i],
+                              running[i - 1])
     if axis is None:
         return running
     return np.moveaxis(running, 0, axis)
@@ -73,7 +76,8 @@ def minimum_accumulate(array, axis=0, dtype=None, out=None):
     moved = _one_axis(array, axis)
     running = moved * 1.0  # (an empty array: empty, as numpy's)
     for i in range(1, moved.shape[0]):
-        running[i] = np.minimum(running[i - 1], moved[i])
+        running[i] = np.where((moved[i] < running[i - 1]) | np.isnan(moved[i]), moved[i],
+                              running[i - 1])
     if axis is None:
         return running
     return np.moveaxis(running, 0, axis)

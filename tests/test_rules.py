@@ -144,6 +144,51 @@ def test_max_shares_the_cotangent_among_ties(jit):
     assert np.array_equal(g, np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]))
 
 
+def _maximum_pair(x, y):
+    return np.maximum(x, y)
+
+
+def _minimum_pair(x, y):
+    return np.minimum(x, y)
+
+
+def _clip_three(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+def _clip_lower(x, lo):
+    return np.clip(x, lo, None)
+
+
+def _relu_sum(x):
+    return np.sum(np.maximum(x, 0.0))
+
+
+@pytest.mark.parametrize("f, args, want", [
+    (_maximum_pair, (0.7, 0.7), (0.5, 0.5)),
+    (_maximum_pair, (0.7, 0.2), (1.0, 0.0)),
+    (_minimum_pair, (0.7, 0.7), (0.5, 0.5)),
+    (_minimum_pair, (0.7, 0.2), (0.0, 1.0)),
+    (_clip_three, (0.2, 0.2, 0.5), (0.5, 0.5, 0.0)),   # at the lower bound
+    (_clip_three, (0.5, 0.2, 0.5), (0.5, 0.0, 0.5)),   # at the upper bound
+    (_clip_three, (0.3, 0.2, 0.5), (1.0, 0.0, 0.0)),
+    (_clip_three, (0.3, 0.6, 0.5), (0.0, 0.0, 1.0)),   # a_min > a_max: a_max wins
+    (_clip_three, (0.5, 0.5, 0.5), (0.25, 0.25, 0.5)),
+    (_clip_lower, (0.2, 0.2), (0.5, 0.5)),
+])
+def test_maximum_minimum_and_clip_share_ties_as_jax(f, args, want, jit):
+    """Finite differences cannot see a tie: np.maximum, np.minimum and
+    np.clip (their composition) share it equally, as JAX's, autograd's and
+    PyTorch's maximum do (JAX's clip is the same composition)."""
+    got = s2sad.grad(f, wrt=tuple(range(len(args))), jit=jit)(*args)
+    assert np.allclose(got, want, rtol=0, atol=1e-15), (got, want)
+
+
+def test_relu_at_zero_is_half(jit):
+    g = s2sad.grad(_relu_sum, jit=jit)(np.array([0.0, 1.5, -1.5]))
+    assert np.array_equal(g, [0.5, 1.0, 0.0])
+
+
 _SHAPES_MODEL = '''
 import numpy as np
 

@@ -54,7 +54,7 @@ def _binary(*fns):
 
 @_binary(np.fmax)
 def fmax(g, ans, x1, x2):
-    # as np.maximum's rule on ties (x1 takes them); a NaN loses (fmax returns the other)
+    # x1 takes a tie (fmax returns it); a NaN loses (fmax returns the other)
     return (g * ((x1 >= x2) | (np.isnan(x2) & (x1 == x1))),
             g * ((x1 < x2) | np.isnan(x1)))
 

@@ -203,14 +203,16 @@ def power_int(g, ans, x, y):
     return g * y * x ** (y - 1 + (y == 0)), None
 
 
+# At a tie the two arguments share the cotangent equally, as in JAX, autograd
+# and PyTorch (and as max/min reductions share it among their ties).
 @_binary(np.maximum, kind=broadcast_args)
 def maximum(g, ans, x, y):
-    return g * (x >= y), g * (x < y)
+    return g * ((x > y) + 0.5 * (x == y)), g * ((x < y) + 0.5 * (x == y))
 
 
 @_binary(np.minimum, kind=broadcast_args)
 def minimum(g, ans, x, y):
-    return g * (x <= y), g * (x > y)
+    return g * ((x < y) + 0.5 * (x == y)), g * ((x > y) + 0.5 * (x == y))
 
 
 @_binary(np.arctan2)
@@ -237,10 +239,14 @@ def where(g, ans, condition, x, y):
 @adjoint(np.clip, kind=lambda args, kws: K.broadcast(*args), elementwise=True,
          values={"a_min": NOT_NONE, "a_max": NOT_NONE})
 def clip(g, ans, a, a_min, a_max):
-    # np.clip is np.minimum(np.maximum(a, a_min), a_max): where a_min > a_max, a_max wins
-    return (g * ((a >= a_min) & (np.maximum(a, a_min) <= a_max)),
-            g * ((a < a_min) & (a_min <= a_max)),
-            g * (np.maximum(a, a_min) > a_max))
+    # np.clip is np.minimum(np.maximum(a, a_min), a_max), and its gradient that
+    # composition's (as JAX's): where a_min > a_max, a_max wins; at a bound the
+    # tie is shared
+    return (g * ((np.maximum(a, a_min) < a_max) + 0.5 * (np.maximum(a, a_min) == a_max))
+            * ((a > a_min) + 0.5 * (a == a_min)),
+            g * ((np.maximum(a, a_min) < a_max) + 0.5 * (np.maximum(a, a_min) == a_max))
+            * ((a < a_min) + 0.5 * (a == a_min)),
+            g * ((np.maximum(a, a_min) > a_max) + 0.5 * (np.maximum(a, a_min) == a_max)))
 
 
 # ---- reductions --------------------------------------------------------------
