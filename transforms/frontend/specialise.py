@@ -22,6 +22,7 @@ from .flatten_args import parse_function  # container arguments flattened to the
 from ..names import Namer
 from .none_tests import fold_none_tests
 from .normalize import normalize
+from .sequence_args import check_sequence_arguments
 from .number_starts import fold_number_starts, refuse_reductions_of_changing_kinds
 from ..optimise.parallel import check_independent
 from ..syntax import clone, names_stored, walk
@@ -51,6 +52,7 @@ class Specialised:
                                                                 self._resolve)
         tree = binder.bind_tree(respell_writes(tree, self.parsed))
         rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
+        tree = check_sequence_arguments(tree, arg_kinds, self._resolve, self.parsed.location)
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)

@@ -1,0 +1,527 @@
+"""Test functions of other AD projects, ported to numpy and run through s2sad
+against central finite differences of numpy's and Python's own values: as
+plain Python, and compiled for a sample (every case with S2SAD_FULL=1).
+
+Sources, credited per section: Google's Tangent (tests/functions.py), HIPS
+autograd (tests/test_dict.py, test_tuple.py, test_list.py, test_builtins.py,
+test_wrappers.py, test_core.py), the special points of JAX's
+lax_numpy_test grad records, TensorFlow's math_grad_test and PyTorch's
+gradcheck tests, and model code in the style of autograd's examples
+(written here in our own words). tangent-, autograd-, myia- and JAX-style
+forms s2sad had already are in test_tangent_styles.py,
+test_autograd_styles*.py and test_myia_jax_styles.py."""
+import os
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp, xlogy
+
+import s2sad
+from s2sad import UnsupportedSyntaxError
+from gradcheck import check_grad, check_jvp, check_tree_grad
+
+FULL = os.environ.get("S2SAD_FULL", "") not in ("", "0")
+rng = np.random.default_rng(55)
+CASES = []
+
+
+def case(name, fn, *args, wrt=0):
+    CASES.append(pytest.param(fn, args, wrt, id=name))
+
+
+# ---- Google's Tangent, tests/functions.py (scalar code with branches and loops) --------
+
+def overwrite_if(a):
+    if a > 0:
+        a = a * 3.0
+    else:
+        a = a * 2.0
+    return a
+
+
+def nested_if(a):
+    if a > 0:
+        if a < 10:
+            a = a * a
+    else:
+        a = 3.0 * a
+    return a
+
+
+def multiarg_if(a):
+    if a * a / 3.0 > 0:
+        b = 3.0
+    else:
+        b = 4.0
+    a = a * b
+    if a < b - a * b:
+        a = a * a
+    elif a > b + 3.0 * a:
+        a = a / b if a / 2.0 < 0 else a * b
+    else:
+        a = -a
+    return a
+
+
+def serial_for(a, n):
+    for i in range(n):
+        a = a * a
+    a = 2.0 * a
+    for i in range(n + 1):
+        a = a * 3.0
+    return a
+
+
+def cond_iterpower1(a):
+    for i in range(3):
+        if a < 20:
+            a = a * a
+    return a
+
+
+def superfor_iterpower(a):
+    for i in range(2):
+        for j in range(3):
+            a = a * a
+    return a
+
+
+def iter_third_pow1(a):
+    out = 1
+    for i in range(3):
+        out = out * a
+    return out
+
+
+def numpy_sqrt(a):
+    if a >= 0:
+        r = np.sqrt(a)
+    else:
+        r = np.sqrt(-a)
+    return r
+
+
+def deep_anf_list(x):
+    b = [1, x[0] * x[1] * x[2], 3]
+    return np.sum(b)
+
+
+def subscript3(x):
+    y = x ** 2.0
+    x[0] = y[1] * y[2]
+    return np.sum(x * y)
+
+
+def subscript_overwrite(a):  # (commented out in Tangent: it had no list support)
+    x = [1, a * a, 3]
+    x[1] = x[0] * x[1]
+    return x[1] + x[1]
+
+
+def _inner_fn(a, b):
+    return a * b
+
+
+def if_mul_with_call(a, b):
+    if a > b:
+        o = _inner_fn(a, b)
+    else:
+        o = _inner_fn(b, a)
+    return o
+
+
+def iterpower_with_nested_def(a, n):
+    def _fn(a, n):
+        return a * n
+    for i in range(n):
+        a = _fn(a, a)
+    return a
+
+
+def init_array_grad_maybe_active(x):
+    h = np.zeros((len(x), 3))
+    for t in range(len(h)):
+        h[t] = x[t]
+    return np.sum(h)
+
+
+def rnn(inputs, W):
+    h = np.zeros((4, 3))
+    for t in range(3):
+        h[t + 1] = np.dot(inputs[t], W) + h[t]
+    return np.sum(h[1:])
+
+
+def logistic_regression(input, label, W, b):
+    h1 = np.dot(input, W) + b
+    prediction = 0.5 * (np.tanh(h1) + 1)
+    label_probabilities = prediction * label + (1 - prediction) * (1 - label)
+    return -np.sum(np.log(label_probabilities))
+
+
+def gradgrad_pow(a, b):
+    if a >= 0:
+        a = a ** b
+    else:
+        a = (-a) ** b
+    return a
+
+
+def listcomp(a):
+    return np.sum([i * 3 for i in a])
+
+
+def extended_slice(x):
+    return np.sum(x[::2, np.newaxis])
+
+
+for a in (0.7, -0.4, 1.3):
+    for f in (overwrite_if, nested_if, multiarg_if, cond_iterpower1, superfor_iterpower,
+              iter_third_pow1, numpy_sqrt, subscript_overwrite):
+        case(f"tangent-{f.__name__}-{a}", f, a)
+for f in (deep_anf_list, subscript3, init_array_grad_maybe_active, listcomp,
+          extended_slice):
+    case(f"tangent-{f.__name__}", f, rng.normal(size=5))
+case("tangent-serial_for", serial_for, 0.9, 2)
+case("tangent-iterpower_with_nested_def", iterpower_with_nested_def, -0.9, 3)
+case("tangent-if_mul_with_call", if_mul_with_call, 0.6, 1.7, wrt=(0, 1))
+case("tangent-if_mul_with_call-swapped", if_mul_with_call, 1.7, 0.6, wrt=(0, 1))
+case("tangent-gradgrad_pow", gradgrad_pow, -0.6, 1.7, wrt=(0, 1))
+case("tangent-rnn", rnn, rng.normal(size=(3, 2)), rng.normal(size=(2, 3)), wrt=(0, 1))
+case("tangent-logistic_regression", logistic_regression, rng.normal(size=(3, 4)),
+     (rng.uniform(size=5) > 0.5).astype(float), 0.3 * rng.normal(size=(4, 5)),
+     0.3 * rng.normal(size=5), wrt=(2, 3))
+
+
+# ---- JAX, TensorFlow and PyTorch: special points of their gradient tests ---------------
+# JAX's GRAD_SPECIAL_VALUE_TEST_RECORDS (arcsinh at 0 and 1000, arctanh at 0,
+# sinc at 0), logaddexp's records; TF's and PyTorch's products with zeros
+# (one zero, two zeros), xlogy at x = 0, logsumexp with -inf.
+
+case("jax-arcsinh-0", np.arcsinh, 0.0)
+case("jax-arcsinh-1000", np.arcsinh, 1000.0)
+case("jax-arccosh-1000", np.arccosh, 1000.0)
+case("jax-arctanh-0", np.arctanh, 0.0)
+case("jax-sinc-0", np.sinc, np.array([0.0, 0.3, -1.2]))
+case("jax-logaddexp", np.logaddexp, rng.uniform(-0.9, 0.9, 3), rng.uniform(-0.9, 0.9, 3),
+     wrt=(0, 1))
+case("jax-logaddexp-large", np.logaddexp, 800.0, 799.0, wrt=(0, 1))
+case("jax-logaddexp2", np.logaddexp2, rng.uniform(-0.9, 0.9, 3), rng.uniform(-0.9, 0.9, 3),
+     wrt=(0, 1))
+
+
+def prod_all(x):
+    return np.prod(x)
+
+
+def prod_rows(x):
+    return np.prod(x, axis=1)
+
+
+def cumprod_weighted(x):
+    return np.cumprod(x) * np.arange(1.0, x.size + 1)
+
+
+def logsumexp_all(x):
+    return logsumexp(x)
+
+
+def xlogy_of(x, y):
+    return xlogy(x, y)
+
+
+case("tf-prod-one-zero", prod_all, np.array([2.0, 0.0, 3.0]))
+case("tf-prod-two-zeros", prod_all, np.array([2.0, 0.0, 0.0, 3.0]))
+case("tf-prod-rows-zero", prod_rows, np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]))
+case("torch-cumprod-zero", cumprod_weighted, np.array([2.0, 0.0, 3.0, 1.5]))
+case("torch-cumprod-two-zeros", cumprod_weighted, np.array([2.0, 0.0, 3.0, 0.0, 1.5]))
+case("torch-logsumexp-minus-inf", logsumexp_all, np.array([-np.inf, 0.3, 1.0]))
+case("tf-xlogy-at-x-zero", xlogy_of, np.array([0.0, 0.5]), np.array([0.3, 0.5]), wrt=1)
+
+
+# ---- points picked by several index arrays (the cross-entropy of a batch) --------------
+# x[rows, cols] was refused; its cotangent adds g at each point, repeats adding up.
+
+def softmax_cross_entropy(W, x, labels):
+    logits = x @ W
+    logits = logits - logits.max(axis=1, keepdims=True)
+    logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(len(labels)), labels])
+
+
+def repeated_points(x):
+    return x[np.array([0, 1, 0, 0]), np.array([2, 2, 2, -1])] * np.arange(4.0)
+
+
+def broadcast_points(x):
+    return x[np.array([[0], [1]]), np.array([0, 2, 2])] * np.arange(6.0).reshape(2, 3)
+
+
+def points_with_an_int(x):
+    return np.sum(x[np.array([0, 1, 1]), 1, np.array([1, 0, 0])] ** 2)
+
+
+def points_by_lists(x):
+    return x[[0, 1, 1], [2, 0, 0]] * np.arange(3.0)
+
+
+case("points-softmax_cross_entropy", softmax_cross_entropy, rng.normal(size=(3, 4)),
+     rng.normal(size=(5, 3)), np.array([0, 3, 1, 1, 2]), wrt=(0, 1))
+case("points-repeated-negative", repeated_points, rng.normal(size=(2, 3)))
+case("points-broadcast", broadcast_points, rng.normal(size=(2, 3)))
+case("points-with-an-int", points_with_an_int, rng.normal(size=(2, 2, 2)))
+case("points-by-lists", points_by_lists, rng.normal(size=(2, 3)))
+
+
+# ---- model code in the style of autograd's examples (our own words) ------------------
+
+def lstm_cell(W, x, h, c):
+    z = np.concatenate([x, h]) @ W
+    i, f, o, g = np.split(z, 4)
+    sig = lambda v: 1 / (1 + np.exp(-v))
+    c2 = sig(f) * c + sig(i) * np.tanh(g)
+    return np.sum(sig(o) * np.tanh(c2) ** 2 + c2)
+
+
+def attention(q, k, v):
+    s = q @ k.T / np.sqrt(q.shape[1])
+    s = np.exp(s - s.max(axis=1, keepdims=True))
+    return np.sum((s / s.sum(axis=1, keepdims=True) @ v) * np.arange(2.0))
+
+
+def gp_negative_log_likelihood(params, x, y):
+    length, scale, noise = np.exp(params[0]), np.exp(params[1]), np.exp(params[2])
+    d = x[:, None] - x[None, :]
+    K = scale * np.exp(-0.5 * d ** 2 / length ** 2) + noise * np.eye(len(x))
+    L = np.linalg.cholesky(K)
+    return 0.5 * y @ np.linalg.solve(K, y) + np.sum(np.log(np.diag(L)))
+
+
+def conv1d_energy(x, w):
+    n, k = x.shape[0], w.shape[0]
+    out = np.zeros(n - k + 1)
+    for i in range(n - k + 1):
+        out[i] = np.sum(x[i:i + k] * w)
+    return np.sum(out ** 2)
+
+
+case("model-lstm_cell", lstm_cell, 0.5 * rng.normal(size=(5, 12)), rng.normal(size=2),
+     rng.normal(size=3), rng.normal(size=3), wrt=(0, 1, 2, 3))
+case("model-attention", attention, rng.normal(size=(3, 4)), rng.normal(size=(5, 4)),
+     rng.normal(size=(5, 2)), wrt=(0, 1, 2))
+case("model-gp", gp_negative_log_likelihood, np.array([0.1, -0.2, -1.0]),
+     rng.normal(size=5), rng.normal(size=5))
+case("model-conv1d", conv1d_energy, rng.normal(size=7), rng.normal(size=3), wrt=(0, 1))
+
+SAMPLE_COMPILED = {"tangent-cond_iterpower1-0.7", "tf-prod-two-zeros",
+                   "points-softmax_cross_entropy", "model-conv1d"}
+
+
+@pytest.mark.parametrize("fn, args, wrt", CASES)
+def test_against_finite_differences(fn, args, wrt):
+    check_grad(fn, args, wrt=wrt, jit=False, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn, args, wrt", [p for p in CASES if FULL or p.id in SAMPLE_COMPILED])
+def test_compiled_against_finite_differences(fn, args, wrt):
+    check_grad(fn, args, wrt=wrt, jit=True, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn, args, wrt", [p for p in CASES if p.id.startswith("points-")])
+def test_points_forward_mode(fn, args, wrt):
+    check_jvp(fn, args, wrt=wrt, jit=False)
+
+
+def test_fewer_index_arrays_than_axes_still_refused():
+    def rows_of_points(x):
+        return x[np.array([0, 1]), np.array([1, 0])]
+    with pytest.raises(UnsupportedSyntaxError, match="several index arrays"):
+        s2sad.grad(rows_of_points, jit=False)(rng.normal(size=(2, 2, 3)))
+
+
+# ---- autograd's tests of containers: dicts, tuples and lists of arrays -----------------
+
+def dict_getter(input_dict):
+    return np.sum(input_dict["item_1"]) + 2 * np.sum(input_dict["item_2"])
+
+
+def dict_sorted_iteration(input_dict):
+    A, B = 0.0, 0.0
+    for i, k in enumerate(sorted(input_dict)):
+        A = A + np.sum(np.sin(input_dict[k])) * (i + 1.0)
+        B = B + np.sum(np.cos(input_dict[k]))
+    return A + B
+
+
+def dict_get(d, x):
+    return d.get("item_1", x) ** 2
+
+
+def tuple_getter(input_tuple):
+    return np.sum(np.sin(input_tuple[0])) + np.sum(np.cos(input_tuple[1]))
+
+
+def three_arrays():
+    return {"item_1": rng.normal(size=(2, 3)), "item_2": rng.normal(size=(3, 2)),
+            "item_X": rng.normal(size=2)}
+
+
+@pytest.mark.parametrize("fn, args", [
+    (dict_getter, (three_arrays(),)),
+    (dict_sorted_iteration, (three_arrays(),)),
+    (dict_get, ({"item_1": 3.0}, 2.0)),
+    (tuple_getter, ((rng.normal(size=(2, 3)), rng.normal(size=3), rng.normal(size=2)),)),
+    (tuple_getter, ([rng.normal(size=(2, 3)), rng.normal(size=3), rng.normal(size=2)],)),
+], ids=["dict-getter", "dict-sorted-iteration", "dict-get", "tuple-getter", "list-getter"])
+def test_autograd_containers(fn, args):
+    check_tree_grad(fn, args, jit=False)
+
+
+def test_dict_get_of_a_missing_key_takes_the_default():
+    g = s2sad.grad(dict_get, wrt=1, jit=False)({"item_2": 4.0}, 2.0)
+    assert g == pytest.approx(4.0)
+
+
+# ---- lists and tuples of numbers as arguments -------------------------------------------
+# s2sad takes a list or tuple of numbers as an array. autograd's test_builtins.py
+# asks isinstance(x, list) of such an argument: it was answered for the array,
+# so the function took the other branch (a wrong gradient with no error), and
+# x + x added where Python concatenates. The type questions are now answered
+# for the list or tuple; what a list does differently is refused with the line.
+
+def product_if_list(x):
+    if isinstance(x, list):
+        return x[0] * x[1]
+    return x[0] + x[1]
+
+
+def product_if_tuple(x):
+    if isinstance(x, (tuple, set)):
+        return x[0] * x[1]
+    return x[0] + x[1]
+
+
+def sum_if_array(x):
+    if isinstance(x, np.ndarray):
+        return x[0] + x[1]
+    return x[0] * x[1]
+
+
+def product_if_type_is_list(x):
+    if type(x) is list:
+        return x[0] * x[1]
+    return x[0] + x[1]
+
+
+def sum_if_it_has_a_shape(x):
+    if hasattr(x, "shape"):
+        return x[0] + x[1]
+    return x[0] * x[1]
+
+
+def through_a_helper(x):
+    return product_if_list(x)
+
+
+def list_literal_to_a_helper(a, b):
+    return product_if_list([a, b])
+
+
+def everyday_list_uses(x):
+    s = 0.0
+    for v in x:
+        s = s + v * v
+    a, b, c = x
+    return s + sum(x) + max(x) * len(x) + np.dot(x, x) + a * b * c + x[-1] * np.sum(x[1:])
+
+
+def converted_first(x):
+    x = np.asarray(x)
+    return np.prod(x * 2)
+
+
+def _list_fd(f, x, eps=1e-6):
+    out = []
+    for k in range(len(x)):
+        up, down = list(x), list(x)
+        up[k] += eps
+        down[k] -= eps
+        out.append((f(type(x)(up)) - f(type(x)(down))) / (2 * eps))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("fn, x", [
+    (product_if_list, [2.0, 3.0]), (product_if_list, (2.0, 3.0)),
+    (product_if_tuple, (2.0, 3.0)), (product_if_tuple, [2.0, 3.0]),
+    (sum_if_array, [2.0, 3.0]), (product_if_type_is_list, [2.0, 3.0]),
+    (sum_if_it_has_a_shape, [2.0, 3.0]), (through_a_helper, [2.0, 3.0]),
+    (everyday_list_uses, [2.0, 3.0, -1.5]), (everyday_list_uses, (2.0, 3.0, -1.5)),
+    (converted_first, [2.0, 3.0]),
+])
+def test_list_arguments_follow_python(fn, x):
+    df = s2sad.grad(fn, jit=False)
+    np.testing.assert_allclose(df(x), _list_fd(fn, x), rtol=1e-6, atol=1e-8)
+    # the same derivative called with an array answers for the array
+    np.testing.assert_allclose(df(np.array(x)), numerical_grad_array(fn, np.array(x)),
+                               rtol=1e-6, atol=1e-8)
+
+
+def numerical_grad_array(fn, x, eps=1e-6):
+    return np.array([(fn(x + eps * e) - fn(x - eps * e)) / (2 * eps) for e in np.eye(len(x))])
+
+
+def test_list_literal_passed_to_a_helper_is_a_list():
+    assert s2sad.grad(list_literal_to_a_helper, wrt=(0, 1), jit=False)(2.0, 3.0) == (3.0, 2.0)
+
+
+def test_list_argument_type_question_forward_mode():
+    _, t = s2sad.jvp(product_if_list, jit=False)([2.0, 3.0], np.array([1.0, 0.0]))
+    assert t == pytest.approx(3.0)
+
+
+def test_list_argument_compiled():
+    np.testing.assert_allclose(s2sad.grad(product_if_list, jit=True)([2.0, 3.0]), [3.0, 2.0])
+
+
+def concatenated(x):
+    return np.prod(x + x)
+
+
+def repeated(x):
+    return np.prod(x * 2)
+
+
+def concatenated_alias(x):
+    y = x
+    return np.prod(y + [1.0])
+
+
+def concatenated_in_a_helper(x):
+    return concatenated(x[1:])
+
+
+def shape_of_a_list(x):
+    return x.shape[0] * x[0]
+
+
+@pytest.mark.parametrize("fn, x, line, what", [
+    (concatenated, [2.0, 3.0], concatenated.__code__.co_firstlineno + 1, "`+` or `*` on a list"),
+    (concatenated, (2.0, 3.0), concatenated.__code__.co_firstlineno + 1, "a tuple of numbers"),
+    (repeated, [2.0, 3.0], repeated.__code__.co_firstlineno + 1, "`+` or `*` on a list"),
+    (concatenated_alias, [2.0, 3.0], concatenated_alias.__code__.co_firstlineno + 2,
+     "`+` or `*` on a list"),
+    (concatenated_in_a_helper, [2.0, 3.0, 4.0], concatenated.__code__.co_firstlineno + 1,
+     "argument 'x', a list"),
+    (shape_of_a_list, [2.0, 3.0], shape_of_a_list.__code__.co_firstlineno + 1,
+     "attribute .shape of a list"),
+])
+def test_what_a_list_does_differently_is_refused(fn, x, line, what):
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        s2sad.grad(fn, jit=False)(x)
+    assert f"test_ported_functions.py:{line}" in str(info.value)
+    assert what in str(info.value)
+
+
+@pytest.mark.parametrize("fn", [concatenated, repeated, concatenated_in_a_helper])
+def test_an_array_argument_is_an_array(fn):
+    check_grad(fn, (np.array([2.0, 3.0, 4.0]),), jit=False)
