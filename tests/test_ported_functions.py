@@ -525,3 +525,86 @@ def test_what_a_list_does_differently_is_refused(fn, x, line, what):
 @pytest.mark.parametrize("fn", [concatenated, repeated, concatenated_in_a_helper])
 def test_an_array_argument_is_an_array(fn):
     check_grad(fn, (np.array([2.0, 3.0, 4.0]),), jit=False)
+
+
+# ---- `and` / `or` as values ---------------------------------------------------------------
+# Python's `a or b` is a when a is truthy, else b; `a and b` is a when a is
+# falsy, else b (the language reference, "Boolean operations"). Taken as
+# bools, the operands had no gradient: `(y or 2.0) * x` gave 0 for y.
+
+def or_default(x, y):
+    return (y or 2.0) * x
+
+
+def and_value(x, y):
+    return (x and y) * 2.0
+
+
+def or_bound_to_a_name(x, y):
+    w = y or 2.0
+    return w * x
+
+
+def and_then_or(x, y):
+    return (x > 0 and y) or x
+
+
+def three_operands(x, y, z):
+    return (x and y and z) + (x or y or z)
+
+
+def or_inside_calls(x, y):
+    return np.sin(x or y) + np.cos(y and x)
+
+
+def or_of_a_missing_weight(x, w=None):
+    w = w or 1.5
+    return np.sum(x * w)
+
+
+def or_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = (s or x) * x
+    return s
+
+
+def tested_and(x, y):
+    if x > 0 and y:  # a test: only its truth matters
+        return x * y
+    return x
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (or_default, (0.5, 3.0), (0, 1)), (or_default, (0.5, 0.0), (0,)),
+    (and_value, (0.5, 3.0), (0, 1)), (and_value, (0.0, 3.0), (1,)),
+    (or_bound_to_a_name, (0.5, 3.0), (0, 1)),
+    (and_then_or, (0.5, 1.5), (0, 1)), (and_then_or, (-0.5, 1.5), (0, 1)),
+    (three_operands, (0.5, 1.5, 2.0), (0, 1, 2)), (three_operands, (0.5, 0.0, 2.0), (0, 2)),
+    (or_inside_calls, (0.5, 1.5), (0, 1)),
+    (or_of_a_missing_weight, (np.arange(3.0), None), (0,)),
+    (or_of_a_missing_weight, (np.arange(3.0), 2.5), (0, 1)),
+    (or_in_a_loop, (0.7,), (0,)), (tested_and, (0.5, 1.5), (0, 1)),
+])
+def test_and_or_values(fn, args, wrt):
+    check_grad(fn, args, wrt=wrt, jit=False)
+
+
+def test_and_or_values_compiled_and_forward():
+    check_grad(three_operands, (0.5, 1.5, 2.0), wrt=(0, 1, 2), jit=True)
+    check_jvp(or_default, (0.5, 3.0), wrt=1, jit=False)
+
+
+def _doubled(v):
+    return 2.0 * v
+
+
+def or_of_a_helper_call(x):
+    return _doubled(x) or 1.0
+
+
+def test_and_or_value_calling_a_helper_is_refused():
+    with pytest.raises(UnsupportedSyntaxError, match="Assign that call to a name first") as info:
+        s2sad.grad(or_of_a_helper_call, jit=False)(0.5)
+    assert f"test_ported_functions.py:{or_of_a_helper_call.__code__.co_firstlineno + 1}" \
+        in str(info.value)

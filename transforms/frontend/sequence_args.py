@@ -36,7 +36,7 @@ def check_sequence_arguments(tree, arg_kinds, resolve, location):
         names = {p} | _aliases(tree.body, p)
         for node in region:
             _TypeQuestions(names, cls, resolve).visit(node)
-        for node in region:
+        for node in _live(region):
             found = list_only_use(node, names, resolve, helpers=True)
             if found is not None:
                 bad, what = found
@@ -46,6 +46,26 @@ def check_sequence_arguments(tree, arg_kinds, resolve, location):
                     f"Convert it to an array first ({p} = np.asarray({p})) or pass an array; "
                     f"s2sad does not follow what Python does with a {cls.__name__} here")
     return tree
+
+
+def _live(nodes):
+    """The parts of `nodes` that can run: a branch whose test the type
+    questions made a constant (`if isinstance(x, float): x * x`, given a
+    tuple) never runs, and desugar.py drops it."""
+    for s in nodes:
+        if isinstance(s, gast.If) and isinstance(s.test, gast.Constant):
+            yield from _live(s.body if s.test.value else s.orelse)
+        elif isinstance(s, (gast.If, gast.While)):
+            yield s.test
+            yield from _live(s.body)
+            yield from _live(s.orelse)
+        elif isinstance(s, gast.For):
+            yield s.target
+            yield s.iter
+            yield from _live(s.body)
+            yield from _live(s.orelse)
+        else:
+            yield s
 
 
 def _before_rebinding(body, p):
