@@ -4,10 +4,11 @@ something else with a list than numpy with an array, the derivative must
 not follow the array. `isinstance(x, list)`, `type(x) is tuple` and
 `hasattr(x, "shape")` are answered by the argument's Python type (the
 branch the function takes is the one Python takes); `x + y`
-(concatenation), `x * 2` (repetition), comparisons and attributes (a list
-has no .shape) are refused with the line. Indexing, slicing, iterating,
+(concatenation), `x * 2` (repetition), `x += y` (extension) and
+comparisons are refused with the line. Indexing, slicing, iterating,
 len(), sum() and numpy functions treat a list as numpy treats it: those
-stay. A parameter rebound at the top level (`x = np.asarray(x)`) is a list
+stay, and so do array attributes (`x.shape`, which raises in Python: the
+list is the array np.asarray(x) to them, as s2sad always took it). A parameter rebound at the top level (`x = np.asarray(x)`) is a list
 only before that statement; a helper called with the list is generated for
 its kind and checks its own parameter."""
 import builtins
@@ -37,7 +38,7 @@ def check_sequence_arguments(tree, arg_kinds, resolve, location):
         for node in region:
             _TypeQuestions(names, cls, resolve).visit(node)
         for node in _live(region):
-            found = list_only_use(node, names, resolve, helpers=True)
+            found = list_only_use(node, names, resolve, helpers=True, attributes=False)
             if found is not None:
                 bad, what = found
                 raise UnsupportedSyntaxError(
@@ -77,7 +78,8 @@ def _before_rebinding(body, p):
             continue
         if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], gast.Name) and s.targets[0].id == p \
-                and list_only_use(s.value, {p}, lambda n: None, helpers=True) is None \
+                and list_only_use(s.value, {p}, lambda n: None, helpers=True,
+                                  attributes=False) is None \
                 and not _names_list(s.value, {p}):
             return body[:i] + [s.value]
         return body
