@@ -696,3 +696,35 @@ def test_a_bound_method_is_refused_with_its_line():
     with pytest.raises(s2sad.SourceUnavailableError, match="method bound to a _Model") as info:
         s2sad.grad(_Model().loss, jit=False)(np.ones(3))
     assert f"test_ported_functions.py:{_Model.loss.__code__.co_firstlineno}" in str(info.value)
+
+
+# ---- an integer to a negative integer power ------------------------------------------------
+# Python's 2 ** -k is a float (0.5 for k = 1); numba's is an integer (0): the
+# compiled geometric series below summed x once (a wrong value and gradient
+# with no error). Compiled, such a power now raises; as Python it is Python's.
+
+def geometric_series(x):
+    s = 0.0
+    for k in range(4):
+        s = s + x * 2 ** -k
+    return s
+
+
+def over_an_int(x, n):
+    return x * n ** -1 + x ** n + x ** -n
+
+
+def test_integer_power_as_python():
+    check_grad(geometric_series, (1.3,), jit=False)
+    check_grad(over_an_int, (1.3, 2), jit=False)
+
+
+def test_integer_power_compiled_raises_instead_of_truncating():
+    with pytest.raises(ValueError, match="an integer to a negative integer power"):
+        s2sad.grad(geometric_series, jit=True)(1.3)
+
+
+def test_float_base_and_int_exponent_compiled():
+    def float_powers(x, n):
+        return x ** n + x ** -n + 2.0 ** -n * x
+    check_grad(float_powers, (1.3, 3), jit=True)
