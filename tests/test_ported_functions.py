@@ -315,8 +315,9 @@ case("model-gp", gp_negative_log_likelihood, np.array([0.1, -0.2, -1.0]),
      rng.normal(size=5), rng.normal(size=5))
 case("model-conv1d", conv1d_energy, rng.normal(size=7), rng.normal(size=3), wrt=(0, 1))
 
-SAMPLE_COMPILED = {"tangent-cond_iterpower1-0.7", "tf-prod-two-zeros",
-                   "points-softmax_cross_entropy", "model-conv1d"}
+# compiled by default: two cheap ones (the gathers and products compile in
+# 30-50 s on a loaded machine; all with S2SAD_FULL=1)
+SAMPLE_COMPILED = {"tangent-cond_iterpower1-0.7", "model-conv1d"}
 
 
 @pytest.mark.parametrize("fn, args, wrt", CASES)
@@ -573,7 +574,7 @@ def or_in_a_loop(x):
     return s
 
 
-def tested_and(x, y):
+def and_in_a_test(x, y):
     if x > 0 and y:  # a test: only its truth matters
         return x * y
     return x
@@ -588,7 +589,7 @@ def tested_and(x, y):
     (or_inside_calls, (0.5, 1.5), (0, 1)),
     (or_of_a_missing_weight, (np.arange(3.0), None), (0,)),
     (or_of_a_missing_weight, (np.arange(3.0), 2.5), (0, 1)),
-    (or_in_a_loop, (0.7,), (0,)), (tested_and, (0.5, 1.5), (0, 1)),
+    (or_in_a_loop, (0.7,), (0,)), (and_in_a_test, (0.5, 1.5), (0, 1)),
 ])
 def test_and_or_values(fn, args, wrt):
     check_grad(fn, args, wrt=wrt, jit=False)
