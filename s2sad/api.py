@@ -302,8 +302,8 @@ class Derivative:
             self._by_types.clear()
             self._switched.clear()
             self._deps = None
-        if self._deps is None:
-            self._deps = guards.snapshot(self.fn)
+        if self._deps is None:  # (compiled: the global arrays' values too)
+            self._deps = guards.snapshot(self.fn, contents=self.jit is not False)
 
     def _target(self, kinds):
         """The function to differentiate: for grad(grad(f)), the generated

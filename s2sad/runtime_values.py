@@ -4,7 +4,7 @@ numba lacks) and x.item().
 
 Like s2sad.runtime (which re-exports every name here), this module needs
 numpy and numba only: exported derivatives copy it in. Also `a ** b` as
-Python computes it (`power`, for exponents that may be negative).
+Python computes it (`python_power`, for exponents that may be negative).
 """
 import math
 
@@ -12,7 +12,7 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-__all__ = ["zeros_like", "ones_like", "digamma", "item_of", "power"]
+__all__ = ["zeros_like", "ones_like", "digamma", "item_of", "python_power"]
 
 
 def _is_array(t):
@@ -108,7 +108,7 @@ def _item_of(x):
     return lambda x: x
 
 
-def power(a, b):
+def python_power(a, b):
     """a ** b, written for an exponent that may be a negative integer
     (emit/numba_forms.py). Python gives a float for an integer to a negative
     integer power (2 ** -1 == 0.5) where numba gives an integer (0): compiled,
@@ -116,7 +116,7 @@ def power(a, b):
     return a ** b
 
 
-@overload(power)
+@overload(python_power)
 def _power(a, b):
     ints = isinstance(b, types.Integer) and (isinstance(a, types.Integer) or (
         _is_array(a) and isinstance(a.dtype, types.Integer)))

@@ -729,3 +729,30 @@ def test_float_base_and_int_exponent_compiled():
     def float_powers(x, n):
         return x ** n + x ** -n + 2.0 ** -n * x
     check_grad(float_powers, (1.3, 3), jit=True)
+
+
+# ---- a module-level array changed in place between calls -----------------------------------
+# numba freezes a global array's values when it compiles: after `WEIGHTS[0] =
+# 10.0` the compiled derivative went on reading 1.0 (a wrong gradient with no
+# error; the Python one reads the array when it runs). A compiled derivative
+# now keeps the values it was generated for and is generated again when they
+# change (as it is when a global is rebound).
+
+WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def weighted_energy(x):
+    return np.sum(WEIGHTS * x ** 2)
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
+def test_global_array_changed_in_place(compiled):
+    WEIGHTS[:] = [1.0, 2.0, 3.0]
+    df = s2sad.grad(weighted_energy, jit=compiled)
+    x = np.ones(3)
+    np.testing.assert_allclose(df(x), [2.0, 4.0, 6.0])
+    WEIGHTS[0] = 10.0
+    try:
+        np.testing.assert_allclose(df(x), [20.0, 4.0, 6.0])
+    finally:
+        WEIGHTS[:] = [1.0, 2.0, 3.0]

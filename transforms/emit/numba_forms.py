@@ -10,9 +10,9 @@ everything else, so no other pass ever sees a helper call in their place;
 with jit=False the helpers run numpy itself.
 
 `a ** b` with an exponent that may be a negative integer (not a float or
-non-negative int constant) becomes `power(a, b)`: numba computes an integer
+non-negative int constant) becomes `python_power(a, b)`: numba computes an integer
 to a negative integer power as an integer (2 ** -1 is 0, where Python gives
-0.5), a wrong value with no error; compiled, `power` raises there instead.
+0.5), a wrong value with no error; compiled, `python_power` raises there instead.
 
 A method of a local array (`a.max(axis=0)`) is its numpy function
 (`np.max(a, axis=0)`) for this purpose: the user's statements reach here
@@ -98,7 +98,7 @@ def module_resolver(globals_, modules):
 
 
 def rewrite_powers(tree):
-    """`a ** b` under `tree` as `power(a, b)` where numba and Python may
+    """`a ** b` under `tree` as `python_power(a, b)` where numba and Python may
     differ (see the module's text); returns the helper names used."""
     used = set()
     for node in walk(tree):
@@ -106,14 +106,14 @@ def rewrite_powers(tree):
             child = getattr(node, field, None)
             if _needs_power(child):
                 setattr(node, field, _power_call(child))
-                used.add("power")
+                used.add("python_power")
         for field in ("args", "elts", "values", "comparators"):
             items = getattr(node, field, None)
             if isinstance(items, list):
                 for k, child in enumerate(items):
                     if _needs_power(child):
                         items[k] = _power_call(child)
-                        used.add("power")
+                        used.add("python_power")
     return used
 
 
@@ -129,5 +129,5 @@ def _needs_power(node):
 
 def _power_call(node):
     return gast.copy_location(gast.Call(
-        func=gast.Name(id="power", ctx=gast.Load(), annotation=None, type_comment=None),
+        func=gast.Name(id="python_power", ctx=gast.Load(), annotation=None, type_comment=None),
         args=[node.left, node.right], keywords=[]), node)
