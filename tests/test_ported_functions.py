@@ -756,3 +756,14 @@ def test_global_array_changed_in_place(compiled):
         np.testing.assert_allclose(df(x), [20.0, 4.0, 6.0])
     finally:
         WEIGHTS[:] = [1.0, 2.0, 3.0]
+
+
+def checker(ex, type_, truthval):  # autograd's tests/test_builtins.py
+    assert isinstance(ex, type_) == truthval
+    return 1.0 * ex[0]
+
+
+def test_isinstance_against_a_class_given_as_an_argument_is_refused():
+    with pytest.raises(UnsupportedSyntaxError, match="known only when the function runs") as info:
+        s2sad.grad(checker, jit=False)([1.0], list, True)
+    assert f"test_ported_functions.py:{checker.__code__.co_firstlineno + 1}" in str(info.value)

@@ -36,7 +36,7 @@ def check_sequence_arguments(tree, arg_kinds, resolve, location):
         region = tree.body if p not in stored else _before_rebinding(tree.body, p)
         names = {p} | _aliases(tree.body, p)
         for node in region:
-            _TypeQuestions(names, cls, resolve).visit(node)
+            _TypeQuestions(names, cls, resolve, location).visit(node)
         for node in _live(region):
             found = list_only_use(node, names, resolve, helpers=True, attributes=False)
             if found is not None:
@@ -119,8 +119,9 @@ class _TypeQuestions(Transformer):
     """isinstance(x, C), type(x) is C and hasattr(x, "name") of a name in
     `names` (the argument and its aliases), answered for the class `cls`."""
 
-    def __init__(self, names, cls, resolve):
+    def __init__(self, names, cls, resolve, location):
         self.names, self.cls, self.resolve = names, cls, resolve
+        self.location = location
 
     def _ours(self, node):
         return isinstance(node, gast.Name) and node.id in self.names
@@ -141,8 +142,12 @@ class _TypeQuestions(Transformer):
             classes = node.args[1].elts if isinstance(node.args[1], gast.Tuple) \
                 else [node.args[1]]
             found = [self._class(c) for c in classes]
-            if any(c is None for c in found):
-                return node
+            if any(c is None for c in found):  # (asked at run time, of the array: refused)
+                raise UnsupportedSyntaxError(
+                    "isinstance of a list or tuple argument against a class known only when "
+                    "the function runs", self.location, node,
+                    "Name the class itself (isinstance(x, list)); s2sad answers it for the "
+                    "argument's Python type")
             return gast.copy_location(const(any(issubclass(self.cls, c) for c in found)), node)
         if func is builtins.hasattr and isinstance(node.args[1], gast.Constant) \
                 and isinstance(node.args[1].value, str):
@@ -167,7 +172,10 @@ class _TypeQuestions(Transformer):
             return node
         cls = self._class(right)
         if cls is None:
-            return node
+            raise UnsupportedSyntaxError(
+                "type() of a list or tuple argument compared with a class known only when "
+                "the function runs", self.location, node,
+                "Name the class itself (type(x) is list)")
         same = self.cls is cls
         return gast.copy_location(const(same if isinstance(node.ops[0], (gast.Is, gast.Eq))
                                         else not same), node)
