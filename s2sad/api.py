@@ -177,12 +177,13 @@ class Derivative:
                                      f"the tangent must be a tuple of {len(self.wrt)} tangents")
             extra = [last] if self.mode == "vjp" or self.single else list(last)
         if not kwargs and len(args) == self._positional:  # the common call: no binding
-            names, values = self._names, [_as_value(v) for v in args]
+            names, given = self._names, args
         else:
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            names = list(bound.arguments)
-            values = [_as_value(v) for v in bound.arguments.values()]
+            names, given = list(bound.arguments), list(bound.arguments.values())
+        values = [_as_value(v) for v in given]
+        sequences = _sequences(names, given)
         flat = self._flatten(names, values)
         wrt = self.wrt
         if flat is not None:  # containers: their leaves are the arguments
@@ -192,7 +193,8 @@ class Derivative:
             extra = flat.tangents(self._where, extra)  # of the leaves
         extra = [_as_value(v) for v in extra]
         dtype = precision.working_dtype(values)  # "float32", or None for float64
-        kinds = tuple(K.of_value(v) for v in values)
+        kinds = tuple(K.sequence_of(K.of_value(v), sequences.get(n))
+                      for n, v in zip(names, values))
         entry = self._entry(kinds, flat, dtype)
         guards.check_written_aliases(self._where, names, values,
                                      getattr(entry.generated, "written_arguments", ()))
@@ -300,8 +302,8 @@ class Derivative:
             self._by_types.clear()
             self._switched.clear()
             self._deps = None
-        if self._deps is None:
-            self._deps = guards.snapshot(self.fn)
+        if self._deps is None:  # (compiled: the global arrays' values too)
+            self._deps = guards.snapshot(self.fn, contents=self.jit is not False)
 
     def _target(self, kinds):
         """The function to differentiate: for grad(grad(f)), the generated
@@ -403,9 +405,12 @@ class Derivative:
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         values = [_as_value(v) for v in bound.arguments.values()]
+        sequences = _sequences(list(bound.arguments), list(bound.arguments.values()))
         flat = self._flatten(list(bound.arguments), values)
+        names = list(bound.arguments) if flat is None else flat.names
         values = values if flat is None else flat.values
-        return self._generate([K.of_value(v) for v in values], flat=flat,
+        return self._generate([K.sequence_of(K.of_value(v), sequences.get(n))
+                               for n, v in zip(names, values)], flat=flat,
                               dtype=precision.working_dtype(values)).source
 
 
@@ -462,6 +467,14 @@ def _types_of(args):
 
 
 _PLAIN_TYPES = (float, int, bool, type(None))
+
+
+def _sequences(names, given):
+    """{name: "list" or "tuple"} for the arguments given as a list or tuple
+    of numbers, which s2sad takes as arrays: their kinds say so, for what a
+    list does differently (frontend/sequence_args.py)."""
+    return {n: type(v).__name__ for n, v in zip(names, given)
+            if type(v) in (list, tuple) and not pytrees.is_container(v)}
 
 
 def _as_value(v):

@@ -12,6 +12,7 @@ from .registry import REGISTRY
 
 _MISSING = object()
 _CODE = object()
+_CONTENT = object()  # (an array, its values when the derivative was generated)
 _LIBRARIES = ("numpy", "math", "numba", "s2sad", "scipy", "builtins")
 
 
@@ -148,12 +149,20 @@ def _shape_text(v):
 
 # ---- are the functions still the ones the names denote? ---------------------
 
-def snapshot(fn, limit=300):
+def snapshot(fn, limit=300, contents=False):
     """(mapping, key, object) for every global, module attribute and closure
     cell that `fn` and the functions it reaches read, and the version of the
     gradient registry. A derivative generated now stays valid while
-    `fresh(snapshot)` holds."""
+    `fresh(snapshot)` holds. `contents`: also the values of the arrays among
+    them, for a compiled derivative (numba freezes a global array's values
+    when it compiles: changed in place, `W[0] = 5.0`, the compiled code would
+    go on reading the old ones, a wrong gradient with no error)."""
     deps = [(REGISTRY.__dict__, "version", REGISTRY.version)]
+
+    def read(mapping, key, target):
+        deps.append((mapping, key, target))
+        if contents and isinstance(target, np.ndarray):
+            deps.append((target, _CONTENT, target.copy()))
     seen, todo = set(), [fn]
     while todo and len(seen) < limit:
         obj = todo.pop()
@@ -172,21 +181,21 @@ def snapshot(fn, limit=300):
             target = g.get(name, _MISSING)
             if target is _MISSING and not hasattr(builtins, name):
                 continue
-            deps.append((g, name, target))
+            read(g, name, target)
             if isinstance(target, types.ModuleType):
                 if not _is_library_name(target.__name__):
                     for attr in names & target.__dict__.keys():
-                        deps.append((target.__dict__, attr, target.__dict__[attr]))
+                        read(target.__dict__, attr, target.__dict__[attr])
                         todo.append(target.__dict__[attr])
             elif target is not _MISSING:
                 todo.append(target)
         for cell in obj.__closure__ or ():
             try:
-                contents = cell.cell_contents
+                value = cell.cell_contents
             except ValueError:
                 continue
-            deps.append((cell, None, contents))
-            todo.append(contents)
+            read(cell, None, value)
+            todo.append(value)
     return tuple(deps)
 
 
@@ -200,6 +209,10 @@ def fresh(deps):
                 return False
         elif key is _CODE:
             if mapping.__code__ is not obj:
+                return False
+        elif key is _CONTENT:  # a global array's values, as when compiled
+            if mapping.shape != obj.shape or not np.array_equal(
+                    mapping, obj, equal_nan=mapping.dtype.kind in "fc"):
                 return False
         elif mapping.get(key, _MISSING) is not obj:
             return False

@@ -3,7 +3,8 @@ number, an array, a tuple of them), digamma (lgamma's derivative, which
 numba lacks) and x.item().
 
 Like s2sad.runtime (which re-exports every name here), this module needs
-numpy and numba only: exported derivatives copy it in.
+numpy and numba only: exported derivatives copy it in. Also `a ** b` as
+Python computes it (`python_power`, for exponents that may be negative).
 """
 import math
 
@@ -11,7 +12,7 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-__all__ = ["zeros_like", "ones_like", "digamma", "item_of"]
+__all__ = ["zeros_like", "ones_like", "digamma", "item_of", "python_power"]
 
 
 def _is_array(t):
@@ -105,3 +106,27 @@ def _item_of(x):
             return x.ravel()[0]
         return impl
     return lambda x: x
+
+
+def python_power(a, b):
+    """a ** b, written for an exponent that may be a negative integer
+    (emit/numba_forms.py). Python gives a float for an integer to a negative
+    integer power (2 ** -1 == 0.5) where numba gives an integer (0): compiled,
+    that raises instead of computing a wrong value."""
+    return a ** b
+
+
+@overload(python_power)
+def _power(a, b):
+    ints = isinstance(b, types.Integer) and (isinstance(a, types.Integer) or (
+        _is_array(a) and isinstance(a.dtype, types.Integer)))
+    if not ints:
+        return lambda a, b: a ** b
+
+    def impl(a, b):
+        if b < 0:
+            raise ValueError("an integer to a negative integer power: Python gives a float "
+                             "(2 ** -1 is 0.5), compiled code an integer (0); write the "
+                             "base as a float (2.0 ** -k) or run with jit=False")
+        return a ** b
+    return impl

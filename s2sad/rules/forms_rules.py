@@ -23,3 +23,10 @@ from .. import runtime_stacks  # noqa: E402
 runtime_forms.FORMS.extend(runtime_stacks.FORMS)
 for _name, _fn in runtime_stacks.STANDS_FOR.items():
     REGISTRY.register(getattr(runtime_stacks, _name), REGISTRY.lookup(_fn))
+
+# python_power(a, b) is a ** b (emit/numba_forms.py: exponents that may be negative integers)
+import operator  # noqa: E402
+
+from .. import runtime_values  # noqa: E402
+
+REGISTRY.register(runtime_values.python_power, REGISTRY.lookup(operator.pow))

@@ -25,6 +25,11 @@ class Kind:
     # specialisation, so the derivative is generated per text (none_tests.py
     # writes it into the function)
     text: object = None
+    # "list" or "tuple": an array the function was given as a Python list or
+    # tuple of numbers (or a tuple that is a list literal in the source):
+    # sequence_args.py answers isinstance(x, list) by it and refuses what a
+    # list does differently from an array (x + y concatenates)
+    sequence: object = None
 
     @property
     def is_array(self):
@@ -50,6 +55,8 @@ class Kind:
         return {"float": "f", "int": "i", "bool": "b", "complex": "c"}.get(self.tag, self.dtype)
 
     def __str__(self):
+        if self.sequence is not None:
+            return f"{self.sequence} {replace(self, sequence=None)}"
         if self.is_array:
             return f"array{self.ndim}d[{self.dtype}]"
         if self.tag == "tuple":
@@ -78,6 +85,14 @@ def scalar(dtype):
 
 def tuple_of(items):
     return Kind("tuple", items=tuple(items))
+
+
+def sequence_of(kind, which):
+    """`kind` marked as a Python list or tuple (`which`), for an array or
+    tuple; unchanged for anything else or when `which` is None."""
+    if which is None or not (kind.is_array or kind.tag == "tuple"):
+        return kind
+    return replace(kind, sequence=which)
 
 
 def list_of(item):
@@ -247,7 +262,9 @@ class KindInference:
         if isinstance(node, gast.List) and not node.elts:
             return list_of(BOTTOM)
         if isinstance(node, (gast.Tuple, gast.List)):
-            return tuple_of(self.expr(e) for e in node.elts)
+            items = tuple_of(self.expr(e) for e in node.elts)
+            # a list literal passed as an argument is a tuple here (normalize.py)
+            return sequence_of(items, "list" if getattr(node, "s2sad_list", False) else None)
         if isinstance(node, gast.Call) and _is_method_of(node, "pop") and \
                 self.env.get(node.func.value.id, UNKNOWN).tag == "list":
             return self.env[node.func.value.id].items[0]
@@ -304,7 +321,10 @@ class KindInference:
                     nd -= k.ndim - 1
                 else:
                     fancy = max(fancy, k.ndim)
-        return array(nd + fancy, base.dtype)
+        out = array(nd + fancy, base.dtype)
+        if all(isinstance(p, gast.Slice) for p in parts):  # a slice of a list is a list
+            out = sequence_of(out, base.sequence)
+        return out
 
     def attribute(self, base, attr):
         if attr == "T":

@@ -9,6 +9,11 @@ module, the user's statements and the adjoint templates' alike, after
 everything else, so no other pass ever sees a helper call in their place;
 with jit=False the helpers run numpy itself.
 
+`a ** b` with an exponent that may be a negative integer (not a float or
+non-negative int constant) becomes `python_power(a, b)`: numba computes an integer
+to a negative integer power as an integer (2 ** -1 is 0, where Python gives
+0.5), a wrong value with no error; compiled, `python_power` raises there instead.
+
 A method of a local array (`a.max(axis=0)`) is its numpy function
 (`np.max(a, axis=0)`) for this purpose: the user's statements reach here
 in that form, but a helper's forward copy keeps the user's methods."""
@@ -90,3 +95,39 @@ def module_resolver(globals_, modules):
             obj = getattr(obj, attr, None)
         return obj
     return resolve
+
+
+def rewrite_powers(tree):
+    """`a ** b` under `tree` as `python_power(a, b)` where numba and Python may
+    differ (see the module's text); returns the helper names used."""
+    used = set()
+    for node in walk(tree):
+        for field in ("value", "left", "right", "operand", "body", "orelse", "test"):
+            child = getattr(node, field, None)
+            if _needs_power(child):
+                setattr(node, field, _power_call(child))
+                used.add("python_power")
+        for field in ("args", "elts", "values", "comparators"):
+            items = getattr(node, field, None)
+            if isinstance(items, list):
+                for k, child in enumerate(items):
+                    if _needs_power(child):
+                        items[k] = _power_call(child)
+                        used.add("python_power")
+    return used
+
+
+def _needs_power(node):
+    if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Pow)):
+        return False
+    e, b = node.right, node.left
+    if isinstance(e, gast.Constant) and (isinstance(e.value, float) or (
+            isinstance(e.value, int) and e.value >= 0)):
+        return False  # x ** 2, x ** 0.5: the same in numba
+    return not (isinstance(b, gast.Constant) and isinstance(b.value, float))
+
+
+def _power_call(node):
+    return gast.copy_location(gast.Call(
+        func=gast.Name(id="python_power", ctx=gast.Load(), annotation=None, type_comment=None),
+        args=[node.left, node.right], keywords=[]), node)

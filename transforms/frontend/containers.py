@@ -497,10 +497,14 @@ def _check_list_uses(fn_tree, names, location, resolve):
             "Convert it with np.array(...) and use array operations")
 
 
-def list_only_use(fn_tree, names, resolve, depth=None):
+def list_only_use(fn_tree, names, resolve, depth=None, helpers=False, attributes=True):
     """The first (node, description) of a use of a list named in `names`
     where a list and an array differ, or None. `depth` ({name: levels}):
-    a list of lists, whose `M[i]` is a list too."""
+    a list of lists, whose `M[i]` is a list too. `helpers`: a helper
+    called with the list is given its kind, which says it is a list
+    (sequence_args.py), so passing it is not such a use. `attributes`:
+    refuse x.attr (a list argument is an array to its attributes: x.shape
+    raises in Python, gives no other value)."""
     depth = depth or {}
 
     def is_list(node):
@@ -519,13 +523,13 @@ def list_only_use(fn_tree, names, resolve, depth=None):
             bad = "`+` or `*` on a list (concatenation or repetition)"
         elif isinstance(node, gast.AugAssign) and is_list(node.target):
             bad = "an augmented assignment to a list"
-        elif isinstance(node, gast.Attribute) and is_list(node.value):
+        elif attributes and isinstance(node, gast.Attribute) and is_list(node.value):
             bad = f"the list method .{node.attr}"
         elif isinstance(node, gast.Compare) and any(
                 is_list(c) for c in [node.left] + node.comparators):
             bad = "comparing a list"
-        elif isinstance(node, gast.Call) and any(is_list(a) for a in node.args) and \
-                is_user_function(resolve(node.func)):
+        elif not helpers and isinstance(node, gast.Call) and any(
+                is_list(a) for a in node.args) and is_user_function(resolve(node.func)):
             bad = "a list passed to a function s2sad differentiates through its source"
         if bad:
             return node, bad

@@ -27,7 +27,12 @@ def fold_none_tests(tree, arg_kinds, resolve=lambda node: None):
 
 
 # what isinstance(x, cls) is for an argument of each kind tag
-_INSTANCE = {np.ndarray: lambda k: k.is_array,
+# (a list or tuple of numbers is an array here; a list literal passed to a
+# helper is a tuple: Kind.sequence says which Python had)
+_INSTANCE = {np.ndarray: lambda k: k.is_array and k.sequence is None,
+             builtins.list: lambda k: k.sequence == "list",
+             builtins.tuple: lambda k: k.sequence == "tuple" or (
+                 k.tag == "tuple" and k.sequence is None),
              builtins.float: lambda k: k.tag == "float",
              builtins.complex: lambda k: k.tag == "complex",
              builtins.bool: lambda k: k.tag == "bool",

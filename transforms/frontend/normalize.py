@@ -339,7 +339,10 @@ class _Normalizer:
     def argument(self, node, src):
         if isinstance(node, (gast.Tuple, gast.List)):
             # a tuple, which numba types with its length: np.stack((a, b))
-            return gast.Tuple(elts=[self.argument(e, src) for e in node.elts], ctx=gast.Load())
+            new = gast.Tuple(elts=[self.argument(e, src) for e in node.elts], ctx=gast.Load())
+            if isinstance(node, gast.List):  # (a helper's isinstance(v, list) asks: kinds.py)
+                new.s2sad_list = True
+            return new
         return self.atom(node, src)
 
     def atom(self, node, src, hint=None):

@@ -17,6 +17,7 @@ from .lambda_source import lambda_tree
 from .statement_forms import desugar_statement_forms
 from .star_forms import desugar_star_forms
 from .stale_source import check_source_is_current
+from .wrappers import source_function
 from .dict_comprehensions import desugar_dict_comprehensions
 from ..ast_convert import parse
 from ..emit.unparse import expr_source
@@ -155,7 +156,17 @@ def parse_function(fn, nested_def_ok=False, read_only=False):
     `nested_def_ok` admits the `backward` of a custom gradient. `read_only`:
     the caller does not change the tree (which may then be the one kept for
     the next parse of the same lines, not a copy)."""
-    fn = inspect.unwrap(fn)
+    fn = source_function(fn)  # @njit's Python function; a wrapper that changes nothing
+    if inspect.ismethod(fn) and inspect.isfunction(fn.__func__):
+        code = fn.__func__.__code__
+        raise SourceUnavailableError(
+            f"{code.co_filename}:{code.co_firstlineno}: {fn.__qualname__} is a method bound "
+            f"to a {type(fn.__self__).__name__} object; s2sad differentiates functions, whose "
+            f"values all come in as arguments (an attribute of the object read when the "
+            f"derivative runs could be stale). Write it as a function of the arrays it reads "
+            f"(def loss(W, x): ...) and pass self.W, or differentiate "
+            f"{type(fn.__self__).__name__}.{fn.__name__} with the object's values as a "
+            f"NamedTuple or dict argument.")
     if not inspect.isfunction(fn):
         raise SourceUnavailableError(
             f"s2sad can only differentiate Python functions defined with def; "
@@ -286,7 +297,8 @@ def _source_lines(fn):
     known = _LINES.get(code)
     if known is not None and held is not None and known[0] is held[2]:
         return known[1], known[2]
-    lines, first_line = inspect.getsourcelines(fn)
+    # (of the code: inspect would follow __wrapped__ past a wrapper's own source)
+    lines, first_line = inspect.getsourcelines(code)
     held = linecache.cache.get(code.co_filename)
     if held is not None and len(held) == 4:  # (a lazily loaded entry has 1 item)
         if len(_LINES) >= 512:

@@ -22,6 +22,8 @@ from .flatten_args import parse_function  # container arguments flattened to the
 from ..names import Namer
 from .none_tests import fold_none_tests
 from .normalize import normalize
+from .sequence_args import check_sequence_arguments
+from .value_bools import write_value_bools
 from .number_starts import fold_number_starts, refuse_reductions_of_changing_kinds
 from ..optimise.parallel import check_independent
 from ..syntax import clone, names_stored, walk
@@ -51,7 +53,9 @@ class Specialised:
                                                                 self._resolve)
         tree = binder.bind_tree(respell_writes(tree, self.parsed))
         rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
+        tree = check_sequence_arguments(tree, arg_kinds, self._resolve, self.parsed.location)
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
+        tree = write_value_bools(tree, self.parsed.location, self._resolve)
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)
         marker_of = program.marker_resolver(self.parsed)

@@ -320,6 +320,10 @@ class Contributions:
                 elts=[clone(i) for i in items[:p]] + [gast.Slice(lower=None, upper=None, step=None)]
                 + [clone(i) for i in items[p + 1:]], ctx=gast.Load()))
             return view, call("scatter_sum_axis", expr, clone(items[p]), clone(view), const(p))
+        if len(fancy) > 1 and not any(_slice_like(i) for i in items):
+            points = self._scattered_points(atom, items, expr)
+            if points is not None:
+                return points
         if len(fancy) > 1 or any(_slice_like(i) for i in items[:p]):
             raise UnsupportedSyntaxError(
                 "indexing with an index array after a slice together with an int or `...`, or "
@@ -335,6 +339,31 @@ class Contributions:
             slice=gast.Tuple(elts=[clone(i) for i in rest], ctx=gast.Load()) if len(rest) > 1
             else clone(rest[0]))
         return view, call("scatter_sum", expr, clone(items[p]), clone(view))
+
+
+    def _scattered_points(self, atom, items, expr):
+        """x[rows, cols] (index arrays and ints, one per axis, no slice) reads
+        points: its cotangent adds each element of g at its point of x,
+        repeated points adding up. The points as positions in x.ravel()
+        (Horner's rule over the axes; `% n` for negative entries) make it
+        scatter_sum's one index array. None for fewer indices than axes."""
+        base = atom.value
+        kind = K.of_atom(base, self.kinds, self.context.call_kind(self.fn))
+        if not (kind.known and kind.is_array and kind.ndim == len(items)):
+            return None
+        shape = [subscript(gast.Attribute(value=clone(base), attr="shape", ctx=gast.Load()),
+                           const(k)) for k in range(len(items))]
+        flat = None
+        for k, item in enumerate(items):
+            position = gast.BinOp(left=clone(item), op=gast.Mod(), right=shape[k])
+            flat = position if flat is None else gast.BinOp(
+                left=gast.BinOp(left=flat, op=gast.Mult(), right=clone(shape[k])),
+                op=gast.Add(), right=position)
+        points = call("scatter_sum", call("np.ravel", expr), call("np.ravel", flat),
+                      call("np.ravel", clone(base)))
+        reshaped = call(gast.Attribute(value=points, attr="reshape", ctx=gast.Load()),
+                        gast.Attribute(value=clone(base), attr="shape", ctx=gast.Load()))
+        return base, reshaped
 
 
 def _doubled(pairs):
