@@ -24,7 +24,7 @@ from .libraries import is_library_function
 from .frontend.marker_passes import complete_early_returns, mark_stopped, strip_markers
 from .frontend.flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
-from .emit.numba_forms import module_resolver, rewrite_forms, rewrite_powers
+from .emit.numba_forms import module_resolver, rewrite_forms
 from .ops import resolve_call
 from .reverse.reverse_mode import ReverseMode
 from .frontend.specialise import Specialised
@@ -477,8 +477,9 @@ class Program:
 
     def _late_forms(self, tree, parsed):
         if self.call_forms:
-            rewrite_forms(tree, self.call_forms, module_resolver(parsed.namespace, {"np": np}))
-            rewrite_powers(tree)  # 2 ** -k: numba's integer power is not Python's
+            # (and 2 ** -k: numba's integer power is not Python's)
+            rewrite_forms(tree, self.call_forms, module_resolver(parsed.namespace, {"np": np}),
+                          powers=True)
 
     def _add_function(self, fname, source, tree, first=False):
         self.functions.insert(0 if first else len(self.functions), (fname, source))

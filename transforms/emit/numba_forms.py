@@ -24,16 +24,22 @@ from ..frontend.normalize import METHODS
 from ..syntax import walk
 
 
-def rewrite_forms(tree, forms, resolve):
+def rewrite_forms(tree, forms, resolve, powers=False):
     """Rewrite the calls under `tree` (in place) that `forms` names;
     `resolve(node)` is the object a callee expression denotes (None if
-    unknown). Returns the helper names used."""
+    unknown); `powers`: rewrite_powers too (after the calls, which may move
+    a power into a new tuple; its walk is this one's when no power needs
+    it). Returns the helper names used."""
     by_function = {}
     for fn, test, helper, passing in forms:
         by_function.setdefault(id(fn), []).append((test, helper, passing))
     used = set()
+    power_seen = False
     for node in walk(tree):
-        if not isinstance(node, gast.Call):
+        if node.__class__ is gast.BinOp:
+            power_seen = power_seen or _needs_power(node)
+            continue
+        if node.__class__ is not gast.Call:
             continue
         try:
             entries = by_function.get(id(resolve(node.func)), ())
@@ -52,6 +58,8 @@ def rewrite_forms(tree, forms, resolve):
                 node.args = [gast.Tuple(elts=call.args[0].elts, ctx=gast.Load())]
             used.add(helper)
             break
+    if powers and power_seen:
+        used |= rewrite_powers(tree)
     return used
 
 
@@ -101,7 +109,10 @@ def rewrite_powers(tree):
     """`a ** b` under `tree` as `python_power(a, b)` where numba and Python may
     differ (see the module's text); returns the helper names used."""
     used = set()
-    for node in walk(tree):
+    nodes = walk(tree)
+    if not any(n.__class__ is gast.BinOp and _needs_power(n) for n in nodes):
+        return used  # (most functions: only constant exponents)
+    for node in nodes:
         for field in ("value", "left", "right", "operand", "body", "orelse", "test"):
             child = getattr(node, field, None)
             if _needs_power(child):

@@ -120,8 +120,9 @@ class _Forms:
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                     setattr(s, field, self.block(inner))
             before = []
-            if isinstance(s, gast.For):
-                s.iter = self.expression(s.iter, s, before)
+            if isinstance(s, gast.For):  # (a loop over sorted(...) is the loop passes')
+                s.iter = self.expression(s.iter, s, before,
+                                         hoist_sorted=not self.loops_over_sorted(s.iter))
                 out += before + self.ndenumerate(s)
                 continue
             if isinstance(s, gast.While):
@@ -134,11 +135,18 @@ class _Forms:
             out += before + [s]
         return out
 
-    def expression(self, node, s, before):
+    def loops_over_sorted(self, it):
+        """`for v in sorted(xs)`, `enumerate(sorted(d))`, `zip(sorted(a), b)`:
+        what the loop passes unroll or iterate as they are (a dict's keys
+        included); `sorted(xs)[:2]` is hoisted as anywhere."""
+        calls = [it] + (list(it.args) if isinstance(it, gast.Call) else [])
+        return any(isinstance(c, gast.Call) and self.is_(c.func, builtins.sorted) for c in calls)
+
+    def expression(self, node, s, before, hoist_sorted=True):
         """An `if` test or a `for` iterable (evaluated before the body, which
         is not part of what a hoisted form runs beside)."""
         holder = gast.Expr(value=node)
-        _Rewrite(self, s, before, scope=holder).visit(holder)
+        _Rewrite(self, s, before, scope=holder, hoist_sorted=hoist_sorted).visit(holder)
         return holder.value
 
     # ---- statements written for a form -------------------------------------------------
@@ -226,8 +234,9 @@ class _Rewrite(gast.NodeTransformer):
     """The forms in one statement's own expressions; `before` gets the
     statements a form needs (None: none may be added there)."""
 
-    def __init__(self, forms, stmt, before, scope=None):
+    def __init__(self, forms, stmt, before, scope=None, hoist_sorted=True):
         self.forms, self.stmt, self.before = forms, stmt, before
+        self.hoist_sorted = hoist_sorted
         self.scope = stmt if scope is None else scope  # what runs beside a hoisted form
         self.deferred = 0  # inside a conditional branch, a lambda or a comprehension
 
@@ -321,7 +330,7 @@ class _Rewrite(gast.NodeTransformer):
         if (forms.is_(node.func, builtins.max) or forms.is_(node.func, builtins.min)) \
                 and any(k.arg == "key" for k in node.keywords):
             return self.extremum(node, "max" if forms.is_(node.func, builtins.max) else "min")
-        if forms.is_(node.func, builtins.sorted) and self.before is not None \
+        if forms.is_(node.func, builtins.sorted) and self.before is not None and self.hoist_sorted \
                 and not self.deferred and _sorted_spelled(node) and not self.whole(node):
             before = self.hoist(node, "sorted(...)")
             held = forms.fresh("sorted_list")
