@@ -27,6 +27,7 @@ import types
 import gast
 
 from . import function_args
+from .inline_nested import inline_state_changing
 from .nested_function_args import specialise_nested_calls
 from ..emit.unparse import stmt_source
 from ..errors import SourceLocation, UnsupportedSyntaxError
@@ -78,6 +79,8 @@ def lift_nested(tree, fn, location, namespace, source):
     local = function_args.bound_names(tree)
     function_args.hoist_lambdas(tree, namespace, set(namespace) | _all_names(tree), local)
     specialise_nested_calls(tree)
+    # def add(v): out.append(v): inlined where it is called, so it changes `out`
+    inline_state_changing(tree, location, _stored, _params)
     sites = _sites(tree, location)
     _refuse_other_lambdas(tree, location, sites)
     if not sites:

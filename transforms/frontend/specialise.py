@@ -26,6 +26,7 @@ from .number_starts import fold_number_starts, refuse_reductions_of_changing_kin
 from ..optimise.parallel import check_independent
 from ..syntax import clone, names_stored, walk
 from .tuples import split_tuple_variables
+from .mutated_args import refuse_mutating_calls
 from .written_args import arrays_written, rewrite_writing_calls, without_own_copies
 
 
@@ -51,6 +52,7 @@ class Specialised:
                                                                 self._resolve)
         tree = binder.bind_tree(respell_writes(tree, self.parsed))
         rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
+        refuse_mutating_calls(tree, self.parsed, readable_function)  # add(out, v): out.append
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
         self.namer = Namer.for_function(tree, extra=program.module_names)
         before = set(self.namer.taken)
