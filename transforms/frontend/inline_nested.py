@@ -17,8 +17,9 @@ runs; the outer function's names it reads and writes are the outer
 function's. A constant argument is written in place of its parameter (so
 `d[k] = v` called with `k="a"` writes the constant key `d["a"]`).
 
-Refused, with the line: such a function called inside an expression or
-before its `def`, returning a value (or returning before its end),
+Its result, when it ends with a `return`, is not used (the call is a
+statement). Refused, with the line: such a function called inside an
+expression or before its `def`, returning before its end,
 recursive, declaring a `global`, defining functions, or whose default is
 not a constant."""
 import gast
@@ -117,12 +118,12 @@ def _check_inlinable(d, location, params_of):
         if not _is_constant(default):
             _refuse(d, location, default, "with a default that is not a constant",
                     "Pass the value at each call")
-    body = d.body[:-1] if d.body and _bare_return(d.body[-1]) else d.body
+    body = d.body[:-1] if d.body and isinstance(d.body[-1], gast.Return) else d.body
     for n in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(n, gast.Return):
-            _refuse(d, location, n, "returning a value or returning before its end",
-                    "Change the outer function's state and return nothing, or return the "
-                    "new values and store them in the outer function")
+            _refuse(d, location, n, "returning before its end",
+                    "Return only at its end, or return the new values and store them in the "
+                    "outer function")
         if isinstance(n, (gast.Yield, gast.YieldFrom)):
             _refuse(d, location, n, "a generator", "Append to a list instead")
         if isinstance(n, gast.Global):
@@ -131,11 +132,6 @@ def _check_inlinable(d, location, params_of):
             _refuse(d, location, n, "defining a function", "Define it in the outer function")
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == d.name:
             _refuse(d, location, n, "calling itself", "Write the recursion as a loop")
-
-
-def _bare_return(s):
-    return isinstance(s, gast.Return) and (s.value is None or (
-        isinstance(s.value, gast.Constant) and s.value.value is None))
 
 
 def _is_constant(node):
@@ -236,8 +232,10 @@ def _inlined(call, d, location, taken, params_of, stored):
         mapping[n] = gast.Name(id=fresh_name(f"{d.name}_{n}", taken), ctx=gast.Load(),
                                annotation=None, type_comment=None)
     body = [clone(s) for s in d.body if not isinstance(s, gast.Nonlocal)]
-    if body and _bare_return(body[-1]):
-        body.pop()
+    if body and isinstance(body[-1], gast.Return):  # the call is a statement: its result unused
+        last = body.pop()
+        if last.value is not None and any(isinstance(n, gast.Call) for n in walk(last.value)):
+            body.append(gast.copy_location(gast.Expr(value=last.value), last))
     renamed = [_Rename(mapping).visit(s) for s in body]
     return out + renamed or [gast.copy_location(gast.Pass(), call)]
 
