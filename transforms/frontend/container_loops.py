@@ -87,8 +87,8 @@ def _entries(rewrite, node):
     if part is None or part[2].is_leaf:
         return None
     arg, _, structure = part
-    if method is not None and structure.node != "dict":
-        return None
+    if method is not None and structure.node != "dict" or structure.node == "dataclass":
+        return None  # (a dataclass is not iterable: refused as a use of the whole)
     if structure.node == "dict":
         method = method or "keys"
     elif structure.node == "namedtuple":

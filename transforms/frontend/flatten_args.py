@@ -39,9 +39,9 @@ class PytreeError(S2sadError, TypeError):
 @dataclass(frozen=True)
 class Structure:
     """The shape of a container argument: `node` is "leaf", "dict", "list",
-    "tuple" or "namedtuple"; `keys` are a dict's keys or a NamedTuple's
-    fields (positions for a list or tuple); `type_name` names the
-    container's type in messages."""
+    "tuple", "namedtuple" or "dataclass"; `keys` are a dict's keys or a
+    NamedTuple's or dataclass's fields (positions for a list or tuple);
+    `type_name` names the container's type in messages."""
     node: str
     keys: tuple = ()
     children: tuple = ()
@@ -59,7 +59,8 @@ class Structure:
 
     def describe(self):
         return {"dict": "a dict", "list": "a list", "tuple": "a tuple",
-                "namedtuple": f"a {self.type_name} (NamedTuple)"}.get(self.node, "a leaf")
+                "namedtuple": f"a {self.type_name} (NamedTuple)",
+                "dataclass": f"a {self.type_name} (dataclass)"}.get(self.node, "a leaf")
 
     def child(self, key):
         for k, c in zip(self.keys, self.children):
@@ -197,6 +198,9 @@ class _Rewrite:
             self.trees[target.id] = part
             return
         if isinstance(target, (gast.Tuple, gast.List)):
+            if structure.node == "dataclass":
+                self.refuse(s, f"unpacking {path_text(arg, path)} ({structure.describe()}, "
+                            f"which Python does not iterate)", arg, "Read its fields: p.w")
             if structure.node == "dict":
                 self.refuse(s, f"unpacking {path_text(arg, path)} (a dict: unpacking gives "
                             f"its keys)", arg, "Read its entries by key: p['a']")
@@ -233,7 +237,7 @@ class _Rewrite:
         arg, path, structure = base
         where = path_text(arg, path)
         if isinstance(node, gast.Attribute):
-            if structure.node == "namedtuple" and node.attr in structure.keys:
+            if structure.node in ("namedtuple", "dataclass") and node.attr in structure.keys:
                 return node.attr
             self.refuse(node, f"{where}.{node.attr} on {structure.describe()}", arg,
                         "Read its entries by constant key or field (p['a'], s.x, t[0])")
@@ -242,7 +246,8 @@ class _Rewrite:
         if structure.node == "dict":
             if isinstance(value, (str, int)) and not isinstance(value, bool):
                 return value
-        elif isinstance(value, int) and not isinstance(value, bool):
+        elif isinstance(value, int) and not isinstance(value, bool) \
+                and structure.node != "dataclass":  # (a dataclass has no positions)
             n = len(structure.children)
             if -n <= value < n:
                 return structure.keys[value % n]
