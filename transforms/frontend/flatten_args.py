@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import gast
 
-from .container_loops import StructureQueries, unroll
+from .container_loops import Comprehensions, StructureQueries, unroll
 from ..emit.unparse import expr_source, stmt_source
 from ..errors import S2sadError
 from .sorted_forms import desugar_sorted
@@ -140,6 +140,7 @@ class _Rewrite:
                 self.refuse(node, f"assigning to '{a}'", a,
                             "Give the new value a name of its own")
         tree.body = self.block(tree.body)
+        Comprehensions(self).visit(tree)  # [w * 2 for w in ws]: [ws[0] * 2, ws[1] * 2]
         StructureQueries(self).visit(tree)  # p.get('a', x), isinstance(p, dict)
         for n in walk(tree):  # a comprehension's or nested function's own name
             if isinstance(n, gast.Name) and n.id in self.trees and \
