@@ -17,6 +17,7 @@ from .statement_forms import desugar_statement_forms
 from .star_forms import desugar_star_forms
 from .stale_source import check_source_is_current
 from .dict_comprehensions import desugar_dict_comprehensions
+from .record_locals import desugar_records
 from ..ast_convert import parse
 from ..emit.unparse import expr_source
 from ..names import fresh_name
@@ -265,6 +266,7 @@ def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
     desugar_statement_forms(tree, location)  # :=, del, global, try ... finally
     desugar_star_forms(tree, location, namespace)  # f(*args), a, *rest = xs, [*xs, y]
     desugar_dict_comprehensions(tree, location)  # {k: ... for k, v in d.items()}: a literal
+    desugar_records(tree, location, namespace)  # p = P(a=x, b=y); p.a: p_a = x; p_a
     check_supported(tree, location, nested_def_ok)
     return ParsedFunction(fn, tree, location, namespace, source)
 
