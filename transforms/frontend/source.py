@@ -18,6 +18,7 @@ from .star_forms import desugar_star_forms
 from .stale_source import check_source_is_current
 from .dict_comprehensions import desugar_dict_comprehensions
 from .record_locals import desugar_records
+from .nested_unpacking import desugar_nested_unpacking
 from ..ast_convert import parse
 from ..emit.unparse import expr_source
 from ..names import fresh_name
@@ -196,8 +197,11 @@ def parse_function(fn, nested_def_ok=False, read_only=False):
     spell_callable_forms(tree, {**_namespace(fn), **imported}, location)
     nested = any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
                  if n is not tree)
-    parsed = _parsed(fn, tree, location, source, {**_namespace(fn), **imported},
-                     nested_def_ok, nested)
+    namespace = {**_namespace(fn), **imported}
+    known = set(namespace)
+    parsed = _parsed(fn, tree, location, source, namespace, nested_def_ok, nested)
+    # (names the desugaring added, e.g. a helper's copy: the cached tree calls them)
+    imported = {**imported, **{k: v for k, v in namespace.items() if k not in known}}
     if not nested:
         # nothing is lifted out of it (which registers the lifted functions
         # in its namespace): the same tree serves the next parse of the same lines
@@ -267,6 +271,7 @@ def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
     desugar_star_forms(tree, location, namespace)  # f(*args), a, *rest = xs, [*xs, y]
     desugar_dict_comprehensions(tree, location)  # {k: ... for k, v in d.items()}: a literal
     desugar_records(tree, location, namespace)  # p = P(a=x, b=y); p.a: p_a = x; p_a
+    desugar_nested_unpacking(tree, location, namespace)  # a, (b, c) = h(x)
     check_supported(tree, location, nested_def_ok)
     return ParsedFunction(fn, tree, location, namespace, source)
 
