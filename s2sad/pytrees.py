@@ -7,9 +7,9 @@ its leaves (floats, ints, arrays) as separate parameters
 gradient, tangent or seed of such an argument has its structure: a dict
 for a dict, the same NamedTuple type or dataclass, a list for a list. A
 list or tuple of plain numbers is an array, as it always was in s2sad.
-A string leaf (a dataclass's or NamedTuple's `name: str`) is static: a
-constant of the specialisation, as a string argument is, and the gradient
-holds it unchanged; an int or bool leaf's gradient is 0.0."""
+A string field of a dataclass or NamedTuple (`mode: str`) is a static
+leaf: a constant of the specialisation, as a string argument is, and the
+gradient holds it unchanged; an int or bool leaf's gradient is 0.0."""
 import dataclasses
 import textwrap
 
@@ -78,12 +78,12 @@ def structure_of(value, where, path):
     if _is_namedtuple(value):
         fields = tuple(type(value)._fields)
         return Structure("namedtuple", fields, tuple(
-            structure_of(getattr(value, f), where, path + (f,)) for f in fields),
+            _field_structure(getattr(value, f), where, path + (f,)) for f in fields),
             type(value).__name__)
     if _is_dataclass(value):
         fields = _fields(value, where, path)
         return Structure("dataclass", fields, tuple(
-            structure_of(getattr(value, f), where, path + (f,)) for f in fields),
+            _field_structure(getattr(value, f), where, path + (f,)) for f in fields),
             type(value).__name__)
     if isinstance(value, (list, tuple)):
         node = "list" if isinstance(value, list) else "tuple"
@@ -93,13 +93,19 @@ def structure_of(value, where, path):
         return Structure("leaf")
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return Structure("leaf")
-    if isinstance(value, str):  # static: a constant of the specialisation
-        return Structure("leaf")
     raise TypeError(f"{where}: argument {path_text(path[0], path[1:])} is "
                     f"{type(value).__name__ if not isinstance(value, np.ndarray) else 'an array of dtype ' + str(value.dtype)}; "
-                    f"the leaves of a container argument must be floats, ints, numeric arrays "
-                    f"or strings. "
+                    f"the leaves of a container argument must be floats, ints or numeric arrays "
+                    f"(or strings, as fields of a NamedTuple or dataclass). "
                     f"Pass it as a separate argument, or convert it.")
+
+
+def _field_structure(value, where, path):
+    """A NamedTuple's or dataclass's field: a string is a static leaf (a
+    constant of the specialisation, as a string argument is)."""
+    if isinstance(value, str):
+        return Structure("leaf")
+    return structure_of(value, where, path)
 
 
 def leaves(value):

@@ -108,6 +108,26 @@ def test_frozen_dataclass_with_static_fields(mode, jit):
     assert g.b == pytest.approx(expected["b"], rel=1e-5)
 
 
+class Options(NamedTuple):
+    scale: float
+    how: str
+
+
+def named_options(o, x):
+    return np.sum(x * o.scale) if o.how == "linear" else np.sum(np.sin(x * o.scale))
+
+
+@pytest.mark.parametrize("how", ["linear", "sine"])
+def test_namedtuple_string_field_is_static(how):
+    o = Options(0.5, how)
+    g = s2sad.grad(named_options, jit=False)(o, X)
+    assert type(g) is Options and g.how == how
+    assert g.scale == pytest.approx(numerical_grad(lambda s: named_options(Options(s, how), X),
+                                                   [0.5], 0), rel=1e-6)
+    with pytest.raises(TypeError, match="is str"):  # in a dict it is still refused
+        s2sad.grad(lambda p: p["a"], jit=False)({"a": 1.0, "how": how})
+
+
 def test_dataclass_jvp_and_jacobian():
     p = Params(W.copy(), 0.4)
     t = Params(np.array([1.0, 0.5, -1.0]), 2.0)
