@@ -12,18 +12,19 @@ The constructor's arguments are bound to the fields as Python binds them
 field may be assigned (`p.a = v`, `p.a += v`: `p_a = ...`) unless it is
 frozen; a NamedTuple's fields may also be read by a constant index (`p[0]`).
 
-Refused, with the line: the instance bound more than once or used other
-than by its fields (passed to a function, returned, unpacked, compared,
-bound to another name), its fields read inside its own constructor call, a
-dataclass with `__post_init__` or its own `__init__`, a default made by a
-factory or that is not a number, string, bool or None, and a class that
-is neither (its construction stays a call, refused as one with no
-gradient)."""
+Made with *args or **kwargs, or with arguments that do not bind, it raises
+as Python would. An instance used in any other way (passed to a function,
+returned, unpacked, compared, bound to another name or again, read inside
+its own constructor call, a field of a NamedTuple or frozen dataclass
+assigned), a dataclass with `__post_init__`, its own `__init__`, a
+`default_factory`, a field with `init=False` or a default that is not a
+number, string, bool or None, is left as written: its construction is then
+a call s2sad refuses as one with no gradient (naming the line) when a value
+that needs a gradient goes into it."""
 import dataclasses
 
 import gast
 
-from ..errors import UnsupportedSyntaxError
 from ..names import fresh_name
 from ..syntax import walk
 
@@ -39,7 +40,14 @@ def desugar_records(tree, location, namespace):
         kind = _record_kind(cls)
         if kind is None:
             continue
-        _Record(tree, s, cls, kind, location).rewrite()
+        try:
+            _Record(tree, s, cls, kind, location).rewrite()
+        except _LeftAsWritten:
+            pass
+
+
+class _LeftAsWritten(Exception):
+    """A record used in a way this pass does not rewrite: left as written."""
 
 
 def _resolve(node, namespace):
@@ -69,7 +77,7 @@ class _Record:
         self.what = f"a local {cls.__name__} ({kind}) '{self.var}'"
 
     def refuse(self, node, why, hint):
-        raise UnsupportedSyntaxError(f"{self.what} {why}", self.location, node, hint)
+        raise _LeftAsWritten(why)
 
     def fields(self):
         """[(field, default node or None)] of the class."""
@@ -134,32 +142,33 @@ class _Record:
         if any(isinstance(n, gast.Name) and n.id == self.var for n in walk(self.stmt.value)):
             self.refuse(self.stmt, "read inside its own constructor call",
                         "Read the fields into variables first")
-        taken = {n.id for n in walk(self.tree) if isinstance(n, gast.Name)}
-        var_of = {f: fresh_name(f"{self.var}_{f}", taken) for f in names}
         parents = {}
         for n in walk(self.tree):
             for c in gast.iter_child_nodes(n):
                 parents[id(c)] = n
-        for n in list(walk(self.tree)):
+        uses = []  # (the field's node, the field): all checked before anything changes
+        for n in walk(self.tree):
             if not (isinstance(n, gast.Name) and n.id == self.var
                     and isinstance(n.ctx, gast.Load)):
                 continue
             parent = parents.get(id(n))
             field = self.field_of(n, parent, names)
-            if isinstance(parent.ctx, (gast.Store, gast.Del)):
-                frozen = self.kind == "NamedTuple" or \
-                    self.cls.__dataclass_params__.frozen
-                if frozen or isinstance(parent.ctx, gast.Del):
-                    self.refuse(parent, "whose field is assigned or deleted (Python raises: "
-                                "the instance is immutable)" if frozen else
-                                "whose field is deleted", "Make a new instance")
+            if isinstance(parent.ctx, (gast.Store, gast.Del)) and (
+                    isinstance(parent.ctx, gast.Del) or self.kind == "NamedTuple"
+                    or self.cls.__dataclass_params__.frozen):
+                self.refuse(parent, "whose field is assigned or deleted", "")
+            uses.append((parent, field))
+        given = self.bind(fields)
+        taken = {n.id for n in walk(self.tree) if isinstance(n, gast.Name)}
+        var_of = {f: fresh_name(f"{self.var}_{f}", taken) for f in names}
+        for parent, field in uses:
             new = gast.Name(id=var_of[field], ctx=parent.ctx, annotation=None,
                             type_comment=None)
             _replace(parents.get(id(parent)), parent, gast.copy_location(new, parent))
         assigns = [gast.copy_location(gast.Assign(
             targets=[gast.Name(id=var_of[f], ctx=gast.Store(), annotation=None,
                                type_comment=None)], value=v, type_comment=None), self.stmt)
-            for f, v in self.bind(fields)]
+            for f, v in given]
         block = _block_of(self.tree, self.stmt)
         k = next(i for i, s in enumerate(block) if s is self.stmt)
         block[k:k + 1] = assigns
