@@ -336,6 +336,14 @@ def uses_the_result(x):
     return sum(out) + y
 
 
+def lambda_appends(x):
+    out = []
+    f = lambda v: out.append(v * 2.0)  # noqa: E731
+    for i in range(3):
+        f(x[i])
+    return sum(out)
+
+
 def add_to(out, v):
     out.append(v * 2.0)
 
@@ -357,6 +365,7 @@ def test_closure_refusals():
     assert_refused(uses_the_result, (X,), "called as a statement|statement of its own")
     # (its appends got a zero gradient, with no error)
     assert_refused(module_helper_appends, (X,), r"changes the container it is given \(out.append")
+    assert_refused(lambda_appends, (X,), r"changes the container it is given \(out.append")
 
 
 # ---- (e) nested functions with *args and **kwargs ------------------------------------

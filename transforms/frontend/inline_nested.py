@@ -53,7 +53,7 @@ def inline_state_changing(tree, location, stored, params_of):
     if not changing:
         return
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)} | outer
-    for fname, (d, path) in changing.items():
+    for d, _ in changing.values():
         _check_inlinable(d, location, params_of)
     while True:  # one at a time: removing a def moves the statements after it
         found = [(d, path) for d, path in _defs(tree.body) if d.name in changing]

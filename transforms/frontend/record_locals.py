@@ -77,7 +77,9 @@ class _Record:
         self.what = f"a local {cls.__name__} ({kind}) '{self.var}'"
 
     def refuse(self, node, why, hint):
-        raise _LeftAsWritten(why)
+        """Not rewritten (`why`, `hint`: what a refusal would say; the
+        construction is refused later, as a call, when it needs a gradient)."""
+        raise _LeftAsWritten(f"line {self.location.line_of(node)}: {why}. {hint}")
 
     def fields(self):
         """[(field, default node or None)] of the class."""
