@@ -304,6 +304,24 @@ def writes_keys(x):
     return d["a"] * d["b"]
 
 
+def fills_an_empty_dict(x):
+    d = {}
+
+    def put(k, v):
+        d[k] = v * 2.0
+    put("a", x[0])
+    put("b", x[1:] * x[0])
+    return d["a"] * np.sum(d["b"])
+
+
+def adds_a_key_in_a_branch(x):
+    d = {}
+    if x[0] > 0:
+        d["a"] = x * 2.0
+    d["b"] = x
+    return np.sum(d["b"])
+
+
 def accumulates_into_an_array(x):
     acc = np.zeros(2)
 
@@ -355,14 +373,16 @@ def module_helper_appends(x):
     return sum(out)
 
 
-@pytest.mark.parametrize("fn", [appends_in_a_loop, writes_keys, accumulates_into_an_array,
-                                counts_with_nonlocal])
+@pytest.mark.parametrize("fn", [appends_in_a_loop, writes_keys, fills_an_empty_dict,
+                                accumulates_into_an_array, counts_with_nonlocal])
 def test_closures_changing_outer_state(fn, jit):
     check(fn, (X.copy(),), (0,), jit)
 
 
 def test_closure_refusals():
     assert_refused(uses_the_result, (X,), "called as a statement|statement of its own")
+    # a key Python might not have created: the dict stays refused
+    assert_refused(adds_a_key_in_a_branch, (X,), "a dict other than one bound once")
     # (its appends got a zero gradient, with no error)
     assert_refused(module_helper_appends, (X,), r"changes the container it is given \(out.append")
     assert_refused(lambda_appends, (X,), r"changes the container it is given \(out.append")
