@@ -314,6 +314,17 @@ def fills_an_empty_dict(x):
     return d["a"] * np.sum(d["b"])
 
 
+def helper_filling_a_dict(u):
+    d = {}
+    d["a"] = u * 2.0
+    d["b"] = np.sin(d["a"])
+    return d["a"] * d["b"]
+
+
+def calls_a_helper_filling_a_dict(x):
+    return np.sum(helper_filling_a_dict(x)) * x[0]
+
+
 def adds_a_key_in_a_branch(x):
     d = {}
     if x[0] > 0:
@@ -374,7 +385,8 @@ def module_helper_appends(x):
 
 
 @pytest.mark.parametrize("fn", [appends_in_a_loop, writes_keys, fills_an_empty_dict,
-                                accumulates_into_an_array, counts_with_nonlocal])
+                                calls_a_helper_filling_a_dict, accumulates_into_an_array,
+                                counts_with_nonlocal])
 def test_closures_changing_outer_state(fn, jit):
     check(fn, (X.copy(),), (0,), jit)
 

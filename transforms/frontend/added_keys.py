@@ -29,7 +29,6 @@ def create_added_keys(tree, parsed, readable, written_positions):
     writes into (written_args.py)."""
     from .dicts import local_dict_keys
     from .written_args import _safe
-    create_assigned_keys(tree, parsed, readable)
     dicts, parents = None, None
     for call in [n for n in walk(tree) if isinstance(n, gast.Call)]:
         if not _safe(parsed, call.func):
@@ -182,7 +181,8 @@ def create_assigned_keys(tree, parsed, readable):
     statement of that block before which (and in whose value) nothing names
     the dict but at keys it has, and the dict is otherwise used only at
     constant keys and as a helper's argument. Anything else is left to
-    dicts.py, which refuses a dict with a new key."""
+    dicts.py, which refuses a dict with a new key. (Run before anything
+    reads a literal's keys: aux_output.py, create_added_keys.)"""
     from .dicts import local_dict_keys
     dicts = local_dict_keys(tree, parsed.resolve)
     if not dicts:
