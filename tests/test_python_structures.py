@@ -333,6 +333,13 @@ def adds_a_key_in_a_branch(x):
     return np.sum(d["b"])
 
 
+def reads_new_keys_through_a_comprehension(x):
+    d = {}
+    d["a"] = x * 2.0
+    e = {k: v * 3.0 for k, v in d.items()}  # sees d's keys: it must not see none
+    return np.sum(sum(e.values())) + np.sum(d["a"])
+
+
 def accumulates_into_an_array(x):
     acc = np.zeros(2)
 
@@ -395,6 +402,8 @@ def test_closure_refusals():
     assert_refused(uses_the_result, (X,), "called as a statement|statement of its own")
     # a key Python might not have created: the dict stays refused
     assert_refused(adds_a_key_in_a_branch, (X,), "a dict other than one bound once")
+    assert_refused(reads_new_keys_through_a_comprehension, (X,),
+                   "a dict other than one bound once")
     # (its appends got a zero gradient, with no error)
     assert_refused(module_helper_appends, (X,), r"changes the container it is given \(out.append")
     assert_refused(lambda_appends, (X,), r"changes the container it is given \(out.append")

@@ -20,7 +20,6 @@ from .frontend.aux_output import check_pair, gradients_and_aux
 from .frontend.containers import lower_containers
 from .frontend.bind import readable_function
 from .frontend.written_args import rewrite_writing_calls
-from .frontend.added_keys import create_assigned_keys
 from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .libraries import is_library_function
@@ -497,9 +496,7 @@ class Program:
         if written_memory(tree) & set(parsed.arg_names):  # (see generate.py, memory_guard)
             self.copies_writing_arguments.append(n)
         tree = CallBinder(parsed, self.registry).bind_tree(tree, rules=False)
-        # d = {}; d["y"] = ..., and fill(d, x) into a local dict: its keys are
-        # variables, assigned back
-        create_assigned_keys(tree, parsed, readable_function)
+        # fill(d, x) into a local dict: its keys are variables, assigned back
         rewrite_writing_calls(tree, parsed, readable_function, only_dicts=True)
         # the copy runs in the compiled forward sweep: comprehensions as loops
         tree = lower_containers(tree, parsed.location, Namer.for_function(tree), parsed.resolve,

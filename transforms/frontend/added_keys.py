@@ -181,8 +181,9 @@ def create_assigned_keys(tree, parsed, readable):
     statement of that block before which (and in whose value) nothing names
     the dict but at keys it has, and the dict is otherwise used only at
     constant keys and as a helper's argument. Anything else is left to
-    dicts.py, which refuses a dict with a new key. (Run before anything
-    reads a literal's keys: aux_output.py, create_added_keys.)"""
+    dicts.py, which refuses a dict with a new key. (Run when the function is
+    parsed, before anything reads a literal's keys: dict comprehensions,
+    aux_output.py, create_added_keys.)"""
     from .dicts import local_dict_keys
     dicts = local_dict_keys(tree, parsed.resolve)
     if not dicts:

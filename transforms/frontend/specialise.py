@@ -26,7 +26,6 @@ from .number_starts import fold_number_starts, refuse_reductions_of_changing_kin
 from ..optimise.parallel import check_independent
 from ..syntax import clone, names_stored, walk
 from .tuples import split_tuple_variables
-from .added_keys import create_assigned_keys
 from .mutated_args import refuse_mutating_calls
 from .written_args import arrays_written, rewrite_writing_calls, without_own_copies
 
@@ -47,7 +46,6 @@ class Specialised:
                    guard=guard)
         binder = CallBinder(self.parsed, program.registry, program.runtime_objects)
         tree = without_own_copies(clone(self.parsed.tree), fn)
-        create_assigned_keys(tree, self.parsed, readable_function)  # d = {}; d["y"] = ...
         self.aux_structure, aux_pairs = None, ()  # has_aux: the returned aux (aux_output.py)
         if fn in getattr(program, "aux_functions", ()):
             self.aux_structure, aux_pairs = flatten_aux_returns(tree, self.parsed.location,
