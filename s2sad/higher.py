@@ -9,6 +9,7 @@ import numpy as np
 
 from . import pytrees, travel
 from .api import Derivative, _as_value, jvp, vjp
+from .transforms.frontend.aux_output import rebuild_aux
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
 
@@ -40,7 +41,8 @@ class _Transform:
             options["wrt"] = tuple(part.signature_names()[part.wrt] for part in self._parts)
         if isinstance(self, jacobian):
             options["mode"] = self.mode
-            options["has_aux"] = self.has_aux
+        if getattr(self, "has_aux", False):
+            options["has_aux"] = True
         return travel.rebuild, (type(self), travel.reference(self._given), options)
 
     def bind(self, args, kwargs, containers=False):
@@ -192,15 +194,21 @@ class batch_jacobian(_Transform):
     output of shape (batch, outs): the (batch, outs, ins) per-example
     Jacobians, one vjp per output column (never the (batch, outs, batch,
     ins) full Jacobian). Valid only when examples do not interact (no batch
-    normalisation or other batch-coupled operation), as in TensorFlow."""
+    normalisation or other batch-coupled operation), as in TensorFlow.
+    `has_aux=True`: `f` returns `(output, aux)`, the result is
+    `(batch jacobian of the output, aux)`."""
 
-    def __init__(self, fn, wrt=0, *, jit="auto"):
+    def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False):
         super().__init__(fn, wrt, jit)
-        self._vjp = vjp(fn, wrt=self.wrt, jit=jit)
+        self.has_aux = bool(has_aux)
+        self._vjp = vjp(fn, wrt=self.wrt, jit=jit, has_aux=self.has_aux)
 
     def __call__(self, *args, **kwargs):
         values, x = self.bind(args, kwargs)
-        out = np.asarray(self.call(self.fn, values))
+        raw = self.call(self.fn, values)
+        if self.has_aux:
+            raw, aux = _output_and_aux(raw, "batch_jacobian", self.fn)
+        out = np.asarray(raw)
         if np.ndim(x) < 1 or out.ndim < 1 or out.shape[0] != np.shape(x)[0]:
             raise ValueError(f"batch_jacobian needs an argument and an output with the same "
                              f"first (batch) axis; got {np.shape(x)} and {out.shape}")
@@ -210,18 +218,23 @@ class batch_jacobian(_Transform):
         for j in range(outs):
             seed = np.zeros((batch, outs))
             seed[:, j] = 1.0
-            result[:, j] = self.call(self._vjp, values, seed.reshape(out.shape))
-        return result.reshape(out.shape + np.shape(x)[1:])
+            column = self.call(self._vjp, values, seed.reshape(out.shape))
+            result[:, j] = column[0] if self.has_aux else column
+        result = result.reshape(out.shape + np.shape(x)[1:])
+        return (result, aux) if self.has_aux else result
 
 
 class hvp(_Transform):
     """`hvp(f, wrt=0)(*args, v)`: the Hessian of scalar `f` times `v`, by
     forward mode over the generated reverse-mode gradient (the Hessian is
-    never formed)."""
+    never formed). `has_aux=True`: `f` returns `(output, aux)`, the result
+    is `(Hessian of the output times v, aux)`; the aux is the one the
+    gradient's forward sweep computed (the jvp's primal value)."""
 
-    def __init__(self, fn, wrt=0, *, jit="auto"):
+    def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False):
         super().__init__(fn, wrt, jit)
-        self._grad = Derivative(fn, self.wrt, jit, "grad", True)
+        self.has_aux = bool(has_aux)
+        self._grad = Derivative(fn, self.wrt, jit, "grad", True, has_aux=self.has_aux)
         self._grad.lazy_budget = False  # (differentiated again: no check_memory lines)
         self._grad.split_recursion = False  # (nor record stacks of recursive calls)
         self._jvps = {}
@@ -234,28 +247,49 @@ class hvp(_Transform):
         key = id(generated)
         if key not in self._jvps:  # the gradient's own derivative
             self._jvps[key] = jvp(generated, wrt=self.wrt, jit=self.jit)
-        (_, _), (_, hv) = self._jvps[key](*values, _as_value(v))
+        (value, _), (_, hv) = self._jvps[key](*values, _as_value(v))
+        if self.has_aux:  # the generated gradient returns ((output, aux), gradient)
+            return hv, rebuild_aux(entry.generated.aux_structure, value[1])
         return hv
 
 
 class hessian(_Transform):
     """`hessian(f, wrt=0)(*args)`: shape argument shape + argument shape,
-    one Hessian-vector product per element of the argument."""
+    one Hessian-vector product per element of the argument. `has_aux=True`
+    (as jax.hessian): `f` returns `(output, aux)`, the result is
+    `(Hessian of the output, aux)`."""
 
-    def __init__(self, fn, wrt=0, *, jit="auto"):
+    def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False):
         super().__init__(fn, wrt, jit)
-        self._hvp = hvp(fn, wrt=self.wrt, jit=jit)
+        self.has_aux = bool(has_aux)
+        self._hvp = hvp(fn, wrt=self.wrt, jit=jit, has_aux=self.has_aux)
 
     def __call__(self, *args, **kwargs):
         values, x = self.bind(args, kwargs)
         shape = np.shape(x)
         n = int(np.prod(shape)) if shape else 1
         cols = np.empty((n, n), _dtype(x))
+        aux = None
         for k in range(n):
             v = np.zeros(n, _dtype(x))
             v[k] = 1.0
-            cols[k] = np.ravel(self.call(self._hvp, values, v.reshape(shape) if shape else v[0]))
-        return cols.T.reshape(shape + shape)
+            hv = self.call(self._hvp, values, v.reshape(shape) if shape else v[0])
+            if self.has_aux:  # (every product's aux is the same call's)
+                hv, aux = hv
+            cols[k] = np.ravel(hv)
+        if self.has_aux and n == 0:  # no product was computed: the function's own aux
+            aux = _output_and_aux(self.call(self.fn, values), "hessian", self.fn)[1]
+        hess = cols.T.reshape(shape + shape)
+        return (hess, aux) if self.has_aux else hess
+
+
+def _output_and_aux(raw, what, fn):
+    """(output, aux) of a function with aux output, or JAX's TypeError."""
+    if not isinstance(raw, (tuple, list)) or len(raw) != 2:
+        raise TypeError(f"{what} of {fn.__name__}: expected a function with aux output to "
+                        f"return a two-element tuple (output, aux), but it returned "
+                        f"{type(raw).__name__} {raw!r}")
+    return raw[0], raw[1]
 
 
 def _dtype(x):

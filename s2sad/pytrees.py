@@ -1,12 +1,16 @@
 """Containers as arguments (pytrees, as JAX and autograd take them).
 
-A dict, a NamedTuple, or a list or tuple holding an array or another
-container is flattened at the boundary: the derivative is generated for
+A dict, a NamedTuple, a dataclass instance, or a list or tuple holding an
+array or another container is flattened at the boundary: the derivative is generated for
 its leaves (floats, ints, arrays) as separate parameters
 (transforms/frontend/flatten_args.py rewrites the function's reads of it), and the
 gradient, tangent or seed of such an argument has its structure: a dict
-for a dict, the same NamedTuple type, a list for a list. A list or tuple of
-plain numbers is an array, as it always was in s2sad."""
+for a dict, the same NamedTuple type or dataclass, a list for a list. A
+list or tuple of plain numbers is an array, as it always was in s2sad.
+A string field of a dataclass or NamedTuple (`mode: str`) is a static
+leaf: a constant of the specialisation, as a string argument is, and the
+gradient holds it unchanged; an int or bool leaf's gradient is 0.0."""
+import dataclasses
 import textwrap
 
 import numpy as np
@@ -17,7 +21,7 @@ from .transforms.frontend.flatten_args import Structure, path_text
 
 def is_container(v):
     """Is `v` flattened into leaves (rather than being one value)?"""
-    if isinstance(v, dict) or _is_namedtuple(v):
+    if isinstance(v, dict) or _is_namedtuple(v) or _is_dataclass(v):
         return True
     if isinstance(v, (list, tuple)):
         return not v or not all(_is_number(e) for e in v) and not _is_nested_numbers(v)
@@ -42,6 +46,24 @@ def _is_namedtuple(v):
     return isinstance(v, tuple) and hasattr(type(v), "_fields")
 
 
+def _is_dataclass(v):
+    return dataclasses.is_dataclass(v) and not isinstance(v, type)
+
+
+def _fields(v, where="", path=("",)):
+    """The field names of a dataclass instance; TypeError for a field the
+    constructor does not take (s2sad could not say what it holds)."""
+    names = []
+    for f in dataclasses.fields(v):
+        if not f.init:
+            raise TypeError(f"{where}: argument {path_text(path[0], path[1:])} is a "
+                            f"{type(v).__name__} (dataclass) with the field '{f.name}' set "
+                            f"outside __init__ (init=False); s2sad takes dataclasses whose "
+                            f"fields are all constructor arguments.")
+        names.append(f.name)
+    return tuple(names)
+
+
 def structure_of(value, where, path):
     """The Structure of a container argument; TypeError for what cannot be a
     leaf. `where` names the derivative, `path` the argument (for messages)."""
@@ -56,7 +78,12 @@ def structure_of(value, where, path):
     if _is_namedtuple(value):
         fields = tuple(type(value)._fields)
         return Structure("namedtuple", fields, tuple(
-            structure_of(getattr(value, f), where, path + (f,)) for f in fields),
+            _field_structure(getattr(value, f), where, path + (f,)) for f in fields),
+            type(value).__name__)
+    if _is_dataclass(value):
+        fields = _fields(value, where, path)
+        return Structure("dataclass", fields, tuple(
+            _field_structure(getattr(value, f), where, path + (f,)) for f in fields),
             type(value).__name__)
     if isinstance(value, (list, tuple)):
         node = "list" if isinstance(value, list) else "tuple"
@@ -68,8 +95,17 @@ def structure_of(value, where, path):
         return Structure("leaf")
     raise TypeError(f"{where}: argument {path_text(path[0], path[1:])} is "
                     f"{type(value).__name__ if not isinstance(value, np.ndarray) else 'an array of dtype ' + str(value.dtype)}; "
-                    f"the leaves of a container argument must be floats, ints or numeric arrays. "
+                    f"the leaves of a container argument must be floats, ints or numeric arrays "
+                    f"(or strings, as fields of a NamedTuple or dataclass). "
                     f"Pass it as a separate argument, or convert it.")
+
+
+def _field_structure(value, where, path):
+    """A NamedTuple's or dataclass's field: a string is a static leaf (a
+    constant of the specialisation, as a string argument is)."""
+    if isinstance(value, str):
+        return Structure("leaf")
+    return structure_of(value, where, path)
 
 
 def leaves(value):
@@ -77,6 +113,8 @@ def leaves(value):
     are floats (as a plain argument)."""
     if isinstance(value, dict):
         return [x for k in value for x in leaves(value[k])]
+    if _is_dataclass(value):
+        return [x for f in _fields(value) for x in leaves(getattr(value, f))]
     if isinstance(value, (list, tuple)):
         return [x for e in value for x in leaves(e)]
     if isinstance(value, np.ndarray) and value.ndim == 0:
@@ -95,6 +133,12 @@ def leaves_like(structure, value, where, what):
                              f"{list(structure.keys)}, not {_describe(value)}")
         return [x for k, c in zip(structure.keys, structure.children)
                 for x in leaves_like(c, value[k], where, f"{what}[{k!r}]")]
+    if structure.node == "dataclass":
+        if not _is_dataclass(value) or _fields(value) != structure.keys:
+            raise ValueError(f"{where}: {what} must be a {structure.type_name} (dataclass) "
+                             f"with the fields {list(structure.keys)}, not {_describe(value)}")
+        return [x for k, c in zip(structure.keys, structure.children)
+                for x in leaves_like(c, getattr(value, k), where, f"{what}.{k}")]
     if not isinstance(value, (list, tuple)) or len(value) != len(structure.children):
         raise ValueError(f"{where}: {what} must be {structure.describe()} of "
                          f"{len(structure.children)} items, not {_describe(value)}")
@@ -123,6 +167,13 @@ def _build(structure, it, like):
     if structure.node == "dict":
         return {k: _build(c, it, like[k] if like is not None else None)
                 for k, c in zip(structure.keys, structure.children)}
+    if structure.node == "dataclass":
+        # without calling __init__ or __post_init__ (which may check or convert
+        # values: these are gradients), frozen or not, as flax and equinox do
+        out = object.__new__(type(like))
+        for k, c in zip(structure.keys, structure.children):
+            object.__setattr__(out, k, _build(c, it, getattr(like, k)))
+        return out
     parts = list(like) if like is not None else [None] * len(structure.children)
     items = [_build(c, it, part) for c, part in zip(structure.children, parts)]
     if structure.node == "list":
@@ -195,7 +246,8 @@ class Flat:
             s = self.structures[arg]
             start = self.names.index(path_text(arg, s.leaf_paths()[0]))
             given = iter(grads[i] for i in indices)
-            values = [next(given) if is_float(v) else np.zeros(np.shape(v)) if np.ndim(v)
+            values = [next(given) if is_float(v) else v if isinstance(v, str)
+                      else np.zeros(np.shape(v)) if np.ndim(v)
                       else 0.0 for v in self.values[start:start + len(s.leaf_paths())]]
             leaves_ = self.values[start:start + len(values)]
             values = [cast_like(g, v) for g, v in zip(values, leaves_)]

@@ -441,8 +441,16 @@ def dict_of_parameters(A, b):
 
 
 def dict_given_a_new_key(A, b):
+    # the key is assigned before anything reads it: created with the dict
     p = {"w": A[0]}
     p["new"] = b
+    return np.sum(p["w"] * p["new"])
+
+
+def dict_given_a_new_key_in_a_branch(A, b):
+    p = {"w": A[0]}
+    if A[0, 0] > 0:
+        p["new"] = b
     return np.sum(p["w"] * p["new"])
 
 
@@ -455,7 +463,7 @@ def sum_of_w(d):
     return np.sum(d["w"])
 
 
-@pytest.mark.parametrize("fn", [dict_of_parameters, dict_passed_on])
+@pytest.mark.parametrize("fn", [dict_of_parameters, dict_passed_on, dict_given_a_new_key])
 def test_dict_literal_is_one_variable_per_key(fn, jit):
     """Also passed whole to a helper: its copy takes one parameter per key."""
     A, b = M[:2], np.array([0.3, 0.7, 1.1])
@@ -464,7 +472,7 @@ def test_dict_literal_is_one_variable_per_key(fn, jit):
         check_jvp(fn, (A, b), wrt=wrt, jit=jit)
 
 
-@pytest.mark.parametrize("fn", [dict_given_a_new_key])
+@pytest.mark.parametrize("fn", [dict_given_a_new_key_in_a_branch])
 def test_other_dicts_are_refused(fn, jit):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="dict"):
         s2sad.grad(fn, jit=jit)(M[:2], np.ones(3))

@@ -18,6 +18,8 @@ from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_me
                                result_kind as checkpointed_kind, strip_marks)
 from .frontend.aux_output import check_pair, gradients_and_aux
 from .frontend.containers import lower_containers
+from .frontend.bind import readable_function
+from .frontend.written_args import rewrite_writing_calls
 from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .libraries import is_library_function
@@ -496,6 +498,8 @@ class Program:
         if written_memory(tree) & set(parsed.arg_names):  # (see generate.py, memory_guard)
             self.copies_writing_arguments.append(n)
         tree = CallBinder(parsed, self.registry).bind_tree(tree, rules=False)
+        # fill(d, x) into a local dict: its keys are variables, assigned back
+        rewrite_writing_calls(tree, parsed, readable_function, only_dicts=True)
         # the copy runs in the compiled forward sweep: comprehensions as loops
         tree = lower_containers(tree, parsed.location, Namer.for_function(tree), parsed.resolve,
                                 self.runtime_objects, parsed.namespace)

@@ -27,7 +27,9 @@ import types
 import gast
 
 from . import function_args
+from .inline_nested import inline_state_changing
 from .nested_function_args import specialise_nested_calls
+from .nested_varargs import spread_varargs
 from ..emit.unparse import stmt_source
 from ..errors import SourceLocation, UnsupportedSyntaxError
 from ..names import fresh_name
@@ -75,9 +77,12 @@ def lift_nested(tree, fn, location, namespace, source):
     """Lift the nested functions of `tree` (the parsed `fn`), in place: their
     statements leave the tree, calls pass the captured values, and
     `namespace` maps each call's name to its lifted function."""
+    spread_varargs(tree, location)  # def h(*args): the arguments each call passes
     local = function_args.bound_names(tree)
     function_args.hoist_lambdas(tree, namespace, set(namespace) | _all_names(tree), local)
     specialise_nested_calls(tree)
+    # def add(v): out.append(v): inlined where it is called, so it changes `out`
+    inline_state_changing(tree, location, _stored, _params)
     sites = _sites(tree, location)
     _refuse_other_lambdas(tree, location, sites)
     if not sites:

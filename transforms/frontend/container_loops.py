@@ -14,7 +14,15 @@ over a dict, its .keys(), .values(), .items(), sorted() of its keys or items,
 over a list, tuple or NamedTuple argument, and enumerate() of any of these,
 is unrolled; the loop's names must not be assigned in the body nor read
 after the loop, and the body must not break or continue (refused with the
-line otherwise)."""
+line otherwise).
+
+A list comprehension or generator over one (`[w * 2 for w in ws]`,
+`sum(f(w) for w in ps)`) is the list literal of its element once per
+entry (`[ws[0] * 2, ws[1] * 2]`), as Python evaluates it; a generator is
+unrolled only where a call consumes it at once (an argument of `sum`,
+`tuple`, `np.stack`, ...). One with an `if`, several `for`s or a name
+bound again inside the element is refused (and a dict comprehension over a
+container argument, by dict_comprehensions.py)."""
 import gast
 
 from ..syntax import clone, const, walk
@@ -87,8 +95,8 @@ def _entries(rewrite, node):
     if part is None or part[2].is_leaf:
         return None
     arg, _, structure = part
-    if method is not None and structure.node != "dict":
-        return None
+    if method is not None and structure.node != "dict" or structure.node == "dataclass":
+        return None  # (a dataclass is not iterable: refused as a use of the whole)
     if structure.node == "dict":
         method = method or "keys"
     elif structure.node == "namedtuple":
@@ -189,3 +197,54 @@ def _isinstance(structure, types_):
     if any(t is tuple or t is object for t in types_):  # a NamedTuple
         return True
     return None
+
+
+class Comprehensions(gast.NodeTransformer):
+    """Comprehensions over a container argument: the literal of their
+    element per entry (see the module's docstring)."""
+
+    def __init__(self, rewrite):
+        self.rewrite = rewrite
+        self.consumed = set()  # ids of generators given directly to a call
+
+    def visit_Call(self, node):
+        self.consumed |= {id(a) for a in node.args if isinstance(a, gast.GeneratorExp)}
+        self.generic_visit(node)
+        return node
+
+    def visit_ListComp(self, node):
+        return self.unrolled(node, lambda elts: gast.List(elts=elts, ctx=gast.Load()))
+
+    def visit_GeneratorExp(self, node):
+        return self.unrolled(node, lambda elts: gast.List(elts=elts, ctx=gast.Load()))
+
+    def unrolled(self, node, build):
+        self.generic_visit(node)
+        entries = _entries(self.rewrite, node.generators[0].iter)
+        if entries is None:
+            return node
+        entries, arg = entries
+        what = "a comprehension over a container argument"
+        if isinstance(node, gast.GeneratorExp) and id(node) not in self.consumed:
+            self.rewrite.refuse(node, f"{what} kept as a generator", arg,
+                                "Give it directly to the call consuming it (sum(...)), or "
+                                "make it a list comprehension")
+        gen = node.generators[0]
+        if len(node.generators) > 1 or gen.ifs:
+            self.rewrite.refuse(node, f"{what} with an if or several fors", arg,
+                                "Write it as a for loop over the container")
+        targets = {n.id for n in walk(gen.target) if isinstance(n, gast.Name)}
+        parts = [node.elt]
+        if any(isinstance(n, gast.NamedExpr) or isinstance(n, gast.Name) and n.id in targets
+               and not isinstance(n.ctx, gast.Load) for e in parts for n in walk(e)) or any(
+                isinstance(n, gast.comprehension) and targets & {
+                    m.id for m in walk(n.target) if isinstance(m, gast.Name)}
+                for e in parts for n in walk(e)):
+            self.rewrite.refuse(node, f"{what} binding its names again inside", arg,
+                                "Use names of their own inside")
+        out = []
+        for entry in entries:
+            mapping = {}
+            _bind(self.rewrite, node, gen.target, entry, mapping, arg)
+            out.append(_Substitute(mapping).visit(clone(node.elt)))
+        return gast.copy_location(build(out), node)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import gast
 
-from .container_loops import StructureQueries, unroll
+from .container_loops import Comprehensions, StructureQueries, unroll
 from ..emit.unparse import expr_source, stmt_source
 from ..errors import S2sadError
 from .sorted_forms import desugar_sorted
@@ -40,9 +40,9 @@ class PytreeError(S2sadError, TypeError):
 @dataclass(frozen=True)
 class Structure:
     """The shape of a container argument: `node` is "leaf", "dict", "list",
-    "tuple" or "namedtuple"; `keys` are a dict's keys or a NamedTuple's
-    fields (positions for a list or tuple); `type_name` names the
-    container's type in messages."""
+    "tuple", "namedtuple" or "dataclass"; `keys` are a dict's keys or a
+    NamedTuple's or dataclass's fields (positions for a list or tuple);
+    `type_name` names the container's type in messages."""
     node: str
     keys: tuple = ()
     children: tuple = ()
@@ -60,7 +60,8 @@ class Structure:
 
     def describe(self):
         return {"dict": "a dict", "list": "a list", "tuple": "a tuple",
-                "namedtuple": f"a {self.type_name} (NamedTuple)"}.get(self.node, "a leaf")
+                "namedtuple": f"a {self.type_name} (NamedTuple)",
+                "dataclass": f"a {self.type_name} (dataclass)"}.get(self.node, "a leaf")
 
     def child(self, key):
         for k, c in zip(self.keys, self.children):
@@ -141,6 +142,7 @@ class _Rewrite:
                 self.refuse(node, f"assigning to '{a}'", a,
                             "Give the new value a name of its own")
         tree.body = self.block(tree.body)
+        Comprehensions(self).visit(tree)  # [w * 2 for w in ws]: [ws[0] * 2, ws[1] * 2]
         StructureQueries(self).visit(tree)  # p.get('a', x), isinstance(p, dict)
         for n in walk(tree):  # a comprehension's or nested function's own name
             if isinstance(n, gast.Name) and n.id in self.trees and \
@@ -199,6 +201,9 @@ class _Rewrite:
             self.trees[target.id] = part
             return
         if isinstance(target, (gast.Tuple, gast.List)):
+            if structure.node == "dataclass":
+                self.refuse(s, f"unpacking {path_text(arg, path)} ({structure.describe()}, "
+                            f"which Python does not iterate)", arg, "Read its fields: p.w")
             if structure.node == "dict":
                 self.refuse(s, f"unpacking {path_text(arg, path)} (a dict: unpacking gives "
                             f"its keys)", arg, "Read its entries by key: p['a']")
@@ -235,7 +240,7 @@ class _Rewrite:
         arg, path, structure = base
         where = path_text(arg, path)
         if isinstance(node, gast.Attribute):
-            if structure.node == "namedtuple" and node.attr in structure.keys:
+            if structure.node in ("namedtuple", "dataclass") and node.attr in structure.keys:
                 return node.attr
             self.refuse(node, f"{where}.{node.attr} on {structure.describe()}", arg,
                         "Read its entries by constant key or field (p['a'], s.x, t[0])")
@@ -244,7 +249,8 @@ class _Rewrite:
         if structure.node == "dict":
             if isinstance(value, (str, int)) and not isinstance(value, bool):
                 return value
-        elif isinstance(value, int) and not isinstance(value, bool):
+        elif isinstance(value, int) and not isinstance(value, bool) \
+                and structure.node != "dataclass":  # (a dataclass has no positions)
             n = len(structure.children)
             if -n <= value < n:
                 return structure.keys[value % n]

@@ -19,6 +19,9 @@ from .star_forms import desugar_star_forms
 from .stale_source import check_source_is_current
 from .wrappers import source_function
 from .dict_comprehensions import desugar_dict_comprehensions
+from .record_locals import desugar_records
+from .added_keys import create_assigned_keys
+from .nested_unpacking import desugar_nested_unpacking
 from ..ast_convert import parse
 from ..emit.unparse import expr_source
 from ..names import fresh_name
@@ -209,8 +212,11 @@ def parse_function(fn, nested_def_ok=False, read_only=False):
     spell_builtin_forms(tree, {**_namespace(fn), **imported}, location)
     nested = any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
                  if n is not tree)
-    parsed = _parsed(fn, tree, location, source, {**_namespace(fn), **imported},
-                     nested_def_ok, nested)
+    namespace = {**_namespace(fn), **imported}
+    known = set(namespace)
+    parsed = _parsed(fn, tree, location, source, namespace, nested_def_ok, nested)
+    # (names the desugaring added, e.g. a helper's copy: the cached tree calls them)
+    imported = {**imported, **{k: v for k, v in namespace.items() if k not in known}}
     if not nested:
         # nothing is lifted out of it (which registers the lifted functions
         # in its namespace): the same tree serves the next parse of the same lines
@@ -276,11 +282,19 @@ def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
     split_chained_assignments(tree)
     if not nested_def_ok and nested:
         closures.lift_nested(tree, fn, location, namespace, source)
+    parsed = ParsedFunction(fn, tree, location, namespace, source)
+    # d = {}; d["y"] = ...: the keys created with the dict, before anything
+    # reads a literal's keys (dict comprehensions below, the aux output)
+    from .bind import readable_function
+    create_assigned_keys(tree, parsed, readable_function)
     desugar_statement_forms(tree, location, namespace)  # :=, del, global, try ... finally
     desugar_star_forms(tree, location, namespace)  # f(*args), a, *rest = xs, [*xs, y]
     desugar_dict_comprehensions(tree, location)  # {k: ... for k, v in d.items()}: a literal
+    desugar_records(tree, location, namespace)  # p = P(a=x, b=y); p.a: p_a = x; p_a
+    desugar_nested_unpacking(tree, location, namespace)  # a, (b, c) = h(x)
     check_supported(tree, location, nested_def_ok)
-    return ParsedFunction(fn, tree, location, namespace, source)
+    parsed.__dict__.pop("_locals", None)  # (the desugaring binds new names)
+    return parsed
 
 
 _LINES = {}  # code object -> (its file's lines as linecache held them, its lines, first line)

@@ -28,6 +28,7 @@ from .number_starts import fold_number_starts, refuse_reductions_of_changing_kin
 from ..optimise.parallel import check_independent
 from ..syntax import clone, names_stored, walk
 from .tuples import split_tuple_variables
+from .mutated_args import refuse_mutating_calls
 from .written_args import arrays_written, rewrite_writing_calls, without_own_copies
 
 
@@ -54,6 +55,7 @@ class Specialised:
         tree = binder.bind_tree(respell_writes(tree, self.parsed))
         rewrite_writing_calls(tree, self.parsed, readable_function, arrays)
         tree = check_sequence_arguments(tree, arg_kinds, self._resolve, self.parsed.location)
+        refuse_mutating_calls(tree, self.parsed, readable_function)  # add(out, v): out.append
         tree = fold_none_tests(tree, arg_kinds, self.parsed.resolve)
         tree = write_value_bools(tree, self.parsed.location, self._resolve)
         self.namer = Namer.for_function(tree, extra=program.module_names)

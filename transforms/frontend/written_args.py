@@ -36,13 +36,20 @@ _WRAPPERS = {}  # ((helper, its source), written positions) -> (copy, positions,
 #                  also returns a value)
 
 
-def rewrite_writing_calls(tree, parsed, readable, arrays=frozenset()):
+def rewrite_writing_calls(tree, parsed, readable, arrays=frozenset(), only_dicts=False):
     """Rewrite, in the bound `tree` of `parsed`, the calls of helpers that
     write into a parameter. `readable(obj)`: the Python function s2sad reads
     for a callee, or None. A helper's `p += e` writes into p only when p is an
     array: such a call (its `call_key`) is rewritten when it is in `arrays`,
-    and otherwise marked for `arrays_written` to decide once kinds are known."""
+    and otherwise marked for `arrays_written` to decide once kinds are known.
+    `only_dicts`: rewrite only calls writing into a local dict literal (for
+    a helper's primal copy, where an array written in place needs nothing)."""
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+    if only_dicts:
+        dicts = {s.targets[0].id for s in walk(tree) if isinstance(s, gast.Assign)
+                 and isinstance(s.value, gast.Dict) and len(s.targets) == 1
+                 and isinstance(s.targets[0], gast.Name)}
+        arrays = ("dicts", frozenset(dicts))
     create_added_keys(tree, parsed, readable, written_positions)  # d = {}; fill(d, x)
     tree.body = _rewrite_block(tree, tree.body, parsed, readable, taken, arrays)
 
@@ -192,6 +199,12 @@ def _rewrite_statement(s, parsed, readable, taken, arrays):
         if fn is None or fn in copies:
             continue
         always, if_array = written_positions(fn, readable)
+        if isinstance(arrays, tuple):  # only_dicts: calls writing into a local dict literal
+            if not always or not all(p < len(c.args) and isinstance(c.args[p], gast.Name)
+                                     and c.args[p].id in arrays[1] for p in always):
+                continue
+            found.append((c, fn, tuple(always)))
+            continue
         positions = tuple(sorted(always + (if_array if call_key(c) in arrays else ())))
         if if_array and call_key(c) not in arrays:
             c.s2sad_augmented = (fn.__name__, call_key(c), if_array)
@@ -322,6 +335,7 @@ def _writing_copy(fn, positions, location, call):
     tree = respell_writes(parsed.tree, parsed)  # (np.copyto(u, v): u[...] = v, which numba runs)
     params = [a.id for a in tree.args.args]
     written = [params[p] for p in positions]
+    _pass_dicts_on(tree, written, parsed)  # update(d, x) calling fill(d, x)
     keyed = dict_writes(tree, written, parsed.location)
     if keyed:  # params["w"] = v into a dict it is given: a variable per key, returned
         return _dict_writing_copy(fn, tree, positions, written, keyed)
@@ -363,6 +377,74 @@ def _writing_copy(fn, positions, location, call):
     copy = types.FunctionType(fn_code, fn.__globals__, name)
     _WRAPPERS[_key(fn), positions] = (copy, positions, valued, {})
     return copy
+
+
+def _pass_dicts_on(tree, written, parsed):
+    """A helper passing a dict it is given on to a helper that assigns into it
+    at constant keys (`fill(d, x)` inside `update(d, x)`): the call gets a
+    local dict of the keys that helper uses, assigned back after it
+
+        d_passed = {'y': d['y']}
+        fill(d_passed, x)
+        d['y'] = d_passed['y']
+
+    so this helper reads and assigns `d['key']` itself (dict_writes), and the
+    inner call is one of a helper writing into a local dict, which the
+    derivative of this helper's copy follows."""
+    from .bind import readable_function
+    taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+
+    def block(stmts):
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, block(getattr(s, field)))
+            out += _passed_on(s) or [s]
+        return out
+
+    def _passed_on(s):
+        call = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
+        if not isinstance(call, gast.Call) or call.keywords:
+            return None
+        try:
+            callee = readable_function(parsed.resolve(call.func))
+        except Exception:  # noqa: BLE001
+            return None
+        if callee is None:
+            return None
+        always, _ = written_positions(callee, readable_function)
+        hits = [p for p in always if p < len(call.args) and isinstance(call.args[p], gast.Name)
+                and call.args[p].id in written]
+        if not hits or hits != list(always):
+            return None
+        _writing_copy(callee, tuple(always), parsed.location, call)
+        keys = _WRAPPERS[_key(callee), tuple(always)][3]
+        if set(keys) != set(hits):
+            return None  # (it writes into them as arrays: the array path)
+        before, after = [], []
+        for p in hits:
+            d = call.args[p].id
+            local = fresh_name(f"{d}_passed", taken)
+            before.append(gast.copy_location(gast.Assign(
+                targets=[gast.Name(id=local, ctx=gast.Store(), annotation=None,
+                                   type_comment=None)],
+                value=gast.Dict(keys=[gast.Constant(value=k, kind=None) for k in keys[p]],
+                                values=[_at(d, k) for k in keys[p]]), type_comment=None), s))
+            after += [gast.copy_location(gast.Assign(
+                targets=[_at(d, k, gast.Store())], value=_at(local, k), type_comment=None), s)
+                for k in keys[p]]
+            call.args[p] = gast.Name(id=local, ctx=gast.Load(), annotation=None,
+                                     type_comment=None)
+        return before + [s] + after
+
+    tree.body = block(tree.body)
+
+
+def _at(d, key, ctx=None):
+    return gast.Subscript(value=gast.Name(id=d, ctx=gast.Load(), annotation=None,
+                                          type_comment=None),
+                          slice=gast.Constant(value=key, kind=None), ctx=ctx or gast.Load())
 
 
 def dict_writes(tree, written, location):
