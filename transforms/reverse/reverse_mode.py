@@ -26,7 +26,8 @@ from ..checks.repeated_writes import last_writer_mask
 from .value_reads import value_reads
 from .steps_back import integer_step_inverse, reversed_range
 from .user_stacks import UserStacks
-from .tapes import LoopFrame, Tapes, frame_for, names_written_in_place, placeholder, unparse
+from .tapes import (LoopFrame, Tapes, frame_for, names_written_in_place, only_transposes,
+                    placeholder, unparse)
 
 
 class ReverseMode(Contributions, UserStacks):
@@ -163,7 +164,9 @@ class ReverseMode(Contributions, UserStacks):
             if v in self.active and v not in seeded and v not in at_end \
                     and self.kind(v).is_array:
                 self.placeholders.setdefault(v, self.kind(v))
-        setup = [assign(v, placeholder(k)) for v, k in self.placeholders.items()] + self.tapes.setup
+        transposes = only_transposes(self.tree)  # (F-ordered placeholders: see placeholder)
+        setup = [assign(v, placeholder(k, v in transposes)) for v, k in self.placeholders.items()]
+        setup += self.tapes.setup
         return setup + fwd, seed_stmts + inits + rev
 
     def with_operands_of_recomputed(self, needed, shape_only):
