@@ -567,3 +567,10 @@ from . import runtime_stacks as _stacks  # noqa: E402
 
 __all__ = __all__ + _stacks.__all__
 
+
+# ---- the helpers of s2sad.runtime_stack_loops (numba overloads of numpy's stacked linear ----
+# ---- algebra; copied in by s2sad.export) ----
+from .runtime_stack_loops import *  # noqa: E402,F401,F403
+from . import runtime_stack_loops as _stack_loops  # noqa: E402
+
+__all__ = __all__ + _stack_loops.__all__
