@@ -428,17 +428,24 @@ def scatter_sum(values, index, like):
 
 @overload(scatter_sum)
 def _scatter_sum(values, index, like):
+    # an index array of several axes (x[np.array([[0, 2], [1, 1]])]) is read as its flat
+    # list of indices: values[k] for a row of indices would be a fancy write, which keeps
+    # one of its repeats
+    nd = index.ndim
     if _is_array(values):
         def impl(values, index, like):
             out = np.zeros(like.shape)
-            for k in range(index.shape[0]):
-                out[index[k]] += values[k]
+            flat = index.ravel()
+            rows = np.ascontiguousarray(values).reshape((flat.shape[0],) + values.shape[nd:])
+            for k in range(flat.shape[0]):
+                out[flat[k]] += rows[k]
             return out
     else:
         def impl(values, index, like):
             out = np.zeros(like.shape)
-            for k in range(index.shape[0]):
-                out[index[k]] += values
+            flat = index.ravel()
+            for k in range(flat.shape[0]):
+                out[flat[k]] += values
             return out
     return impl
 
@@ -559,3 +566,11 @@ from .runtime_stacks import *  # noqa: E402,F401,F403
 from . import runtime_stacks as _stacks  # noqa: E402
 
 __all__ = __all__ + _stacks.__all__
+
+
+# ---- the helpers of s2sad.runtime_stack_loops (numba overloads of numpy's stacked linear ----
+# ---- algebra; copied in by s2sad.export) ----
+from .runtime_stack_loops import *  # noqa: E402,F401,F403
+from . import runtime_stack_loops as _stack_loops  # noqa: E402
+
+__all__ = __all__ + _stack_loops.__all__

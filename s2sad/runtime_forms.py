@@ -330,7 +330,7 @@ overload(atleast_3d_of)(_at_least(np.atleast_3d, (1, 1, 1)))
 # ---- np.matmul of vectors and matrices ---------------------------------------------
 
 def matmul_of(a, b):
-    """np.matmul(a, b) of 1-D and 2-D operands (numba has `@`, not the function)."""
+    """np.matmul(a, b) (numba has `@`, not the function; of stacks: s2sad.runtime_stack_loops)."""
     return np.matmul(a, b)
 
 
@@ -339,6 +339,8 @@ def _matmul_of(a, b):
     if isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim <= 2 \
             and b.ndim <= 2:
         return lambda a, b: np.dot(a, b)
+    if isinstance(a, types.Array) and isinstance(b, types.Array):
+        return lambda a, b: a @ b  # stacks (s2sad.runtime_stack_loops)
     return None
 
 

@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from .. import runtime_stack_loops as rs_loops
 from .. import runtime_stacks as rs
 from ..registry import REGISTRY, Rule, adjoint, nondifferentiable, refused, tangent
 from ..transforms.analysis import kinds as K
@@ -19,21 +20,18 @@ from ..transforms.analysis import kinds as K
 @adjoint(np.dot, when=lambda a, b: a.ndim > 2 or b.ndim > 2)
 def dot_nd(g, ans, a, b):
     # a's last axis summed with b's second-to-last (its only one when 1-d)
-    subscripts = dot_subscripts(a, b)
-    return einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+    return dot_grad_left(g, a, b), dot_grad_right(g, a, b)
 
 
 @adjoint(np.matmul, when=lambda a, b: min(a.ndim, b.ndim) == 1 and max(a.ndim, b.ndim) > 2)
 def matmul_vector_stack(g, ans, a, b):
     # the vector as a row (left) or a column (right); summed over the stack it broadcast along
-    subscripts = matmul_subscripts(a, b)
-    return einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+    return matmul_stack_grad_left(g, a, b), matmul_stack_grad_right(g, a, b)
 
 
 @adjoint(operator.matmul, when=lambda x, y: min(x.ndim, y.ndim) == 1 and max(x.ndim, y.ndim) > 2)
 def matmul_op_vector_stack(g, ans, x, y):
-    subscripts = matmul_subscripts(x, y)
-    return einsum_grad(g, subscripts, (x, y), 0), einsum_grad(g, subscripts, (x, y), 1)
+    return matmul_stack_grad_left(g, x, y), matmul_stack_grad_right(g, x, y)
 
 
 nondifferentiable(rs.dot_subscripts, rs.matmul_subscripts, kind=lambda args, kws: K.UNKNOWN)
@@ -52,7 +50,7 @@ def cross_last_axes(g, ans, a, b):
 
 @adjoint(np.linalg.slogdet, when=lambda a: a.ndim > 2)
 def slogdet_stacked(g, ans, a):
-    return np.expand_dims(g[1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+    return g[1][..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
 
 
 @tangent(np.linalg.slogdet, when=lambda a: a.ndim > 2)
@@ -66,8 +64,9 @@ def slogdet_stacked_tangent(t, ans, a):
 
 @adjoint(np.linalg.solve, when=lambda a, b: b.ndim == 1 and a.ndim > 2)
 def solve_stacked_vector(g, ans, a, b):
-    gb = np.squeeze(np.linalg.solve(np.swapaxes(a, -1, -2), np.expand_dims(g, -1)), -1)
-    return unbroadcast(-(np.expand_dims(gb, -1) * np.expand_dims(ans, -2)), a), unbroadcast(gb, b)
+    # (a vector only when 1-d: g's stack is solved as columns)
+    gb = np.linalg.solve(np.swapaxes(a, -1, -2), g[..., None])[..., 0]
+    return unbroadcast(-(gb[..., :, None] * ans[..., None, :]), a), unbroadcast(gb, b)
 
 
 @adjoint(np.linalg.solve, when=lambda a, b: a.ndim > 2 or b.ndim > 2)
@@ -78,8 +77,7 @@ def solve_stacked(g, ans, a, b):
 
 @tangent(np.linalg.solve, when=lambda a, b: b.ndim == 1 and a.ndim > 2)
 def solve_stacked_vector_tangent(ta, tb, ans, a, b):
-    return np.squeeze(np.linalg.solve(a, np.expand_dims(
-        tb - np.squeeze(ta @ np.expand_dims(ans, -1), -1), -1)), -1)
+    return np.linalg.solve(a, (tb - (ta @ ans[..., None])[..., 0])[..., None])[..., 0]
 
 
 @tangent(np.linalg.solve, when=lambda a, b: a.ndim > 2 or b.ndim > 2)
@@ -120,3 +118,7 @@ _linear(rs.inner_grad_left, lambda args, kws: args[1], positions=(0, 2))
 _linear(rs.inner_grad_right, lambda args, kws: args[2], positions=(0, 1))
 _linear(rs.cross_axes_grad_left, lambda args, kws: args[1], positions=(0, 2))
 _linear(rs.cross_axes_grad_right, lambda args, kws: args[2], positions=(0, 1))
+_linear(rs_loops.dot_grad_left, lambda args, kws: args[1], positions=(0, 2))
+_linear(rs_loops.dot_grad_right, lambda args, kws: args[2], positions=(0, 1))
+_linear(rs_loops.matmul_stack_grad_left, lambda args, kws: args[1], positions=(0, 2))
+_linear(rs_loops.matmul_stack_grad_right, lambda args, kws: args[2], positions=(0, 1))

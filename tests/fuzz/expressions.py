@@ -132,6 +132,8 @@ class Expressions(Calls):
         else:
             for v in fn.vars(lambda v: not v.is_int and v.shape == (shape[1], shape[0])):
                 opts.append((1, f"{v.name}.T"))
+                if self.ok("matrix_transpose"):  # (numpy's transpose of the last two axes)
+                    opts.append((1, f"{v.name}.mT"))
             if not opts or self.p(0.1):
                 opts.append((1, f"{self.const(0.2, 1.5)} * np.ones(({shape[0]}, {shape[1]}))"))
             opts += self.ellipsis_atoms(shape)
@@ -140,6 +142,8 @@ class Expressions(Calls):
         text = self.leaf_spelling(self.weighted(opts))
         if "..." in text:
             self.use("ellipsis")
+        if text.endswith(".mT"):
+            self.use("matrix_transpose")
         if text == "FANCY":
             return self.fancy(shape)
         while "{i" in text:   # fill in indices

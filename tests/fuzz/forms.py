@@ -13,7 +13,9 @@
   at times;
 * numpy calls with keyword arguments (`np.sum(a=v)`, `np.dot(v, b=w)`,
   `np.clip(v, a_min=None, a_max=0.8)`, `np.concatenate(..., axis=0)`);
-* calls made for their effect that s2sad must refuse (refusals.py).
+* calls made for their effect that s2sad must refuse (refusals.py), and a
+  list of differentiated values used other than as a stack (`stk.reverse()`,
+  `stk.pop(0)`, ...), refused too.
 """
 from .model import MAIN, par
 from .refusals import EXPECTED
@@ -253,6 +255,8 @@ class MoreForms:
         self.use(EXPECTED)
         self.refused = True
         N = self.N
+        if self.ok("stack_refusal") and self.p(0.3):
+            return self._stack_misuse()
         matrix = self.ok("matrix") and self.use_matrix and self.p(0.3)
         shape = (self.R, self.C) if matrix else (N,)
         init = self.expr(shape, 2)
@@ -278,6 +282,32 @@ class MoreForms:
         fn.emit(f"{v.name} = np.sum({buf.name} * {par(weight)})")
         if fn.out == () and fn.indent == 1:
             fn.sums.append(v.name)  # (read by the return: the effect matters)
+
+    def _stack_misuse(self):
+        """A list of differentiated values used other than as a stack (reversed,
+        inserted into, popped from the front, cleared, extended): refused naming
+        the line (transforms/reverse/user_stacks.py)."""
+        fn = self.fn
+        self.use("stack_refusal")
+        stk, top = self.fresh("stk"), self.fresh("top")
+        first, second, third = self.expr((), 2), self.expr((), 2), self.expr((), 1)
+        # (every float argument in the first value: it needs a gradient whatever wrt is)
+        for a in fn.vars(lambda v: not v.is_int and v.role in ("arg", "leaf")):
+            first += f" + 0.1 * {'np.sum(' + a.name + ')' if a.shape else a.name}"
+        fn.emit(f"{stk} = []")
+        fn.emit(f"{stk}.append({first})")
+        fn.emit(f"{stk}.append({second})")
+        misuse = self.pick([f"{stk}.reverse()", f"{stk}.insert(0, {third})",
+                            f"{stk}.extend([{third}])", f"{stk}.clear()",
+                            f"{stk}.pop(0)"])
+        fn.emit(misuse)
+        if misuse.endswith("clear()"):
+            fn.emit(f"{stk}.append({third})")
+        fn.emit(f"{top} = {stk}.pop()")
+        v = self.new_var(())
+        fn.emit(f"{v.name} = np.sin({top}) * 2.0")
+        if fn.out == () and fn.indent == 1:
+            fn.sums.append(v.name)  # (read by the return)
 
     def effect_wanted(self):
         return self.refuse and not self.refused and self.fn.name == MAIN

@@ -127,6 +127,9 @@ FEATURES = (
     "array_loops",      # for c in x.flat / x.ravel() / np.sin(x) / np.linspace(0, 1, n)
     "effect_refusal",   # np.add.at, np.put, np.fill_diagonal, b.resize, out=b[0]...: must be
                         # refused naming the line (refusals.py), a few programs
+    "stack_refusal",    # (of those) stk.reverse(), stk.pop(0), stk.insert/extend/clear
+    "broadcast_write",  # b[:, 1:] -= c[:, None], b[:] = row, b[1:] = s (statements.py)
+    "matrix_transpose",  # A.mT
     # finer features, named after the bugs they trigger (see KNOWN_BUGS)
     "branch_local_array",   # an array bound where the code may not run (a branch, after an exit)
     "tuple_early_return",   # an early return in a function returning a tuple

@@ -1,10 +1,13 @@
 """Programs s2sad must refuse: a call made for its effect on an array that
 s2sad does not follow (np.add.at, np.put, a.put, np.fill_diagonal,
-a.resize, out= given a view, np.copyto with where=). The property is not a
+a.resize, out= given a view, np.copyto with where=), or a list of
+differentiated values used other than as a stack (stk.reverse(), stk.pop(0),
+stk.insert, stk.extend, stk.clear). The property is not a
 gradient but the error: `grad` raises an s2sad error whose message names
 the program's file and the line of that call, never a result."""
 import ast
 import inspect
+import re
 
 EXPECTED = "effect_refusal"   # the feature of such programs
 
@@ -15,6 +18,10 @@ def _refused_call(node):
         return False
     f = ast.unparse(node.func)
     if f in ("np.add.at", "np.put", "np.fill_diagonal") or f.endswith((".resize", ".put")):
+        return True
+    # a user's stack used otherwise than by append and pop() (forms.py, _stack_misuse)
+    if re.fullmatch(r"stk\d+\.(reverse|insert|extend|clear)", f) or \
+            re.fullmatch(r"stk\d+\.pop", f) and node.args:
         return True
     if any(k.arg == "out" and isinstance(k.value, ast.Subscript) for k in node.keywords):
         return True

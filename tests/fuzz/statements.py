@@ -210,6 +210,8 @@ class Statements(Expressions):
             target = f"{b.name}[{self.index(sh[0])}]"
         else:
             target = f"{b.name}[{self.index(sh[0])}, {self.index(sh[1])}]"
+        if self.ok("broadcast_write") and self.p(0.1):
+            return self._broadcast_write(b)
         if self.ok("slice_write") and self.p(0.25):
             self.use("slice_write")
             if len(sh) == 1:
@@ -234,6 +236,29 @@ class Statements(Expressions):
             fn.emit(f"{target} = {self.const(0.3, 0.9)} * {target} + {self.squash((), 2)}")
         else:
             fn.emit(f"{target} *= 0.8 + 0.2 * {par(self.squash((), 1))}")
+
+    def _broadcast_write(self, b):
+        """A region written or updated from a smaller array or a number, which
+        numpy broadcasts into it: `b[:, 1:] -= c[:, None]`, `b[:] = row`,
+        `b[1:] = s`."""
+        fn = self.fn
+        self.use("broadcast_write")
+        loops = bool(fn.loops)
+        value = (lambda shape: self.squash(shape, 1)) if loops else \
+            (lambda shape: self.expr(shape, 2))
+        if len(b.shape) == 1:
+            L = b.shape[0]
+            a = self.int(0, L - 1)
+            fn.emit(self.pick([f"{b.name}[{a}:] = {value(())}",
+                               f"{b.name}[{a}:] += 0.5 * {par(value(()))}"]))
+            return
+        R, C = b.shape
+        col, row = par(value((R,))), par(value((C,)))
+        fn.emit(self.pick([f"{b.name}[:, 1:] -= 0.5 * {col}[:, None]",
+                           f"{b.name}[:] = {row}",
+                           f"{b.name}[1:] = {row}",
+                           f"{b.name}[:, :1] = {col}[:, None]",
+                           f"{b.name}[:] = {row}[None, :] * 0.5"]))
 
     def _hidden_write(self, b):
         """A whole-array write spelled as numpy hides it: a method, out=, or a

@@ -314,6 +314,8 @@ class KindInference:
                 nd += 1
                 continue
             k = _sequence_index_kind(p) if isinstance(p, gast.List) else self.expr(p)
+            if not k.known:  # (an index array of unknown rank keeps an axis or more: no guess)
+                return UNKNOWN
             nd -= 1
             if k.is_array:
                 if k.dtype == "b":

@@ -38,6 +38,14 @@ SHAPE_READS = {"unbroadcast": 1, "unreduce": 1, "np.zeros_like": 0, "np.empty_li
 def fixed_shapes(tree, kinds, resolve):
     """Names of arrays that hold values of one shape throughout `tree` (a
     normalised function)."""
+    return set(shape_classes(tree, kinds, resolve))
+
+
+def shape_classes(tree, kinds, resolve):
+    """{name: the name whose shape it has} for the arrays of one shape
+    throughout `tree`: two names of one class have equal shapes wherever they
+    are read. A name bound once outside any loop to a copy, an elementwise
+    function or `np.zeros_like` of another takes that one's class."""
     params = {a.id for a in tree.args.args}
     bindings = {}
 
@@ -82,7 +90,63 @@ def fixed_shapes(tree, kinds, resolve):
                 got = _BOTTOM
             if got != shape[v]:
                 changed, shape[v] = True, got
-    return {v for v in arrays if shape[v] not in (_TOP, _BOTTOM)}
+    fixed = {v: shape[v] for v in arrays if shape[v] not in (_TOP, _BOTTOM)}
+    # a shape of its own that is another's: `y = np.zeros_like(x)`, `y = x.copy()`
+    for _ in range(len(fixed)):
+        moved = False
+        for v, rep in fixed.items():
+            own = bindings.get(v, [])
+            if rep != v or v in params or len(own) != 1:
+                continue
+            other = _of(own[0][0], fixed, kinds, resolve)
+            if other in fixed.values() and other != v:
+                moved = True
+                for u, r in fixed.items():
+                    if r == v:
+                        fixed[u] = other
+        if not moved:
+            break
+    return fixed
+
+
+# (one argument: no dtype or shape of their own)
+_SHAPE_OF_FIRST = (np.copy, np.zeros_like, np.ones_like, np.empty_like)
+
+
+def same_region_shapes(region, value, classes, kind_of):
+    """Whether writing the array `value` into `region` (`y[i, :] = x[i, :]`,
+    `y[:] = x`) is proven to broadcast nothing: both index arrays of one shape
+    class, with the same number of index parts, each an int in both or the same
+    slice written the same way (`kind_of(node)`: an index's kind). Anything
+    else is not a proof."""
+    def parts(node):
+        if isinstance(node, gast.Name):
+            return node.id, []
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+            items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            return node.value.id, list(items)
+        return None, None
+
+    (a, pa), (b, pb) = parts(region), parts(value)
+    if a is None or b is None or a not in classes or classes.get(b) != classes[a]:
+        return False
+    if not pb and pa:  # y[:] = x, y[:, :] = x: whole-axis slices only
+        pb = [gast.Slice(lower=None, upper=None, step=None) for _ in pa]
+    if len(pa) != len(pb):
+        return False
+    for p, q in zip(pa, pb):
+        if isinstance(p, gast.Slice) and isinstance(q, gast.Slice):
+            if gast.dump(p) != gast.dump(q):
+                return False
+        elif not (_int_index(p, kind_of) and _int_index(q, kind_of)):
+            return False
+    return True
+
+
+def _int_index(node, kind_of):
+    if isinstance(node, gast.Constant):
+        return type(node.value) is int
+    return not isinstance(node, gast.Slice) and kind_of(node).tag == "int"
 
 
 def _names_in_target(t):
@@ -140,7 +204,7 @@ def _of(value, shape, kinds, resolve):
         except Exception:  # noqa: BLE001 - not resolvable: not known elementwise
             return _BOTTOM
         if isinstance(fn, np.ufunc) and fn.nout == 1 and len(value.args) == fn.nin \
-                or fn is np.copy and len(value.args) == 1:
+                or any(fn is f for f in _SHAPE_OF_FIRST) and len(value.args) == 1:
             out = _SCALAR
             for a in value.args:
                 out = _join(out, _of(a, shape, kinds, resolve))

@@ -42,7 +42,8 @@ class ForwardMode:
         return const(0.0) if k.known else call("zeros_like", clone(atom))
 
     def atom_kind(self, atom):
-        return K.of_atom(atom, self.kinds)
+        # (with the calls' kinds: y[np.array([0, 2])] keeps the indexed axis)
+        return K.of_atom(atom, self.kinds, self.context.call_kind(self.fn))
 
     def is_active(self, atom):
         return isinstance(atom, (gast.Name, gast.Subscript)) and base_name(atom) in self.active

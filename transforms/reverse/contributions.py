@@ -50,7 +50,8 @@ class Contributions:
         return {n.id for n in walk(value) if isinstance(n, gast.Name)}
 
     def atom_kind(self, atom):
-        return K.of_atom(atom, self.kinds)
+        # (with the calls' kinds: y[np.array([0, 2])] keeps the indexed axis)
+        return K.of_atom(atom, self.kinds, self.context.call_kind(self.fn))
 
     def is_active_atom(self, atom):
         return isinstance(atom, (gast.Name, gast.Subscript)) and base_name(atom) in self.active

@@ -21,12 +21,13 @@ from ..syntax import (assign, base_name, binding_counts, call, clone, const, nam
 from ..optimise.parallel import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
-from ..analysis.shape_classes import ShapeOnly, fixed_shapes
+from ..analysis.shape_classes import ShapeOnly, same_region_shapes, shape_classes
 from ..checks.repeated_writes import last_writer_mask
 from .value_reads import value_reads
 from .steps_back import integer_step_inverse, reversed_range
 from .user_stacks import UserStacks
-from .tapes import LoopFrame, Tapes, frame_for, names_written_in_place, placeholder, unparse
+from .tapes import (LoopFrame, Tapes, frame_for, names_written_in_place, only_transposes,
+                    placeholder, unparse)
 
 
 class ReverseMode(Contributions, UserStacks):
@@ -101,7 +102,8 @@ class ReverseMode(Contributions, UserStacks):
         taken = set(self.namer.taken)
         self.record_enabled = False
         # arrays of one shape throughout: reading only their shape reads no value
-        self.fixed_shapes = fixed_shapes(self.tree, self.kinds, self.fn.resolve)
+        self.shape_classes = shape_classes(self.tree, self.kinds, self.fn.resolve)
+        self.fixed_shapes = set(self.shape_classes)
         # An array bound once but in a loop may take another shape each time.
         # An adjoint is zeroed after its value's definition, with the shape
         # of the value the name holds there: a loop-local restored at the top
@@ -163,7 +165,9 @@ class ReverseMode(Contributions, UserStacks):
             if v in self.active and v not in seeded and v not in at_end \
                     and self.kind(v).is_array:
                 self.placeholders.setdefault(v, self.kind(v))
-        setup = [assign(v, placeholder(k)) for v, k in self.placeholders.items()] + self.tapes.setup
+        transposes = only_transposes(self.tree)  # (F-ordered placeholders: see placeholder)
+        setup = [assign(v, placeholder(k, v in transposes)) for v, k in self.placeholders.items()]
+        setup += self.tapes.setup
         return setup + fwd, seed_stmts + inits + rev
 
     def with_operands_of_recomputed(self, needed, shape_only):
@@ -478,9 +482,13 @@ class ReverseMode(Contributions, UserStacks):
                 if self.atom_kind(v).is_scalar and self.atom_kind(s.value.left).is_array:
                     g = call("np.sum", g)
                 elif self.atom_kind(v).is_array and self.atom_kind(s.value.left).is_array:
-                    g = call("unbroadcast", g, clone(v))  # (as above)
+                    if not same_region_shapes(s.value.left, v, self.shape_classes,
+                                              self.atom_kind):
+                        g = call("unbroadcast", g, clone(v))  # (as above)
                     view = view and not _broadcast_into(self.atom_kind(v),
                                                         self.atom_kind(s.value.left))
+                elif not (self.atom_kind(v).known and self.atom_kind(s.value.left).known):
+                    g, view = call("unbroadcast", g, clone(v)), False  # (no guess: any shapes)
                 contributions = self.accumulate_all([(v, g)], self.d(x))
                 for st in contributions:
                     st.s2sad_view = view and isinstance(_under_unbroadcast(g), gast.Subscript)
@@ -500,8 +508,11 @@ class ReverseMode(Contributions, UserStacks):
                 elif view and self.atom_kind(value).is_array:
                     # y[:] = row: a row broadcast, its cotangent summed back
                     # (numba's `+=` into a smaller array gives a wrong value, no error)
-                    g = call("unbroadcast", g, clone(value))
+                    if not same_region_shapes(slot, value, self.shape_classes, self.atom_kind):
+                        g = call("unbroadcast", g, clone(value))
                     view = not _broadcast_into(self.atom_kind(value), self.atom_kind(slot))
+                elif not (self.atom_kind(value).known and self.atom_kind(slot).known):
+                    g, view = call("unbroadcast", g, clone(value)), False  # (no guess)
                 view = view and mask is None  # a masked cotangent is a new array
                 zero = clone(dslot)
                 zero.ctx = gast.Store()

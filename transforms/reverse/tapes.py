@@ -79,14 +79,46 @@ def _non_negative(expr):
 _DTYPES = {"f": None, "i": "np.int64", "b": "np.bool_", "c": "np.complex128"}
 
 
-def placeholder(kind):
+def placeholder(kind, transposed=False):
     """A value of `kind` to give a variable before its first definition, so
-    that saving it on a loop's first iteration is well typed."""
+    that saving it on a loop's first iteration is well typed. `transposed`:
+    the variable only holds transposes (`T = L.T`), F-ordered: so is its
+    placeholder (numba would type a name holding both orders as of any layout)."""
     if kind.is_array:
         shape = "0" if kind.ndim == 1 else "(" + ", ".join(["0"] * kind.ndim) + ")"
         dt = _DTYPES[kind.dtype]
-        return parse_expr(f"np.empty({shape}, dtype={dt})" if dt else f"np.empty({shape})")
+        value = f"np.empty({shape}, dtype={dt})" if dt else f"np.empty({shape})"
+        return parse_expr(value + ".T" if transposed and kind.ndim >= 2 else value)
     return const({"float": 0.0, "int": 0, "bool": False, "complex": 0j}[kind.tag])
+
+
+def only_transposes(tree):
+    """Names every binding of which in the function `tree` is a transpose `x.T`
+    (not a parameter, a loop's target or a tuple's part)."""
+    oks = {a.id: [False] for a in tree.args.args}
+    for s in walk(tree):
+        if isinstance(s, gast.For):
+            for n in walk(s.target):
+                oks.setdefault(getattr(n, "id", None), []).append(False)
+        elif isinstance(s, (gast.Assign, gast.AugAssign)):
+            single = isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], gast.Name)
+            transpose = single and isinstance(s.value, gast.Attribute) and s.value.attr == "T"
+            for t in (s.targets if isinstance(s, gast.Assign) else [s.target]):
+                for n in walk(t):
+                    if isinstance(n, gast.Name):
+                        oks.setdefault(n.id, []).append(transpose)
+    return {v for v, found in oks.items() if v and all(found)}
+
+
+def _copy(load, kind):
+    """A copy of an array to record: of a matrix or more, `np.copy`, which keeps its memory
+    order (numba types a copy of a transposed, F-ordered, array F-ordered too, where `.copy()`
+    is C-ordered: a name holding both would be typed as of any layout, and its products
+    copied to contiguous memory at every use, with a NumbaPerformanceWarning)."""
+    if kind.is_array and kind.ndim >= 2:
+        return call("np.copy", load)
+    return call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
 
 
 class Tapes:
@@ -120,7 +152,7 @@ class Tapes:
             value = load
             if is_array_value and isinstance(target, gast.Subscript) or \
                     kind.is_array and label in self.written_in_place:
-                value = call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
+                value = _copy(load, kind)
             return [assign(saved, value)], [assign(clone(target), name(saved))]
         if kind.is_scalar and all(f.counted for f in frames) and self._invariant(frames):
             return self._preallocated(target, load, kind, frames, label)
@@ -132,7 +164,7 @@ class Tapes:
         value = load
         if is_array_value and isinstance(target, gast.Subscript) or \
                 kind.is_array and label in self.written_in_place:
-            value = call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
+            value = _copy(load, kind)
         push = gast.Expr(value=call(gast.Attribute(value=name(stack), attr="append",
                                                    ctx=gast.Load()), value))
         pop = assign(clone(target), call(gast.Attribute(value=name(stack), attr="pop",
