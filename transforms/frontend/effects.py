@@ -110,7 +110,8 @@ class _Respell(gast.NodeTransformer):
         single = isinstance(s, gast.Expr) or (
             isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name))
-        found = [c for c in walk(s) if isinstance(c, gast.Call) and _out_argument(c)]
+        nodes = walk(s)  # (once for out= and np.add.at)
+        found = [c for c in nodes if c.__class__ is gast.Call and _out_argument(c)]
         if found:
             if len(found) > 1 or found[0] is not value or not single:
                 raise UnsupportedSyntaxError(
@@ -121,14 +122,15 @@ class _Respell(gast.NodeTransformer):
         if isinstance(s, gast.Expr) and isinstance(value, gast.Call):
             if self.resolve(value.func) in _AT_DEFINED:
                 return self.ufunc_at(s, value)
-            self.refuse_ufunc_at(s)
+            self.refuse_ufunc_at(nodes)
             return self.method_or_copyto(s, value)
-        self.refuse_ufunc_at(s)
+        self.refuse_ufunc_at(nodes)
         return [s]
 
-    def refuse_ufunc_at(self, s):
-        """np.add.at anywhere but as a statement of its own: its value is None."""
-        for c in walk(s):
+    def refuse_ufunc_at(self, nodes):
+        """np.add.at anywhere but as a statement of its own (`nodes`, a
+        statement's walk): its value is None."""
+        for c in nodes:
             if c.__class__ is gast.Call and not (c.func.__class__ is gast.Attribute
                                                  and c.func.attr != "at") \
                     and _hashable_in(self.resolve(c.func), _AT_DEFINED):

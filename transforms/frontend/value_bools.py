@@ -26,7 +26,8 @@ _BOOLEAN_CALLS = {builtins.isinstance, builtins.hasattr, builtins.bool, builtins
 
 def write_value_bools(tree, location, resolve):
     """Rewrite the and/or values of `tree` (a FunctionDef) in place."""
-    _ValueBools(location, resolve).visit(tree)
+    if any(n.__class__ is gast.BoolOp for n in walk(tree)):  # (most functions have none)
+        _ValueBools(location, resolve).visit(tree)
     return tree
 
 
