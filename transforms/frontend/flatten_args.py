@@ -28,7 +28,7 @@ from .container_loops import Comprehensions, StructureQueries, unroll
 from ..emit.unparse import expr_source, stmt_source
 from ..errors import S2sadError
 from .sorted_forms import desugar_sorted
-from .builtin_forms import spell_lists
+from .list_spellings import spell_lists
 from .source import parse_function as _parse_function
 from ..syntax import name, walk
 
