@@ -340,10 +340,11 @@ def test_an_index_array_is_not_an_element(monkeypatch):
     from s2sad.transforms.analysis import shape_classes
     found = []
 
-    def spy(tree, kinds, resolve):
-        found.append(shape_classes.fixed_shapes(tree, kinds, resolve))
-        return found[-1]
-    monkeypatch.setattr(reverse, "fixed_shapes", spy)
+    def spy(tree, kinds, resolve):  # (the arrays of one shape: its keys)
+        classes = shape_classes.shape_classes(tree, kinds, resolve)
+        found.append(set(classes))
+        return classes
+    monkeypatch.setattr(reverse, "shape_classes", spy)
     # (x of one element and idx = [0, 0, 0]: z goes from shape (1,) to (3,))
     s2sad.grad(fancy_index_broadcast, jit=False).source_for(np.ones(1), np.array([0, 0, 0]))
     assert found and "z" not in found[-1] and "x" in found[-1], found

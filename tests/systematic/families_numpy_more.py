@@ -131,9 +131,12 @@ def extremum_cases():
             out.append(make(f"numpy.{fn}", f"{fn}/initial/{form}", f"np.{fn}(x, {form})",
                             spread_m))
     out.append(make("numpy.max", "max/initial/method", "x.max(axis=0, initial=0.0)", spread_m))
-    # a tie between the maximum and initial: np.maximum's gradient (to the array's maximum)
+    # a tie between the maximum and initial: np.maximum's gradient (shared)
     out.append(make("numpy.max", "tie/max_initial", "np.max(x, initial=1.0)",
                     {"x": ((), const(np.array([1.0, -0.5, 0.2])))}, kind="tie"))
+    for form in ["", "axis=0", "axis=1, keepdims=True", "axis=(0, 1)", "axis=-1"]:
+        out.append(make("numpy.ptp", f"ptp/{form or 'all'}", f"np.ptp(x, {form})" if form
+                        else "np.ptp(x)", spread_m))
     return out
 
 
@@ -176,9 +179,27 @@ def reshape_cases():
     return out
 
 
+def grid_cases():
+    out = []
+    xy = {"x": ((3,), ANY), "y": ((2,), ANY)}
+    for indexing in ("", ", indexing='xy'", ", indexing='ij'"):
+        out.append(make("numpy.meshgrid", f"meshgrid/{indexing or 'default'}", "gx * gy ** 2",
+                        xy, prelude=(f"gx, gy = np.meshgrid(x, y{indexing})",)))
+    out.append(make("numpy.meshgrid", "meshgrid/2d_flattened", "gx * np.sin(gy)",
+                    {"x": ((2, 2), ANY), "y": ((3,), ANY)},
+                    prelude=("gx, gy = np.meshgrid(x, y)",)))
+    return out
+
+
 def linalg_cases():
     out = []
     out += [make("numpy.linalg.eigh", "eigh/values", "np.linalg.eigh(x)[0]",
+                 {"x": ((3, 3), _distinct)}, **LINALG),
+            make("numpy.linalg.eigvalsh", "eigvalsh/L", "np.linalg.eigvalsh(x)",
+                 {"x": ((3, 3), _distinct)}, **LINALG),
+            make("numpy.linalg.eigvalsh", "eigvalsh/U", "np.linalg.eigvalsh(x, 'U')",
+                 {"x": ((3, 3), _distinct)}, **LINALG),
+            make("numpy.linalg.eigvalsh", "eigvalsh/UPLO_keyword", "np.linalg.eigvalsh(x, UPLO='U')",
                  {"x": ((3, 3), _distinct)}, **LINALG),
             make("numpy.linalg.eigh", "eigh/vectors", "vecs * vecs * vals",
                  {"x": ((3, 3), _distinct)}, prelude=("vals, vecs = np.linalg.eigh(x)",),
@@ -287,5 +308,6 @@ def refusal_cases():
 
 def cases():
     return (polynomial_cases() + statistics_cases() + interpolation_cases() + extremum_cases()
-            + norm_cases() + reshape_cases() + linalg_cases() + older_definition_cases()
+            + norm_cases() + reshape_cases() + grid_cases() + linalg_cases()
+            + older_definition_cases()
             + refusal_cases())
