@@ -62,17 +62,6 @@ def test_structure_tells_trees_apart_as_ast_dump_does():
 
 # ---- printing gast directly (emit/gast_unparse.py) ----------------------------
 
-def _folded(tree):
-    """`tree` with each `-c` of a number as the constant -c, as folding leaves it."""
-    for node in syntax.walk(tree):
-        for field, child in gast.iter_fields(node):
-            if isinstance(child, gast.UnaryOp) and isinstance(child.op, gast.USub) \
-                    and isinstance(child.operand, gast.Constant) \
-                    and type(child.operand.value) in (int, float):
-                setattr(node, field, gast.Constant(value=-child.operand.value, kind=None))
-    return tree
-
-
 @pytest.mark.parametrize("module", [bounds, program, syntax, ast_convert])
 @pytest.mark.parametrize("fold", [False, True])
 def test_the_direct_printer_prints_as_ast_unparse(module, fold):
@@ -81,12 +70,9 @@ def test_the_direct_printer_prints_as_ast_unparse(module, fold):
     # own conversion may change the tree it converts)
     from s2sad.transforms.emit import gast_unparse
     source = inspect.getsource(module)
-    direct = [n for n in syntax.walk(_folded(ast_convert.parse(source)) if fold
-                                     else ast_convert.parse(source))
-              if isinstance(n, (gast.stmt, gast.expr))]
-    converted = [n for n in syntax.walk(_folded(ast_convert.parse(source)) if fold
-                                        else ast_convert.parse(source))
-                 if isinstance(n, (gast.stmt, gast.expr))]
+    direct, converted = ([n for n in syntax.walk(
+        gast_unparse._negatives_folded(ast_convert.parse(source), fold))
+        if isinstance(n, (gast.stmt, gast.expr))] for _ in range(2))
     assert len(direct) > 500
     for node, twin in zip(direct, converted):
         if isinstance(node, (gast.FunctionDef, gast.ClassDef)):
