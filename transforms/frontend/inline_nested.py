@@ -104,8 +104,8 @@ def _changes_outer(d, outer):
 
 def _refuse(d, location, node, why, hint):
     raise UnsupportedSyntaxError(
-        f"a nested function '{d.name}' that changes its outer function's lists, dicts or "
-        f"arrays, {why}", location, node, hint)
+        f"a nested function '{d.name}' that changes its outer function's variables "
+        f"(nonlocal), lists, dicts or arrays, {why}", location, node, hint)
 
 
 def _check_inlinable(d, location, params_of):
