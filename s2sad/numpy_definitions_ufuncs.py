@@ -7,8 +7,7 @@ numpy_definitions.py, as the others there): `np.ptp`, the ufunc methods
 
 Each follows numpy's semantics for what it takes; the gradient at a tie is
 that of the functions it is written with (np.max / np.min share it equally,
-as JAX does), but for the running maximum and minimum, where the earlier
-element keeps it."""
+as JAX does, and so do np.maximum / np.minimum)."""
 import numpy as np
 
 
@@ -57,27 +56,24 @@ def multiply_accumulate(array, axis=0, dtype=None, out=None):
 def maximum_accumulate(array, axis=0, dtype=None, out=None):
     """np.maximum.accumulate: out[i] = np.maximum(out[i - 1], a[i]) along
     `axis`, as numpy defines accumulate; each output's gradient goes to the
-    element that is the running maximum there (at a tie the earlier one:
-    a new element takes over only when larger, or NaN, which numpy
-    propagates)."""
+    element that is the running maximum there (at a tie, np.maximum's rule
+    shares it between the running maximum and the new element)."""
     moved = _one_axis(array, axis)
     running = moved * 1.0  # (an empty array: empty, as numpy's)
     for i in range(1, moved.shape[0]):
-        running[i] = np.where((moved[i] > running[i - 1]) | np.isnan(moved[i]), moved[i],
-                              running[i - 1])
+        running[i] = np.maximum(running[i - 1], moved[i])
     if axis is None:
         return running
     return np.moveaxis(running, 0, axis)
 
 
 def minimum_accumulate(array, axis=0, dtype=None, out=None):
-    """np.minimum.accumulate: the running minimum along `axis` (a tie: the
-    earlier element)."""
+    """np.minimum.accumulate: the running minimum along `axis` (a tie:
+    shared, as np.minimum's)."""
     moved = _one_axis(array, axis)
     running = moved * 1.0  # (an empty array: empty, as numpy's)
     for i in range(1, moved.shape[0]):
-        running[i] = np.where((moved[i] < running[i - 1]) | np.isnan(moved[i]), moved[i],
-                              running[i - 1])
+        running[i] = np.minimum(running[i - 1], moved[i])
     if axis is None:
         return running
     return np.moveaxis(running, 0, axis)
@@ -150,9 +146,9 @@ TABLE = [
     (np.multiply.accumulate, "definition (a running product along axis): array; axis: as "
                              "np.add.accumulate"),
     (np.maximum.accumulate, "definition (a running np.maximum): array; axis: as "
-                            "np.add.accumulate; a tie: the earlier element"),
+                            "np.add.accumulate; a tie: shared, as np.maximum's"),
     (np.minimum.accumulate, "definition (a running np.minimum): array; axis: as "
-                            "np.add.accumulate; a tie: the earlier element"),
+                            "np.add.accumulate; a tie: shared, as np.maximum's"),
     (np.add.at, "definition (the statement np.add.at(u, indices, b) as u[...] = ...): a; "
                 "indices: an int or a 1-d array of ints (no gradient); b (broadcast)"),
     (np.subtract.at, "definition: as np.add.at"),

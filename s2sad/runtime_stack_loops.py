@@ -194,8 +194,11 @@ def _cholesky_stack(a, upper=False):
         a3 = _matrices(a)
         out = np.empty(a3.shape, dtype=a.dtype)
         for i in range(a3.shape[0]):
-            low = np.linalg.cholesky(a3[i])
-            out[i] = np.ascontiguousarray(low.T) if upper else low
+            if upper:  # (numpy reads the upper triangle then: a.T's lower one)
+                out[i] = np.ascontiguousarray(
+                    np.linalg.cholesky(np.ascontiguousarray(a3[i].T)).T)
+            else:
+                out[i] = np.linalg.cholesky(a3[i])
         return out.reshape(a.shape)
     return impl
 

@@ -316,10 +316,12 @@ def test_ptp_ties_share_the_gradient(jit):
 
 
 @pytest.mark.parametrize("jit", MODES)
-def test_running_maximum_tie_goes_to_the_earlier_element(jit):
+def test_running_maximum_ties_are_shared_as_np_maximum(jit):
     x = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
-    # running maximum 1, 3, 3, 3, 3: each 3 is the one at index 1 (np.maximum's first argument)
-    expected = np.array([W1[0], W1[1:].sum(), 0.0, 0.0, 0.0])
+    # running maximum 1, 3, 3, 3, 3, out[i] = np.maximum(out[i - 1], x[i]): at the ties
+    # (i = 2 and 4) np.maximum shares the cotangent between out[i - 1] and x[i]
+    at2 = W1[2] + W1[3] + 0.5 * W1[4]  # (what out[2] receives)
+    expected = np.array([W1[0], W1[1] + 0.5 * at2, 0.5 * at2, 0.0, 0.5 * W1[4]])
     np.testing.assert_allclose(s2sad.grad(maximum_accumulate, jit=jit)(x), expected)
     y = -x
     np.testing.assert_allclose(s2sad.grad(minimum_accumulate, jit=jit)(y), -(-expected))
