@@ -242,6 +242,20 @@ def test_stacks_compiled(name, f, args, wrt):
     _check(f, args, wrt, jit=True, compiles=True)
 
 
+@pytest.mark.parametrize("f", [cholesky, cholesky_upper], ids=["lower", "upper"])
+def test_cholesky_of_a_non_symmetric_stack_compiled(f):
+    """Compiled too, each factor reads numpy's triangle (the upper one with
+    upper=True: the stacked form once read the lower one, a wrong value)."""
+    a = spd(2)  # (positive definite whichever triangle is read: n on the diagonal)
+    a[:, 0, 2] += 0.3
+    a[:, 2, 1] -= 0.4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.NumbaFallbackWarning)
+        value, _ = s2sad.value_and_grad(f, jit=True)(a)
+        np.testing.assert_allclose(value, f(a), rtol=1e-12)
+        check_grad(f, (a,), jit=True)
+
+
 def test_cholesky_of_a_stack_reads_one_triangle():
     """numpy's cholesky reads the lower triangle (upper=True: the upper one): the
     other triangle's elements get a zero gradient, as finite differences say."""
