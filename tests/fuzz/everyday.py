@@ -287,7 +287,6 @@ class EverydayForms:
 
     # ---- literal loops, for w, b in params ------------------------------------------------
     def _ev_literal_loop(self):
-        fn = self.fn
         self.use("literal_loops")
         acc, c = self.fresh("acc"), self.fresh("c")
         if self.p(0.5):
@@ -295,8 +294,14 @@ class EverydayForms:
         else:   # differentiated values (evaluated before the first iteration)
             elts = [self.expr((), 1) for _ in range(self.int(2, 3))]
         bracket = "()" if self.p(0.7) else "[]"
+        self._accumulating_loop(acc, c, f"{bracket[0]}{', '.join(elts)}{bracket[1]}")
+
+    def _accumulating_loop(self, acc, c, header):
+        """`acc = 0.0; for c in <header>: acc = acc * 0.5 + c * <term>`, and a
+        new scalar holding acc."""
+        fn = self.fn
         fn.emit(f"{acc} = 0.0")
-        fn.emit(f"for {c} in {bracket[0]}{', '.join(elts)}{bracket[1]}:")
+        fn.emit(f"for {c} in {header}:")
         fn.scopes.append({c: _Var(c, (), "loopelem")})
         fn.loops.append("for")
         term = self.squash((), 2)
@@ -316,16 +321,7 @@ class EverydayForms:
         acc, c = self.fresh("acc"), self.fresh("c")
         header = self.pick([f"{vec}.flat", f"{vec}.ravel()", f"np.sin({vec})",
                             f"np.linspace(0.0, 1.0, {self.int(2, 4)})", f"{vec}[::-1].flat"])
-        fn.emit(f"{acc} = 0.0")
-        fn.emit(f"for {c} in {header}:")
-        fn.scopes.append({c: _Var(c, (), "loopelem")})
-        fn.loops.append("for")
-        term = self.squash((), 2)
-        fn.loops.pop()
-        fn.scopes.pop()
-        fn.emit(f"    {acc} = {acc} * 0.5 + {c} * {par(term)}")
-        v = self.new_var(())
-        fn.emit(f"{v.name} = {acc}")
+        self._accumulating_loop(acc, c, header)
 
     def _ev_pairs(self):
         fn = self.fn
