@@ -17,19 +17,22 @@ the exception's type and message instead. Compare two directories:
     python tests/tools/source_log.py compare /tmp/before /tmp/after
 
 which prints the keys whose sources differ, or are only in one run, and
-exits 1 if any do. Paths of temporary directories (tmp_path modules) are
-replaced by a placeholder before hashing, so two runs of the same code give
-the same set."""
+exits 1 if any do (`--both`: only keys both runs have count). Paths of
+temporary directories (tmp_path modules) and of the checkout are replaced by
+placeholders before hashing, so two runs of the same code give the same set,
+and two checkouts of different code can be compared."""
 import hashlib
 import os
 import re
 import sys
 
 _TMP = re.compile(r"/tmp/[^\s:'\"]*?(?=/[^/\s:'\"]+\.py)|/tmp/[\w.-]+")
+# the checkout's own path (a second checkout of other code gives the same keys)
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _normal(text):
-    return _TMP.sub("<tmp>", text)
+    return _TMP.sub("<tmp>", text.replace(_ROOT, "<repo>"))
 
 
 def _key(fn, arg_kinds, args, kwargs):
@@ -111,8 +114,7 @@ def compare(before, after, both_only=False):
 def workloads(directory):
     """Every benchmark workload's derivative source, as benchmarks/codegen.py
     generates it, with the guessed kinds and with the small inputs' kinds."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    sys.path.insert(0, root)
+    sys.path.insert(0, _ROOT)
     import tempfile
     os.environ.setdefault("S2SAD_CACHE_DIR", tempfile.mkdtemp(prefix="s2sad-source-log-"))
     install(directory)
