@@ -9,7 +9,7 @@ import pytest
 
 import s2sad
 from gradcheck import check_grad, check_jvp, check_tree_grad
-from s2sad.transforms.frontend.flatten_args import PytreeError
+from s2sad.transforms.frontend.containers.flatten_args import PytreeError
 
 X = np.array([0.9, -1.4, 2.2])
 

@@ -9,8 +9,8 @@ import gast
 from .emit.unparse import stmt_source
 from .errors import missing_gradient
 from .libraries import is_library_function
-from .frontend.source import is_missing
-from .frontend.bind import index_values
+from .frontend.read.read import is_missing
+from .frontend.calls.bind import index_values
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,

@@ -13,18 +13,18 @@ from .analysis import kinds as K
 from .analysis.activity import analyse
 from .analysis.aliases import written_memory
 from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
-from .frontend.bind import CallBinder
+from .frontend.calls.bind import CallBinder
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
                                result_kind as checkpointed_kind, strip_marks)
-from .frontend.aux_output import check_pair, gradients_and_aux
-from .frontend.containers import lower_containers
-from .frontend.bind import readable_function
-from .frontend.written_args import rewrite_writing_calls
+from .frontend.containers.aux_output import check_pair, gradients_and_aux
+from .frontend.containers.comprehensions import lower_containers
+from .frontend.calls.bind import readable_function
+from .frontend.effects.written_args import rewrite_writing_calls
 from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .libraries import is_library_function
-from .frontend.marker_passes import complete_early_returns, mark_stopped, strip_markers
-from .frontend.flatten_args import parse_function  # container arguments flattened to their leaves
+from .frontend.functions.markers import complete_early_returns, mark_stopped, strip_markers
+from .frontend.containers.flatten_args import parse_function  # container arguments flattened to their leaves
 from .names import Namer
 from .emit.numba_forms import module_resolver, rewrite_forms
 from .ops import resolve_call
@@ -109,7 +109,7 @@ class Program:
             result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN,
                       self._vjp_returns_tuple(obj, kind, len(arg_kinds)))
         else:
-            from .frontend.custom import split_custom_gradient
+            from .frontend.functions.custom import split_custom_gradient
             fwd = self._fresh_module_name(obj.__name__ + "_fwd")
             bwd = self._fresh_module_name(obj.__name__ + "_bwd")
             parsed, fwd_tree, bwd_tree, tuple_cots = split_custom_gradient(obj.fn, fwd, bwd)

@@ -43,7 +43,7 @@ def shared_parameters(fn, readable, _seen=None):
     if fn in _seen:  # recursion: what the other returns decide
         return ()
     _seen.add(fn)
-    from ..frontend.source import parse_function
+    from ..frontend.read.read import parse_function
     try:
         parsed = parse_function(fn)
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated
@@ -108,7 +108,7 @@ def _key(fn):
 def returned_parameter(fn):
     """The position of the parameter every `return` of `fn` returns as
     such (`return p`), or None."""
-    from ..frontend.source import parse_function
+    from ..frontend.read.read import parse_function
     try:
         tree = parse_function(fn).tree
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated
@@ -124,7 +124,7 @@ def returned_parameter(fn):
 
 def returns_display(fn):
     """Whether some `return` of `fn` returns a tuple or list display."""
-    from ..frontend.source import parse_function
+    from ..frontend.read.read import parse_function
     try:
         tree = parse_function(fn).tree
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated

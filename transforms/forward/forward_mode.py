@@ -8,7 +8,7 @@ tangents; anything else has an explicit tangent template."""
 import gast
 
 from ..analysis import kinds as K
-from ..frontend.bind import check_rule_application, refuse_active_index
+from ..frontend.calls.bind import check_rule_application, refuse_active_index
 from ..reverse.contributions import refuse_active_list
 from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
 from ..ops import ARRAY_METADATA, BINOPS, callee_text, operator_text, resolve_call

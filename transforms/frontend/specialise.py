@@ -6,30 +6,30 @@ import numpy as np
 
 from ..analysis import kinds as K
 from ..analysis.aliases import check_aliased_writes
-from .bind import CallBinder, readable_function
+from .calls.bind import CallBinder, readable_function
 from ..checks.bounds_syntax import mark_accesses
-from .chained_writes import check_chained_writes
-from .builtin_reductions import reduce_arrays
-from .aux_output import check_pair_kinds, flatten_aux_returns
+from .statements.chained_writes import check_chained_writes
+from .calls.builtin_reductions import reduce_arrays
+from .containers.aux_output import check_pair_kinds, flatten_aux_returns
 from ..reverse.checkpoint_loops import lift_loops, unliftable
-from .array_attributes import missing_array_attributes, respell_array_attributes
-from .array_loops import mark_array_loops
-from .containers import lower_containers
-from .desugar import desugar
-from .effects import check_effects, respell_writes, whole_slices
+from .calls.array_attributes import missing_array_attributes, respell_array_attributes
+from .statements.array_loops import mark_array_loops
+from .containers.comprehensions import lower_containers
+from .statements.desugar import desugar
+from .effects.effects import check_effects, respell_writes, whole_slices
 from ..analysis.helper_results import call_shares
-from .flatten_args import parse_function  # container arguments flattened to their leaves
+from .containers.flatten_args import parse_function  # container arguments flattened to their leaves
 from ..names import Namer
-from .none_tests import fold_none_tests
-from .normalize import normalize
-from .sequence_args import check_sequence_arguments
-from .value_bools import write_value_bools
-from .number_starts import fold_number_starts, refuse_reductions_of_changing_kinds
+from .statements.none_tests import fold_none_tests
+from .statements.normalize import normalize
+from .containers.sequence_args import check_sequence_arguments
+from .statements.value_bools import write_value_bools
+from .statements.number_starts import fold_number_starts, refuse_reductions_of_changing_kinds
 from ..optimise.parallel import check_independent
 from ..syntax import clone, names_stored, walk
-from .tuples import split_tuple_variables
-from .mutated_args import refuse_mutating_calls
-from .written_args import arrays_written, rewrite_writing_calls, without_own_copies
+from .containers.tuples import split_tuple_variables
+from .effects.mutated_args import refuse_mutating_calls
+from .effects.written_args import arrays_written, rewrite_writing_calls, without_own_copies
 
 
 class Specialised:

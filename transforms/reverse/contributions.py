@@ -8,7 +8,7 @@ provides `fn`, `registry`, `namer`, `context`, `kinds`, `active`,
 import gast
 
 from ..analysis import kinds as K
-from ..frontend.bind import check_rule_application, refuse_active_index
+from ..frontend.calls.bind import check_rule_application, refuse_active_index
 from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
 from ..emit.unparse import stmt_source
 from ..ops import ARRAY_METADATA, BINOPS, UNARYOPS, callee_text, operator_text, resolve_call

@@ -15,7 +15,7 @@ raises the AttributeError the function itself raises when it runs
 import gast
 import numpy as np
 
-from ..syntax import Transformer, call, const, walk
+from ...syntax import Transformer, call, const, walk
 
 _RESPELT = {"flat", "mT"}
 

@@ -26,13 +26,13 @@ import types
 import gast
 import numpy as np
 
-from ...parameters import AXIS_VALUES
-from ..errors import UnsupportedSyntaxError
+from ....parameters import AXIS_VALUES
+from ...errors import UnsupportedSyntaxError
 from .keyword_spellings import respell_keywords
 from .spellings import respell
-from ...numpy_definitions import NotImplementedArgument, definition_arguments, numpy_definition
-from ..libraries import is_library_function
-from ..syntax import Transformer, const
+from ....numpy_definitions import NotImplementedArgument, definition_arguments, numpy_definition
+from ...libraries import is_library_function
+from ...syntax import Transformer, const
 
 ITEM = "item_of"  # the runtime helper x.item() becomes
 KEEP_AXES = "keep_axes"  # the runtime helper keepdims=True becomes
@@ -326,12 +326,12 @@ def _short(value):
 
 
 def _callee(node):
-    from ..emit.unparse import stmt_source
+    from ...emit.unparse import stmt_source
     return stmt_source(node.func)
 
 
 def _copy(node):
-    from ..syntax import clone
+    from ...syntax import clone
     return clone(node)
 
 
@@ -385,7 +385,7 @@ def _atoms(node):
 
 
 def _describe_value(node):
-    from ..emit.unparse import stmt_source
+    from ...emit.unparse import stmt_source
     return stmt_source(node)
 
 

@@ -36,10 +36,10 @@ import operator
 import gast
 import numpy as np
 
-from ..emit.unparse import stmt_source
-from ..errors import UnsupportedSyntaxError
-from ..names import fresh_name
-from ..syntax import walk
+from ...emit.unparse import stmt_source
+from ...errors import UnsupportedSyntaxError
+from ...names import fresh_name
+from ...syntax import walk
 
 _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
               operator.floordiv: "//", operator.mod: "%", operator.pow: "**",

@@ -14,7 +14,7 @@ import builtins
 
 import gast
 
-from ..syntax import walk
+from ...syntax import walk
 
 _NUMPY = {builtins.sum: "sum", builtins.max: "max", builtins.min: "min"}
 

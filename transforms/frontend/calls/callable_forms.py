@@ -24,10 +24,10 @@ import inspect
 
 import gast
 
-from ..emit.unparse import stmt_source
-from ..errors import UnsupportedSyntaxError
-from ..names import fresh_name
-from ..syntax import walk
+from ...emit.unparse import stmt_source
+from ...errors import UnsupportedSyntaxError
+from ...names import fresh_name
+from ...syntax import walk
 
 
 def spell_callable_forms(tree, namespace, location):

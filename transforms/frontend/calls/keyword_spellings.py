@@ -18,7 +18,7 @@ Anything else is left as written."""
 import gast
 import numpy as np
 
-from ...parameters import _float_dtype
+from ....parameters import _float_dtype
 
 # functions whose dtype= casts the input before reducing (numpy's documented meaning)
 _CASTING = {np.sum, np.mean, np.prod, np.var, np.std, np.cumsum, np.cumprod, np.nansum,
@@ -101,5 +101,5 @@ def _flattened_concatenate(node):
 
 
 def _copy(node):
-    from ..syntax import clone
+    from ...syntax import clone
     return clone(node)

@@ -5,8 +5,8 @@ import builtins
 
 import gast
 
-from ..names import fresh_name
-from ..syntax import walk
+from ...names import fresh_name
+from ...syntax import walk
 
 
 def spell_lists(tree, namespace):

@@ -18,8 +18,8 @@ import builtins
 import gast
 import numpy as np
 
-from ..names import fresh_name
-from ..syntax import walk
+from ...names import fresh_name
+from ...syntax import walk
 
 _NOT_1D = ("sorted() of an array that is not 1-d (Python compares its rows, which "
            "raises for arrays)")

@@ -22,9 +22,9 @@ import inspect
 import gast
 import numpy as np
 
-from ..errors import UnsupportedSyntaxError
-from ..names import fresh_name
-from ..syntax import walk
+from ...errors import UnsupportedSyntaxError
+from ...names import fresh_name
+from ...syntax import walk
 
 _LENGTH_CHANGERS = {"append", "extend", "pop", "insert", "remove", "clear"}
 
@@ -96,7 +96,7 @@ class _StarForms:
         helper = _resolve(node.func, self.namespace)
         if not inspect.isfunction(helper) or helper in _MEASURING:
             return None
-        from .source import parse_function
+        from ..read.read import parse_function
         _MEASURING.add(helper)  # (a recursive helper unpacks its own result)
         try:
             tree = parse_function(helper, read_only=True).tree

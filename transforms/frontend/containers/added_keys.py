@@ -18,8 +18,8 @@ naming the helper's line (a read of the key before it is written would be a
 KeyError in Python, not the placeholder)."""
 import gast
 
-from ..errors import UnsupportedSyntaxError
-from ..syntax import const, names_loaded, names_stored, own_blocks, parents_of, walk
+from ...errors import UnsupportedSyntaxError
+from ...syntax import const, names_loaded, names_stored, own_blocks, parents_of, walk
 
 
 def create_added_keys(tree, parsed, readable, written_positions):
@@ -28,7 +28,7 @@ def create_added_keys(tree, parsed, readable, written_positions):
     callee, or None; `written_positions(fn, readable)`: the parameters `fn`
     writes into (written_args.py)."""
     from .dicts import local_dict_keys
-    from .written_args import _safe
+    from ..effects.written_args import _safe
     dicts, parents = None, None
     for call in [n for n in walk(tree) if isinstance(n, gast.Call)]:
         if not _safe(parsed, call.func):
@@ -88,7 +88,7 @@ def _keys_written(fn, pos):
 
 
 def _helper(fn, pos):
-    from .source import parse_function
+    from ..read.read import parse_function
     try:
         parsed = parse_function(fn, read_only=True)
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated
@@ -121,7 +121,7 @@ def _used_at_keys(tree, var, parents, parsed, readable):
     """Whether every read of the dict `var` is `var[constant]` or an argument
     of a Python helper (nothing that sees its keys: len, in, a loop, a
     method, a numpy function)."""
-    from .written_args import _safe
+    from ..effects.written_args import _safe
     for node in walk(tree):
         if not (isinstance(node, gast.Name) and node.id == var
                 and isinstance(node.ctx, gast.Load)):

@@ -5,11 +5,11 @@ literals in the returned aux become tuples here, and the caller rebuilds
 them from the structure recorded (`rebuild_aux`)."""
 import gast
 
-from ..analysis import kinds as K
-from ..errors import UnsupportedSyntaxError
-from ..names import Namer
+from ...analysis import kinds as K
+from ...errors import UnsupportedSyntaxError
+from ...names import Namer
 from .dicts import local_dict_keys
-from ..syntax import clone, const, name, own_blocks
+from ...syntax import clone, const, name, own_blocks
 
 HINT = ("With has_aux=True the function returns a pair (output, aux), as in JAX: only "
         "the output is differentiated")

@@ -4,8 +4,8 @@ import inspect
 
 import gast
 
-from ..libraries import is_library_function
-from ..syntax import clone, walk
+from ...libraries import is_library_function
+from ...syntax import clone, walk
 
 
 def range_element(start, step, k):

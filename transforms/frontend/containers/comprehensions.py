@@ -25,15 +25,15 @@ import builtins
 
 import gast
 
-from .containers_common import (has_comprehension, is_builtin, is_range, is_user_function,
+from .common import (has_comprehension, is_builtin, is_range, is_user_function,
                                 mentions, range_element, stacks)
-from ..errors import UnsupportedSyntaxError
+from ...errors import UnsupportedSyntaxError
 from .dicts import local_dict_keys, scalarise_dicts
 from .list_appends import fold_appends
 from .nested_literals import nested_lists_as_arrays
 from .literal_loops import unroll_literal_loops
 from .literals import SumOfLiteral, scalarise_literals
-from ..syntax import Transformer, assign, call, clone, const, name, store, walk
+from ...syntax import Transformer, assign, call, clone, const, name, store, walk
 
 EMPTY_STACK = "empty_stack"  # the runtime helper allocating a materialised list
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)

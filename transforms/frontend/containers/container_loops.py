@@ -25,7 +25,7 @@ bound again inside the element is refused (and a dict comprehension over a
 container argument, by dict_comprehensions.py)."""
 import gast
 
-from ..syntax import clone, const, walk
+from ...syntax import clone, const, walk
 
 
 def unroll(rewrite, loop):

@@ -15,8 +15,8 @@ equal values, in an order of its own: there is no gradient to give it).
 """
 import gast
 
-from ..errors import UnsupportedSyntaxError
-from ..syntax import clone, walk
+from ...errors import UnsupportedSyntaxError
+from ...syntax import clone, walk
 
 _DICT_HINT = ("Write the dict out with constant keys ({'a': ..., 'b': ...}), or loop over a "
               "local dict literal's .items() or a tuple of constant keys")

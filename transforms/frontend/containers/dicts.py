@@ -19,11 +19,11 @@ import types
 
 import gast
 
-from .containers_common import is_builtin, is_user_function
-from ..errors import UnsupportedSyntaxError
+from .common import is_builtin, is_user_function
+from ...errors import UnsupportedSyntaxError
 from .flatten_args import Structure
 from .spread_arguments import spread_copy
-from ..syntax import Transformer, name, parents_of, store, walk
+from ...syntax import Transformer, name, parents_of, store, walk
 
 
 def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 import gast
 
 from .container_loops import Comprehensions, StructureQueries, unroll
-from ..emit.unparse import expr_source, stmt_source
-from ..errors import S2sadError
-from .sorted_forms import desugar_sorted
-from .list_spellings import spell_lists
-from .source import parse_function as _parse_function
-from ..syntax import name, walk
+from ...emit.unparse import expr_source, stmt_source
+from ...errors import S2sadError
+from ..calls.sorted_forms import desugar_sorted
+from ..calls.list_spellings import spell_lists
+from ..read.read import parse_function as _parse_function
+from ...syntax import name, walk
 
 
 class PytreeError(S2sadError, TypeError):
@@ -361,7 +361,7 @@ def _keyword_to_position(parsed, call, keyword):
     `predict(p, u=x)`). Whether it was moved (not when a parameter before
     it is left to its default, or the helper takes it by keyword only)."""
     import inspect
-    from .bind import readable_function
+    from ..calls.bind import readable_function
     try:
         fn = readable_function(parsed.resolve(call.func))
         params = list(inspect.signature(fn).parameters.values()) if fn else []

@@ -25,7 +25,7 @@ anywhere (a stack): those lists are left as written, for the loop forms
 (containers.py) or a refusal."""
 import gast
 
-from ..syntax import assign, name, walk
+from ...syntax import assign, name, walk
 
 
 def fold_appends(fn_tree, namer):

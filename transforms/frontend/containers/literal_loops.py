@@ -30,7 +30,7 @@ does one with `break`, `continue` or `else` (refused later if its elements
 need a gradient)."""
 import gast
 
-from ..syntax import assign, clone, name, walk
+from ...syntax import assign, clone, name, walk
 
 _MOST_ELEMENTS = 32  # (longer ones stay loops: the body would be repeated that often)
 

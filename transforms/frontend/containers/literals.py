@@ -10,8 +10,8 @@ import builtins
 
 import gast
 
-from .containers_common import constant_index, is_builtin, is_user_function
-from ..syntax import Transformer, call, clone, const, name, parents_of, store, walk
+from .common import constant_index, is_builtin, is_user_function
+from ...syntax import Transformer, call, clone, const, name, parents_of, store, walk
 
 def scalarise_literals(fn_tree, namer, resolve):
     nodes = walk(fn_tree)  # (one walk for both questions)

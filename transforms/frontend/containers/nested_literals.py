@@ -8,7 +8,7 @@ M[1]`, given to a helper) stays as written."""
 import gast
 import numpy as np
 
-from ..syntax import walk
+from ...syntax import walk
 
 
 def nested_lists_as_arrays(fn_tree, resolve, list_only_use):

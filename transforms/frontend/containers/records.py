@@ -25,8 +25,8 @@ import dataclasses
 
 import gast
 
-from ..names import fresh_name
-from ..syntax import walk
+from ...names import fresh_name
+from ...syntax import walk
 
 
 def desugar_records(tree, location, namespace):

@@ -16,9 +16,9 @@ import builtins
 import gast
 import numpy as np
 
-from ..errors import UnsupportedSyntaxError
-from ..syntax import Transformer, const, names_stored, walk
-from .containers import list_only_use
+from ...errors import UnsupportedSyntaxError
+from ...syntax import Transformer, const, names_stored, walk
+from .comprehensions import list_only_use
 
 _TYPES = {"list": list, "tuple": tuple}
 

@@ -22,7 +22,7 @@ import types
 
 import gast
 
-from ..syntax import walk
+from ...syntax import walk
 
 _COUNT = itertools.count()
 _COPIES = {}  # (helper, its source, position, structure) -> the copy
@@ -33,7 +33,7 @@ def spread_copy(parsed, call, position, structure, taken=()):
     `call` calls, taking the container at `position` as its leaves; None if
     the callee is not a Python helper s2sad reads. The name is none of
     `taken` (a Namer's names, which it joins when it is a set)."""
-    from .bind import readable_function
+    from ..calls.bind import readable_function
     try:
         fn = readable_function(parsed.resolve(call.func))
     except Exception:  # noqa: BLE001 - not a helper: refused by the caller
@@ -67,7 +67,7 @@ def _copy(fn, position, structure):
     if key in _COPIES:
         return _COPIES[key]
     from .flatten_args import flatten_parameters
-    from .source import parse_function
+    from ..read.read import parse_function
     parsed = parse_function(fn)
     params = parsed.tree.args.args
     if position >= len(params) or fn.__closure__:

@@ -10,7 +10,7 @@ so each element has an adjoint of its own (a tuple has no adjoint that
 through an index, a loop target, returned whole) is left as it is."""
 import gast
 
-from ..syntax import Transformer, assign, name, parents_of, store, walk
+from ...syntax import Transformer, assign, name, parents_of, store, walk
 
 
 def split_tuple_variables(tree, kinds, namer):

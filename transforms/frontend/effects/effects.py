@@ -23,9 +23,9 @@ import builtins
 import gast
 import numpy as np
 
-from ..analysis import kinds as K
-from ..errors import UnsupportedSyntaxError
-from ..syntax import names_stored, walk
+from ...analysis import kinds as K
+from ...errors import UnsupportedSyntaxError
+from ...syntax import names_stored, walk
 
 # methods of an ndarray that write into it (`sort` is spelled as a store)
 _WRITING_METHODS = {"fill", "sort", "put", "resize", "itemset", "setfield", "partition",

@@ -10,8 +10,8 @@ where it is called as a statement (inline_nested.py) and never reaches
 this check."""
 import gast
 
-from ..errors import UnsupportedSyntaxError
-from ..syntax import walk
+from ...errors import UnsupportedSyntaxError
+from ...syntax import walk
 
 # methods of list, dict and set that change the container
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear",
@@ -33,7 +33,7 @@ def mutated_parameters(fn, readable, _seen=None):
     if fn in _seen:
         return {}
     _seen.add(fn)
-    from .source import parse_function
+    from ..read.read import parse_function
     try:
         parsed = parse_function(fn)
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated

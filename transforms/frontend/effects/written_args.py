@@ -24,12 +24,12 @@ import types
 
 import gast
 
-from ..errors import SourceLocation, UnsupportedSyntaxError
-from ..names import fresh_name
-from .added_keys import create_added_keys
+from ...errors import SourceLocation, UnsupportedSyntaxError
+from ...names import fresh_name
+from ..containers.added_keys import create_added_keys
 from .effects import respell_writes
-from ..analysis.helper_results import returned_parameter, returns_display, shared_parameters
-from ..syntax import base_name, clone, walk
+from ...analysis.helper_results import returned_parameter, returns_display, shared_parameters
+from ...syntax import base_name, clone, walk
 
 _COUNT = itertools.count()
 _WRAPPERS = {}  # ((helper, its source), written positions) -> (copy, positions, whether it
@@ -62,7 +62,7 @@ def arrays_written(tree, kinds, call_kind, location, nodes=None):
     """The `call_key`s of marked calls (see rewrite_writing_calls) whose
     argument for a `p += e` parameter is an array. `nodes`: walk(tree), if
     the caller has it."""
-    from ..analysis import kinds as K
+    from ...analysis import kinds as K
     keys = set()
     for call in walk(tree) if nodes is None else nodes:
         marked = getattr(call, "s2sad_augmented", None)
@@ -103,7 +103,7 @@ def written_positions(fn, readable, _seen=None):
     if fn in _seen:
         return (), ()
     _seen.add(fn)
-    from .source import parse_function
+    from ..read.read import parse_function
     try:
         parsed = parse_function(fn)
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated
@@ -326,7 +326,7 @@ def _writing_copy(fn, positions, location, call):
     `positions` and returning them (after its own result, if it has one)."""
     if (_key(fn), positions) in _WRAPPERS:
         return _WRAPPERS[_key(fn), positions][0]
-    from .source import parse_function
+    from ..read.read import parse_function
     parsed = parse_function(fn)
     if fn.__closure__:
         raise UnsupportedSyntaxError(
@@ -391,7 +391,7 @@ def _pass_dicts_on(tree, written, parsed):
     so this helper reads and assigns `d['key']` itself (dict_writes), and the
     inner call is one of a helper writing into a local dict, which the
     derivative of this helper's copy follows."""
-    from .bind import readable_function
+    from ..calls.bind import readable_function
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
 
     def block(stmts):

@@ -30,10 +30,10 @@ from . import function_args
 from .inline_nested import inline_state_changing
 from .nested_function_args import specialise_nested_calls
 from .nested_varargs import spread_varargs
-from ..emit.unparse import stmt_source
-from ..errors import SourceLocation, UnsupportedSyntaxError
-from ..names import fresh_name
-from ..syntax import Transformer, clone, name
+from ...emit.unparse import stmt_source
+from ...errors import SourceLocation, UnsupportedSyntaxError
+from ...names import fresh_name
+from ...syntax import Transformer, clone, name
 
 _SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
            gast.GeneratorExp)
@@ -416,7 +416,7 @@ def _lifted_name(site, fn, location, namespace):
 def _reserved(candidate):
     """Names of the generated module's own functions and runtime helpers."""
     import sys
-    from ..program import RUNTIME_NAMES
+    from ...program import RUNTIME_NAMES
     runtime = getattr(sys.modules.get("s2sad.runtime"), "__all__", ())
     return candidate.startswith(("grad_", "vjp_", "jvp_")) or candidate in RUNTIME_NAMES \
         or candidate in runtime

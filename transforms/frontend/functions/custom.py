@@ -13,9 +13,9 @@ residuals passed from the forward sweep to the reverse sweep."""
 
 import gast
 
-from ..errors import UnsupportedSyntaxError
-from .source import parse_function
-from ..syntax import clone, name, names_loaded, names_stored, store
+from ...errors import UnsupportedSyntaxError
+from ..read.read import parse_function
+from ...syntax import clone, name, names_loaded, names_stored, store
 
 
 def split_custom_gradient(fn, fwd_name, bwd_name):

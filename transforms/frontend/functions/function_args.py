@@ -21,10 +21,10 @@ import inspect
 
 import gast
 
-from ..errors import UnsupportedSyntaxError
-from ..libraries import is_library_function
-from ..names import fresh_name
-from ..syntax import Transformer, clone, name
+from ...errors import UnsupportedSyntaxError
+from ...libraries import is_library_function
+from ...names import fresh_name
+from ...syntax import Transformer, clone, name
 
 _SPECIALISED = {}  # (outer code, helper, its function parameters) -> (name, function, source)
 
@@ -146,7 +146,7 @@ def specialise(root, by_name, namespace, location, fn, pending, local):
 
 def _specialised_call(node, h, by_name, namespace, location, fn, pending, fresh_name):
     from .closures import LIFTED, Lifted, _bind, _function, _NestedLocation, root_of
-    from .source import parse_function
+    from ..read.read import parse_function
     sig = inspect.signature(h)
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
         raise UnsupportedSyntaxError(
@@ -202,7 +202,7 @@ def _specialised_call(node, h, by_name, namespace, location, fn, pending, fresh_
                        for v in captures.values()]
     args.kw_defaults = [None] * len(captures)
     tree.name = new_name
-    from ..emit.unparse import stmt_source
+    from ...emit.unparse import stmt_source
     source = stmt_source(tree)
     if cached is not None and cached[2] == source:
         obj = cached[1]
@@ -213,7 +213,7 @@ def _specialised_call(node, h, by_name, namespace, location, fn, pending, fresh_
         _SPECIALISED[key] = (new_name, obj, source)
     # the compiler's tree takes every parameter by position (source.positional_parameters),
     # in the order calls are bound to (the function's signature)
-    from .source import positional_parameters
+    from ..read.read import positional_parameters
     tree = positional_parameters(clone(tree))
     needed = {}
     for site in functions.values():

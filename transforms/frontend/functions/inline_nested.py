@@ -24,10 +24,10 @@ recursive, declaring a `global`, defining functions, or whose default is
 not a constant."""
 import gast
 
-from ..errors import UnsupportedSyntaxError
-from ..names import fresh_name
-from ..syntax import clone, walk
-from .mutated_args import MUTATING_METHODS
+from ...errors import UnsupportedSyntaxError
+from ...names import fresh_name
+from ...syntax import clone, walk
+from ..effects.mutated_args import MUTATING_METHODS
 
 
 def inline_state_changing(tree, location, stored, params_of):

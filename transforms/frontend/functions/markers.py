@@ -4,7 +4,7 @@ stripped from a helper's primal copy (they are identities there, and numba
 would not compile them)."""
 import gast
 
-from ..syntax import clone, names_stored, walk_stmts
+from ...syntax import clone, names_stored, walk_stmts
 
 
 def mark_stopped(tree, names):

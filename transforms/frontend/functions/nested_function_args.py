@@ -23,7 +23,7 @@ import copy
 
 import gast
 
-from ..names import fresh_name
+from ...names import fresh_name
 
 
 def specialise_nested_calls(tree):

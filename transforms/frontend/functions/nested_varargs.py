@@ -19,9 +19,9 @@ their form. Refused, with the line: a call with `*xs` or `**d`, the
 function calling itself or used other than by calling it."""
 import gast
 
-from ..errors import UnsupportedSyntaxError
-from ..names import fresh_name
-from ..syntax import clone, walk
+from ...errors import UnsupportedSyntaxError
+from ...names import fresh_name
+from ...syntax import clone, walk
 
 
 def spread_varargs(tree, location):

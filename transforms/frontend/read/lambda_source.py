@@ -15,7 +15,7 @@ import linecache
 
 import gast
 
-from ..errors import SourceLocation, SourceUnavailableError
+from ...errors import SourceLocation, SourceUnavailableError
 
 _FILES = {}  # (filename, its text) -> parsed module (ast)
 

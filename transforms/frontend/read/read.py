@@ -9,23 +9,23 @@ import tokenize
 
 import gast
 
-from . import closures
-from ..errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
-from .builtin_forms import spell_builtin_forms
-from .callable_forms import spell_callable_forms
+from ..functions import closures
+from ...errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+from ..calls.builtin_forms import spell_builtin_forms
+from ..calls.callable_forms import spell_callable_forms
 from .lambda_source import lambda_tree
-from .statement_forms import desugar_statement_forms
-from .star_forms import desugar_star_forms
+from ..statements.statement_forms import desugar_statement_forms
+from ..calls.star_forms import desugar_star_forms
 from .stale_source import check_source_is_current
 from .wrappers import source_function
-from .dict_comprehensions import desugar_dict_comprehensions
-from .record_locals import desugar_records
-from .added_keys import create_assigned_keys
-from .nested_unpacking import desugar_nested_unpacking
-from ..ast_convert import parse
-from ..emit.unparse import expr_source
-from ..names import fresh_name
-from ..syntax import clone, name, walk
+from ..containers.dict_comprehensions import desugar_dict_comprehensions
+from ..containers.records import desugar_records
+from ..containers.added_keys import create_assigned_keys
+from ..statements.nested_unpacking import desugar_nested_unpacking
+from ...ast_convert import parse
+from ...emit.unparse import expr_source
+from ...names import fresh_name
+from ...syntax import clone, name, walk
 
 # Statements and expressions the differentiating passes accept. Anything
 # else is reported with its file and line before any pass runs.
@@ -137,7 +137,7 @@ class ParsedFunction:
     @property
     def local_names(self):
         if not hasattr(self, "_locals"):
-            from ..syntax import names_stored
+            from ...syntax import names_stored
             self._locals = names_stored(self.tree.body) | set(self.arg_names)
         return self._locals
 
@@ -285,7 +285,7 @@ def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
     parsed = ParsedFunction(fn, tree, location, namespace, source)
     # d = {}; d["y"] = ...: the keys created with the dict, before anything
     # reads a literal's keys (dict comprehensions below, the aux output)
-    from .bind import readable_function
+    from ..calls.bind import readable_function
     create_assigned_keys(tree, parsed, readable_function)
     desugar_statement_forms(tree, location, namespace)  # :=, del, global, try ... finally
     desugar_star_forms(tree, location, namespace)  # f(*args), a, *rest = xs, [*xs, y]

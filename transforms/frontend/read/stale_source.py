@@ -9,7 +9,7 @@ import linecache
 import os
 import sys
 
-from ..errors import SourceUnavailableError
+from ...errors import SourceUnavailableError
 
 _CHECKED = {}  # code object -> the file's lines (linecache's list) found to match it
 _COMPILED = {}  # file name -> (its lines, the module's code object or None)

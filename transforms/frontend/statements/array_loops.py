@@ -14,7 +14,7 @@ import gast
 import numpy as np
 
 from .normalize import METHODS
-from ..syntax import walk_stmts
+from ...syntax import walk_stmts
 
 # array methods whose result is an array (not `copy`, which a dict has too)
 _ARRAY_METHODS = (METHODS - {"copy", "any", "all"}) | {"cumprod", "round", "conj", "conjugate",

@@ -14,9 +14,9 @@ import ast
 
 import gast
 
-from ..analysis import kinds as K
-from ..errors import UnsupportedSyntaxError
-from ..syntax import walk
+from ...analysis import kinds as K
+from ...errors import UnsupportedSyntaxError
+from ...syntax import walk
 
 
 def is_chain(target):

@@ -13,8 +13,8 @@ import ast
 
 import gast
 
-from ..errors import UnsupportedSyntaxError
-from ..syntax import Transformer, assign, binop, call, clone, const, name, store, walk
+from ...errors import UnsupportedSyntaxError
+from ...syntax import Transformer, assign, binop, call, clone, const, name, store, walk
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 

@@ -20,9 +20,9 @@ import types
 
 import gast
 
-from ..names import fresh_name
-from ..syntax import clone, walk
-from . import closures
+from ...names import fresh_name
+from ...syntax import clone, walk
+from ..functions import closures
 
 _COUNT = itertools.count()
 _COPIES = {}  # (helper, its source, shape) -> its flat copy

@@ -12,8 +12,8 @@ import types
 import gast
 import numpy as np
 
-from ..analysis import kinds as K
-from ..syntax import Transformer, const, names_stored
+from ...analysis import kinds as K
+from ...syntax import Transformer, const, names_stored
 
 
 def fold_none_tests(tree, arg_kinds, resolve=lambda node: None):

@@ -21,8 +21,8 @@ import gast
 import numpy as np
 
 from .chained_writes import flatten, is_chain
-from ..checks.bounds_syntax import same_access, same_index
-from ..syntax import assign, name, names_loaded, names_stored, store, structure, walk
+from ...checks.bounds_syntax import same_access, same_index
+from ...syntax import assign, name, names_loaded, names_stored, store, structure, walk
 
 _OP_NAMES = {
     gast.Add: "total", gast.Sub: "diff", gast.Mult: "prod", gast.Div: "quot",
@@ -176,7 +176,7 @@ class _Normalizer:
             self.emit(assign(target, self.atom(value, src, hint=base.id)), src)
         elif isinstance(target, (gast.Tuple, gast.List)):
             if not all(isinstance(e, (gast.Name, gast.Subscript)) for e in target.elts):
-                from ..errors import UnsupportedSyntaxError
+                from ...errors import UnsupportedSyntaxError
                 raise UnsupportedSyntaxError("unpacking into nested tuples or starred names",
                                              self.location, src, "Unpack into names first")
             if not all(isinstance(e, gast.Name) for e in target.elts):

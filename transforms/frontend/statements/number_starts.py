@@ -15,7 +15,7 @@ loop that is not unrolled) is left as it is (Python runs it; numba cannot
 type it and says so)."""
 import gast
 
-from ..syntax import clone, names_loaded, names_stored, walk
+from ...syntax import clone, names_loaded, names_stored, walk
 
 _BLOCKS = ("body", "orelse", "finalbody")
 
@@ -128,7 +128,7 @@ def refuse_reductions_of_changing_kinds(tree, kinds, resolve, location, nodes=No
         others = [s for s in walk(tree) if isinstance(s, gast.Assign) and s not in starts
                   and var in names_stored(s)]
         if starts and others:
-            from ..errors import UnsupportedSyntaxError
+            from ...errors import UnsupportedSyntaxError
             raise UnsupportedSyntaxError(
                 f"{func.__name__}({var}) of a name bound to a number (line "
                 f"{location.line_of(starts[0])}) and, in a loop or branch, to a value of "

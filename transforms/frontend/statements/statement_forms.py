@@ -32,8 +32,8 @@ and compiled code all see plain assignments):
 import gast
 import numpy as np
 
-from ..errors import UnsupportedSyntaxError
-from ..syntax import walk
+from ...errors import UnsupportedSyntaxError
+from ...syntax import walk
 
 _TRY_HINT = ("s2sad differentiates the code that runs when nothing is raised, and compiled "
              "code cannot catch an exception by its type. Test for the failing case with "

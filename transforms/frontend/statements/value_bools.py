@@ -15,9 +15,9 @@ import builtins
 import gast
 import numpy as np
 
-from ..errors import UnsupportedSyntaxError
-from ..syntax import Transformer, clone, const, walk
-from .containers_common import is_user_function
+from ...errors import UnsupportedSyntaxError
+from ...syntax import Transformer, clone, const, walk
+from ..containers.common import is_user_function
 
 _BOOLEAN_CALLS = {builtins.isinstance, builtins.hasattr, builtins.bool, builtins.callable,
                   builtins.all, builtins.any, np.all, np.any, np.isnan, np.isinf,
