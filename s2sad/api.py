@@ -11,7 +11,7 @@ from .generate import generate
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
 from .transforms.analysis import kinds as K
-from .transforms.frontend.containers.aux_output import rebuild_aux
+from .transforms.frontend.containers.aux import rebuild_aux
 
 _JIT_CHOICES = (True, False, "require", "auto")
 
@@ -524,9 +524,9 @@ def _resolve_wrt(fn, signature, wrt):
 def _guess_kinds(fn):
     """Argument kinds guessed from the source: `x[i, j]` makes x a 2-D array."""
     import gast
-    from .transforms.frontend.read.read import parse_function
+    from .transforms.frontend.pipeline import parse
     from .transforms.syntax import walk
-    tree = parse_function(fn, read_only=True).tree
+    tree = parse(fn, read_only=True).tree
     args = [a.id for a in tree.args.args]
     ndims = {a: 0 for a in args}
     counts = set()

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import pytrees, travel
 from .api import Derivative, _as_value, jvp, vjp
-from .transforms.frontend.containers.aux_output import rebuild_aux
+from .transforms.frontend.containers.aux import rebuild_aux
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
 

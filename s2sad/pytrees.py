@@ -16,7 +16,7 @@ import textwrap
 import numpy as np
 
 from .precision import cast_like
-from .transforms.frontend.containers.flatten_args import Structure, path_text
+from .transforms.frontend.containers.structure import Structure, path_text
 
 
 def is_container(v):
@@ -257,10 +257,10 @@ class Flat:
     def describe(self, fn):
         """A line for the generated module's docstring: which parameter
         holds which leaf."""
-        from .transforms.frontend.containers.flatten_args import flatten_parameters
-        from .transforms.frontend.read.read import parse_function
-        parsed = parse_function(fn)
-        names = flatten_parameters(parsed, self.structures)
+        from .transforms.frontend.containers.flatten import flatten_parameters
+        from .transforms.frontend.pipeline import parse
+        parsed = parse(fn)
+        names = flatten_parameters(parsed, self.structures, parse)
         pairs = [f"{path_text(a, p)} -> {n}" for a, s in self.structures.items()
                  for p, n in zip(s.leaf_paths(), names[a])]
         text = "Container arguments are passed as their leaves: " + ", ".join(pairs) + "."

@@ -335,7 +335,7 @@ def test_the_source_is_read_again_when_its_file_changes(tmp_path, monkeypatch):
     import importlib
     import inspect
     import time
-    from s2sad.transforms.frontend.read.read import parse_function
+    from s2sad.transforms.frontend.pipeline import parse as parse_function
     reads = []
     getsourcelines = inspect.getsourcelines
     monkeypatch.setattr(inspect, "getsourcelines",

@@ -682,7 +682,7 @@ def loss_of_container_argument(params, x):
 def test_helper_writing_into_a_dict_argument_refused_with_the_line():
     # (a container argument is flattened into its leaves: writing into it
     # stays refused, naming the write)
-    from s2sad.transforms.frontend.containers.flatten_args import PytreeError
+    from s2sad.transforms.frontend.containers.structure import PytreeError
     with pytest.raises(PytreeError, match=r"test_more_python_forms.py:\d+, in set_weights"):
         s2sad.grad(loss_of_container_argument, jit=False)({"w": X.copy(), "b": 0.5}, X.copy())
 

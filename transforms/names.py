@@ -31,6 +31,11 @@ def fresh_name(base, taken, sep=""):
     return candidate
 
 
+# The runtime helpers every generated module may call (s2sad.runtime): a
+# lifted nested function is not named like one.
+RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "scatter_sum_axis",
+                 "unreduce")
+
 # Names generated code relies on, plus builtins a temporary must not shadow.
 _RESERVED = {"np", "math", "numba", "prange", "rt", "sum", "min", "max", "abs", "len", "range",
              "int", "float", "bool", "pow", "round", "list", "tuple", "print",

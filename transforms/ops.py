@@ -10,7 +10,6 @@ from .emit.unparse import stmt_source
 from .errors import missing_gradient
 from .libraries import is_library_function
 from .frontend.read.read import is_missing
-from .frontend.calls.bind import index_values
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -20,6 +19,14 @@ BINOPS = {
     gast.LShift: operator.lshift, gast.RShift: operator.rshift,
 }
 UNARYOPS = {gast.USub: operator.neg}
+
+# Array methods rewritten as the numpy functions they stand for, so one
+# gradient rule serves `x.sum()` and `np.sum(x)`.
+METHODS = {"sum", "mean", "prod", "max", "min", "reshape", "ravel", "copy", "transpose",
+           "dot", "flatten", "cumsum", "clip", "std", "var", "argmax", "argmin", "any", "all",
+           # (not sort or partition: the methods sort in place)
+           "astype", "squeeze", "repeat", "swapaxes", "diagonal", "trace", "cumprod", "round",
+           "conj", "conjugate", "take"}
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
             gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
 
@@ -137,4 +144,91 @@ def _flat(nodes):
             out.extend(_flat(n.elts))
         elif isinstance(n, (gast.Name, gast.Subscript)):
             out.append(n)
+    return out
+
+
+def check_rule_application(rule, callee, args, keywords, kind_of, is_active, location, stmt):
+    """Before a rule is applied to a bound call: every optional parameter has
+    a value the rule implements, and no value that needs a gradient reaches
+    a parameter the rule has no gradient for. `kind_of(atom)` and
+    `is_active(atom)` see the generated code's operands."""
+    if getattr(rule, "refusal", None):
+        raise LookupError(f"No gradient defined for operation '{callee}' "
+                          f"({location.describe(stmt)}): {rule.refusal}")
+    if rule.signature is None or rule.nondiff:
+        return
+    try:
+        rule.signature.bind(*args, **keywords)
+    except TypeError as exc:
+        unknown = [k for k in keywords if k not in rule.signature.parameters]
+        what = f"parameter '{unknown[0]}'" if unknown else f"these arguments ({exc})"
+        raise LookupError(
+            f"{location.describe(stmt)}: the gradient rule of {callee} does not implement "
+            f"{what} (it implements {callee}{rule.signature}). Leave it out, or give "
+            f"{callee} a rule with s2sad.register_gradient") from None
+    names = [p for p in rule.signature.parameters]
+    bound = dict(zip(names, args))
+    bound.update(keywords)
+    kinds = {p: kind_of(a) for p, a in bound.items()}
+    for p, node in bound.items():
+        values = rule.values.get(p)
+        if values is not None and not values.allows(node, kinds[p], kinds):
+            raise LookupError(
+                f"{location.describe(stmt)}: the gradient rule of {callee} implements its "
+                f"parameter '{p}' for {values.text}; here it is `{_describe_value(node)}` "
+                f"({kinds[p]})")
+    diff = rule.diff_mask(len(args))
+    for p, node in bound.items():
+        position = names.index(p)
+        takes_gradient = position < len(args) and diff[position]
+        shape_only = getattr(rule.values.get(p), "shape_only", False)
+        if not takes_gradient and not shape_only and any(is_active(a) for a in _atoms(node)):
+            raise LookupError(
+                f"No gradient defined for operation '{callee}' with respect to its parameter "
+                f"'{p}' ({location.describe(stmt)}): the value passed there depends on what "
+                f"is differentiated. Wrap it in s2sad.stop_gradient if it is meant as a "
+                f"constant, or register a rule with s2sad.register_gradient")
+
+
+def _atoms(node):
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return [a for e in node.elts for a in _atoms(e)]
+    return [node]
+
+
+def _describe_value(node):
+    return stmt_source(node)
+
+
+def refuse_active_index(value, is_active, location, stmt):
+    """A value that needs a gradient used inside an index (np.r_[x, y],
+    A[x]) would get none: refused, never taken as a constant."""
+    if any(is_active(n) for n in index_values(value.slice)):
+        raise LookupError(
+            f"No gradient defined for indexing with a value that needs a gradient "
+            f"({location.describe(stmt)}): `{_describe_value(value)}`. An index is a constant "
+            f"for the derivative; np.r_[...] and np.c_[...] are indexing too: build the array "
+            f"with np.concatenate, np.stack or np.array instead")
+
+
+def index_values(node):
+    """The names and subscripts whose values an index uses: not those only
+    asked for their shape (`y[x.shape[0] - 1]`), passed to a call
+    (`int(a)`, an integer) or compared (`x[x > 0]`, booleans)."""
+    if isinstance(node, (gast.Attribute, gast.Call)):
+        return []
+    if isinstance(node, (gast.Compare, gast.BoolOp)) or (
+            isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not)):
+        return []  # x[x > 0]: a mask of booleans, which carry no gradient
+    if isinstance(node, gast.Subscript):  # idx[k] counts, x.shape[0] does not
+        return [node] + index_values(node.slice) if index_values(node.value) else []
+    if isinstance(node, gast.Name):
+        return [node]
+    out = []
+    for field in ("elts", "left", "right", "operand", "lower", "upper", "step", "values",
+                  "comparators", "test", "body", "orelse"):
+        child = getattr(node, field, None)
+        for c in child if isinstance(child, list) else [child]:
+            if isinstance(c, gast.AST):
+                out += index_values(c)
     return out

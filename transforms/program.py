@@ -11,21 +11,16 @@ from .optimise import cleanup
 from .optimise.pipeline import check_indices, optimise_reverse
 from .analysis import kinds as K
 from .analysis.activity import analyse
-from .analysis.aliases import written_memory
 from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
-from .frontend.calls.bind import CallBinder
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
-                               result_kind as checkpointed_kind, strip_marks)
-from .frontend.containers.aux_output import check_pair, gradients_and_aux
-from .frontend.containers.comprehensions import lower_containers
-from .frontend.calls.bind import readable_function
-from .frontend.effects.written_args import rewrite_writing_calls
+                                       result_kind as checkpointed_kind)
+from .frontend.containers.aux import check_pair, gradients_and_aux
+from .frontend.pipeline import helper_copy
 from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .libraries import is_library_function
-from .frontend.functions.markers import complete_early_returns, mark_stopped, strip_markers
-from .frontend.containers.flatten_args import parse_function  # container arguments flattened to their leaves
-from .names import Namer
+from .reverse.markers import complete_early_returns, mark_stopped
+from .names import RUNTIME_NAMES, Namer
 from .emit.numba_forms import module_resolver, rewrite_forms
 from .ops import resolve_call
 from .reverse.reverse_mode import ReverseMode
@@ -34,9 +29,6 @@ from .analysis.differentiable import check_float_output, check_wrt_arguments, de
 from .reverse.split_recursion import sweep_marker, split_recursion
 from .syntax import (assign, call, clone, const, name, names_loaded, names_stored,
                     parse_expr, walk, walk_stmts)
-
-RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "scatter_sum_axis",
-                 "unreduce")
 
 
 class Program:
@@ -492,19 +484,8 @@ class Program:
             return
         self.helpers[fn] = n
         self.module_names.add(n)
-        parsed = parse_function(fn)
-        tree = parsed.tree  # (a fresh tree; nested functions lifted out of it)
-        tree.name = n
-        if written_memory(tree) & set(parsed.arg_names):  # (see generate.py, memory_guard)
-            self.copies_writing_arguments.append(n)
-        tree = CallBinder(parsed, self.registry).bind_tree(tree, rules=False)
-        # fill(d, x) into a local dict: its keys are variables, assigned back
-        rewrite_writing_calls(tree, parsed, readable_function, only_dicts=True)
-        # the copy runs in the compiled forward sweep: comprehensions as loops
-        tree = lower_containers(tree, parsed.location, Namer.for_function(tree), parsed.resolve,
-                                self.runtime_objects, parsed.namespace)
-        strip_markers(tree, self.marker_resolver(parsed))
-        strip_marks(tree, parsed)  # s2sad.checkpointed(range(n)): range(n)
+        ctx = helper_copy(fn, self, n)  # (the HELPER_COPY list of frontend/pipeline.py)
+        tree, parsed = ctx.tree, ctx.parsed
         self._name_derivative_calls_in_copy(tree, parsed)
         self._late_forms(tree, parsed)
         self._add_function(n, stmt_source(tree) + "\n", tree, first=True)

@@ -32,6 +32,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 
 def _normal(text):
+    text = re.sub(r" at 0x[0-9a-f]+", "", text)  # (an object's address, in a message)
     return _TMP.sub("<tmp>", text.replace(_ROOT, "<repo>"))
 
 
@@ -41,7 +42,7 @@ def _key(fn, arg_kinds, args, kwargs):
     rest = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in sorted(kwargs.items())])
     text = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', fn)}@{where} " \
            f"{list(arg_kinds)!r} {rest}"
-    return _normal(re.sub(r" at 0x[0-9a-f]+", "", text)).replace("\t", " ").replace("\n", " ")
+    return _normal(text).replace("\t", " ").replace("\n", " ")
 
 
 def install(directory):

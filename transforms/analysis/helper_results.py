@@ -31,10 +31,11 @@ _SHARED = {}  # (helper, its source) -> positions of parameters its result may s
 _VALUES = {bool, int, float, complex, len, range, abs, round}  # new values, never an argument
 
 
-def shared_parameters(fn, readable, _seen=None):
+def shared_parameters(fn, readable, parse, _seen=None):
     """Positions of `fn`'s parameters whose memory its returned value may
     share (a tuple result: any of its elements). `readable(obj)`: the
-    Python function s2sad reads for a callee, or None."""
+    Python function s2sad reads for a callee, or None; `parse(fn)`: a
+    helper's tree as the front end reads it."""
     key = _key(fn)
     if key in _SHARED:
         return _SHARED[key]
@@ -43,9 +44,8 @@ def shared_parameters(fn, readable, _seen=None):
     if fn in _seen:  # recursion: what the other returns decide
         return ()
     _seen.add(fn)
-    from ..frontend.read.read import parse_function
     try:
-        parsed = parse_function(fn)
+        parsed = parse(fn)
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated
         return ()
     params = [a.id for a in parsed.tree.args.args]
@@ -55,7 +55,7 @@ def shared_parameters(fn, readable, _seen=None):
     returned = set()
 
     def shares(e):
-        return _shares(e, parsed, readable, _seen)
+        return _shares(e, parsed, readable, parse, _seen)
 
     for node in walk(parsed.tree):
         if node in first.values():  # (its value reads the argument)
@@ -105,12 +105,11 @@ def _key(fn):
         return fn, None
 
 
-def returned_parameter(fn):
+def returned_parameter(fn, parse):
     """The position of the parameter every `return` of `fn` returns as
     such (`return p`), or None."""
-    from ..frontend.read.read import parse_function
     try:
-        tree = parse_function(fn).tree
+        tree = parse(fn).tree
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated
         return None
     params = [a.id for a in tree.args.args]
@@ -122,18 +121,17 @@ def returned_parameter(fn):
     return params.index(names.pop())
 
 
-def returns_display(fn):
+def returns_display(fn, parse):
     """Whether some `return` of `fn` returns a tuple or list display."""
-    from ..frontend.read.read import parse_function
     try:
-        tree = parse_function(fn).tree
+        tree = parse(fn).tree
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated
         return False
     return any(isinstance(n, gast.Return) and isinstance(n.value, (gast.Tuple, gast.List))
                for n in walk(tree))
 
 
-def call_shares(parsed, readable):
+def call_shares(parsed, readable, parse):
     """A function: a call node of the function `parsed` -> the names among
     its arguments whose memory the call's result may share (empty for
     calls of anything but a helper s2sad reads)."""
@@ -141,7 +139,7 @@ def call_shares(parsed, readable):
         fn = _callee(call, parsed, readable)
         if fn is None:
             return set()
-        positions = shared_parameters(fn, readable)
+        positions = shared_parameters(fn, readable, parse)
         return {call.args[k].id for k in positions
                 if k < len(call.args) and isinstance(call.args[k], gast.Name)}
     return shares
@@ -162,10 +160,10 @@ def _bind(target, value, shares, links):
         links.setdefault(n, {n}).update(sources)
 
 
-def _shares(e, parsed, readable, seen):
+def _shares(e, parsed, readable, parse, seen):
     """Names whose memory the value of expression `e` may share."""
     def rec(x):
-        return _shares(x, parsed, readable, seen)
+        return _shares(x, parsed, readable, parse, seen)
 
     if isinstance(e, gast.Name):
         return {e.id}
@@ -191,9 +189,8 @@ def _shares(e, parsed, readable, seen):
         obj = None
     helper = readable(obj) if obj is not None else None
     if helper is not None:
-        return set().union(set(), *(rec(e.args[k]) for k in shared_parameters(helper, readable,
-                                                                              seen)
-                                    if k < len(e.args)))
+        return set().union(set(), *(rec(e.args[k]) for k in shared_parameters(
+            helper, readable, parse, seen) if k < len(e.args)))
     if isinstance(obj, np.ufunc) or obj in _VALUES or obj is not None and getattr(
             obj, "__name__", None) in _FRESH_FUNCTIONS and _is_numpy(obj):
         return set()

@@ -20,7 +20,7 @@ in that form, but a helper's forward copy keeps the user's methods."""
 import gast
 import numpy as np
 
-from ..frontend.statements.normalize import METHODS
+from ..ops import METHODS
 from ..syntax import walk
 
 

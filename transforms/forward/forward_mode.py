@@ -8,10 +8,10 @@ tangents; anything else has an explicit tangent template."""
 import gast
 
 from ..analysis import kinds as K
-from ..frontend.calls.bind import check_rule_application, refuse_active_index
 from ..reverse.contributions import refuse_active_list
 from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
-from ..ops import ARRAY_METADATA, BINOPS, callee_text, operator_text, resolve_call
+from ..ops import (ARRAY_METADATA, BINOPS, callee_text, check_rule_application, operator_text,
+                   refuse_active_index, resolve_call)
 from ..syntax import assign, base_name, call, clone, const, name, names_loaded, store
 from ..templates import inline, template_of
 

@@ -8,10 +8,10 @@ provides `fn`, `registry`, `namer`, `context`, `kinds`, `active`,
 import gast
 
 from ..analysis import kinds as K
-from ..frontend.calls.bind import check_rule_application, refuse_active_index
 from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
 from ..emit.unparse import stmt_source
-from ..ops import ARRAY_METADATA, BINOPS, UNARYOPS, callee_text, operator_text, resolve_call
+from ..ops import (ARRAY_METADATA, BINOPS, UNARYOPS, callee_text, check_rule_application,
+                   operator_text, refuse_active_index, resolve_call)
 from ..syntax import assign, base_name, call, clone, const, name, store, structure, subscript, walk
 from ..templates import inline, template_of
 

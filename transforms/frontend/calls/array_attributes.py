@@ -11,18 +11,17 @@ contributions.py), never taken as a constant.
 
 An attribute numpy's arrays do not have (`x.ptp()`, removed in numpy 2)
 raises the AttributeError the function itself raises when it runs
-(`missing_array_attributes`), not a missing gradient."""
+(missing_attributes.py), not a missing gradient."""
 import gast
-import numpy as np
 
 from ...syntax import Transformer, call, const, walk
 
 _RESPELT = {"flat", "mT"}
 
 
-def respell_array_attributes(tree):
+def run(tree, ctx):
     if not any(n.__class__ is gast.Attribute and n.attr in _RESPELT for n in walk(tree)):
-        return tree  # (most functions: no pass over the tree)
+        return None  # (most functions: no pass over the tree)
     _Respell().visit(tree)
     return tree
 
@@ -41,14 +40,3 @@ class _Respell(Transformer):
                 call("np.swapaxes", node.value, const(-1), const(-2)), node)
         return node
 
-
-def missing_array_attributes(tree, kinds, location, nodes=None):
-    """Raise numpy's AttributeError for `x.name` of an array `x` (a kind
-    known to be an ndarray) that ndarrays do not have (`x.ptp()` in numpy
-    2). `nodes`: walk(tree), if the caller has it."""
-    for node in walk(tree) if nodes is None else nodes:
-        if node.__class__ is gast.Attribute and node.value.__class__ is gast.Name:
-            kind = kinds.get(node.value.id)
-            if kind is not None and kind.is_array and not hasattr(np.ndarray, node.attr):
-                raise AttributeError(f"{location.describe(node)}: 'numpy.ndarray' object has "
-                                     f"no attribute '{node.attr}' (numpy {np.__version__})")

@@ -72,15 +72,17 @@ def _names_a_form(nodes, namespace):
     return False
 
 
-def spell_builtin_forms(tree, namespace, location):
+def run(tree, ctx):
     """Rewrite `tree` (a parsed function, nested functions included) in place."""
+    namespace = ctx.namespace
     nodes = walk(tree)
     if not _names_a_form(nodes, namespace):
-        return
+        return None
     local = {n.id for n in nodes if isinstance(n, gast.Name)
              and not isinstance(n.ctx, gast.Load)} | {a.id for a in tree.args.args}
-    _Forms(namespace, local, location, set(namespace) | {
+    _Forms(namespace, local, ctx.location, set(namespace) | {
         n.id for n in nodes if isinstance(n, gast.Name)}).function(tree)
+    return tree
 
 
 class _Forms:

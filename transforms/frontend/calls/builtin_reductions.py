@@ -1,7 +1,7 @@
 """Python's `sum`, `max` and `min` of an array (`sum(x ** 2)`, `max(v)`):
 numpy's reductions over the first axis, which is what iterating over the
 array computes (`sum(A)` of a matrix adds its rows). Decided from the kinds,
-since `sum` of a list or a generator is lowered elsewhere (containers.py);
+since `sum` of a list or a generator is lowered elsewhere (comprehensions.py);
 numba has neither builtin for arrays, and these are the calls the rules and
 numba know:
 
@@ -14,16 +14,15 @@ import builtins
 
 import gast
 
-from ...syntax import walk
-
 _NUMPY = {builtins.sum: "sum", builtins.max: "max", builtins.min: "min"}
 
 
-def reduce_arrays(tree, kinds, resolve, nodes=None):
-    """Rewrite the calls in `tree` (normalised, with `kinds`); whether any
-    was. `nodes`: walk(tree), if the caller has it."""
+def run(tree, ctx):
+    """Rewrite the calls in `tree` (normalised, with `ctx.kinds`); the tree
+    if any was (its kinds are inferred again)."""
+    kinds, resolve = ctx.kinds, ctx.safe_resolve
     changed = False
-    for node in walk(tree) if nodes is None else nodes:
+    for node in ctx.nodes:
         if not (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords
                 and isinstance(node.args[0], gast.Name)):
             continue
@@ -41,4 +40,4 @@ def reduce_arrays(tree, kinds, resolve, nodes=None):
         if kind.ndim > 1:
             node.keywords = [gast.keyword(arg="axis", value=gast.Constant(value=0, kind=None))]
         changed = True
-    return changed
+    return tree if changed else None

@@ -30,9 +30,9 @@ from ...names import fresh_name
 from ...syntax import walk
 
 
-def spell_callable_forms(tree, namespace, location):
-    """Rewrite `tree` (a parsed function) in place; `namespace` resolves its
-    free names."""
+def run(tree, ctx):
+    """Rewrite `tree` (a parsed function) in place."""
+    namespace, location = ctx.namespace, ctx.location
     local = {n.id for n in walk(tree) if isinstance(n, gast.Name)
              and not isinstance(n.ctx, gast.Load)} | {a.id for a in tree.args.args}
     taken = set(namespace) | {n.id for n in walk(tree) if isinstance(n, gast.Name)}
@@ -62,6 +62,7 @@ def spell_callable_forms(tree, namespace, location):
         return out
 
     tree.body = block(tree.body)
+    return tree
 
 
 def _literal(value):

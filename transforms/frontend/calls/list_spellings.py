@@ -1,6 +1,7 @@
 """`list(x)` of a variable (or an attribute or element of one) and
 `x.tolist()`, written as the list comprehensions they compute (s2sad keeps
-those as arrays, and refuses where a list and an array differ)."""
+those as arrays, and refuses where a list and an array differ); an entry
+of read_respellings.py's table."""
 import builtins
 
 import gast
@@ -9,7 +10,14 @@ from ...names import fresh_name
 from ...syntax import walk
 
 
-def spell_lists(tree, namespace):
+def finds(nodes, namespace):
+    """Whether `nodes` (a function's walk) hold a call this rewrites."""
+    return namespace.get("list", builtins.list) is builtins.list and any(
+        (n.__class__ is gast.Name and n.id == "list")
+        or (n.__class__ is gast.Attribute and n.attr == "tolist") for n in nodes)
+
+
+def rewrite(tree, namespace, nodes):
     """`list(x)` of a variable (or an attribute or element of one) and
     `x.tolist()`: list comprehensions, which s2sad keeps as arrays and
     refuses where a list and an array differ (`+`, `*`, `.append`):
@@ -21,17 +29,12 @@ def spell_lists(tree, namespace):
                                                of ints: floats, which do not index)
 
     Run after container arguments are flattened (a container's own `list(p)`
-    is refused there); `list(range(n))` and other calls are left as written."""
-    if namespace.get("list", builtins.list) is not builtins.list:
-        return
-    nodes = walk(tree)  # (a function with neither `list` nor `.tolist` is left at once)
-    if not any((n.__class__ is gast.Name and n.id == "list")
-               or (n.__class__ is gast.Attribute and n.attr == "tolist") for n in nodes):
-        return
+    is refused there); `list(range(n))` and other calls are left as written.
+    Whether it changed the tree."""
     local = {n.id for n in nodes if isinstance(n, gast.Name)
              and not isinstance(n.ctx, gast.Load)} | {a.id for a in tree.args.args}
     if "list" in local or "float" in local:
-        return
+        return False
     taken = set(namespace) | {n.id for n in nodes if isinstance(n, gast.Name)}
 
     class Lists(gast.NodeTransformer):
@@ -58,6 +61,7 @@ def spell_lists(tree, namespace):
             return comp
 
     Lists().visit(tree)
+    return True
 
 
 def _local_value(node, local):

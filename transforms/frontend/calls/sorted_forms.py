@@ -1,5 +1,5 @@
-"""`sorted(...)` of numbers as the permutation np.sort is, before any pass
-reads the tree:
+"""`sorted(...)` of numbers as the permutation np.sort is (an entry of
+read_respellings.py's table):
 
     s = sorted(x)                 sorted_values = np.asarray(x)
                                   if sorted_values.ndim != 1: raise ValueError(...)
@@ -19,22 +19,25 @@ import gast
 import numpy as np
 
 from ...names import fresh_name
-from ...syntax import walk
 
 _NOT_1D = ("sorted() of an array that is not 1-d (Python compares its rows, which "
            "raises for arrays)")
 
 
-def desugar_sorted(tree, namespace):
-    """Rewrite `tree` (a FunctionDef) in place."""
-    if namespace.get("sorted") is not builtins.sorted or namespace.get("np") is not np or not any(
-            _is_sorted(n) for n in walk(tree)):
-        return
-    taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+def finds(nodes, namespace):
+    """Whether `nodes` (a function's walk) hold a call this rewrites."""
+    return namespace.get("sorted") is builtins.sorted and namespace.get("np") is np and any(
+        _is_sorted(n) for n in nodes)
+
+
+def rewrite(tree, namespace, nodes):
+    """Rewrite `tree` (a FunctionDef, `nodes` its walk) in place; whether it changed."""
+    taken = {n.id for n in nodes if isinstance(n, gast.Name)}
     if any(isinstance(n, gast.Name) and n.id in ("sorted", "np") and not isinstance(
-            n.ctx, gast.Load) for n in walk(tree)):
-        return  # (a local of that name)
+            n.ctx, gast.Load) for n in nodes):
+        return False  # (a local of that name)
     _rewrite(tree.body, taken)
+    return True
 
 
 def _is_sorted(node):

@@ -29,13 +29,13 @@ from ...syntax import walk
 _LENGTH_CHANGERS = {"append", "extend", "pop", "insert", "remove", "clear"}
 
 
-def desugar_star_forms(tree, location, namespace):
-    """Rewrite `tree` (a FunctionDef) in place; `namespace` resolves the
-    function's free names."""
+def run(tree, ctx):
+    """Rewrite `tree` (a FunctionDef) in place."""
     if not any(isinstance(n, gast.Starred) for n in walk(tree)):
-        return
-    forms = _StarForms(tree, location, namespace)
+        return None
+    forms = _StarForms(tree, ctx.location, ctx.namespace, ctx.parse)
     forms.block(tree.body)
+    return tree
 
 
 def _name(id_, ctx=None):
@@ -55,9 +55,10 @@ def _assign(target, value, src):
 
 
 class _StarForms:
-    def __init__(self, tree, location, namespace):
+    def __init__(self, tree, location, namespace, parse):
         self.location = location
         self.namespace = namespace
+        self.parse = parse
         self.taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
         self.literals = _bound_once_to_literals(tree)
         self.params = {a.id for a in walk(tree.args) if isinstance(a, gast.Name)}
@@ -96,10 +97,9 @@ class _StarForms:
         helper = _resolve(node.func, self.namespace)
         if not inspect.isfunction(helper) or helper in _MEASURING:
             return None
-        from ..read.read import parse_function
         _MEASURING.add(helper)  # (a recursive helper unpacks its own result)
         try:
-            tree = parse_function(helper, read_only=True).tree
+            tree = self.parse(helper, read_only=True).tree
         except Exception:  # noqa: BLE001 - no source, or refused: the unpacking stays refused
             return None
         finally:

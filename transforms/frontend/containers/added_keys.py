@@ -1,5 +1,5 @@
 """A helper adding a key to a local dict its caller gives it (or the function
-itself assigning a new key, create_assigned_keys):
+itself assigning a new key: assigned_keys.py):
 
     d = {}                         d = {"y": 0.0}
     fill(d, x)             ->      fill(d, x)          (fill: d["y"] = x * 2)
@@ -18,25 +18,24 @@ naming the helper's line (a read of the key before it is written would be a
 KeyError in Python, not the placeholder)."""
 import gast
 
+from .dict_keys import local_dict_keys, only_at_keys, used_at_keys
+from ..effects.helper_effects import resolves, written_positions
 from ...errors import UnsupportedSyntaxError
 from ...syntax import const, names_loaded, names_stored, own_blocks, parents_of, walk
 
 
-def create_added_keys(tree, parsed, readable, written_positions):
+def run(tree, ctx):
     """Add to the caller's dict literals the keys helpers add (see above),
-    or refuse. `readable(obj)`: the Python function s2sad reads for a
-    callee, or None; `written_positions(fn, readable)`: the parameters `fn`
-    writes into (written_args.py)."""
-    from .dicts import local_dict_keys
-    from ..effects.written_args import _safe
+    or refuse."""
+    parsed, readable, parse = ctx.parsed, ctx.readable, ctx.parse
     dicts, parents = None, None
     for call in [n for n in walk(tree) if isinstance(n, gast.Call)]:
-        if not _safe(parsed, call.func):
+        if not resolves(parsed, call.func):
             continue
         fn = readable(parsed.resolve(call.func))
         if fn is None:
             continue
-        for pos in written_positions(fn, readable)[0]:
+        for pos in written_positions(fn, readable, parse)[0]:
             arg = call.args[pos] if pos < len(call.args) else None
             if not isinstance(arg, gast.Name):
                 continue
@@ -45,12 +44,12 @@ def create_added_keys(tree, parsed, readable, written_positions):
             if arg.id not in dicts:
                 continue
             keys = dicts[arg.id]
-            added = [(k, line) for k, line in _keys_written(fn, pos) if k not in keys]
+            added = [(k, line) for k, line in _keys_written(fn, pos, parse) if k not in keys]
             if not added:
                 continue
             literal = _creation_followed_by(tree, arg.id, call)
-            safe = literal is not None and _used_at_keys(tree, arg.id, parents, parsed, readable) \
-                and _written_first(fn, pos, [k for k, _ in added], keys)
+            safe = literal is not None and used_at_keys(tree, arg.id, parents, parsed, readable) \
+                and _written_first(fn, pos, [k for k, _ in added], keys, parse)
             if not safe:
                 key, line = added[0]
                 raise UnsupportedSyntaxError(
@@ -67,12 +66,13 @@ def create_added_keys(tree, parsed, readable, written_positions):
                     literal.keys.append(const(key))
                     literal.values.append(const(0.0))
                     keys.append(key)
+    return tree
 
 
-def _keys_written(fn, pos):
+def _keys_written(fn, pos, parse):
     """(constant key, line in its file) of each `p[key] = ...` writing into
     `fn`'s parameter at `pos`, in the order written."""
-    tree, location, param = _helper(fn, pos)
+    tree, location, param = _helper(fn, pos, parse)
     if tree is None:
         return []
     found = []
@@ -87,10 +87,9 @@ def _keys_written(fn, pos):
     return found
 
 
-def _helper(fn, pos):
-    from ..read.read import parse_function
+def _helper(fn, pos, parse):
     try:
-        parsed = parse_function(fn, read_only=True)
+        parsed = parse(fn, read_only=True)
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated
         return None, None, None
     params = [a.id for a in parsed.tree.args.args]
@@ -117,31 +116,11 @@ def _creation_followed_by(tree, var, call):
     return None
 
 
-def _used_at_keys(tree, var, parents, parsed, readable):
-    """Whether every read of the dict `var` is `var[constant]` or an argument
-    of a Python helper (nothing that sees its keys: len, in, a loop, a
-    method, a numpy function)."""
-    from ..effects.written_args import _safe
-    for node in walk(tree):
-        if not (isinstance(node, gast.Name) and node.id == var
-                and isinstance(node.ctx, gast.Load)):
-            continue
-        up = parents.get(id(node))
-        if isinstance(up, gast.Subscript) and up.value is node \
-                and isinstance(up.slice, gast.Constant):
-            continue
-        if isinstance(up, gast.Call) and node in up.args and _safe(parsed, up.func) \
-                and readable(parsed.resolve(up.func)) is not None:
-            continue
-        return False
-    return True
-
-
-def _written_first(fn, pos, added, keys):
+def _written_first(fn, pos, added, keys, parse):
     """Whether the helper writes each key in `added` in a statement of its
     own body before which (and in whose value) nothing names its parameter
     but at the dict's existing `keys`, and nothing returns."""
-    tree, _, param = _helper(fn, pos)
+    tree, _, param = _helper(fn, pos, parse)
     if tree is None:
         return False
     pending = list(added)
@@ -151,7 +130,7 @@ def _written_first(fn, pos, added, keys):
             and isinstance(target.value, gast.Name) and target.value.id == param \
             and isinstance(target.slice, gast.Constant) else None
         reads = s.value if written is not None else s
-        if not _only_at_keys(reads, param, keys) or any(
+        if not only_at_keys(reads, param, keys) or any(
                 isinstance(n, gast.Return) for n in walk(s)):
             return False
         if written in pending:
@@ -162,77 +141,3 @@ def _written_first(fn, pos, added, keys):
     return False
 
 
-def _only_at_keys(node, param, keys):
-    """Whether `node` names `param` only as `param[key]` with a key in `keys`."""
-    allowed = set()
-    for n in walk(node):
-        if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
-                and n.value.id == param and isinstance(n.slice, gast.Constant) \
-                and n.slice.value in keys:
-            allowed.add(id(n.value))
-    return all(id(n) in allowed for n in walk(node)
-               if isinstance(n, gast.Name) and n.id == param)
-
-
-def create_assigned_keys(tree, parsed, readable):
-    """`d = {}` followed, in the same block, by `d["y"] = ...` (as a nested
-    function's `d[k] = v`, inlined, writes it): the key is created with the
-    dict, as for a helper adding it, when each new key is assigned by a
-    statement of that block before which (and in whose value) nothing names
-    the dict but at keys it has, and the dict is otherwise used only at
-    constant keys and as a helper's argument. Anything else is left to
-    dicts.py, which refuses a dict with a new key. (Run when the function is
-    parsed, before anything reads a literal's keys: dict comprehensions,
-    aux_output.py, create_added_keys.)"""
-    from .dicts import local_dict_keys
-    dicts = local_dict_keys(tree, parsed.resolve)
-    if not dicts:
-        return
-    parents = None
-    for block in own_blocks(tree.body):
-        for i, s in enumerate(block):
-            if not (isinstance(s, gast.Assign) and len(s.targets) == 1
-                    and isinstance(s.targets[0], gast.Name) and s.targets[0].id in dicts
-                    and isinstance(s.value, gast.Dict)):
-                continue
-            var, keys = s.targets[0].id, dicts[s.targets[0].id]
-            added = []
-            for n in walk(tree):
-                if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) \
-                        and isinstance(n.value, gast.Name) and n.value.id == var \
-                        and isinstance(n.slice, gast.Constant) \
-                        and isinstance(n.slice.value, str) \
-                        and n.slice.value not in keys + added:
-                    added.append(n.slice.value)
-            if not added:
-                continue
-            parents = parents or parents_of(tree)
-            if not _used_at_keys(tree, var, parents, parsed, readable) \
-                    or not _assigned_first(block[i + 1:], var, added, keys):
-                continue
-            for key in added:
-                s.value.keys.append(const(key))
-                s.value.values.append(const(0.0))
-
-
-def _assigned_first(stmts, var, added, keys):
-    """Whether each key in `added` is assigned by one of `stmts` (`var[key] =
-    ...`) before which, and in whose value, nothing names `var` but at the
-    keys it has by then, and nothing returns."""
-    pending, keys = list(added), list(keys)
-    for s in stmts:
-        target = s.targets[0] if isinstance(s, gast.Assign) and len(s.targets) == 1 else None
-        written = target.slice.value if isinstance(target, gast.Subscript) \
-            and isinstance(target.value, gast.Name) and target.value.id == var \
-            and isinstance(target.slice, gast.Constant) else None
-        reads = s.value if written is not None else s
-        if not _only_at_keys(reads, var, keys) or any(
-                isinstance(n, gast.Return) for n in walk(s)):
-            return False
-        if written is not None and written not in keys:
-            keys.append(written)
-            if written in pending:
-                pending.remove(written)
-        if not pending:
-            return True
-    return False

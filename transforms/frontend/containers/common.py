@@ -1,4 +1,5 @@
-"""Small predicates the container passes share."""
+"""Small predicates the container passes share, and the test that skips
+them all at once for a function with no container (most numeric ones)."""
 import builtins
 import inspect
 
@@ -62,3 +63,86 @@ def constant_index(node, size):
     if isinstance(value, bool) or not isinstance(value, int) or not -size <= value < size:
         return None
     return value % size
+
+
+# Builtins the passes above do not look for (a call of any other builtin,
+# sum, min, max, enumerate, zip, reversed, ..., takes the passes' path).
+_PLAIN_BUILTINS = {builtins.range, builtins.len, builtins.abs, builtins.float, builtins.int,
+                   builtins.bool, builtins.round, builtins.pow}
+_CONTAINERS = (gast.List, gast.Tuple, gast.Dict, gast.Set, gast.ListComp, gast.GeneratorExp,
+               gast.SetComp, gast.DictComp, gast.Starred, gast.Lambda, gast.FunctionDef)
+
+
+def has_containers(ctx):
+    """Whether the tree holds something the container passes act on: a
+    list, dict, set or comprehension, a tuple bound or looped over, a nested
+    function, a call without arguments (`d.items()`, `dict()`), a call of a
+    builtin but the plain ones, or a loop other than `for v in range(...)`.
+    Most numeric functions have none: one walk instead of one per pass."""
+    return not _without_containers(ctx.tree, ctx.resolve)
+
+
+def _without_containers(fn_tree, resolve):
+    for node in walk(fn_tree):
+        cls = node.__class__
+        if cls is gast.Tuple:
+            continue  # (a literal bound or looped over is seen at its Assign or For)
+        if isinstance(node, _CONTAINERS) and node is not fn_tree:
+            return False
+        if cls is gast.Assign and node.value.__class__ is gast.Tuple:
+            return False
+        if cls is gast.For and not (node.target.__class__ is gast.Name
+                                    and node.iter.__class__ is gast.Call
+                                    and is_builtin(resolve, node.iter.func, builtins.range)):
+            return False
+        if cls is gast.Call:
+            if not node.args:
+                return False
+            if node.func.__class__ is gast.Name:
+                try:
+                    obj = resolve(node.func)
+                except Exception:  # noqa: BLE001 - not resolvable: not a builtin
+                    continue
+                if getattr(obj, "__module__", None) == "builtins" \
+                        and obj not in _PLAIN_BUILTINS:
+                    return False
+    return True
+
+
+def list_only_use(fn_tree, names, resolve, depth=None, helpers=False, attributes=True):
+    """The first (node, description) of a use of a list named in `names`
+    where a list and an array differ, or None. `depth` ({name: levels}):
+    a list of lists, whose `M[i]` is a list too. `helpers`: a helper
+    called with the list is given its kind, which says it is a list
+    (sequence_args.py), so passing it is not such a use. `attributes`:
+    refuse x.attr (a list argument is an array to its attributes: x.shape
+    raises in Python, gives no other value)."""
+    depth = depth or {}
+
+    def is_list(node):
+        chain = 0
+        while isinstance(node, gast.Subscript):
+            if any(isinstance(s, gast.Slice) for s in walk(node.slice)):
+                chain -= 1  # (a slice of a list is a list)
+            chain += 1
+            node = node.value
+        return isinstance(node, gast.Name) and node.id in names \
+            and chain < depth.get(node.id, 1)
+
+    for node in walk(fn_tree):
+        bad = None
+        if isinstance(node, gast.BinOp) and (is_list(node.left) or is_list(node.right)):
+            bad = "`+` or `*` on a list (concatenation or repetition)"
+        elif isinstance(node, gast.AugAssign) and is_list(node.target):
+            bad = "an augmented assignment to a list"
+        elif attributes and isinstance(node, gast.Attribute) and is_list(node.value):
+            bad = f"the list method .{node.attr}"
+        elif isinstance(node, gast.Compare) and any(
+                is_list(c) for c in [node.left] + node.comparators):
+            bad = "comparing a list"
+        elif not helpers and isinstance(node, gast.Call) and any(
+                is_list(a) for a in node.args) and is_user_function(resolve(node.func)):
+            bad = "a list passed to a function s2sad differentiates through its source"
+        if bad:
+            return node, bad
+    return None

@@ -1,5 +1,4 @@
-"""Front end: lists, tuples and comprehensions become the arrays and loops
-the later passes differentiate.
+"""Comprehensions become the arrays and loops the later passes differentiate.
 
 Python semantics are kept exactly, or the construct is refused:
 
@@ -12,12 +11,7 @@ Python semantics are kept exactly, or the construct is refused:
   the list (`np.array`, `np.stack`, `np.sum`, `max`, indexing, `len`,
   iteration). A name bound to one may not be used as a list (`+`, `*`,
   methods, comparisons, passed to a helper), since an array behaves
-  differently there;
-- a local name bound once to a list or tuple literal (`v = [1.0, a, 3.0]`)
-  becomes one variable per element (`v_1`), read and written through
-  constant indices; a whole use (`np.sum(v)`, `return v`) is the literal
-  again, a run-time index `v[i]` reads `np.array(v)[i]`;
-- `sum([a, b, c])` is `0 + a + b + c`, as Python computes it.
+  differently there (materialised_lists.py refuses those uses).
 
 The comprehension's variables are renamed (they do not leak into the
 function, as in Python 3)."""
@@ -25,86 +19,28 @@ import builtins
 
 import gast
 
-from .common import (has_comprehension, is_builtin, is_range, is_user_function,
-                                mentions, range_element, stacks)
+from .common import has_comprehension, is_builtin, is_range, mentions, range_element, stacks
 from ...errors import UnsupportedSyntaxError
-from .dicts import local_dict_keys, scalarise_dicts
-from .list_appends import fold_appends
-from .nested_literals import nested_lists_as_arrays
-from .literal_loops import unroll_literal_loops
-from .literals import SumOfLiteral, scalarise_literals
 from ...syntax import Transformer, assign, call, clone, const, name, store, walk
 
 EMPTY_STACK = "empty_stack"  # the runtime helper allocating a materialised list
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 
 
-def lower_containers(fn_tree, location, namer, resolve, runtime_objects, namespace):
-    """`resolve(node)` is the object a name denotes (None for a local)."""
-    if _without_containers(fn_tree, resolve):
-        return fn_tree  # (every pass below would leave it as it is)
-    fold_appends(fn_tree, namer)  # xs = []; xs.append(a); xs.append(b): xs = [a, b]
-    # for w in (a, b) (or d.items() of a local dict): the body once per element
-    unroll_literal_loops(fn_tree, namer, local_dict_keys(fn_tree, resolve).get)
-    lowering = _Comprehensions(location, namer, resolve, location.is_generated)
-    fn_tree.body = lowering.block(fn_tree.body)
+def run(tree, ctx):
+    """Comprehensions lowered to loops (the names bound to the arrays they
+    fill: `ctx.materialised`, which materialised_lists.py checks)."""
+    location = ctx.location
+    lowering = _Comprehensions(location, ctx.namer, ctx.resolve, location.is_generated)
+    tree.body = lowering.block(tree.body)
     if lowering.allocates:
-        helper = runtime_objects.get(EMPTY_STACK)
-        if namespace.setdefault(EMPTY_STACK, helper) is not helper:
+        helper = ctx.runtime_objects.get(EMPTY_STACK)
+        if ctx.namespace.setdefault(EMPTY_STACK, helper) is not helper:
             raise UnsupportedSyntaxError(
                 f"a list comprehension in a module with a global named '{EMPTY_STACK}'",
-                location, fn_tree, f"Rename the global '{EMPTY_STACK}'")
-    # M = [[a, b], [c, d]] (bound once, used as a list of lists only where an
-    # array means the same): M = np.array([[a, b], [c, d]])
-    nested_lists_as_arrays(fn_tree, resolve, list_only_use)
-    if lowering.materialised:
-        _check_list_uses(fn_tree, lowering.materialised, location, resolve)
-        _CopiesOfMaterialised(lowering.materialised, resolve).visit(fn_tree)
-    scalarise_dicts(fn_tree, namer, resolve, location, namespace)
-    scalarise_literals(fn_tree, namer, resolve)
-    SumOfLiteral(resolve).visit(fn_tree)
-    return fn_tree
-
-
-# Builtins the passes above do not look for (a call of any other builtin,
-# sum, min, max, enumerate, zip, reversed, ..., takes the passes' path).
-_PLAIN_BUILTINS = {builtins.range, builtins.len, builtins.abs, builtins.float, builtins.int,
-                   builtins.bool, builtins.round, builtins.pow}
-_CONTAINERS = (gast.List, gast.Tuple, gast.Dict, gast.Set, gast.ListComp, gast.GeneratorExp,
-               gast.SetComp, gast.DictComp, gast.Starred, gast.Lambda, gast.FunctionDef)
-
-
-def _without_containers(fn_tree, resolve):
-    """Whether `fn_tree` holds nothing the passes of lower_containers act on
-    (most numeric functions): no list, dict, set or comprehension, no tuple
-    but as an index or a call's argument, no nested function, no call
-    without arguments (`d.items()`, `dict()`), no call of a builtin but
-    the plain ones, and only `for v in range(...)` loops. One walk instead
-    of one per pass."""
-    for node in walk(fn_tree):
-        cls = node.__class__
-        if cls is gast.Tuple:
-            continue  # (a literal bound or looped over is seen at its Assign or For)
-        if isinstance(node, _CONTAINERS) and node is not fn_tree:
-            return False
-        if cls is gast.Assign and node.value.__class__ is gast.Tuple:
-            return False
-        if cls is gast.For and not (node.target.__class__ is gast.Name
-                                    and node.iter.__class__ is gast.Call
-                                    and is_builtin(resolve, node.iter.func, builtins.range)):
-            return False
-        if cls is gast.Call:
-            if not node.args:
-                return False
-            if node.func.__class__ is gast.Name:
-                try:
-                    obj = resolve(node.func)
-                except Exception:  # noqa: BLE001 - not resolvable: not a builtin
-                    continue
-                if getattr(obj, "__module__", None) == "builtins" \
-                        and obj not in _PLAIN_BUILTINS:
-                    return False
-    return True
+                location, tree, f"Rename the global '{EMPTY_STACK}'")
+    ctx.materialised = lowering.materialised
+    return tree
 
 
 # ---- comprehensions ---------------------------------------------------------
@@ -484,79 +420,6 @@ def _appends_to(stmt, out):
         stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append" and isinstance(
         stmt.value.func.value, gast.Name) and stmt.value.func.value.id == out \
         and len(stmt.value.args) == 1 and not stmt.value.keywords
-
-
-def _check_list_uses(fn_tree, names, location, resolve):
-    """A materialised list is an array: refuse the uses where a list and an
-    array differ."""
-    found = list_only_use(fn_tree, names, resolve)
-    if found is not None:
-        node, bad = found
-        raise UnsupportedSyntaxError(
-            f"{bad} built by a comprehension (s2sad keeps it as an array)", location, node,
-            "Convert it with np.array(...) and use array operations")
-
-
-def list_only_use(fn_tree, names, resolve, depth=None, helpers=False, attributes=True):
-    """The first (node, description) of a use of a list named in `names`
-    where a list and an array differ, or None. `depth` ({name: levels}):
-    a list of lists, whose `M[i]` is a list too. `helpers`: a helper
-    called with the list is given its kind, which says it is a list
-    (sequence_args.py), so passing it is not such a use. `attributes`:
-    refuse x.attr (a list argument is an array to its attributes: x.shape
-    raises in Python, gives no other value)."""
-    depth = depth or {}
-
-    def is_list(node):
-        chain = 0
-        while isinstance(node, gast.Subscript):
-            if any(isinstance(s, gast.Slice) for s in walk(node.slice)):
-                chain -= 1  # (a slice of a list is a list)
-            chain += 1
-            node = node.value
-        return isinstance(node, gast.Name) and node.id in names \
-            and chain < depth.get(node.id, 1)
-
-    for node in walk(fn_tree):
-        bad = None
-        if isinstance(node, gast.BinOp) and (is_list(node.left) or is_list(node.right)):
-            bad = "`+` or `*` on a list (concatenation or repetition)"
-        elif isinstance(node, gast.AugAssign) and is_list(node.target):
-            bad = "an augmented assignment to a list"
-        elif attributes and isinstance(node, gast.Attribute) and is_list(node.value):
-            bad = f"the list method .{node.attr}"
-        elif isinstance(node, gast.Compare) and any(
-                is_list(c) for c in [node.left] + node.comparators):
-            bad = "comparing a list"
-        elif not helpers and isinstance(node, gast.Call) and any(
-                is_list(a) for a in node.args) and is_user_function(resolve(node.func)):
-            bad = "a list passed to a function s2sad differentiates through its source"
-        if bad:
-            return node, bad
-    return None
-
-
-class _CopiesOfMaterialised(Transformer):
-    """np.array(v) of a materialised list is a copy of its array (numba
-    has no np.array of an array)."""
-
-    def __init__(self, names, resolve):
-        self.names, self.resolve = names, resolve
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], gast.Name) \
-                and node.args[0].id in self.names and stacks(self.resolve, node.func):
-            return gast.copy_location(call("np.copy", node.args[0]), node)
-        if 1 <= len(node.args) <= 2 and not node.keywords and isinstance(node.args[0], gast.Name) \
-                and node.args[0].id in self.names and is_builtin(self.resolve, node.func,
-                                                                 builtins.sum):
-            # Python's sum adds the elements, the array's first axis
-            total = call("np.sum", node.args[0], keywords=[("axis", const(0))])
-            if len(node.args) == 2:
-                total = gast.BinOp(left=node.args[1], op=gast.Add(), right=total)
-            return gast.copy_location(total, node)
-        return node
 
 
 def _enumerate_start(call):

@@ -24,11 +24,12 @@ _SET_HINT = ("A set keeps one of equal numbers, in an order of its own: there is
              "gradient to give it. Use a list comprehension, or np.unique of an array")
 
 
-def desugar_dict_comprehensions(tree, location):
+def run(tree, ctx):
     """Rewrite `tree` (a FunctionDef) in place."""
+    location = ctx.location
     comps = [n for n in walk(tree) if isinstance(n, (gast.DictComp, gast.SetComp))]
     if not comps:
-        return
+        return None
     for comp in comps:
         dicts = _dict_literals(tree)  # (with the literals made of comprehensions before)
         if isinstance(comp, gast.SetComp):
@@ -44,6 +45,7 @@ def desugar_dict_comprehensions(tree, location):
             values.append(_substituted(comp.value, bound))
         literal = gast.copy_location(gast.Dict(keys=keys, values=values), comp)
         _replace(tree, comp, literal)
+    return tree
 
 
 def _dict_literals(tree):

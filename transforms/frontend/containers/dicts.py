@@ -20,16 +20,18 @@ import types
 import gast
 
 from .common import is_builtin, is_user_function
+from .dict_keys import dict_items
+from .flatten import spread_copy
+from .structure import Structure
 from ...errors import UnsupportedSyntaxError
-from .flatten_args import Structure
-from .spread_arguments import spread_copy
 from ...syntax import Transformer, name, parents_of, store, walk
 
 
-def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
+def run(fn_tree, ctx):
+    namer, resolve, location, namespace = ctx.namer, ctx.resolve, ctx.location, ctx.namespace
     if not any(n.__class__ is gast.Dict or (n.__class__ is gast.Call and not n.args)
                for n in walk(fn_tree)):
-        return fn_tree  # (no dict display, nor a call that may be dict(k=v): most functions)
+        return None  # (no dict display, nor a call that may be dict(k=v): most functions)
     _name_helper_arguments(fn_tree, namer, resolve)
     nodes = walk(fn_tree)  # (one walk for every question below, until a rewrite)
     bindings = {}
@@ -41,7 +43,7 @@ def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name) \
                 and bindings.get(node.targets[0].id) == 1:
-            items = _items(node.value, resolve)
+            items = dict_items(node.value, resolve)
             if items is not None:
                 candidates[node.targets[0].id] = (node, items)
     excluded = {a.id for a in walk(fn_tree.args) if isinstance(a, gast.Name)}
@@ -50,7 +52,7 @@ def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
             excluded |= {n.id for n in walk(node) if isinstance(n, gast.Name)}
     # (the function, as spread_copy reads it: its namespace gets the copies' names)
     caller = types.SimpleNamespace(resolve=resolve, namespace=namespace, tree=fn_tree,
-                                   taken=namer.taken)
+                                   taken=namer.taken, parse=ctx.parse)
     spreads = {}  # id(call) -> name of the helper's copy taking the dict's values
     for v in list(candidates):
         if v in excluded or not _uses_understood(fn_tree, v, *candidates[v], caller, spreads):
@@ -69,36 +71,6 @@ def scalarise_dicts(fn_tree, namer, resolve, location, namespace=None):
     return fn_tree
 
 
-def local_dict_keys(fn_tree, resolve):
-    """name -> [keys] of the local names bound once, to a dict literal with
-    constant string keys (the ones scalarise_dicts may make variables of)."""
-    bound, keys = {}, {}
-    for node in walk(fn_tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            bound[node.id] = bound.get(node.id, 0) + 1
-        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], gast.Name):
-            items = _items(node.value, resolve)
-            if items is not None:
-                keys[node.targets[0].id] = list(items)
-    return {v: k for v, k in keys.items() if bound.get(v) == 1}
-
-
-def _items(value, resolve):
-    """{key: value node} of a dict display or dict(k=v) call with constant
-    string keys, or None."""
-    if isinstance(value, gast.Dict):
-        if any(not (isinstance(k, gast.Constant) and isinstance(k.value, str))
-               for k in value.keys):
-            return None  # (a ** unpacking has key None)
-        keys = [k.value for k in value.keys]
-        return dict(zip(keys, value.values)) if len(set(keys)) == len(keys) else None
-    if isinstance(value, gast.Call) and is_builtin(resolve, value.func, builtins.dict) \
-            and not value.args and all(k.arg is not None for k in value.keywords):
-        return {k.arg: k.value for k in value.keywords}
-    return None
-
-
 def _uses_understood(fn_tree, v, stmt, items, caller, spreads):
     parents = parents_of(fn_tree)
     for node in walk(fn_tree):
@@ -109,7 +81,8 @@ def _uses_understood(fn_tree, v, stmt, items, caller, spreads):
             # h(d): h's copy takes the dict's values (each a leaf: a tuple stays a tuple)
             shape = Structure("dict", tuple(items), tuple(Structure("leaf") for _ in items),
                               "dict")
-            ref = spread_copy(caller, parent, parent.args.index(node), shape, caller.taken)
+            ref = spread_copy(caller, parent, parent.args.index(node), shape, caller.parse,
+                              caller.taken)
             if ref is not None:
                 spreads[id(parent)] = ref
                 continue
@@ -188,7 +161,7 @@ def _hoisted(stmt, namer, resolve):
         if not is_user_function(callee):
             continue
         for k, a in enumerate(c.args):
-            items = _items(a, resolve)
+            items = dict_items(a, resolve)
             if items is None or any(isinstance(n, gast.Call) for v in items.values()
                                     for n in walk(v)):
                 continue

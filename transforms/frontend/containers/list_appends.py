@@ -22,16 +22,17 @@ Only appends in the same block as the binding are folded, with no other
 mention of the list between the binding and the last append (an append
 inside a loop or a branch, a read), and never for a list that is popped
 anywhere (a stack): those lists are left as written, for the loop forms
-(containers.py) or a refusal."""
+(comprehensions.py) or a refusal."""
 import gast
 
 from ...syntax import assign, name, walk
 
 
-def fold_appends(fn_tree, namer):
+def run(fn_tree, ctx):
+    namer = ctx.namer
     nodes = walk(fn_tree)
     if not any(n.__class__ is gast.List for n in nodes):
-        return fn_tree  # (no list literal to start from: most functions)
+        return None  # (no list literal to start from: most functions)
     # a list popped anywhere is a stack (a derivative's tape, when s2sad
     # differentiates its own code): left as it is
     stacks = {c.func.value.id for c in nodes if isinstance(c, gast.Call)

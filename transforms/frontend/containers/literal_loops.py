@@ -30,16 +30,16 @@ does one with `break`, `continue` or `else` (refused later if its elements
 need a gradient)."""
 import gast
 
+from .dict_keys import local_dict_keys
 from ...syntax import assign, clone, name, walk
 
 _MOST_ELEMENTS = 32  # (longer ones stay loops: the body would be repeated that often)
 
 
-def unroll_literal_loops(fn_tree, namer, dict_keys=None):
-    """`dict_keys(name)`: the keys of the dict literal a local name is bound
-    to once, or None."""
+def run(fn_tree, ctx):
+    dict_keys = local_dict_keys(fn_tree, ctx.resolve).get  # (a local dict's loops too)
     sequences = _read_only_literals(fn_tree)
-    fn_tree.body = _block(fn_tree.body, namer, dict_keys or (lambda v: None), sequences)
+    fn_tree.body = _block(fn_tree.body, ctx.namer, dict_keys, sequences)
     return fn_tree
 
 

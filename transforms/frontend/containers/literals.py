@@ -1,6 +1,8 @@
-"""Front end: a local name bound once to a list or tuple literal becomes
-one variable per element, and `sum()` of a literal a chain of additions
-(see transforms/frontend/containers.py, which runs these after the comprehensions).
+"""A local name bound once to a list or tuple literal becomes one variable
+per element, read and written through constant indices; a whole use
+(`np.sum(v)`, `return v`) is the literal again, a run-time index `v[i]`
+reads `np.array(v)[i]`. `sum()` of a literal is a chain of additions, as
+Python computes it (and `min`/`max` of one its elements, pairwise):
 
     v = [1.0, a, 3.0]            v_0, v_1, v_2 = (1.0, a, 3.0)
     y = v[1] * v[-1]      ->     y = v_1 * v_2
@@ -13,7 +15,14 @@ import gast
 from .common import constant_index, is_builtin, is_user_function
 from ...syntax import Transformer, call, clone, const, name, parents_of, store, walk
 
-def scalarise_literals(fn_tree, namer, resolve):
+
+def run(fn_tree, ctx):
+    _scalarise_literals(fn_tree, ctx.namer, ctx.resolve)
+    _SumOfLiteral(ctx.resolve).visit(fn_tree)
+    return fn_tree
+
+
+def _scalarise_literals(fn_tree, namer, resolve):
     nodes = walk(fn_tree)  # (one walk for both questions)
     bindings = {}
     for node in nodes:
@@ -131,7 +140,7 @@ class _Scalarise(Transformer):
         return node
 
 
-class SumOfLiteral(Transformer):
+class _SumOfLiteral(Transformer):
     """sum([a, b, c]) is 0 + a + b + c, Python's order of additions; min(a,
     b, c) is min(min(a, b), c) (the first of equal values, as Python's), and
     min([a, b, c]) of a list or tuple written out is min(a, b, c)."""

@@ -8,12 +8,13 @@ M[1]`, given to a helper) stays as written."""
 import gast
 import numpy as np
 
+from .common import list_only_use
 from ...syntax import walk
 
 
-def nested_lists_as_arrays(fn_tree, resolve, list_only_use):
-    """Rewrite the candidates in place; `list_only_use(tree, names, resolve,
-    depth)` finds a use where a list and an array differ."""
+def run(fn_tree, ctx):
+    """Rewrite the candidates in place."""
+    resolve = ctx.resolve
     stores, candidates = {}, {}
     for node in walk(fn_tree):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
@@ -26,13 +27,13 @@ def nested_lists_as_arrays(fn_tree, resolve, list_only_use):
     params = {a.id for a in walk(fn_tree.args) if isinstance(a, gast.Name)}
     candidates = {v: c for v, c in candidates.items() if stores.get(v) == 1 and v not in params}
     if not candidates:
-        return
+        return None
     try:
         numpy = resolve(gast.Name(id="np", ctx=gast.Load(), annotation=None, type_comment=None))
     except Exception:  # noqa: BLE001 - np is not numpy here
-        return
+        return None
     if numpy is not np:
-        return
+        return None
     for v, (stmt, depth) in candidates.items():
         if list_only_use(fn_tree, {v}, resolve, {v: depth}) is not None:
             continue
@@ -41,6 +42,7 @@ def nested_lists_as_arrays(fn_tree, resolve, list_only_use):
                                                 type_comment=None),
                                 attr="array", ctx=gast.Load()),
             args=[stmt.value], keywords=[]), stmt.value)
+    return fn_tree
 
 
 def _rectangular_depth(node):

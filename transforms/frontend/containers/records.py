@@ -29,9 +29,10 @@ from ...names import fresh_name
 from ...syntax import walk
 
 
-def desugar_records(tree, location, namespace):
+def run(tree, ctx):
     """Rewrite, in place, the records of `tree` (a FunctionDef) made from a
-    module-level NamedTuple or dataclass. `namespace`: the function's globals."""
+    module-level NamedTuple or dataclass."""
+    location, namespace = ctx.location, ctx.namespace
     for s in list(walk(tree)):
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
@@ -44,6 +45,7 @@ def desugar_records(tree, location, namespace):
             _Record(tree, s, cls, kind, location).rewrite()
         except _LeftAsWritten:
             pass
+    return tree
 
 
 class _LeftAsWritten(Exception):

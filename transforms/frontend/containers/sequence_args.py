@@ -18,19 +18,20 @@ import numpy as np
 
 from ...errors import UnsupportedSyntaxError
 from ...syntax import Transformer, const, names_stored, walk
-from .comprehensions import list_only_use
+from .common import list_only_use
 
 _TYPES = {"list": list, "tuple": tuple}
 
 
-def check_sequence_arguments(tree, arg_kinds, resolve, location):
+def run(tree, ctx):
     """Fold the type questions asked of list (or tuple) arguments and refuse
-    their uses where a list is not an array; returns the tree."""
+    their uses where a list is not an array."""
+    arg_kinds, resolve, location = ctx.arg_kinds, ctx.safe_resolve, ctx.location
     params = [a.id for a in tree.args.args]
     given = {p: _TYPES[k.sequence] for p, k in zip(params, arg_kinds)
              if k is not None and k.is_array and k.sequence in _TYPES}
     if not given:
-        return tree
+        return None
     stored = names_stored(tree.body)
     for p, cls in given.items():
         region = tree.body if p not in stored else _before_rebinding(tree.body, p)

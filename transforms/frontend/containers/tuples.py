@@ -13,26 +13,27 @@ import gast
 from ...syntax import Transformer, assign, name, parents_of, store, walk
 
 
-def split_tuple_variables(tree, kinds, namer):
-    """Rewrite `tree` in place; whether anything changed (kinds must then
-    be inferred again)."""
+def run(tree, ctx):
+    """Rewrite `tree` in place (the tree if anything changed: its kinds are
+    inferred again)."""
+    kinds, namer = ctx.kinds, ctx.namer
     args = {a.id for a in walk(tree.args) if isinstance(a, gast.Name)}
     # (only tuples that carry a gradient: a shape stays `n = shape[0]`, which the
     # bounds prover reads)
     candidates = {v: len(k.items) for v, k in kinds.items() if isinstance(v, str)
                   and k.tag == "tuple" and v not in args and k.items and k.differentiable}
     if not candidates:
-        return False
+        return None
     parents = parents_of(tree)
     for node in walk(tree):
         if isinstance(node, gast.Name) and node.id in candidates:
             if not _understood(node, parents, candidates[node.id]):
                 del candidates[node.id]
     if not candidates:
-        return False
+        return None
     parts = {v: [namer.fresh(f"{v}_{j}") for j in range(n)] for v, n in candidates.items()}
     _Split(parts).visit(tree)
-    return True
+    return tree
 
 
 def _understood(node, parents, arity):

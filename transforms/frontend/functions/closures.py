@@ -21,72 +21,34 @@ Refused, with the line: a nested function used other than by calling it
 may not have run (before it, or outside the block it is defined in), bound
 twice, recursive, decorated, with *args/**kwargs, or writing into an array
 it captures; a lambda anywhere but assigned to a name."""
-import linecache
-import types
+import sys
 
 import gast
 
-from . import function_args
-from .inline_nested import inline_state_changing
-from .nested_function_args import specialise_nested_calls
-from .nested_varargs import spread_varargs
+from . import passed_functions
+from .lifted import (LIFTED, Lifted, Site, bind_call, function_of, loaded, located_at, params_of,
+                     root_of, stored, walk_scope)
 from ...emit.unparse import stmt_source
-from ...errors import SourceLocation, UnsupportedSyntaxError
-from ...names import fresh_name
+from ...errors import UnsupportedSyntaxError
+from ...names import RUNTIME_NAMES, fresh_name
 from ...syntax import Transformer, clone, name
-
-_SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
-           gast.GeneratorExp)
 
 # (code of the function defining it, line, column) -> its lifted function
 _LIFTED_AT = {}
-# lifted function -> Lifted (what parse_function needs to read it)
-LIFTED = {}
 _NAMES_TAKEN = {}  # lifted name -> site key (lifted names are unique in a process)
 
 
-class Lifted:
-    def __init__(self, tree, location, source, root, siblings):
-        self.tree = tree            # gast FunctionDef, the captures as trailing parameters
-        self.location = location    # of the outer function (the tree's line numbers)
-        self.source = source        # the outer function's source
-        self.root = root            # the user function whose namespace names resolve in
-        self.siblings = siblings    # name -> lifted function (for calls between them)
-
-
-class _Site:
-    def __init__(self, stmt, fname, args, body, path):
-        self.stmt = stmt            # the def, or the assignment of the lambda
-        self.name = fname           # the name it is bound to in the outer function
-        self.args = args            # gast.arguments
-        self.body = body            # statements
-        self.path = path            # ((block, index), ...) of its statement
-        self.captures = []
-        self.defaults = {}          # parameter -> node passed when a call leaves it out
-        self.lifted_name = fname
-
-
-def root_of(fn):
-    """The user function whose namespace a (possibly lifted) function's names
-    resolve in."""
-    lifted = LIFTED.get(fn)
-    return fn if lifted is None else lifted.root
-
-
-def lift_nested(tree, fn, location, namespace, source):
-    """Lift the nested functions of `tree` (the parsed `fn`), in place: their
-    statements leave the tree, calls pass the captured values, and
-    `namespace` maps each call's name to its lifted function."""
-    spread_varargs(tree, location)  # def h(*args): the arguments each call passes
-    local = function_args.bound_names(tree)
-    function_args.hoist_lambdas(tree, namespace, set(namespace) | _all_names(tree), local)
-    specialise_nested_calls(tree)
-    # def add(v): out.append(v): inlined where it is called, so it changes `out`
-    inline_state_changing(tree, location, _stored, _params)
+def run(tree, ctx):
+    """Lift the nested functions of `tree` (the function `ctx.fn`), in place:
+    their statements leave the tree, calls pass the captured values, and the
+    namespace maps each call's name to its lifted function (registered in
+    lifted.LIFTED, where reading it finds its tree)."""
+    fn, location, namespace = ctx.fn, ctx.location, ctx.namespace
+    local = passed_functions.bound_names(tree)
     sites = _sites(tree, location)
     _refuse_other_lambdas(tree, location, sites)
     if not sites:
-        return
+        return tree
     by_name = {}
     for s in sites:
         if s.name in by_name:
@@ -94,11 +56,11 @@ def lift_nested(tree, fn, location, namespace, source):
                 f"a nested function '{s.name}' defined twice", location, s.stmt,
                 "Give each nested function its own name")
         by_name[s.name] = s
-    outer_locals = {a.id for a in _params(tree.args)} | _stored(tree.body)
+    outer_locals = {a.id for a in params_of(tree.args)} | stored(tree.body)
     _refuse_rebinding(tree, by_name, location)
     for s in sites:
-        own = {a.id for a in _params(s.args)} | _stored(s.body)
-        free = _loaded(s.body) - own  # (defaults run in the outer scope)
+        own = {a.id for a in params_of(s.args)} | stored(s.body)
+        free = loaded(s.body) - own  # (defaults run in the outer scope)
         s.calls = sorted(free & set(by_name))
         s.captures = sorted((free & outer_locals) - set(by_name))
         _refuse_written_captures(s, location)
@@ -112,26 +74,28 @@ def lift_nested(tree, fn, location, namespace, source):
     for s in sites:
         _snapshot_defaults(s, taken)
     pending = []  # helpers specialised for nested functions passed to them
-    function_args.specialise(tree, by_name, namespace, location, fn, pending, local)
+    passed_functions.specialise(tree, by_name, namespace, location, fn, pending, local,
+                                ctx.parse)
     for s in sites:
         if isinstance(s.stmt, gast.Assign):  # a lambda's body is not in the tree
-            function_args.specialise(gast.Module(body=s.body, type_ignores=[]), by_name,
-                                     namespace, location, fn, pending, local)
+            passed_functions.specialise(gast.Module(body=s.body, type_ignores=[]), by_name,
+                                        namespace, location, fn, pending, local, ctx.parse)
     for s in sites:
         key = (fn.__code__, s.stmt.lineno, s.stmt.col_offset)
         lifted_tree = _lifted_tree(s, by_name, location)
         obj = _LIFTED_AT.get(key)
         if obj is None or stmt_source(LIFTED[obj].tree) != stmt_source(lifted_tree):
-            obj = _function(lifted_tree, fn, location)
+            obj = function_of(lifted_tree, fn, location)
             _LIFTED_AT[key] = obj
-        LIFTED[obj] = Lifted(lifted_tree, _at(location, s.lifted_name, s.stmt), source, root,
-                             siblings)
+        LIFTED[obj] = Lifted(lifted_tree, located_at(location, s.lifted_name, s.stmt),
+                             ctx.source, root, siblings)
         siblings[s.lifted_name] = obj
         namespace[s.lifted_name] = obj
     for needed, s in pending:
         needed[s.lifted_name] = siblings[s.lifted_name]
     _rewrite_calls(tree, by_name, location)
     _remove_sites(tree.body, sites)
+    return tree
 
 
 # ---- finding them ------------------------------------------------------------
@@ -146,13 +110,13 @@ def _sites(tree, location):
                 if s.decorator_list:
                     raise UnsupportedSyntaxError("a decorated nested function", location, s,
                                                  "Remove the decorator")
-                out.append(_Site(s, s.name, s.args, s.body, here))
+                out.append(Site(s, s.name, s.args, s.body, here))
                 continue
             if isinstance(s, gast.Assign) and isinstance(s.value, gast.Lambda) \
                     and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
                 lam = s.value
                 body = [gast.copy_location(gast.Return(value=lam.body), lam.body)]
-                out.append(_Site(s, s.targets[0].id, lam.args, body, here))
+                out.append(Site(s, s.targets[0].id, lam.args, body, here))
                 continue
             for field in ("body", "orelse"):
                 block = getattr(s, field, None)
@@ -201,73 +165,7 @@ def _walk_outer(stmts):
                 todo.append(v)
 
 
-def _params(args):
-    return list(getattr(args, "posonlyargs", None) or []) + list(args.args) + \
-        list(args.kwonlyargs)
-
-
-# ---- scopes ---------------------------------------------------------------------
-
-def _stored(stmts):
-    """Names a scope binds (not inside nested scopes; a nested def's name
-    counts)."""
-    out = set()
-    for n in _walk_scope(stmts):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
-            out.add(n.id)
-        elif isinstance(n, gast.FunctionDef):
-            out.add(n.name)
-        elif isinstance(n, (gast.Import, gast.ImportFrom)):
-            out.update((a.asname or a.name).split(".")[0] for a in n.names)
-    return out
-
-
-def _loaded(stmts):
-    """Names a scope reads that it does not bind, its nested scopes' free
-    names included."""
-    out = set()
-    for n in _walk_scope(stmts):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            out.add(n.id)
-        elif isinstance(n, _SCOPES):
-            out |= _free(n)
-    return out
-
-
-def _free(scope):
-    if isinstance(scope, gast.FunctionDef):
-        own = {a.id for a in _params(scope.args)} | _stored(scope.body)
-        return _loaded(scope.body) - own
-    if isinstance(scope, gast.Lambda):
-        own = {a.id for a in _params(scope.args)}
-        return _loaded([scope.body]) - own
-    own, loads = set(), set()
-    for g in scope.generators:
-        own |= {n.id for n in gast.walk(g.target) if isinstance(n, gast.Name)}
-        loads |= _loaded([g.iter] + list(g.ifs))
-    elts = [scope.key, scope.value] if isinstance(scope, gast.DictComp) else [scope.elt]
-    return (loads | _loaded(elts)) - own
-
-
-def _walk_scope(roots):
-    """Nodes of a scope; a nested scope is yielded, not entered (its defaults
-    and decorators, which run in this scope, are)."""
-    todo = list(roots)
-    while todo:
-        n = todo.pop()
-        yield n
-        if isinstance(n, _SCOPES):
-            if isinstance(n, (gast.FunctionDef, gast.Lambda)):
-                todo.extend(n.args.defaults)
-                todo.extend(d for d in n.args.kw_defaults if d is not None)
-            continue
-        for field in n._fields:
-            v = getattr(n, field, None)
-            if isinstance(v, list):
-                todo.extend(c for c in v if isinstance(c, gast.AST))
-            elif isinstance(v, gast.AST):
-                todo.append(v)
-
+# ---- captures ----------------------------------------------------------------
 
 def _close_captures(sites, by_name, location):
     """A nested function calling another passes that one's captures too, so
@@ -298,8 +196,8 @@ def _close_captures(sites, by_name, location):
 # ---- checks -------------------------------------------------------------------------
 
 def _refuse_rebinding(tree, by_name, location):
-    params = {a.id for a in _params(tree.args)}
-    for n in _walk_scope(tree.body):
+    params = {a.id for a in params_of(tree.args)}
+    for n in walk_scope(tree.body):
         target = None
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             target = n.id
@@ -316,7 +214,7 @@ def _refuse_rebinding(tree, by_name, location):
 
 def _refuse_written_captures(site, location):
     caps = set(site.captures)
-    for n in _walk_scope(site.body):
+    for n in walk_scope(site.body):
         if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
             base = n.value
             while isinstance(base, gast.Subscript):
@@ -339,8 +237,8 @@ def _check_uses(tree, by_name, location, namespace, local):
         for c in gast.iter_child_nodes(n):
             parents[id(c)] = n
         if isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not tree:
-            bound = {a.id for a in _params(n.args)}
-            bound |= _stored(n.body) if isinstance(n, gast.FunctionDef) else set()
+            bound = {a.id for a in params_of(n.args)}
+            bound |= stored(n.body) if isinstance(n, gast.FunctionDef) else set()
             for p in sorted(bound & set(by_name)):
                 raise UnsupportedSyntaxError(
                     f"a nested function binding '{p}', the name of another nested function",
@@ -365,7 +263,7 @@ def _check_uses(tree, by_name, location, namespace, local):
             continue
         parent = parents.get(id(n))
         called = isinstance(parent, gast.Call) and parent.func is n
-        if not called and not function_args.passed_to_helper(
+        if not called and not passed_functions.passed_to_helper(
                 n, parent, parents.get(id(parent)), namespace, local):
             raise UnsupportedSyntaxError(
                 f"using the nested function '{n.id}' other than by calling it (returning, "
@@ -415,8 +313,6 @@ def _lifted_name(site, fn, location, namespace):
 
 def _reserved(candidate):
     """Names of the generated module's own functions and runtime helpers."""
-    import sys
-    from ...program import RUNTIME_NAMES
     runtime = getattr(sys.modules.get("s2sad.runtime"), "__all__", ())
     return candidate.startswith(("grad_", "vjp_", "jvp_")) or candidate in RUNTIME_NAMES \
         or candidate in runtime
@@ -425,7 +321,7 @@ def _reserved(candidate):
 def _snapshot_defaults(site, taken):
     """A parameter's default: a constant is passed as itself; anything else
     is evaluated where the def runs, into a variable calls pass."""
-    params = _params(site.args)
+    params = params_of(site.args)
     a = site.args
     positional = list(getattr(a, "posonlyargs", None) or []) + list(a.args)
     pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
@@ -467,48 +363,13 @@ def _rewrite_calls(root, by_name, location, from_nested=False):
             self.generic_visit(node)
             if isinstance(node.func, gast.Name) and node.func.id in by_name:
                 site = by_name[node.func.id]
-                node.args = _bind(node, site, location, from_nested)
+                node.args = bind_call(node, site, location, from_nested)
                 node.args += [name(c) for c in site.captures]
                 node.keywords = []
                 node.func = gast.copy_location(name(site.lifted_name), node.func)
             return node
 
     Rewrite().visit(root)
-
-
-def _bind(node, site, location, from_nested):
-    if any(isinstance(a, gast.Starred) for a in node.args) or any(
-            k.arg is None for k in node.keywords):
-        raise UnsupportedSyntaxError("a call with *args or **kwargs", location, node,
-                                     "Pass each argument")
-    a = site.args
-    n_positional = len(getattr(a, "posonlyargs", None) or []) + len(a.args)
-    posonly = {p.id for p in getattr(a, "posonlyargs", None) or []}
-    if len(node.args) > n_positional:
-        raise TypeError(f"{location.describe(node)}: {site.name}() takes {n_positional} "
-                        f"positional arguments but {len(node.args)} were given")
-    given = dict(zip(site.params, node.args))
-    for k in node.keywords:
-        if k.arg not in site.params or k.arg in posonly or k.arg in given:
-            raise TypeError(f"{location.describe(node)}: {site.name}() got an unexpected or "
-                            f"repeated keyword argument '{k.arg}'")
-        given[k.arg] = k.value
-    out = []
-    for p in site.params:
-        if p in given:
-            out.append(given[p])
-        elif p in site.defaults:
-            d = site.defaults[p]
-            if from_nested and not isinstance(d, (gast.Constant, gast.UnaryOp)):
-                raise UnsupportedSyntaxError(
-                    f"a call of '{site.name}' from another nested function leaving out "
-                    f"'{p}', whose default is not a constant", location, node,
-                    f"Pass {p} explicitly")
-            out.append(clone(d))
-        else:
-            raise TypeError(f"{location.describe(node)}: {site.name}() missing required "
-                            f"argument '{p}'")
-    return out
 
 
 def _remove_sites(stmts, sites):
@@ -532,35 +393,3 @@ def _remove_sites(stmts, sites):
 
 def _all_names(tree):
     return {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
-
-
-def _at(location, fname, def_node):
-    return _NestedLocation(location.filename, location.first_line, fname,
-                           location.line_of(def_node))
-
-
-class _NestedLocation(SourceLocation):
-    """Lines of the outer function's source; the function itself is where
-    its def (or lambda) is."""
-
-    def __init__(self, filename, first_line, func_name, def_line):
-        super().__init__(filename, first_line, func_name)
-        self.def_line = def_line
-
-    def describe(self, node=None):
-        if node is None:
-            return f"{self.filename}:{self.def_line}, in {self.func_name}"
-        return super().describe(node)
-
-
-def _function(tree, fn, location):
-    """A Python function object for the lifted tree (the helper machinery
-    keys on functions), its source in linecache under a name that says where
-    it comes from; its globals are the outer function's."""
-    text = stmt_source(tree) + "\n"
-    filename = f"<s2sad: {tree.name}, lifted from {location.filename}:" \
-               f"{location.line_of(tree)}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    module = compile(text, filename, "exec")
-    code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-    return types.FunctionType(code, getattr(fn, "__globals__", {}), tree.name)

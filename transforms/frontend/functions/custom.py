@@ -13,8 +13,8 @@ residuals passed from the forward sweep to the reverse sweep."""
 
 import gast
 
+from ..pipeline import parse
 from ...errors import UnsupportedSyntaxError
-from ..read.read import parse_function
 from ...syntax import clone, name, names_loaded, names_stored, store
 
 
@@ -22,7 +22,7 @@ def split_custom_gradient(fn, fwd_name, bwd_name):
     """(parsed function, forward FunctionDef, backward FunctionDef, whether
     the backward returns a tuple literal: one cotangent per input even for
     one input, as JAX's `lambda g: (g * x,)`)."""
-    parsed = parse_function(fn, nested_def_ok=True)
+    parsed = parse(fn, nested_def_ok=True)
     tree = clone(parsed.tree)
     _lambdas_as_defs(tree)
     for node in gast.walk(tree):

@@ -27,13 +27,14 @@ import gast
 from ...errors import UnsupportedSyntaxError
 from ...names import fresh_name
 from ...syntax import clone, walk
-from ..effects.mutated_args import MUTATING_METHODS
+from ..effects.helper_effects import MUTATING_METHODS
+from .lifted import params_of, stored
 
 
-def inline_state_changing(tree, location, stored, params_of):
+def run(tree, ctx):
     """Inline, in place, the nested functions of `tree` (a FunctionDef) that
-    change the outer function's containers. `stored(stmts)`: the names a
-    scope binds; `params_of(args)`: a function's parameters."""
+    change the outer function's containers."""
+    location = ctx.location
     outer = {a.id for a in params_of(tree.args)} | stored(tree.body)
     defs = _defs(tree.body)
     changing = {}
@@ -51,14 +52,14 @@ def inline_state_changing(tree, location, stored, params_of):
                 changing[d.name] = (d, path)
                 grew = True
     if not changing:
-        return
+        return None
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)} | outer
     for d, _ in changing.values():
         _check_inlinable(d, location, params_of)
     while True:  # one at a time: removing a def moves the statements after it
         found = [(d, path) for d, path in _defs(tree.body) if d.name in changing]
         if not found:
-            return
+            return tree
         d, path = found[0]
         _check_calls(tree, d, path, location)
         tree.body = _inline_block(tree.body, d, location, taken, params_of, stored)

@@ -1,31 +1,7 @@
-"""The markers in a derivative's tree: stop_gradients' assignments made
-constants, reset_recording's early returns completed, and every marker
-stripped from a helper's primal copy (they are identities there, and numba
-would not compile them)."""
+"""The markers stripped from a helper's primal copy: `s2sad.stop_gradient(x)`
+is `x`, a `with s2sad.stop_recording():` block its body, `reset_recording()`
+nothing (they are identities there, and numba would not compile them)."""
 import gast
-
-from ...syntax import clone, names_stored, walk_stmts
-
-
-def mark_stopped(tree, names):
-    """stop_gradients: assignments to these names are constants for the
-    derivative (no gradient flows through them, as in tf.gradients)."""
-    if not names:
-        return
-    for s in walk_stmts(tree.body):
-        if isinstance(s, gast.Assign) and names & names_stored([s]):
-            s.s2sad_constant = True
-
-
-def complete_early_returns(stmts, result):
-    """reset_recording() ends the reverse sweep where it stands: its return
-    gives the same results as the final one."""
-    for k, s in enumerate(stmts):
-        for field in ("body", "orelse"):
-            if isinstance(getattr(s, field, None), list):
-                complete_early_returns(getattr(s, field), result)
-        if isinstance(s, gast.Return) and getattr(s, "s2sad_reset", False):
-            stmts[k] = gast.Return(value=clone(result))
 
 
 class _MarkerStripper(gast.NodeTransformer):
@@ -54,5 +30,6 @@ class _MarkerStripper(gast.NodeTransformer):
         return node
 
 
-def strip_markers(tree, marker_of):
-    _MarkerStripper(marker_of).visit(tree)
+def run(tree, ctx):
+    _MarkerStripper(ctx.marker_of).visit(tree)
+    return tree

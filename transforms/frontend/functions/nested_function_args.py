@@ -26,13 +26,13 @@ import gast
 from ...names import fresh_name
 
 
-def specialise_nested_calls(tree):
+def run(tree, ctx):
     """Rewrite, in place, the calls in `tree`'s own statements that pass a
     nested function (by name) to another nested function."""
     defs = _nested_defs(tree.body)
     functions = set(defs) | _lambda_names(tree.body)
     if not defs or len(functions) < 2:
-        return
+        return None
     taken = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)} | set(defs)
     changed = False
     for block in _blocks(tree.body):
@@ -55,8 +55,10 @@ def specialise_nested_calls(tree):
                 _rewrite_call(call, defs[callee], made[key], passed)
                 changed = True
             k += 1
-    if changed:
-        _drop_unused(tree, defs)
+    if not changed:
+        return None
+    _drop_unused(tree, defs)
+    return tree
 
 
 def _nested_defs(stmts):

@@ -24,13 +24,14 @@ from ...names import fresh_name
 from ...syntax import clone, walk
 
 
-def spread_varargs(tree, location):
+def run(tree, ctx):
     """Rewrite, in place, the nested functions of `tree` that take *args or
     **kwargs, and their calls."""
+    location = ctx.location
     defs = [n for n in walk(tree) if isinstance(n, gast.FunctionDef) and n is not tree
             and (n.args.vararg or n.args.kwarg)]
     if not defs:
-        return
+        return None
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)} | \
         {n.name for n in walk(tree) if isinstance(n, gast.FunctionDef)}
     for d in defs:
@@ -46,6 +47,7 @@ def spread_varargs(tree, location):
             if id(c) in inside:
                 _refuse(d, location, c, "calling itself", "Write the recursion as a loop")
         _spread(d, calls, location, taken, tree)
+    return tree
 
 
 def _refuse(d, location, node, why, hint):

@@ -1,72 +1,25 @@
-"""Step 1 of the pipeline: find a function's source, parse it with gast and
-build the namespace its free names resolve in."""
+"""Reading a function: its source found (a def's lines in its file, a
+lambda's, the tree of a nested function lifted out of another), parsed with
+gast (decorators removed, a def's parameters made plain positional ones),
+and the namespace its free names resolve in. The passes of the READ list
+(pipeline.py) then run over the ParsedFunction."""
 import builtins
-import importlib
 import inspect
 import linecache
 import textwrap
 import tokenize
+from dataclasses import dataclass
 
 import gast
 
-from ..functions import closures
-from ...errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
-from ..calls.builtin_forms import spell_builtin_forms
-from ..calls.callable_forms import spell_callable_forms
 from .lambda_source import lambda_tree
-from ..statements.statement_forms import desugar_statement_forms
-from ..calls.star_forms import desugar_star_forms
 from .stale_source import check_source_is_current
 from .wrappers import source_function
-from ..containers.dict_comprehensions import desugar_dict_comprehensions
-from ..containers.records import desugar_records
-from ..containers.added_keys import create_assigned_keys
-from ..statements.nested_unpacking import desugar_nested_unpacking
+from ..functions.lifted import LIFTED
 from ...ast_convert import parse
-from ...emit.unparse import expr_source
-from ...names import fresh_name
-from ...syntax import clone, name, walk
-
-# Statements and expressions the differentiating passes accept. Anything
-# else is reported with its file and line before any pass runs.
-_UNSUPPORTED = {
-    gast.ClassDef: "a class definition",
-    gast.AsyncFunctionDef: "an async function",
-    gast.AsyncFor: "async for", gast.AsyncWith: "async with",
-    gast.Await: "await",
-    gast.Try: "a try statement",
-    gast.Global: "a global statement", gast.Nonlocal: "a nonlocal statement",
-    gast.Yield: "yield (a generator)", gast.YieldFrom: "yield from (a generator)",
-    gast.SetComp: "a set comprehension",
-    gast.DictComp: "a dict comprehension",
-    gast.Lambda: "a lambda", gast.FunctionDef: "a nested function definition",
-    gast.Delete: "del", gast.Import: "import", gast.ImportFrom: "import",
-    gast.Starred: "star-unpacking",
-    gast.NamedExpr: "the := operator", gast.Match: "a match statement",
-    gast.Set: "a set display",  # (dicts: transforms/frontend/dicts.py)
-}
-_HINTS = {
-    gast.SetComp: "Write the loop out with a preallocated array",
-    gast.DictComp: "Write the loop out with a preallocated array",
-    gast.FunctionDef: "Move the function to module level",
-    gast.Lambda: "Define a module-level function instead",
-    gast.ClassDef: "Define the class at module level and pass its data as arrays",
-    gast.AsyncFunctionDef: "Differentiate a plain def",
-    gast.AsyncFor: "Use a plain for loop", gast.AsyncWith: "Use plain code",
-    gast.Await: "Compute the value before calling the differentiated function",
-    gast.Try: "Check the condition with an if instead",
-    gast.Global: "Pass the value as an argument",
-    gast.Nonlocal: "Pass the value as an argument and return the new one",
-    gast.Yield: "Return an array of the values instead",
-    gast.YieldFrom: "Return an array of the values instead",
-    gast.Delete: "Leave the variable; it is freed when the function returns",
-    gast.Import: "Import at module level", gast.ImportFrom: "Import at module level",
-    gast.Starred: "Index the elements (a[0], a[1]) instead",
-    gast.NamedExpr: "Assign the value in its own statement first",
-    gast.Match: "Use if / elif",
-    gast.Set: "Use an array or a tuple",
-}
-_ELSE_HINT = "Keep a flag set before the break and test it after the loop"
+from ...errors import SourceLocation, SourceUnavailableError
+from ...libraries import is_library_function
+from ...syntax import clone, names_stored
 
 
 class ParsedFunction:
@@ -74,6 +27,7 @@ class ParsedFunction:
 
     def __init__(self, fn, tree, location, namespace, source=""):
         self.fn = fn
+        self.source = source
         self.source_lines = source.splitlines()
         self.tree = tree                # gast.FunctionDef, decorators removed
         self.location = location
@@ -137,7 +91,6 @@ class ParsedFunction:
     @property
     def local_names(self):
         if not hasattr(self, "_locals"):
-            from ...syntax import names_stored
             self._locals = names_stored(self.tree.body) | set(self.arg_names)
         return self._locals
 
@@ -154,12 +107,37 @@ def is_missing(obj):
     return obj is _MISSING
 
 
-def parse_function(fn, nested_def_ok=False, read_only=False):
-    """Parse `fn` into a ParsedFunction, or raise a clear error.
-    `nested_def_ok` admits the `backward` of a custom gradient. `read_only`:
-    the caller does not change the tree (which may then be the one kept for
-    the next parse of the same lines, not a copy)."""
-    fn = source_function(fn)  # @njit's Python function; a wrapper that changes nothing
+def readable_function(obj):
+    """The Python function behind a helper the compiler differentiates
+    through its source, or None."""
+    if getattr(obj, "__s2sad_derivative__", False):
+        return None  # derivatives bind their own calls (api.Derivative)
+    if getattr(obj, "__s2sad_custom__", None):
+        return getattr(obj, "fn", None)
+    if inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(
+            ("numpy", "math", "s2sad")) and not is_library_function(obj):
+        return obj  # (s2sad.grad(f, wrt=0) is evaluated, not read; a library's function too)
+    return None
+
+
+@dataclass
+class Source:
+    """A function's source as found: a def's `lines` in its file (parsed by
+    `parsed`, unless the tree of an earlier read of the same lines is kept),
+    or the tree of a lambda or a lifted nested function."""
+    fn: object
+    lines: list = None
+    first_line: int = 0
+    tree: object = None
+    location: object = None
+    source: str = ""
+    namespace: dict = None
+
+
+def source_of(fn):
+    """`fn`'s Source (its @njit Python function, a wrapper that changes
+    nothing skipped), or a clear error."""
+    fn = source_function(fn)
     if inspect.ismethod(fn) and inspect.isfunction(fn.__func__):
         code = fn.__func__.__code__
         raise SourceUnavailableError(
@@ -174,13 +152,15 @@ def parse_function(fn, nested_def_ok=False, read_only=False):
         raise SourceUnavailableError(
             f"s2sad can only differentiate Python functions defined with def; "
             f"got {fn!r}, which has no Python source.")
-    lifted = closures.LIFTED.get(fn)
+    lifted = LIFTED.get(fn)
     if lifted is not None:  # a nested function, lifted from the function defining it
-        return _parsed(fn, clone(lifted.tree), lifted.location, lifted.source,
-                       {**_namespace(lifted.root), **lifted.siblings}, nested_def_ok)
+        return Source(fn, tree=clone(lifted.tree), location=lifted.location,
+                      source=lifted.source,
+                      namespace={**namespace_of(lifted.root), **lifted.siblings})
     if fn.__name__ == "<lambda>":
         tree, location, source = lambda_tree(fn)
-        return _parsed(fn, tree, location, source, _namespace(fn), nested_def_ok)
+        return Source(fn, tree=tree, location=location, source=source,
+                      namespace=namespace_of(fn))
     try:
         lines, first_line = _source_lines(fn)
     except (OSError, TypeError) as exc:
@@ -194,107 +174,18 @@ def parse_function(fn, nested_def_ok=False, read_only=False):
             f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: the source of "
             f"{fn.__qualname__} cannot be read from its file ({exc}).") from None
     check_source_is_current(fn, first_line)
-    key = (fn.__code__, nested_def_ok)
-    known = _PARSED_TREES.get(key)
-    if known is not None and known[0] is lines:
-        tree, location, source, imported = known[1]
-        return ParsedFunction(fn, tree if read_only else clone(tree), location,
-                              {**_namespace(fn), **imported}, source)
-    source = textwrap.dedent("".join(lines))
+    return Source(fn, lines=lines, first_line=first_line)
+
+
+def parsed(found):
+    """The Source of a def, with its tree, location and namespace."""
+    fn = found.fn
+    source = textwrap.dedent("".join(found.lines))
     tree = _parse(source)
     tree.decorator_list = []
     positional_parameters(tree)
-    location = SourceLocation(fn.__code__.co_filename, first_line, fn.__name__)
-    imported = hoist_imports(tree)
-    # functools.partial and map: the lambdas and comprehensions they are
-    spell_callable_forms(tree, {**_namespace(fn), **imported}, location)
-    # math.fsum, divmod, functools.reduce, max(key=), np.ndenumerate loops
-    spell_builtin_forms(tree, {**_namespace(fn), **imported}, location)
-    nested = any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for n in walk(tree)
-                 if n is not tree)
-    namespace = {**_namespace(fn), **imported}
-    known = set(namespace)
-    parsed = _parsed(fn, tree, location, source, namespace, nested_def_ok, nested)
-    # (names the desugaring added, e.g. a helper's copy: the cached tree calls them)
-    imported = {**imported, **{k: v for k, v in namespace.items() if k not in known}}
-    if not nested:
-        # nothing is lifted out of it (which registers the lifted functions
-        # in its namespace): the same tree serves the next parse of the same lines
-        if len(_PARSED_TREES) >= 256:
-            _PARSED_TREES.clear()
-        _PARSED_TREES[key] = (lines, (clone(tree), location, source, imported))
-    return parsed
-
-
-def hoist_imports(tree):
-    """`from scipy.special import erf` (or `import math as m`) among a
-    function's first-level statements binds a name once for good, as a
-    module-level import would: the statement leaves the tree and the names
-    join the function's namespace ({name: object}, returned). An import of a
-    name the function also assigns, a relative or star import, or one inside
-    a branch or loop stays (and is refused)."""
-    assigned = {n.id for n in walk(tree) if isinstance(n, gast.Name)
-                and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
-    imported, body = {}, []
-    for s in tree.body:
-        names = _imported_names(s)
-        if names is None or set(names) & assigned:
-            body.append(s)
-            continue
-        imported.update(names)
-    tree.body = body or [gast.Pass()]
-    return imported
-
-
-def _imported_names(s):
-    """{name: object} an import statement binds, or None (not one that can move)."""
-    try:
-        if isinstance(s, gast.Import):
-            return {(a.asname or a.name.split(".")[0]):
-                    importlib.import_module(a.name if a.asname else a.name.split(".")[0])
-                    for a in s.names}
-        if isinstance(s, gast.ImportFrom) and not s.level \
-                and all(a.name != "*" for a in s.names):
-            module = importlib.import_module(s.module)
-            out = {}
-            for a in s.names:
-                value = getattr(module, a.name, None)
-                if value is None:  # a submodule not yet imported
-                    value = importlib.import_module(f"{s.module}.{a.name}")
-                out[a.asname or a.name] = value
-            return out
-    except ImportError:
-        return None  # (Python raises it when the function runs; refused here)
-    return None
-
-
-# code object, nested_def_ok -> (the lines read, (tree, location, source)) of a
-# function with no nested function or lambda: a derivative parses its
-# function twice, and generating it again parses it again (~10% of GMM's
-# generation time)
-_PARSED_TREES = {}
-
-
-def _parsed(fn, tree, location, source, namespace, nested_def_ok, nested=True):
-    # (the backward of a custom gradient stays where it is; with no nested
-    # function or lambda there is nothing to lift, and lift_nested's walks
-    # were a tenth of a first generation)
-    split_chained_assignments(tree)
-    if not nested_def_ok and nested:
-        closures.lift_nested(tree, fn, location, namespace, source)
-    parsed = ParsedFunction(fn, tree, location, namespace, source)
-    # d = {}; d["y"] = ...: the keys created with the dict, before anything
-    # reads a literal's keys (dict comprehensions below, the aux output)
-    from ..calls.bind import readable_function
-    create_assigned_keys(tree, parsed, readable_function)
-    desugar_statement_forms(tree, location, namespace)  # :=, del, global, try ... finally
-    desugar_star_forms(tree, location, namespace)  # f(*args), a, *rest = xs, [*xs, y]
-    desugar_dict_comprehensions(tree, location)  # {k: ... for k, v in d.items()}: a literal
-    desugar_records(tree, location, namespace)  # p = P(a=x, b=y); p.a: p_a = x; p_a
-    desugar_nested_unpacking(tree, location, namespace)  # a, (b, c) = h(x)
-    check_supported(tree, location, nested_def_ok)
-    parsed.__dict__.pop("_locals", None)  # (the desugaring binds new names)
-    return parsed
+    location = SourceLocation(fn.__code__.co_filename, found.first_line, fn.__name__)
+    return Source(fn, found.lines, found.first_line, tree, location, source, namespace_of(fn))
 
 
 _LINES = {}  # code object -> (its file's lines as linecache held them, its lines, first line)
@@ -334,12 +225,9 @@ def _parse(source):
     return clone(_TREES[source])
 
 
-def _where(fn):
-    code = fn.__code__
-    return f"{code.co_filename}:{code.co_firstlineno}"
-
-
-def _namespace(fn):
+def namespace_of(fn):
+    """The names `fn`'s free names resolve in: builtins, `np`, its module's
+    globals and its closure's cells."""
     import numpy
     ns = dict(vars(builtins))
     ns["np"] = numpy  # method calls x.sum() are rewritten to np.sum(x)
@@ -377,89 +265,3 @@ def positional_parameters(tree):
     args.kwonlyargs, args.kw_defaults = [], []
     args.defaults = tail[::-1]
     return tree
-
-
-def split_chained_assignments(tree):
-    """`a = b = value` is `a = value; b = a`, Python's order (the value once,
-    then the targets from left to right, all bound to the same object); a
-    first target that is not a name (`x[0] = y = v`) takes the value from a
-    temporary: `t = v; x[0] = t; y = t`."""
-    taken = None
-    for node in walk(tree):
-        for field in ("body", "orelse"):
-            stmts = getattr(node, field, None)
-            if not isinstance(stmts, list) or not any(
-                    isinstance(s, gast.Assign) and len(s.targets) > 1 for s in stmts):
-                continue
-            out = []
-            for s in stmts:
-                if not (isinstance(s, gast.Assign) and len(s.targets) > 1):
-                    out.append(s)
-                    continue
-                first = s.targets[0]
-                if isinstance(first, gast.Name):
-                    source_name, targets = first.id, s.targets[1:]
-                    out.append(gast.copy_location(
-                        gast.Assign(targets=[first], value=s.value, type_comment=None), s))
-                else:
-                    if taken is None:
-                        taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
-                    source_name, targets = fresh_name("chained", taken), s.targets
-                    out.append(gast.copy_location(gast.Assign(
-                        targets=[name(source_name, gast.Store())], value=s.value,
-                        type_comment=None), s))
-                out += [gast.copy_location(gast.Assign(targets=[t], value=name(source_name),
-                                                       type_comment=None), s) for t in targets]
-            setattr(node, field, out)
-
-
-def check_supported(tree, location, nested_def_ok=False):
-    args = tree.args
-    if args.vararg or args.kwarg:
-        raise UnsupportedSyntaxError(
-            "*args or **kwargs", location, tree,
-            "Use plain parameters (a tuple or an array for a varying number of values)")
-    if isinstance(tree, gast.AsyncFunctionDef):
-        raise UnsupportedSyntaxError("an async function", location, tree,
-                                     _HINTS[gast.AsyncFunctionDef])
-    for node in walk(tree):
-        if node is tree:
-            continue
-        kind = _UNSUPPORTED.get(type(node))
-        if nested_def_ok and isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            continue  # a custom gradient's backward (frontend/custom.py checks the rest)
-        if kind is not None:
-            raise UnsupportedSyntaxError(kind, location, node, _HINTS.get(type(node), ""))
-        if isinstance(node, gast.Raise) and (node.cause is not None or node.exc is None):
-            raise UnsupportedSyntaxError("raise without an exception, or raise ... from",
-                                         location, node, "Raise an exception of its own: "
-                                         "raise ValueError(\"...\")")
-        if isinstance(node, gast.For) and node.orelse:
-            raise UnsupportedSyntaxError("for ... else", location, node, _ELSE_HINT)
-        if isinstance(node, gast.While) and node.orelse:
-            raise UnsupportedSyntaxError("while ... else", location, node, _ELSE_HINT)
-        if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
-            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
-            for t in targets:
-                _check_target(t, location)
-
-
-def _check_target(target, location):
-    """An assignment through an attribute (`a.real += x`, `a.flat[i] = v`,
-    `a.T[0] = v`, `obj.w = v`) writes into memory s2sad cannot follow by name
-    (a view of the array, or an object's field): refused, never dropped."""
-    if isinstance(target, (gast.Tuple, gast.List)):
-        for e in target.elts:
-            _check_target(e, location)
-        return
-    if isinstance(target, gast.Starred):
-        return _check_target(target.value, location)
-    node = target
-    while isinstance(node, gast.Subscript):
-        node = node.value
-    if isinstance(node, gast.Attribute):
-        shown = f"{expr_source(node)} = ..." if node is target else f"{expr_source(node)}[...] = ..."
-        raise UnsupportedSyntaxError(
-            f"assignment through an attribute ({shown})", location, target,
-            "Write into the array itself (a[...] = ..., a[i] = ...), or make a new "
-            "array and assign it to a name")

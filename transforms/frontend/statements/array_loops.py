@@ -13,7 +13,7 @@ import builtins
 import gast
 import numpy as np
 
-from .normalize import METHODS
+from ...ops import METHODS
 from ...syntax import walk_stmts
 
 # array methods whose result is an array (not `copy`, which a dict has too)
@@ -22,14 +22,14 @@ _ARRAY_METHODS = (METHODS - {"copy", "any", "all"}) | {"cumprod", "round", "conj
 _SEQUENCE_BUILTINS = (builtins.list, builtins.tuple, builtins.sorted)
 
 
-def mark_array_loops(tree, resolve):
+def run(tree, ctx):
     """Mark (`s2sad_array`) the header calls of `tree`'s for loops that
-    return a sequence; `resolve(node)` is the object a name denotes."""
+    return a sequence."""
     for s in walk_stmts(tree.body):
         if isinstance(s, gast.For) and isinstance(s.iter, gast.Call) \
-                and _returns_sequence(s.iter, resolve):
+                and _returns_sequence(s.iter, ctx.resolve):
             s.iter.s2sad_array = True
-    return tree
+    return None  # (marks only)
 
 
 def _returns_sequence(node, resolve):

@@ -19,8 +19,10 @@ from ...syntax import Transformer, assign, binop, call, clone, const, name, stor
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 
 
-def desugar(fn_tree, location, namer, marker_of=lambda node: None):
-    """`marker_of(expr)` names the s2sad marker an expression denotes."""
+def run(fn_tree, ctx):
+    """Desugar `fn_tree` in place (`ctx.marker_of(expr)` names the s2sad
+    marker an expression denotes)."""
+    location, namer, marker_of = ctx.location, ctx.namer, ctx.marker_of
     body = [s for s in fn_tree.body if not _is_docstring(s)]
     for s in body:
         _TestsWithoutMarkers(marker_of).visit(s)

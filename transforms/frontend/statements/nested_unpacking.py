@@ -22,13 +22,14 @@ import gast
 
 from ...names import fresh_name
 from ...syntax import clone, walk
-from ..functions import closures
+from ..functions.lifted import LIFTED, Lifted
 
 _COUNT = itertools.count()
 _COPIES = {}  # (helper, its source, shape) -> its flat copy
 
 
-def desugar_nested_unpacking(tree, location, namespace):
+def run(tree, ctx):
+    namespace = ctx.namespace
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)} | set(namespace)
 
     def block(stmts):
@@ -41,6 +42,7 @@ def desugar_nested_unpacking(tree, location, namespace):
         return out
 
     tree.body = block(tree.body)
+    return tree
 
 
 def _nested(s):
@@ -125,7 +127,7 @@ def _flat_copy_of(value, shape, namespace):
     fn = namespace.get(value.func.id)
     if not inspect.isfunction(fn) or fn.__closure__:
         return None
-    lifted = closures.LIFTED.get(fn)
+    lifted = LIFTED.get(fn)
     if lifted is not None:
         fdef, source = clone(lifted.tree), None
     else:
@@ -154,8 +156,8 @@ def _flat_copy_of(value, shape, namespace):
     fn_code = next(c for c in code.co_consts if inspect.iscode(c) and c.co_name == fdef.name)
     copy = types.FunctionType(fn_code, fn.__globals__, fdef.name)
     if lifted is not None:  # read as the nested function it comes from is
-        closures.LIFTED[copy] = closures.Lifted(fdef, lifted.location, lifted.source,
-                                                lifted.root, lifted.siblings)
+        LIFTED[copy] = Lifted(fdef, lifted.location, lifted.source, lifted.root,
+                              lifted.siblings)
     _COPIES[key] = copy
     return copy
 

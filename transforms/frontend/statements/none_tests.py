@@ -16,13 +16,13 @@ from ...analysis import kinds as K
 from ...syntax import Transformer, const, names_stored
 
 
-def fold_none_tests(tree, arg_kinds, resolve=lambda node: None):
-    """`resolve(node)`: the object a name denotes (None for a local)."""
+def run(tree, ctx):
+    """Fold the tests of `tree` (in place) that the argument kinds answer."""
     params = [a.id for a in tree.args.args]
     stored = names_stored(tree.body)
-    known = {p: k for p, k in zip(params, arg_kinds)
+    known = {p: k for p, k in zip(params, ctx.arg_kinds)
              if p not in stored and k is not None and k.known}
-    _NoneTests(known, resolve).visit(tree)
+    _NoneTests(known, ctx.resolve).visit(tree)
     return tree
 
 

@@ -20,8 +20,9 @@ after the operation they hold (`tanh`, `prod`, ...), so the adjoints read as
 import gast
 import numpy as np
 
-from .chained_writes import flatten, is_chain
+from .chains import flatten, is_chain
 from ...checks.bounds_syntax import same_access, same_index
+from ...ops import METHODS
 from ...syntax import assign, name, names_loaded, names_stored, store, structure, walk
 
 _OP_NAMES = {
@@ -31,20 +32,15 @@ _OP_NAMES = {
 }
 
 
-# Array methods rewritten as the numpy functions they stand for, so one
-# gradient rule serves `x.sum()` and `np.sum(x)`.
-METHODS = {"sum", "mean", "prod", "max", "min", "reshape", "ravel", "copy", "transpose",
-           "dot", "flatten", "cumsum", "clip", "std", "var", "argmax", "argmin", "any", "all",
-           # (not sort or partition: the methods sort in place)
-           "astype", "squeeze", "repeat", "swapaxes", "diagonal", "trace", "cumprod", "round",
-           "conj", "conjugate", "take"}
 _VARARGS = {"reshape", "transpose"}
 
 
-def normalize(fn_tree, namer, location, is_local, marker_of=lambda node: None,
-              bind=lambda node: node):
-    """`bind` puts a call in canonical form (transforms/frontend/bind.py)."""
-    fn_tree.body = _Normalizer(namer, location, is_local, marker_of, bind).block(fn_tree.body)
+def run(fn_tree, ctx):
+    """Normalise `fn_tree` in place; the calls it makes are bound
+    (calls/binder.py)."""
+    local = names_stored(fn_tree.body) | set(ctx.parsed.arg_names)
+    fn_tree.body = _Normalizer(ctx.namer, ctx.location, local.__contains__, ctx.marker_of,
+                               ctx.binder).block(fn_tree.body)
     return fn_tree
 
 

@@ -20,11 +20,11 @@ from ...syntax import clone, names_loaded, names_stored, walk
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
-def fold_number_starts(tree, kinds):
-    """Rewrite `tree` (normalised, with `kinds`) in place; whether anything
-    changed (kinds must then be inferred again)."""
-    unknown = {v for v, k in kinds.items() if isinstance(v, str) and not k.known}
-    return bool(unknown) and _fold_blocks(tree.body, unknown)
+def run(tree, ctx):
+    """Rewrite `tree` (normalised, with `ctx.kinds`) in place; the tree if
+    anything changed (its kinds are inferred again)."""
+    unknown = {v for v, k in ctx.kinds.items() if isinstance(v, str) and not k.known}
+    return tree if unknown and _fold_blocks(tree.body, unknown) else None
 
 
 def _fold_blocks(block, unknown):
@@ -101,38 +101,3 @@ def _replace(block, old, number):
                             value[k] = clone(number)
                             return
 
-
-def refuse_reductions_of_changing_kinds(tree, kinds, resolve, location, nodes=None):
-    """`sum(res)` (Python's sum, max or min) of a name bound to a number and,
-    in a loop or branch, to an array: its kind is unknown, so the call is
-    neither numpy's reduction nor anything with a rule. Say so, with the
-    lines, rather than that `sum` has no gradient. `nodes`: walk(tree), if
-    the caller has it."""
-    import builtins
-    for node in walk(tree) if nodes is None else nodes:
-        if not (isinstance(node, gast.Call) and len(node.args) == 1
-                and isinstance(node.args[0], gast.Name)):
-            continue
-        var = node.args[0].id
-        kind = kinds.get(var)
-        if kind is None or kind.known:
-            continue
-        try:
-            func = resolve(node.func)
-        except Exception:  # noqa: BLE001 - a local or unknown name
-            continue
-        if func not in (builtins.sum, builtins.max, builtins.min):
-            continue
-        starts = [s for s in walk(tree) if isinstance(s, gast.Assign)
-                  and _number_start(s, {var}) is not None]
-        others = [s for s in walk(tree) if isinstance(s, gast.Assign) and s not in starts
-                  and var in names_stored(s)]
-        if starts and others:
-            from ...errors import UnsupportedSyntaxError
-            raise UnsupportedSyntaxError(
-                f"{func.__name__}({var}) of a name bound to a number (line "
-                f"{location.line_of(starts[0])}) and, in a loop or branch, to a value of "
-                f"another kind such as an array (line {location.line_of(others[0])})",
-                location, node,
-                f"s2sad gives each variable one kind, as numba does: start '{var}' as the "
-                f"array it becomes (np.zeros_like(...)), or use np.{func.__name__}")

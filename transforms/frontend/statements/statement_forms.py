@@ -41,12 +41,13 @@ _TRY_HINT = ("s2sad differentiates the code that runs when nothing is raised, an
              "the call of the derivative")
 
 
-def desugar_statement_forms(tree, location, namespace=None):
-    """Rewrite `tree` (a FunctionDef) in place; `namespace` (the function's
-    globals) tells np.errstate."""
+def run(tree, ctx):
+    """Rewrite `tree` (a FunctionDef) in place (the function's namespace
+    tells np.errstate)."""
     stored = {n.id for n in walk(tree) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store)}
-    _Block(location, stored, namespace or {}).block(tree.body, [])
+    _Block(ctx.location, stored, ctx.namespace or {}).block(tree.body, [])
+    return tree
 
 
 class _Block:

@@ -24,10 +24,11 @@ _BOOLEAN_CALLS = {builtins.isinstance, builtins.hasattr, builtins.bool, builtins
                   np.isfinite, np.allclose, np.array_equal}
 
 
-def write_value_bools(tree, location, resolve):
+def run(tree, ctx):
     """Rewrite the and/or values of `tree` (a FunctionDef) in place."""
-    if any(n.__class__ is gast.BoolOp for n in walk(tree)):  # (most functions have none)
-        _ValueBools(location, resolve).visit(tree)
+    if not any(n.__class__ is gast.BoolOp for n in walk(tree)):  # (most functions have none)
+        return None
+    _ValueBools(ctx.location, ctx.safe_resolve).visit(tree)
     return tree
 
 

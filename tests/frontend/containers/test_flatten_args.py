@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 
 import s2sad
+from frontend.passes import lowered, source
 from gradcheck import check_grad, check_jvp, check_tree_grad
-from s2sad.transforms.frontend.containers.flatten_args import PytreeError
+from s2sad.pytrees import structure_of
+from s2sad.transforms.frontend.containers import flatten_args
+from s2sad.transforms.frontend.containers.structure import PytreeError
 
 X = np.array([0.9, -1.4, 2.2])
 
@@ -166,4 +169,19 @@ def test_container_passed_whole_by_keyword(jit):
 def test_container_uses_it_cannot_follow_are_refused(f):
     with pytest.raises(PytreeError) as info:
         s2sad.grad(f, jit=False)(PARAMS, X)
-    assert "test_container_args.py" in str(info.value)
+    assert f"{__file__}:" in str(info.value)
+
+
+def with_params(p, x):
+    layer = p["l1"]
+    return layer["w"] * x + p["b"]
+
+
+def test_one_parameter_per_leaf():
+    p = {"l1": {"w": 2.0}, "b": np.ones(3)}
+    before, after = lowered(flatten_args, with_params, 2.0, np.ones(3), X,
+                            structures={"p": structure_of(p, "test", ("p",))})
+    assert after == source('''
+        def with_params(p_l1_w, p_b, x):
+            return p_l1_w * x + p_b''')
+

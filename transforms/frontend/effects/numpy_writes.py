@@ -16,26 +16,29 @@ they are before calls are bound (`respell_writes`):
 
 and any other call made for its effect on an array (a statement of its
 own, given an array or with an array's method) is refused once the kinds
-are known (`check_effects`): `np.multiply.at`, `np.put`, `x.resize`, a numba
-function s2sad cannot read, ..."""
+are known (effects/calls_for_effect.py): `np.multiply.at`, `np.put`,
+`x.resize`, a numba function s2sad cannot read, ...
+
+This module is the respelling (hidden_writes.py runs it over the function;
+helper_effects.py and writing_copies.py over helpers' trees) and the
+tables of numpy's writing functions and methods."""
 import builtins
 
 import gast
 import numpy as np
 
-from ...analysis import kinds as K
 from ...errors import UnsupportedSyntaxError
-from ...syntax import names_stored, walk
+from ...syntax import walk
 
 # methods of an ndarray that write into it (`sort` is spelled as a store)
-_WRITING_METHODS = {"fill", "sort", "put", "resize", "itemset", "setfield", "partition",
-                    "byteswap", "setflags"}
-_PURE_BUILTINS = {builtins.print, builtins.len, builtins.isinstance}
-# numpy functions that write into their first argument, wherever they are called
+WRITING_METHODS = {"fill", "sort", "put", "resize", "itemset", "setfield", "partition",
+                   "byteswap", "setflags"}
+PURE_BUILTINS = {builtins.print, builtins.len, builtins.isinstance}
 # ufunc methods that write, spelled as a store of the value s2sad's definition gives
-_AT_DEFINED = (np.add.at, np.subtract.at)
-_WRITING_FUNCTIONS = {np.put, np.place, np.putmask, np.fill_diagonal, np.copyto,
-                      np.random.shuffle, np.put_along_axis}
+AT_DEFINED = (np.add.at, np.subtract.at)
+# numpy functions that write into their first argument, wherever they are called
+WRITING_FUNCTIONS = {np.put, np.place, np.putmask, np.fill_diagonal, np.copyto,
+                     np.random.shuffle, np.put_along_axis}
 
 
 def _name(id_, ctx=None):
@@ -120,7 +123,7 @@ class _Respell(gast.NodeTransformer):
                     "(u[...] = f(...)) instead of out=")
             return self.without_out(s, value)
         if isinstance(s, gast.Expr) and isinstance(value, gast.Call):
-            if self.resolve(value.func) in _AT_DEFINED:
+            if self.resolve(value.func) in AT_DEFINED:
                 return self.ufunc_at(s, value)
             self.refuse_ufunc_at(nodes)
             return self.method_or_copyto(s, value)
@@ -133,11 +136,11 @@ class _Respell(gast.NodeTransformer):
         for c in nodes:
             if c.__class__ is gast.Call and not (c.func.__class__ is gast.Attribute
                                                  and c.func.attr != "at") \
-                    and _hashable_in(self.resolve(c.func), _AT_DEFINED):
+                    and hashable_in(self.resolve(c.func), AT_DEFINED):
                 raise UnsupportedSyntaxError(
-                    f"{_describe(c.func)}(...) inside an expression (it writes into its first "
+                    f"{describe_call(c.func)}(...) inside an expression (it writes into its first "
                     f"argument and returns None)", self.parsed.location, c,
-                    f"Call it as a statement of its own: {_describe(c.func)}(u, indices, v)")
+                    f"Call it as a statement of its own: {describe_call(c.func)}(u, indices, v)")
 
     def ufunc_at(self, s, call):
         """`np.add.at(u, i, v)`: `u[...] = np.add.at(u, i, v)`, whose call the
@@ -146,9 +149,9 @@ class _Respell(gast.NodeTransformer):
         if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name) \
                 or any(isinstance(a, gast.Starred) for a in call.args):
             raise UnsupportedSyntaxError(
-                f"{_describe(call.func)}(...) into an expression, or without a value to add",
+                f"{describe_call(call.func)}(...) into an expression, or without a value to add",
                 self.parsed.location, call,
-                f"Give it a variable and the values: {_describe(call.func)}(u, indices, v)")
+                f"Give it a variable and the values: {describe_call(call.func)}(u, indices, v)")
         return [gast.copy_location(gast.Assign(targets=[_whole(call.args[0].id)], value=call,
                                                type_comment=None), s)]
 
@@ -235,96 +238,20 @@ def _out_argument(call):
     return None
 
 
-def check_effects(tree, kinds, parsed, readable, pure=lambda obj: False, nodes=None):
-    """Refuse, in the normalised `tree` with `kinds`, a call made for its
-    effect on an array that s2sad cannot follow. `readable(obj)`: the Python
-    function s2sad reads for a callee (its writes are followed,
-    written_args.py), or None. `pure(obj)`: a library function whose value
-    is all it gives (it has a rule: `np.sum(u)` on its own line runs, as in
-    Python, and changes nothing). `nodes`: walk(tree), if the caller has it."""
-    local = names_stored(tree.body) | {a.id for a in tree.args.args}
-    if nodes is None:  # (once for both questions below: nothing here changes the tree)
-        nodes = walk(tree)
-    for call in nodes:  # a writing function or method, even where its value is used
-        if not isinstance(call, gast.Call):
-            continue
-        func = call.func
-        method = isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
-            and func.value.id in local and func.attr in _WRITING_METHODS
-        try:
-            obj = None if method else parsed.resolve(func)
-        except Exception:  # noqa: BLE001
-            obj = None
-        if method or _hashable_in(obj, _WRITING_FUNCTIONS) or (
-                _is_ufunc_at(obj) and not _hashable_in(obj, _AT_DEFINED)):
-            raise UnsupportedSyntaxError(
-                f"{_describe(func)}(...), which writes into an array it is given",
-                parsed.location, call,
-                "Write the new value as an assignment (u[...] = ..., u[idx] += v), or as a "
-                "loop for np.add.at")
-    for s in nodes:
-        if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)):
-            continue
-        call = s.value
-        func = call.func
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
-                and func.value.id in local:
-            kind = kinds.get(func.value.id, K.UNKNOWN)
-            if func.attr == "append" and kind.tag == "list":
-                continue
-            if kind.is_array and func.attr not in _WRITING_METHODS \
-                    and pure(getattr(np, func.attr, None)):
-                continue  # u.sum(): np.sum(u)
-            if func.attr in _WRITING_METHODS or kind.is_array:
-                raise UnsupportedSyntaxError(
-                    f"{func.value.id}.{func.attr}(...), a method that writes into an array",
-                    parsed.location, call,
-                    f"Write the new value as an assignment ({func.value.id}[...] = ...)")
-            continue
-        try:
-            obj = parsed.resolve(func)
-        except Exception:  # noqa: BLE001
-            obj = None
-        if obj in _PURE_BUILTINS or getattr(obj, "__module__", "") == "s2sad.markers" \
-                or readable(obj) is not None or pure(obj):
-            continue
-        arrays = [a.id for a in call.args + [k.value for k in call.keywords]
-                  if isinstance(a, gast.Name) and a.id in local
-                  and not kinds.get(a.id, K.UNKNOWN).is_scalar]
-        if arrays:
-            raise UnsupportedSyntaxError(
-                f"a call made for its effect, given the array '{arrays[0]}' (s2sad cannot "
-                f"tell whether it writes into it)", parsed.location, call,
-                f"Assign the new value instead ({arrays[0]}[...] = ...), or write the "
-                f"update as a loop")
-
-
-def whole_slices(tree, kinds, nodes=None):
-    """`u[...]` of an array with axes is `u[:]`: numba reads the one but not
-    the other (it stores both), and the adjoint reads it (`du[...]`).
-    `nodes`: walk(tree), if the caller has it."""
-    for node in walk(tree) if nodes is None else nodes:
-        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-                and isinstance(node.slice, gast.Constant) and node.slice.value is Ellipsis:
-            kind = kinds.get(node.value.id, K.UNKNOWN)
-            if kind.is_array and kind.ndim >= 1:
-                node.slice = gast.Slice(lower=None, upper=None, step=None)
-
-
-def _hashable_in(obj, group):
+def hashable_in(obj, group):
     try:
         return obj in group
     except TypeError:
         return False
 
 
-def _is_ufunc_at(obj):
+def is_ufunc_at(obj):
     """`np.add.at` and the like: a bound method `at` of a ufunc."""
     return getattr(obj, "__name__", None) == "at" and isinstance(getattr(obj, "__self__", None),
                                                                 np.ufunc)
 
 
-def _describe(func):
+def describe_call(func):
     if isinstance(func, gast.Attribute):
-        return f"{_describe(func.value)}.{func.attr}"
+        return f"{describe_call(func.value)}.{func.attr}"
     return func.id if isinstance(func, gast.Name) else "a call"

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 import s2sad
+from frontend.passes import lowered, source
 from gradcheck import check_grad, check_jvp, wrt_cases
+from s2sad.transforms.frontend.effects import written_args
 
 U0 = np.sin(np.linspace(0.0, 3.0, 7))
 
@@ -102,3 +104,24 @@ def read_again_in_the_expression(x, s):
 def test_forms_it_cannot_follow_are_refused(fn):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="writes into"):
         s2sad.grad(fn, jit=False)(U0, 0.2)
+
+
+def step_into(u, out, k):
+    out[1] = u[0] * k
+
+
+def calls_step(u, k):
+    un = np.zeros(3)
+    step_into(u, un, k)
+    return np.sum(un)
+
+
+def test_the_call_writes_back_what_the_copy_returns():
+    _, after = lowered(written_args, calls_step, np.ones(3), 2.0)
+    assert after == source('''
+        def calls_step(u, k):
+            un = np.zeros(3)
+            un_written = step_into_writing(u, un, k)
+            un[:] = un_written
+            return np.sum(un)''')
+

@@ -21,6 +21,9 @@ import inspect
 
 import gast
 
+from .lifted import LIFTED, Lifted, NestedLocation, bind_call, function_of, root_of
+from ..read.read import positional_parameters
+from ...emit.unparse import stmt_source
 from ...errors import UnsupportedSyntaxError
 from ...libraries import is_library_function
 from ...names import fresh_name
@@ -40,7 +43,6 @@ def bound_names(tree):
 def helper_of(call, namespace, local=frozenset()):
     """The plain Python function a call calls, or None (also for a name the
     function binds itself, in `local`)."""
-    from .closures import LIFTED
     if not isinstance(call.func, gast.Name) or call.func.id in local:
         return None
     obj = namespace.get(call.func.id)
@@ -53,68 +55,6 @@ def helper_of(call, namespace, local=frozenset()):
     return obj
 
 
-def hoist_lambdas(tree, namespace, taken, local):
-    """Bind each lambda written as an argument of a helper call to a name,
-    in a statement just before the one holding the call. Returns the new
-    assignments (for the caller to treat as nested functions)."""
-    made = []
-
-    def visit(stmts):
-        k = 0
-        while k < len(stmts):
-            s = stmts[k]
-            before = []
-            for node in _own_nodes(s):
-                if not isinstance(node, gast.Call) or helper_of(node, namespace, local) is None:
-                    continue
-                slots = [(node.args, j) for j in range(len(node.args))]
-                slots += [(node.keywords, j) for j in range(len(node.keywords))]
-                for holder, j in slots:
-                    value = holder[j].value if holder is node.keywords else holder[j]
-                    if not isinstance(value, gast.Lambda):
-                        continue
-                    n = fresh_name(f"lambda_{value.lineno}", taken, sep="_")
-                    target = gast.Name(id=n, ctx=gast.Store(), annotation=None,
-                                       type_comment=None)
-                    stmt = gast.copy_location(gast.Assign(targets=[target], value=value,
-                                                          type_comment=None), value)
-                    stmt.s2sad_hoisted = True
-                    before.append(stmt)
-                    made.append(stmt)
-                    ref = gast.copy_location(name(n), value)
-                    if holder is node.keywords:
-                        holder[j].value = ref
-                    else:
-                        holder[j] = ref
-            for field in ("body", "orelse"):
-                block = getattr(s, field, None)
-                if isinstance(block, list) and not isinstance(s, gast.FunctionDef):
-                    visit(block)
-            stmts[k:k] = before
-            k += len(before) + 1
-
-    visit(tree.body)
-    return made
-
-
-def _own_nodes(stmt):
-    """Nodes of a statement, not of its blocks nor of nested functions."""
-    todo = [getattr(stmt, f) for f in stmt._fields if f not in ("body", "orelse")]
-    out = []
-    while todo:
-        v = todo.pop()
-        if isinstance(v, list):
-            todo.extend(v)
-            continue
-        if not isinstance(v, gast.AST):
-            continue
-        out.append(v)
-        if isinstance(v, (gast.Lambda, gast.FunctionDef)):
-            continue
-        todo.extend(getattr(v, f) for f in v._fields)
-    return out
-
-
 def passed_to_helper(n, parent, grandparent, namespace, local):
     """Whether the name `n` is an argument of a call of a plain helper."""
     if isinstance(parent, gast.keyword):
@@ -124,10 +64,11 @@ def passed_to_helper(n, parent, grandparent, namespace, local):
         helper_of(parent, namespace, local) is not None
 
 
-def specialise(root, by_name, namespace, location, fn, pending, local):
+def specialise(root, by_name, namespace, location, fn, pending, local, parse):
     """Rewrite every call in `root` that passes a nested function to a plain
     helper into a call of the helper specialised for it. `pending` collects
-    (siblings dict, site) pairs, filled in once the sites are lifted."""
+    (siblings dict, site) pairs, filled in once the sites are lifted;
+    `parse(h)` reads a helper as the front end reads a function."""
     class Rewrite(Transformer):
         def visit_Call(self, node):
             self.generic_visit(node)
@@ -139,14 +80,12 @@ def specialise(root, by_name, namespace, location, fn, pending, local):
             if not passed:
                 return node
             return _specialised_call(node, h, by_name, namespace, location, fn, pending,
-                                     fresh_name)
+                                     parse)
 
     Rewrite().visit(root)
 
 
-def _specialised_call(node, h, by_name, namespace, location, fn, pending, fresh_name):
-    from .closures import LIFTED, Lifted, _bind, _function, _NestedLocation, root_of
-    from ..read.read import parse_function
+def _specialised_call(node, h, by_name, namespace, location, fn, pending, parse):
     sig = inspect.signature(h)
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
         raise UnsupportedSyntaxError(
@@ -158,7 +97,7 @@ def _specialised_call(node, h, by_name, namespace, location, fn, pending, fresh_
         raise TypeError(f"{location.describe(node)}: {h.__name__}(): {exc}") from None
     functions = {p: by_name[a.id] for p, a in bound.arguments.items()
                  if isinstance(a, gast.Name) and a.id in by_name}
-    parsed = parse_function(h)
+    parsed = parse(h)
     tree = parsed.tree
     hloc = parsed.location
     names = {x.id for x in gast.walk(tree) if isinstance(x, gast.Name)}
@@ -184,7 +123,7 @@ def _specialised_call(node, h, by_name, namespace, location, fn, pending, fresh_
             self.generic_visit(call)
             if isinstance(call.func, gast.Name) and call.func.id in functions:
                 site = functions[call.func.id]
-                call.args = _bind(call, site, hloc, True)
+                call.args = bind_call(call, site, hloc, True)
                 call.args += [name(captures[(site.lifted_name, c)]) for c in site.captures]
                 call.keywords = []
                 call.func = gast.copy_location(name(site.lifted_name), call.func)
@@ -202,23 +141,21 @@ def _specialised_call(node, h, by_name, namespace, location, fn, pending, fresh_
                        for v in captures.values()]
     args.kw_defaults = [None] * len(captures)
     tree.name = new_name
-    from ...emit.unparse import stmt_source
     source = stmt_source(tree)
     if cached is not None and cached[2] == source:
         obj = cached[1]
     else:
-        obj = _function(tree, h, hloc)
+        obj = function_of(tree, h, hloc)
         with_default = [a.id for a in args.args[len(args.args) - len(args.defaults):]]
         obj.__defaults__ = tuple(sig.parameters[p].default for p in with_default) or None
         _SPECIALISED[key] = (new_name, obj, source)
     # the compiler's tree takes every parameter by position (source.positional_parameters),
     # in the order calls are bound to (the function's signature)
-    from ..read.read import positional_parameters
     tree = positional_parameters(clone(tree))
     needed = {}
     for site in functions.values():
         pending.append((needed, site))
-    LIFTED[obj] = Lifted(tree, _NestedLocation(hloc.filename, hloc.first_line, new_name,
+    LIFTED[obj] = Lifted(tree, NestedLocation(hloc.filename, hloc.first_line, new_name,
                                                hloc.first_line), "\n".join(parsed.source_lines),
                          root_of(h), needed)
     namespace[new_name] = obj

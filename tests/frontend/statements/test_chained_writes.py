@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 import s2sad
+from frontend.passes import lowered
 from s2sad.transforms.errors import UnsupportedSyntaxError
+from s2sad.transforms.frontend.statements import chained_writes
 from gradcheck import check_grad, check_jvp, numerical_grad
 
 X = np.array([0.7, -1.2, 0.4])
@@ -239,3 +241,15 @@ def test_numpy_semantics_of_the_refused_forms():
     B = np.zeros((4, 3))
     B[np.array([2, 0])][0] = 1.0
     assert B.sum() == 0.0
+
+
+def written_in_one_subscript(A, v):
+    B = A * 1.0
+    B[0][1] = v
+    return np.sum(B)
+
+
+def test_the_check_sees_one_subscript():
+    before, after = lowered(chained_writes, written_in_one_subscript, np.ones((2, 3)), 1.0)
+    assert before == after and "    B[0, 1] = v" in after.splitlines()
+

@@ -1,0 +1,81 @@
+"""The compiler's import graph (tests/tools/imports.py reads it from the
+source): no cycle inside transforms/, and a front-end pass imports no other
+pass and no driver (frontend/pipeline.py runs them; a pass reaches another
+function's tree through `ctx.parse`).
+
+The cycles inside s2sad/ and between s2sad and s2sad.transforms are checked
+too when S2SAD_IMPORT_CYCLES names them (`s2sad`, `packages`, or `all`):
+
+    S2SAD_IMPORT_CYCLES=all python -m pytest tests/test_imports.py
+"""
+import os
+
+import pytest
+
+from tools import imports
+
+GRAPH = imports.graph()
+CHECKED = set(os.environ.get("S2SAD_IMPORT_CYCLES", "").replace(",", " ").split())
+
+
+# cycles still to open (optimise/: the gather index arithmetic, fusion's
+# exposure analysis); this list only shrinks
+KNOWN = [["s2sad.transforms.optimise.gather", "s2sad.transforms.optimise.gather_nests"],
+         ["s2sad.transforms.analysis.loop_access", "s2sad.transforms.optimise.fusion",
+          "s2sad.transforms.optimise.parallel"]]
+
+
+def test_no_cycle_inside_transforms():
+    found = [c for c in imports.cycles(imports.within(GRAPH, "s2sad.transforms"))
+             if c not in KNOWN]
+    assert not found, "import cycles in transforms/:\n" + "\n".join(" ".join(c) for c in found)
+
+
+@pytest.mark.skipif(not CHECKED & {"s2sad", "all"}, reason="S2SAD_IMPORT_CYCLES=s2sad checks it")
+def test_no_cycle_inside_s2sad():
+    outside = {m: ts for m, ts in GRAPH.items() if not m.startswith("s2sad.transforms")}
+    found = imports.cycles(outside)
+    assert not found, "import cycles in s2sad/:\n" + "\n".join(" ".join(c) for c in found)
+
+
+@pytest.mark.skipif(not CHECKED & {"packages", "all"},
+                    reason="S2SAD_IMPORT_CYCLES=packages checks it")
+def test_no_cycle_between_the_packages():
+    found = imports.cycles(imports.packages(GRAPH))
+    assert not found, "s2sad and s2sad.transforms import each other"
+
+
+def _pass_modules():
+    from s2sad.transforms.frontend import pipeline
+    found = set()
+
+    def collect(entries):
+        for e in entries:
+            if isinstance(e, pipeline.Group):
+                collect(e.passes)
+            else:
+                found.add(e.run.__module__)
+    for entries in (pipeline.READ, pipeline.SPECIALISE, pipeline.HELPER_COPY):
+        collect(entries)
+    return found
+
+
+PASSES = _pass_modules()
+DRIVERS = {"s2sad.transforms.frontend.pipeline", "s2sad.transforms.frontend.specialise",
+           "s2sad.transforms.program"}
+
+
+def test_the_lists_name_the_passes():
+    assert "s2sad.transforms.frontend.functions.closures" in PASSES
+    assert len(PASSES) > 40
+
+
+@pytest.mark.parametrize("module", sorted(PASSES))
+def test_a_pass_imports_no_pass_and_no_driver(module):
+    imported = GRAPH[module] & (PASSES | DRIVERS)
+    assert not imported, f"{module} imports {sorted(imported)}"
+
+
+def test_only_the_pipeline_imports_the_passes():
+    importers = {m for m, ts in GRAPH.items() if ts & PASSES}
+    assert importers <= {"s2sad.transforms.frontend.pipeline"}, sorted(importers)

@@ -1,0 +1,278 @@
+"""The front end, in the order it runs: one line per pass, naming the idiom
+it lowers.
+
+Two lists, because the phases are real:
+
+- READ runs once per function (its tree is kept for the next read of the
+  same lines): from the source to a tree with no nested function, no
+  statement form and no spelling the passes after it do not follow;
+- SPECIALISE runs per argument kinds (container arguments, has_aux,
+  checkpointed loops and the kinds themselves change it): from that tree to
+  normalised code (one primitive operation per statement) with the kinds of
+  its variables, which the reverse and forward passes differentiate.
+
+A helper's primal copy (the forward sweep calls it) takes HELPER_COPY, a
+short list of the same passes.
+
+Every pass is a module of a family folder with one entry point,
+`run(tree, ctx)` (context.py), importing no other pass: it returns the tree
+when it changed it (or a new tree), None when it left it as it was. A pass
+that may change the kinds says so (`retypes`): they are inferred again when
+it changed the tree. `after` names the passes that must run before it
+(tests/frontend/test_pipeline.py checks the lists keep them). A Group runs
+its passes only when its test finds something for them to do.
+
+    python -m s2sad.transforms.frontend.pipeline --markdown
+
+prints the lists (docs/internals.md is that page)."""
+import inspect
+import sys
+from dataclasses import dataclass, field
+
+from . import steps
+from .calls import (array_attributes, bind, builtin_forms, builtin_reductions, callable_forms,
+                    missing_attributes, read_respellings, star_forms)
+from .containers import (added_keys, assigned_keys, aux_output, aux_pairs, comprehensions,
+                         dict_comprehensions, dicts, flatten_args, list_appends, literal_loops,
+                         literals, materialised_lists, nested_literals, records, sequence_args,
+                         tuples)
+from .containers.common import has_containers
+from .context import Context, Restart
+from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
+                      whole_slices, written_args)
+from .functions import (closures, inline_nested, markers, nested_function_args, nested_varargs,
+                        passed_lambdas)
+from .functions.lifted import lifts_nested
+from .read import fence, imports, read
+from .read.read import ParsedFunction
+from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
+                         nested_unpacking, none_tests, normalize, number_starts, statement_forms,
+                         value_bools)
+from ..syntax import clone
+
+
+@dataclass(frozen=True)
+class Pass:
+    run: object              # run(tree, ctx) -> tree or None
+    idiom: str               # what it lowers (or checks), as the user writes it
+    name: str
+    after: tuple = ()        # passes that must have run before it
+    retypes: bool = False    # kinds inferred again after it changed the tree
+
+
+def step(entry, idiom, after=(), retypes=False):
+    """A Pass for a pass module (its `run`) or a step function of steps.py."""
+    if inspect.ismodule(entry):
+        return Pass(entry.run, idiom, entry.__name__.rpartition(".")[2], tuple(after), retypes)
+    return Pass(entry, idiom, entry.__name__, tuple(after), retypes)
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    when: object             # when(ctx): whether there is anything for the passes to do
+    passes: list = field(default_factory=list)
+
+
+NESTED_FUNCTIONS = Group("nested functions", lifts_nested, [
+    step(nested_varargs, "def h(*args, **kw) inside: the arguments each call passes"),
+    step(passed_lambdas, "apply(lambda u: u * w, x): the lambda bound to a name first"),
+    step(nested_function_args, "apply_twice(scale, a), both nested: a copy per function passed"),
+    step(inline_nested, "def add(v): out.append(v): inlined where it is called"),
+    step(closures, "def / lambda inside the function: a helper taking what it captures",
+         after=("passed_lambdas", "inline_nested")),
+])
+
+READ = [
+    step(imports, "from scipy.special import erf inside the def: a name of the function"),
+    step(callable_forms, "functools.partial(h, W), map(f, xs): lambdas and comprehensions"),
+    step(builtin_forms, "math.fsum, divmod, functools.reduce, max(key=), np.ndenumerate"),
+    step(chained_assignments, "a = b = v: a = v; b = a"),
+    NESTED_FUNCTIONS,
+    step(assigned_keys, "d = {}; d['y'] = ...: the key made with the dict",
+         after=("closures",)),
+    step(statement_forms, ":=, del, global, nonlocal, try ... finally, assert, with"),
+    step(star_forms, "f(*args), a, *rest = xs, [*xs, y]: written out", after=("closures",)),
+    step(dict_comprehensions, "{k: v for k, v in d.items()}: a dict literal",
+         after=("assigned_keys",)),
+    step(records, "p = P(a=x, b=y); p.a (NamedTuple, dataclass): p_a = x; p_a"),
+    step(nested_unpacking, "a, (b, c) = h(x): level by level"),
+    step(fence, "anything no pass above lowered: refused with its line"),
+]
+
+CONTAINERS = Group("containers", has_containers, [
+    step(list_appends, "xs = []; xs.append(a); xs.append(b): xs = [a, b]"),
+    step(literal_loops, "for w in (a, b), for k, v in d.items(): the body once per element"),
+    step(comprehensions, "[e for i in seq], sum(e for ...), any(...): loops filling arrays"),
+    step(nested_literals, "M = [[a, b], [c, d]] used as an array: np.array(M)"),
+    step(materialised_lists, "a comprehension's list used as a list: refused",
+         after=("comprehensions",)),
+    step(dicts, "d = {'w': x}; d['w']: a variable per key"),
+    step(literals, "v = [1.0, a]; v[1], sum([a, b]): a variable per element, 0 + a + b"),
+])
+
+SPECIALISE = [
+    step(flatten_args, "dict / NamedTuple / list arguments: one parameter per leaf"),
+    step(read_respellings, "sorted(x), list(x), x.tolist(): comprehensions",
+         after=("flatten_args",)),
+    step(steps.lift_loops, "s2sad.checkpointed(range(n)), or a memory budget: step functions"),
+    step(steps.copy_tree, "(the tree read stays the function's: the passes below change a copy)"),
+    step(own_copies, "a helper's writing copy differentiated: without its w = w.copy()"),
+    step(aux_output, "has_aux: return loss, {'acc': a}: the aux as a tuple"),
+    step(hidden_writes, "u.fill(v), np.copyto(u, v), out=u, u.sort(), np.add.at: stores"),
+    step(bind, "every call bound to its callee's signature; keepdims=True, np.r_, x.item()",
+         after=("hidden_writes",)),
+    step(added_keys, "d = {}; fill(d, x) adding d['y']: the key made with the dict",
+         after=("bind",)),
+    step(written_args, "step(u, out) writing into out: out[:] = step_writing(u, out)",
+         after=("bind", "added_keys")),
+    step(sequence_args, "list and tuple arguments: isinstance folded, list-only uses refused"),
+    step(mutated_args, "a helper appending to a list it is given: refused"),
+    step(none_tests, "x is None, x is not None: folded"),
+    step(value_bools, "if x:, not x, x and y of numbers and arrays: comparisons"),
+    step(steps.new_names, "(fresh names from here on avoid every name the function uses)"),
+    CONTAINERS,
+    step(array_attributes, "x.flat, x.mT: np.ravel(x), np.swapaxes(x, -1, -2)"),
+    step(array_loops, "for t in np.linspace(...): a counted loop over the array"),
+    step(desugar, "break, continue, early return, for row in A, ternaries: flags and counted"
+         " loops", after=("comprehensions",)),
+    step(steps.mark_accesses, "(array accesses marked, for the index checks)"),
+    step(normalize, "one primitive operation per statement; a += b; x.sum(): np.sum(x)",
+         after=("desugar",)),
+    step(steps.infer_kinds, "(the kinds of every variable, from the argument kinds)",
+         after=("normalize",)),
+    step(number_starts, "res = 0; res = res + a: res = 0 + a", after=("infer_kinds",),
+         retypes=True),
+    step(aux_pairs, "has_aux: return pair of a tuple of two values, checked",
+         after=("infer_kinds",)),
+    step(missing_attributes, "x.ptp() of an array: numpy 2's AttributeError",
+         after=("infer_kinds",)),
+    step(chained_writes, "a[i][j] = v: the write checked to reach a", after=("infer_kinds",)),
+    step(changing_kinds, "sum(res) of a number made an array in a loop: refused",
+         after=("number_starts",)),
+    step(builtin_reductions, "sum(x), max(x) of an array: np.sum(x, axis=0)",
+         after=("infer_kinds",), retypes=True),
+    step(tuples, "r = h(x) of a tuple: r_0, r_1 = h(x)", after=("infer_kinds",),
+         retypes=True),
+    step(steps.unliftable, "(under a budget: a loop a step cannot carry, recorded instead)",
+         after=("lift_loops", "infer_kinds")),
+    step(arrays_written, "h(u) with h doing p += e of an array: rewritten as a write into u",
+         after=("written_args", "infer_kinds")),
+    step(steps.aliased_writes, "b = a; b[0] = v while a is read: refused",
+         after=("infer_kinds",)),
+    step(calls_for_effect, "np.put(u, ...), u.resize(...), a kernel given u: refused",
+         after=("hidden_writes", "infer_kinds")),
+    step(whole_slices, "u[...] of an array: u[:]", after=("infer_kinds",)),
+    step(steps.independent_loops, "s2sad.parallel loops: their independence proven",
+         after=("whole_slices",)),
+    step(steps.derivative_calls, "g = s2sad.grad(loss)(x): the generated gradient called",
+         after=("infer_kinds",)),
+]
+
+HELPER_COPY = [
+    step(read_respellings, "sorted(x), list(x), x.tolist(): comprehensions"),
+    step(steps.note_written_arguments, "(a helper writing into its arguments: noted)"),
+    step(bind, "the calls of helpers bound by position"),
+    step(added_keys, "d = {}; fill(d, x) adding d['y']: the key made with the dict"),
+    step(written_args, "fill(d, x) writing into a local dict: its keys assigned back"),
+    step(steps.new_names, "(fresh names from here on avoid every name the function uses)"),
+    CONTAINERS,
+    step(markers, "s2sad.stop_gradient(x) and other markers: the value itself"),
+    step(steps.strip_checkpoint_marks, "s2sad.checkpointed(range(n)): range(n)"),
+]
+
+
+def run(passes, ctx):
+    """Run `passes` (Pass or Group) over `ctx.tree`, in order."""
+    for p in passes:
+        if isinstance(p, Group):
+            if p.when(ctx):
+                run(p.passes, ctx)
+            else:
+                ctx.skipped.add(p.name)
+            continue
+        tree = p.run(ctx.tree, ctx)
+        if tree is not None:  # changed: a new node list, and kinds again if they may differ
+            ctx.tree = tree
+            if p.retypes:
+                ctx.infer_kinds()
+    return ctx
+
+
+# (code, nested_def_ok) -> (the lines read, (tree, location, source, names the
+# passes bound)) of a function with no nested function or lambda: a derivative
+# reads its function twice, and generating it again reads it again (~10% of
+# GMM's generation time)
+_READ_TREES = {}
+
+
+def parse(fn, nested_def_ok=False, read_only=False):
+    """`fn` read and run through READ: a ParsedFunction, or a clear error.
+    `nested_def_ok` admits the `backward` of a custom gradient. `read_only`:
+    the caller does not change the tree (which may then be the one kept for
+    the next read of the same lines, not a copy)."""
+    found = read.source_of(fn)
+    key = None
+    if found.tree is None:  # a def, read from its file
+        key = (found.fn.__code__, nested_def_ok)
+        known = _READ_TREES.get(key)
+        if known is not None and known[0] is found.lines:
+            tree, location, source, bound = known[1]
+            return ParsedFunction(found.fn, tree if read_only else clone(tree), location,
+                                  {**read.namespace_of(found.fn), **bound}, source)
+        found = read.parsed(found)
+    parsed = ParsedFunction(found.fn, found.tree, found.location, found.namespace, found.source)
+    before = dict(parsed.namespace)
+    ctx = run(READ, Context(parsed, parse, nested_def_ok=nested_def_ok))
+    parsed.__dict__.pop("_locals", None)  # (the passes bind new names)
+    if key is not None and not nested_def_ok and NESTED_FUNCTIONS.name in ctx.skipped:
+        # nothing was lifted out of it (which registers the lifted functions
+        # anew): the same tree serves the next read of the same lines
+        if len(_READ_TREES) >= 256:
+            _READ_TREES.clear()
+        bound = {k: v for k, v in parsed.namespace.items() if before.get(k, before) is not v}
+        _READ_TREES[key] = (found.lines, (clone(parsed.tree), parsed.location, found.source,
+                                          bound))
+    return parsed
+
+
+def specialise(fn, arg_kinds, program, loops=None, stopped=(), skip=(), arrays=frozenset()):
+    """`fn` read and run through SPECIALISE for `arg_kinds`: the context
+    holding its tree, kinds and names. `loops`: checkpointed loops
+    ("marked": those marked s2sad.checkpointed; "budget": also the others,
+    under the program's memory budget)."""
+    skip, arrays = frozenset(skip), frozenset(arrays)
+    while True:
+        ctx = Context(parse(fn), parse, program, arg_kinds=arg_kinds, loops=loops,
+                      stopped=stopped, skip=skip, arrays=arrays,
+                      structures=getattr(program, "flat_arguments", {}).get(fn),
+                      has_aux=fn in getattr(program, "aux_functions", ()),
+                      reserved=program.module_names)
+        try:
+            return run(SPECIALISE, ctx)
+        except Restart as again:  # more loops kept, more calls writing into arrays
+            skip, arrays = skip | again.skip, arrays | again.arrays
+
+
+def helper_copy(fn, program, copy_name):
+    """The tree of `fn`'s primal copy, named `copy_name`, run through
+    HELPER_COPY (its context)."""
+    parsed = parse(fn)
+    parsed.tree.name = copy_name
+    return run(HELPER_COPY, Context(parsed, parse, program, helper_copy=True))
+
+
+# ---- the lists as a page -------------------------------------------------------
+
+def markdown():
+    """The front end's lists, then the reverse and forward passes and the
+    optimisations, as a markdown page (docs/internals.md)."""
+    from . import internals
+    return internals.page(READ, SPECIALISE, HELPER_COPY)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--markdown"]:
+        sys.stdout.write(markdown())
+    else:
+        sys.exit("python -m s2sad.transforms.frontend.pipeline --markdown")
