@@ -1,0 +1,37 @@
+"""Comprehensions lowered to loops: a sum adds into a total, a list fills
+an array (transforms/frontend/containers/comprehensions.py)."""
+import numpy as np
+
+from frontend.passes import lowered, source
+from gradcheck import check_grad
+from s2sad.transforms.frontend.containers import comprehensions
+
+
+def comp(x):
+    return sum(x[i] * x[i] for i in range(3)) + np.sum(np.array([v * 2.0 for v in x]))
+
+
+def test_loops():
+    _, after = lowered(comprehensions, comp, np.ones(3))
+    message = f"{__file__}:{comp.__code__.co_firstlineno + 1}, in comp: s2sad needs at least " \
+        "one element in a list comprehension, to know its shape"
+    assert after == source(f'''
+        def comp(x):
+            total = 0
+            for i2 in range(3):
+                total = total + x[i2] * x[i2]
+            n_vals = len(x)
+            if n_vals == 0:
+                raise ValueError('{message}')
+            v2 = x[0]
+            vals_first = v2 * 2.0
+            vals = empty_stack(n_vals, vals_first)
+            vals[0] = vals_first
+            for k in range(1, n_vals):
+                v2 = x[k]
+                vals[k] = v2 * 2.0
+            return total + np.sum(vals)''')
+
+
+def test_gradient(jit):
+    check_grad(comp, [np.array([0.5, -1.0, 2.0])], jit=jit)
