@@ -76,3 +76,15 @@ def test_modules_stay_small():
                 with open(os.path.join(dirpath, f)) as fh:
                     lines = sum(1 for _ in fh)
                 assert lines <= 600, (f, lines)
+
+
+def test_every_pass_has_its_test_file():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for passes in RUNS.values():
+        for p in passes:
+            if p.run.__name__ != "run":
+                continue  # (the steps: test_steps.py)
+            family, name = p.run.__module__.split(".")[-2:]
+            path = os.path.join(here, family, f"test_{name}.py")
+            assert os.path.exists(path), path
+
