@@ -47,7 +47,7 @@ from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
                          nested_unpacking, none_tests, normalize, number_starts, statement_forms,
-                         value_bools)
+                         stored_ranges, value_bools)
 from ..syntax import clone
 
 
@@ -97,6 +97,7 @@ READ = [
          after=("assigned_keys",)),
     step(records, "p = P(a=x, b=y); p.a (NamedTuple, dataclass): p_a = x; p_a"),
     step(nested_unpacking, "a, (b, c) = h(x): level by level"),
+    step(stored_ranges, "r = range(n); for t in r: for t in range(n)", after=("closures",)),
     step(fence, "anything no pass above lowered: refused with its line"),
 ]
 
