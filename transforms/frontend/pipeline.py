@@ -22,11 +22,10 @@ it changed the tree. `after` names the passes that must run before it
 (tests/frontend/test_pipeline.py checks the lists keep them). A Group runs
 its passes only when its test finds something for them to do.
 
-    python -m s2sad.transforms.frontend.pipeline --markdown
+    python -m s2sad.transforms.internals
 
-prints the lists (docs/internals.md is that page)."""
+prints the lists, and what runs after them, as a page (docs/internals.md)."""
 import inspect
-import sys
 from dataclasses import dataclass, field
 
 from . import steps
@@ -261,19 +260,3 @@ def helper_copy(fn, program, copy_name):
     parsed = parse(fn)
     parsed.tree.name = copy_name
     return run(HELPER_COPY, Context(parsed, parse, program, helper_copy=True))
-
-
-# ---- the lists as a page -------------------------------------------------------
-
-def markdown():
-    """The front end's lists, then the reverse and forward passes and the
-    optimisations, as a markdown page (docs/internals.md)."""
-    from . import internals
-    return internals.page(READ, SPECIALISE, HELPER_COPY)
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--markdown"]:
-        sys.stdout.write(markdown())
-    else:
-        sys.exit("python -m s2sad.transforms.frontend.pipeline --markdown")

@@ -74,11 +74,12 @@ _CONTAINERS = (gast.List, gast.Tuple, gast.Dict, gast.Set, gast.ListComp, gast.G
 
 
 def has_containers(ctx):
-    """Whether the tree holds something the container passes act on: a
-    list, dict, set or comprehension, a tuple bound or looped over, a nested
-    function, a call without arguments (`d.items()`, `dict()`), a call of a
-    builtin but the plain ones, or a loop other than `for v in range(...)`.
-    Most numeric functions have none: one walk instead of one per pass."""
+    """Whether the tree holds something the container passes act on. That
+    is a list, dict, set or comprehension, a tuple bound or looped over, a
+    nested function, a call without arguments (`d.items()`, `dict()`), a call
+    of a builtin but the plain ones, or a loop other than `for v in
+    range(...)`. Most numeric functions have none: one walk instead of one
+    per pass."""
     return not _without_containers(ctx.tree, ctx.resolve)
 
 

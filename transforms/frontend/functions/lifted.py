@@ -42,8 +42,8 @@ class Site:
 
 
 def lifts_nested(ctx):
-    """Whether the function defines nested functions or lambdas to lift (a
-    custom gradient's backward, `ctx.nested_def_ok`, stays where it is)."""
+    """Whether the function defines nested functions or lambdas to lift. (A
+    custom gradient's backward, `ctx.nested_def_ok`, stays where it is.)"""
     return not ctx.nested_def_ok and any(
         n.__class__ in (gast.FunctionDef, gast.Lambda) for n in ctx.nodes if n is not ctx.tree)
 
