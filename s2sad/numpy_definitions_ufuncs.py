@@ -2,7 +2,7 @@
 numpy_definitions.py, as the others there): `np.ptp`, the ufunc methods
 `np.add.accumulate`, `np.multiply.accumulate`, `np.maximum.accumulate`,
 `np.minimum.accumulate`, and `np.add.at` / `np.subtract.at` as values
-(transforms/frontend/effects.py spells the statement `np.add.at(u, i, v)` as
+(transforms/frontend/effects/hidden_writes.py spells the statement `np.add.at(u, i, v)` as
 `u[...] = np.add.at(u, i, v)`, whose call is `add_at` below).
 
 Each follows numpy's semantics for what it takes; the gradient at a tie is

@@ -88,7 +88,7 @@ def _norm_ord(node, kind, bound):  # noqa: C901
 
 NORM_ORD = Values("None, or a number p >= 1 for a vector norm (over an int axis or of a 1-D "
                   "array)", _norm_ord)
-# handled before the rule sees the call (transforms/frontend/bind.py lowers it)
+# handled before the rule sees the call (transforms/frontend/calls/bind.py lowers it)
 KEEPDIMS = Values("True or False, written as a constant",
                   lambda n, k: _constant(n) is True or _constant(n) is False, gradient_free=True)
 BOOL = Values("True or False, written as a constant",

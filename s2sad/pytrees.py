@@ -3,7 +3,7 @@
 A dict, a NamedTuple, a dataclass instance, or a list or tuple holding an
 array or another container is flattened at the boundary: the derivative is generated for
 its leaves (floats, ints, arrays) as separate parameters
-(transforms/frontend/flatten_args.py rewrites the function's reads of it), and the
+(transforms/frontend/containers/flatten_args.py rewrites the function's reads of it), and the
 gradient, tangent or seed of such an argument has its structure: a dict
 for a dict, the same NamedTuple type or dataclass, a list for a list. A
 list or tuple of plain numbers is an array, as it always was in s2sad.

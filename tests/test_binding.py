@@ -524,7 +524,7 @@ def test_np_newaxis_is_none_in_an_index(jit):
     check_grad(newaxis_index, (x, A), wrt=1, jit=jit)
 
 
-# ---- spellings that mean a form the rule implements (transforms/frontend/spellings.py) ------
+# ---- spellings that mean a form the rule implements (transforms/frontend/calls/respellings.py) ------
 
 def reshape_order_c(x):
     return np.sum(np.reshape(x, (2, 3), order="C")[1] * np.arange(3.0))

@@ -431,7 +431,7 @@ def test_iterating_over_a_call_evaluates_it_once(jit):
     check_jvp(iterate_over_calls, (A,), jit=jit)
 
 
-# ---- dicts bound once with constant string keys (transforms/frontend/dicts.py) ----------------
+# ---- dicts bound once with constant string keys (transforms/frontend/containers/dicts.py) ----------------
 
 def dict_of_parameters(A, b):
     p = {"w": A[0], "b": b, "scale": 2.0}

@@ -1,6 +1,6 @@
 """Writes numpy hides in calls (`u.fill(v)`, `np.copyto(u, v)`, `out=u`,
 `u.sort()`, a helper's `p += e` on an array it is given) and `...` in an
-index: each is followed (transforms/frontend/effects.py, written_args.py) and checked
+index: each is followed (transforms/frontend/effects/hidden_writes.py, written_args.py) and checked
 against finite differences, compiled and as Python; a call made for its
 effect on an array that s2sad cannot follow is refused. Every function here
 gave a wrong gradient with no error before."""

@@ -37,7 +37,7 @@ def float64(g, ans, x):
     return g
 
 
-# x.item() (transforms/frontend/bind.py writes it item_of(x))
+# x.item() (transforms/frontend/calls/bind.py writes it item_of(x))
 @adjoint(rt.item_of, kind=lambda args, kws: K.scalar(args[0].scalar_dtype) if args[0].known
          else K.UNKNOWN, linear=(0,))
 def item_of(g, ans, x):

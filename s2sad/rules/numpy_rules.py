@@ -251,7 +251,7 @@ def clip(g, ans, a, a_min, a_max):
 
 # ---- reductions --------------------------------------------------------------
 
-# keepdims=True is taken off before a rule sees the call (transforms/frontend/bind.py)
+# keepdims=True is taken off before a rule sees the call (transforms/frontend/calls/bind.py)
 _REDUCTION = {"axis": AXIS, "keepdims": KEEPDIMS}
 
 

@@ -1,5 +1,5 @@
 """Calls beyond plain positional ones, bound by the compiler to the callee's
-signature (transforms/frontend/bind.py): helpers called with keywords, relying on
+signature (transforms/frontend/calls/bind.py): helpers called with keywords, relying on
 defaults and with keyword-only parameters; numpy reductions with an axis
 (by position or keyword, negative, a tuple) and keepdims, and their method
 spellings; np.cumsum with an axis, np.transpose with axes, np.clip with

@@ -49,7 +49,7 @@ class ContainerStatements:
             v = self.new_var(())
             fn.emit(f"{v.name} = {f}([{', '.join(elts)}])")
             return False
-        if form == "dict_literal":  # one variable per key (transforms/frontend/dicts.py)
+        if form == "dict_literal":  # one variable per key (transforms/frontend/containers/dicts.py)
             d = self.fresh("d")
             a, b = self.expr((), 2), self.expr((), 1)
             fn.emit(f"{d} = " + (f'{{"a": {a}, "b": {b}, "c": 2.0}}' if self.p(0.6)

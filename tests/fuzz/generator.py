@@ -104,7 +104,7 @@ FEATURES = (
     "hidden_writes",    # b.fill(e), np.copyto(b, e), out=b, b[...] = e, helpers writing
                         # into their parameter (p += e, p.fill(s): UPDATERS)
     "nested_functions",  # def g(u): / g = lambda u: ... closing over locals, called (nested.py)
-    "containers",       # list/tuple literals, comprehensions, sum() of generators (containers.py)
+    "containers",       # list/tuple literals, comprehensions, sum() of generators (comprehensions.py)
     # (forms.py:)
     "container_param",  # def fuzzed(p, x) with a dict p (or a tuple/list t): p["w"], p.get("b"),
                         # loops over p.items(), predict(p, x) (CONTAINER_HELPERS)

@@ -83,7 +83,7 @@ class Statements(Expressions):
              "container_arg"),
             (1 if self.ok("container_call") else 0, "container_call"),
             (6 if self.effect_wanted() else 0, "effect"),
-            (2 if self.ok("containers") else 0, "container"),  # containers.py
+            (2 if self.ok("containers") else 0, "container"),  # comprehensions.py
             (self.everyday_weight(), "everyday"),  # everyday.py
             (1 if self.ok("stop_recording") and not fn.in_recording else 0, "recording"),
             (1 if self.ok("reset_recording") and not fn.no_reset

@@ -1,5 +1,5 @@
 """Keyword forms of numpy functions (s2sad/numpy_definitions_keywords.py,
-transforms/frontend/keyword_spellings.py): where= (a mask that gets no
+transforms/frontend/calls/respellings.py): where= (a mask that gets no
 gradient), initial=, dtype= of float64, np.diff's prepend= / append=,
 np.einsum's optimize=, np.average's returned= / keepdims=,
 np.concatenate(axis=None), one-sided clip, astype(float), over ranks, axes,

@@ -87,7 +87,7 @@ def test_forward(f, jit):
     check_jvp(f, (X.copy(),), jit=jit)
 
 
-# ---- a container passed whole to a helper (spread_arguments.py) -------------------
+# ---- a container passed whole to a helper (flatten.py, spread_copy) ---------------
 def energy(p, x):
     return np.sum(p["w"] * x ** 2) + p["b"] * np.sum(x)
 

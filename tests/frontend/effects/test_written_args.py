@@ -1,6 +1,6 @@
 """Helpers that write into arrays they are given (numba style, `step(u, out,
 k)` filling `out`): the caller's array changes, and the derivative follows
-it (transforms/frontend/written_args.py). Against finite differences, compiled and as
+it (transforms/frontend/effects/written_args.py). Against finite differences, compiled and as
 Python, reverse and forward mode; the forms it cannot follow are refused."""
 import numpy as np
 import pytest

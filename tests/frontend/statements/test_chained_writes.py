@@ -104,7 +104,7 @@ def nested_list_literal(x):
 
 def test_nested_list_literal():
     """A literal list of lists used as its array would be is that array
-    (transforms/frontend/nested_literals.py): written into and differentiated
+    (transforms/frontend/containers/nested_literals.py): written into and differentiated
     (it was refused; more in test_more_python_forms.py)."""
     check_grad(nested_list_literal, [X.copy()], jit=False)
 

@@ -5,7 +5,7 @@ and `x.mT` as `np.swapaxes(x, -1, -2)`.
 
 Writing through `x.flat` (`x.flat[k] = v`) changes x itself, which a
 ravelled copy would not: it is refused before this pass, as every write
-through an attribute is (source.py). Any other attribute of a value that
+through an attribute is (read/fence.py). Any other attribute of a value that
 needs a gradient is refused where the adjoint is built (ops.py,
 contributions.py), never taken as a constant.
 

@@ -97,8 +97,8 @@ class CallBinder:
 
     def bind_tree(self, tree, rules=True):
         """Every call in `tree` bound, wherever it is (if and while tests,
-        conditional expressions, nested calls), before any pass runs: a
-        helper's copy takes its parameters by position only. Without
+        conditional expressions, nested calls): a helper's copy takes its
+        parameters by position only. Without
         `rules`, only helper calls (for a helper's copied source).
         keepdims of a compound array is left to normalize, which evaluates
         the array once."""

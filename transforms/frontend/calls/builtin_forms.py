@@ -1,6 +1,6 @@
 """Python builtins and standard-library folds spelled as the statements
 and calls they compute, before nested functions are lifted (closures.py)
-and comprehensions lowered (containers.py):
+and comprehensions lowered (comprehensions.py):
 
     s = math.fsum(e)                s = sum(e)
     q, r = divmod(a, b)             q, r = (a // b, a % b)

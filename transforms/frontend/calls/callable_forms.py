@@ -1,6 +1,6 @@
 """Functions made or applied with Python's function tools, spelled as the
 lambdas and comprehensions they are (before nested functions are lifted,
-closures.py, and comprehensions lowered, containers.py):
+closures.py, and comprehensions lowered, comprehensions.py):
 
     g = functools.partial(h, W, scale=2.0)   g_bound = W
                                              g_scale = 2.0

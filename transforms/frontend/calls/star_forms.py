@@ -1,5 +1,4 @@
-"""Star-unpacking spelled as the indexing it means, before any pass reads
-the tree:
+"""Star-unpacking spelled as the indexing it means (READ, pipeline.py):
 
     f(*(a, b))  /  args = (a, b); f(*args)     f(a, b)  /  f(args[0], args[1])
     [*xs, y] with xs = [p, q] (bound once)     [xs[0], xs[1], y]
@@ -281,7 +280,7 @@ class _StarForms:
             iter=gast.Subscript(value=_name(value.id), slice=gast.Slice(
                 lower=_const(star) if star else None, upper=upper, step=None), ctx=gast.Load()),
             ifs=[], is_async=0)])
-        # (a copy of the slice, which may be empty, as Python's [] is: containers.py)
+        # (a copy of the slice, which may be empty, as Python's [] is: comprehensions.py)
         rest.s2sad_copy_of_slice = True
         out.insert(len(out) - after, _assign(targets[star].value, rest, s))
         return out

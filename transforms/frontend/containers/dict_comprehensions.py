@@ -1,5 +1,5 @@
 """A dict comprehension over keys known when the derivative is generated is
-the dict literal it builds, before any pass reads the tree:
+the dict literal it builds (READ, pipeline.py):
 
     d = {"a": x, "b": y}
     e = {k: v * w for k, v in d.items()}     e = {"a": d["a"] * w, "b": d["b"] * w}
@@ -8,7 +8,7 @@ the dict literal it builds, before any pass reads the tree:
 The iterable is a tuple or list of constants, or `.items()`, `.keys()`,
 `.values()` (or the dict itself) of a local dict bound once to a literal with
 constant keys; one `for`, no `if`. The dict literal is then one variable per
-key (transforms/frontend/dicts.py). Any other dict comprehension (a dict
+key (transforms/frontend/containers/dicts.py). Any other dict comprehension (a dict
 argument's items, keys computed at run time, a condition) is refused with
 what to write, as is a set comprehension (a set of numbers keeps one of
 equal values, in an order of its own: there is no gradient to give it).

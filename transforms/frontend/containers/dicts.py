@@ -10,7 +10,7 @@ default)` with a constant key, `d.values()`, `d.keys()` or `d.items()`
 iterated by a `for` loop or given to `sum`, `min`, `max` or `len` (a tuple
 of its entries, in the dict's order), or passing it whole to a Python helper
 (which then takes its values as parameters of their own,
-spread_arguments.py); any other dict (a new key, a key computed at run
+flatten.py's spread_copy); any other dict (a new key, a key computed at run
 time, the dict given to anything else) is refused, never guessed. A dict
 written out as a helper's argument (`h({"a": x})`, `h(dict(a=x))`) is first
 bound to a name of its own, just before the statement."""

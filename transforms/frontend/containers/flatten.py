@@ -2,8 +2,9 @@
 
 An argument that is a dict, a NamedTuple, a list or a tuple holding floats
 and arrays (nested) reaches the differentiating passes as one parameter per
-leaf. Before any other pass, the function's tree is rewritten so that the
-reads of the container become reads of those parameters: for `p` of
+leaf. First thing when the function is specialised (SPECIALISE,
+pipeline.py), its tree is rewritten so that the reads of the container
+become reads of those parameters: for `p` of
 structure {"a": float, "b": array}, the parameters are `p_a, p_b` and
 
     p["a"]            ->  p_a
@@ -260,7 +261,7 @@ class _Rewrite:
     def spread_call(self, node, parent, seq, part):
         """`h(p, x)` with `p` a container and `h` a Python helper: the call
         goes to a copy of `h` that takes p's leaves as parameters
-        (spread_arguments.py). Whether it was rewritten."""
+        (spread_copy, below). Whether it was rewritten."""
         if not (isinstance(parent, gast.Call) and seq is parent.args):
             return False
         copy = spread_copy(self.parsed, parent, parent.args.index(node), part[2], self.parse)

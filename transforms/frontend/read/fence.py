@@ -7,8 +7,8 @@ from ...emit.unparse import expr_source
 from ...errors import UnsupportedSyntaxError
 from ...syntax import walk
 
-# Statements and expressions the differentiating passes accept. Anything
-# else is reported with its file and line before any pass runs.
+# Statements and expressions no READ pass lowers: reported with their file
+# and line before any pass reads the tree for its meaning.
 _UNSUPPORTED = {
     gast.ClassDef: "a class definition",
     gast.AsyncFunctionDef: "an async function",
@@ -23,7 +23,7 @@ _UNSUPPORTED = {
     gast.Delete: "del", gast.Import: "import", gast.ImportFrom: "import",
     gast.Starred: "star-unpacking",
     gast.NamedExpr: "the := operator", gast.Match: "a match statement",
-    gast.Set: "a set display",  # (dicts: transforms/frontend/dicts.py)
+    gast.Set: "a set display",  # (dicts: transforms/frontend/containers/dicts.py)
 }
 _HINTS = {
     gast.SetComp: "Write the loop out with a preallocated array",

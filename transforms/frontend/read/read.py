@@ -244,7 +244,7 @@ def namespace_of(fn):
 def positional_parameters(tree):
     """Make positional-only and keyword-only parameters plain ones, in the
     order of the signature: every call to the function is bound to that
-    order (transforms/frontend/bind.py, api.Derivative), so this changes no call.
+    order (transforms/frontend/calls/bind.py, api.Derivative), so this changes no call.
     Defaults stay where they are still valid (the run of parameters with
     one at the end)."""
     args = tree.args

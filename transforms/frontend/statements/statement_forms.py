@@ -1,6 +1,6 @@
 """Python statements and operators spelled as the plain statements they
-mean, before any pass reads the tree (so reverse and forward mode, Hessians
-and compiled code all see plain assignments):
+mean, early in READ (pipeline.py), so reverse and forward mode, Hessians
+and compiled code all see plain assignments:
 
 - `if (y := e) > 1:` (the := operator) is `y = e; if y > 1:`, and
   `while (y := e) > 1: body` is `while True: y = e; if not y > 1: break;
