@@ -1,1 +1,3 @@
-"""Calls: their Python spellings (functools.partial, map, math.fsum, sorted, list, star arguments) lowered, bound to their callees' signatures, and respelled into the forms the gradient rules implement."""
+"""Calls: their Python spellings (functools.partial, map, math.fsum, sorted,
+list, star arguments) lowered, bound to their callees' signatures, and
+respelled into the forms the gradient rules implement."""
