@@ -192,7 +192,7 @@ class _Respell(gast.NodeTransformer):
                 k.arg == "axis" for k in call.keywords):
             np_sort = gast.Attribute(value=_name("np"), attr="sort", ctx=gast.Load())
             if self.resolve(_name("np")) is not np:
-                return [s]  # (refused by check_effects if x is an array)
+                return [s]  # (refused by calls_for_effect.py if x is an array)
             sort = gast.Call(func=np_sort, args=[_name(x)], keywords=call.keywords)
             return [gast.copy_location(gast.Assign(targets=[_whole(x)], value=sort,
                                                    type_comment=None), s)]

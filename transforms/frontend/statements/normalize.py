@@ -121,7 +121,7 @@ class _Normalizer:
             self.emit(assign(self.namer.fresh(s.value.func.value.id + "_popped"), s.value), s)
         elif isinstance(s, (gast.Expr, gast.Raise)):
             self.out.append(s)
-        else:  # desugar and source.check_supported leave nothing else
+        else:  # desugar.py and the fence (read/fence.py) leave nothing else
             raise AssertionError(f"unexpected statement {type(s).__name__}")
 
     def output(self, expr, src, constant_ok=True):
