@@ -138,6 +138,8 @@ class Contributions:
         return self.apply_rule(prim.rule, g, ans, list(value.args), keywords, z)
 
     def apply_rule(self, rule, g, ans, args, keywords, z):
+        if getattr(rule, "user", False):  # (the self-checks do not take it as a derivative)
+            self.context.surrogates.add(f"the gradient registered for {rule.name}")
         if rule is None or rule.nondiff:
             return [], []
         if rule.function is not None:

@@ -80,17 +80,22 @@ class ReverseMode(Contributions, UserStacks):
         """Forward and reverse statements. `outputs` are the returned
         atoms; `seeds` the matching seed expressions (None: not active)."""
         from ..analysis.definitions import Definitions, loop_locals
-        self.temporaries |= record_reads_where_cheaper(self.tree, self.kinds, self.active,
-                                                       self.namer)
+        enabled = self.context.optimisations  # (optimise/pipeline.py: SWEEP)
+        if "cheaper_reads" in enabled:
+            self.temporaries |= record_reads_where_cheaper(self.tree, self.kinds, self.active,
+                                                           self.namer)
         self.defs = Definitions(self.tree)
         self.loop_locals = loop_locals(self.tree)
         self.loop_restores, self.loop_hoisted = {}, {}
-        self.loop_reads = LoopReads(self.tree)  # what each reversed loop reads (lean_tapes.py)
+        # what each reversed loop reads (lean_tapes.py; switched off: every value)
+        self.loop_reads = LoopReads(self.tree, lean="lean_tapes" in enabled)
         # (a weak reference to this pass: a strong one, a reference cycle,
         # would leave the function's trees to the cyclic collector)
         reads_result = weakref.WeakMethod(self.adjoint_reads_result)
         self.loop_values = LoopValues(self.loop_locals, self.kinds, self.fn.resolve,
-                                      lambda value: reads_result()(value))
+                                      lambda value: reads_result()(value),
+                                      enabled="recompute" in enabled)
+        self.step_inverses = "step_inverse" in enabled
         body = self.tree.body[:-1]  # the final return is the caller's business
         # Recording a value can make the reverse sweep read more (a restored
         # flag brings back the branch that tests it), so repeat until the
@@ -98,11 +103,12 @@ class ReverseMode(Contributions, UserStacks):
         # the same names on every pass.
         self.bindings = binding_counts(self.tree.body)
         self.fusion = fusion.plan(self.tree, self.kinds, self.active, self.bindings) \
-            if self.fuse_loops else None
+            if self.fuse_loops and "fusion" in enabled else None
         taken = set(self.namer.taken)
         self.record_enabled = False
         # arrays of one shape throughout: reading only their shape reads no value
-        self.shape_classes = shape_classes(self.tree, self.kinds, self.fn.resolve)
+        self.shape_classes = shape_classes(self.tree, self.kinds, self.fn.resolve) \
+            if "shape_reads" in enabled else {}
         self.fixed_shapes = set(self.shape_classes)
         # An array bound once but in a loop may take another shape each time.
         # An adjoint is zeroed after its value's definition, with the shape
@@ -112,7 +118,8 @@ class ReverseMode(Contributions, UserStacks):
         # recorded as a carried value instead: its old value is restored
         # right after its adjoint, and the zero takes that value's shape.
         shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1
-                      and (v in self.fixed_shapes or not self.kind(v).is_array)}
+                      and (v in self.fixed_shapes or not self.kind(v).is_array)} \
+            if "shape_reads" in enabled else set()
         for loop, local in self.loop_locals.items():
             self.loop_locals[loop] = {v for v in local if v in self.fixed_shapes
                                       or not self.kind(v).is_array}
@@ -179,13 +186,17 @@ class ReverseMode(Contributions, UserStacks):
             var = todo.pop()
             for s, loop in self.loop_local_defs.get(var, {}).values():
                 if getattr(s, "s2sad_nosave", False) \
-                        or integer_step_inverse(s, var, self.kind(var)) is not None \
+                        or self.step_inverse(s, var, self.kind(var)) is not None \
                         or not self.loop_values.recomputable(s, var, loop):
                     continue
                 more = value_reads([s], shape_only) - self.generated - out
                 out |= more
                 todo.extend(more)
         return out
+
+    def step_inverse(self, s, var, kind):
+        """The statement undoing `s`'s integer step of `var` (None: record it)."""
+        return integer_step_inverse(s, var, kind) if self.step_inverses else None
 
     def note_loop_reads(self, loop, rev):
         """What the reversed `loop` (body `rev`) reads, with what recomputing
@@ -349,7 +360,7 @@ class ReverseMode(Contributions, UserStacks):
         return save, after, restore
 
     def _record(self, target, s, frames, var, kind, maybe, surely):
-        inverse = integer_step_inverse(s, var, kind)
+        inverse = self.step_inverse(s, var, kind)
         if inverse is not None:  # n = n + 1 is undone by n = n - 1: nothing to record
             return [], [], [inverse]
         loop = frames[-1].loop if frames else None
