@@ -2,6 +2,7 @@
 plain derivative (optimise=False, S2SAD_OPTIMISE): each check must catch
 the kind of wrong derivative it is for, and pass (or skip, saying why)
 where the derivative is right by its conventions."""
+import numba
 import numpy as np
 import pytest
 
@@ -14,6 +15,7 @@ from gradcheck import numerical_grad
 
 
 # ---- primitives with rules that are wrong on purpose -----------------------
+@numba.njit
 def bent(x):
     """sin, whose registered reverse rule is 1.5 times too large."""
     return np.sin(x)
@@ -24,6 +26,7 @@ def _bent_rule(g, ans, x):
     return g * np.cos(x) * 1.5
 
 
+@numba.njit
 def skewed(x):
     """sin, whose reverse rule is right and forward rule is wrong."""
     return np.sin(x)
