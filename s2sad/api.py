@@ -379,7 +379,11 @@ class Derivative:
         forward or reverse mode), not kept: what the self-checks compare."""
         gen = self._generate(kinds, mode=mode, flat=flat, dtype=dtype, budgeted=budgeted,
                              optimisations=optimisations)
-        entry = backend.Entry(self._module(gen), gen.entry, jit, self.label)
+        # (as Python: a module of its own, not kept among the loaded ones)
+        module = self._module(gen) if jit else backend.CompiledModule(
+            "s2sad_check_" + cache.module_key(gen.source, gen.key_extra), gen.source,
+            gen.functions, gen.namespace, self.boundscheck, gen.checks_own_indices)
+        entry = backend.Entry(module, gen.entry, jit, self.label)
         entry.generated = gen
         return entry
 
