@@ -715,9 +715,19 @@ def over_an_int(x, n):
     return x * n ** -1 + x ** n + x ** -n
 
 
+def geometric_products(x):
+    s = 1.0
+    for k in range(4):
+        s = s * (1.0 + x * 2 ** -k)
+    return s
+
+
 def test_integer_power_as_python():
     check_grad(geometric_series, (1.3,), jit=False)
     check_grad(over_an_int, (1.3, 2), jit=False)
+    # a loop whose values are taped: 2 ** -k is a float (0.5), never an int
+    # tape's 0 (the gradient was 1.0, no error)
+    check_grad(geometric_products, (0.3,), jit=False)
 
 
 def test_integer_power_compiled_raises_instead_of_truncating():

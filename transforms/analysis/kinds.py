@@ -171,6 +171,16 @@ def float_result(kind):
     return array(kind.ndim, "c" if kind.scalar_dtype == "c" else "f")
 
 
+def _negative(node, negated):
+    """Whether `node` is written as a negative value: `-k`, `-2`, a name
+    bound so."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return not (isinstance(node.operand, gast.Constant) and node.operand.value == 0)
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool) and node.value < 0
+    return isinstance(node, gast.Name) and node.id in negated
+
+
 class KindInference:
     """Flow-insensitive kinds of a normalised function's variables.
 
@@ -182,6 +192,9 @@ class KindInference:
         self.namespace = namespace or {}
 
     def run(self, tree, arg_kinds):
+        # names some binding gives a negated value (`neg = -k`): an int to such
+        # a power is a float in Python (2 ** -1 is 0.5), and so is its tape
+        self.negated = set()
         self.env = dict(zip([a.id for a in tree.args.args], arg_kinds))
         self.env.update(self.module_values(tree))
         for _ in range(4):  # loops: a few passes reach the fixpoint
@@ -194,6 +207,8 @@ class KindInference:
     def block(self, stmts):
         for s in stmts:
             if isinstance(s, gast.Assign):
+                if isinstance(s.targets[0], gast.Name) and _negative(s.value, set()):
+                    self.negated.add(s.targets[0].id)
                 self.assign(s.targets[0], self.expr(s.value))
             elif isinstance(s, gast.For):
                 self.bind(s.target.id, INT)
@@ -242,6 +257,9 @@ class KindInference:
                 return array(k.ndim, "f")
             if isinstance(node.op, gast.Pow) and k.known and k.scalar_dtype == "b":
                 return array(k.ndim, "i")
+            if isinstance(node.op, gast.Pow) and k.tag == "int" \
+                    and _negative(node.right, getattr(self, "negated", ())):
+                return FLOAT  # Python's int ** -k (compiled code refuses it: python_power)
             return k
         if isinstance(node, gast.UnaryOp):
             operand = self.expr(node.operand)
