@@ -287,7 +287,10 @@ def _check_dot(call, report, surrogate):
         other = _other_mode(call, report, "vjp")
         if other is None:
             return
-        grads = call.run(other, extra=[seed])[1]
+        grads = _run_other(call, report, other, [seed], "vjp")
+        if grads is None:
+            return
+        grads = grads[1]
         grads = [grads] if len(call.wrt) == 1 and not isinstance(grads, tuple) else list(grads)
         left = _inner(tangent_out, seed)  # <J v, w>
         rights = [_inner(g, t) for g, t in zip(grads, tangents)]
@@ -300,7 +303,10 @@ def _check_dot(call, report, surrogate):
         if other is None:
             return
         tangents = [taylor.direction(call.values[call.wrt[k]], rng) for k in range(len(call.wrt))]
-        tangent_out = call.run(other, extra=tangents)[1]
+        tangent_out = _run_other(call, report, other, tangents, "jvp")
+        if tangent_out is None:
+            return
+        tangent_out = tangent_out[1]
         left = _inner(tangent_out, taylor.output_weights(call))
         rights = [_inner(g, t) for g, t in zip(call.grad_list, tangents)]
     lv, rv = left[0], sum(r[0] for r in rights)
@@ -335,6 +341,18 @@ def _other_mode(call, report, mode):
     except (LookupError, SyntaxError, TypeError, NotImplementedError, ValueError) as exc:
         reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
         report.add("forward vs reverse", "skipped", f"no {mode} of this function ({reason})")
+        return None
+
+
+def _run_other(call, report, other, extra, mode):
+    """The other mode's result, or None (said in the report) when it
+    raises: it is checked by its own calls, this derivative by its others."""
+    try:
+        return call.run(other, extra=extra)
+    except Exception as exc:  # noqa: BLE001 - reported as the reason for skipping
+        report.add("forward vs reverse", "skipped",
+                   f"the {mode} of this function fails here ({type(exc).__name__}: "
+                   f"{str(exc).splitlines()[0][:160] if str(exc) else ''})")
         return None
 
 

@@ -147,6 +147,8 @@ def _by_coordinates(call, weights, positions, rng):
               for idx in np.ndindex(*np.shape(call.values[call.wrt[k]]))]
     if len(coords) > COORDINATES:
         coords = [coords[i] for i in sorted(rng.choice(len(coords), COORDINATES, replace=False))]
+    coords = [(p, idx) for p, idx in coords
+              if np.isfinite(call.values[p][idx] if idx else call.values[p])]
     for p, idx in coords:
         x = call.values[p]
         k = call.wrt.index(p)
@@ -201,11 +203,11 @@ def differentiable_positions(call):
 
 def direction(x, rng):
     """A random direction shaped like `x`, scaled like its values."""
-    if isinstance(x, np.ndarray):
-        scale = float(np.sqrt(np.mean(np.square(x)))) if x.size else 1.0
-        return (rng.standard_normal(x.shape) * (scale if scale > 0 else 1.0)).astype(x.dtype)
-    scale = abs(float(x)) or 1.0
-    return float(rng.standard_normal()) * scale
+    if isinstance(x, np.ndarray):  # (an infinite element stays where it is)
+        scale = rms(x) or 1.0
+        return np.where(np.isfinite(x), rng.standard_normal(x.shape) * scale, 0.0).astype(x.dtype)
+    scale = abs(float(x)) if np.isfinite(x) and x else 1.0
+    return float(rng.standard_normal()) * scale if np.isfinite(x) else 0.0
 
 
 def output_weights(call):
