@@ -207,3 +207,22 @@ def test_the_plain_derivative_compiles(jit):
     for f, args in ((loop, (X, 0.7)), (abs_sum, (X,)), (tie, (X,))):
         g = s2sad.grad(f, optimise=False, jit=jit, check=True)(*args)
         np.testing.assert_allclose(g, numerical_grad(f, list(args), 0), rtol=1e-5, atol=1e-8)
+
+
+def countdown(x, y, z):
+    rval = 0
+    while x > -0.1:
+        rval = rval + y
+        x = x - z
+    return rval
+
+
+def test_plain_derivative_of_a_while_loop_differentiated_again(monkeypatch):
+    """The plain derivative keeps no counter of a while loop it does not
+    reverse (its increment, without a start, raised UnboundLocalError once
+    dead stores no longer removed it)."""
+    monkeypatch.setenv("S2SAD_OPTIMISE", "0")
+    first = s2sad.grad(countdown, wrt=(0, 1, 2), jit=False)
+    assert s2sad.grad(first, wrt=1, jit=False)(1.0, 2.0, 0.3) == 0.0
+    g = s2sad.grad(lambda x, y, z: first(x, y, z)[1] * y, wrt=1, jit=False)(1.0, 2.0, 0.3)
+    assert g == 4.0  # (4 iterations, the second gradient of 4 y^2 / 2)

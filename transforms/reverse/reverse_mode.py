@@ -328,7 +328,9 @@ class ReverseMode(Contributions, UserStacks):
         bf, br = self.block(s.body, frames + [LoopFrame(s)])
         br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
         self.note_loop_reads(s, br)
-        fwd = gast.While(test=s.test, body=[bump] + bf, orelse=[])
+        # (no reverse sweep: no count, neither its start nor its steps)
+        fwd = gast.While(test=s.test, body=([bump] if br else []) + (bf or [gast.Pass()]),
+                         orelse=[])
         gast.copy_location(fwd, s)
         if not br:
             return entry + [fwd], entry_restore
