@@ -229,7 +229,7 @@ def _plan(loop, i, array, owned, stored):
 def _locals(body):
     """Names assigned (`v = e`) once in the body, before any read of them in
     it; None if a name is assigned otherwise."""
-    assigned, seen = {}, set()
+    assigned, seen, accumulators = {}, set(), set()
     for k, s in enumerate(body):
         seen |= names_loaded(s.value)
         for t in _targets(s):
@@ -239,10 +239,13 @@ def _locals(body):
         for t in _targets(s):
             if isinstance(t, gast.Name):
                 if isinstance(s, gast.AugAssign):
-                    continue  # an accumulator (`dr += e`): not a local
+                    accumulators.add(t.id)  # (`dr += e`): not a local
+                    continue
                 if t.id in assigned or t.id in seen:
                     return None
                 assigned[t.id] = k
+    if assigned.keys() & accumulators:
+        return None  # `dd = a` then `dd += b`: a value built in two statements
     return assigned
 
 
