@@ -40,8 +40,8 @@ from ..analysis.loop_access import (Exposure, bindings, children_using, first_in
                           is_pure, loaded_elsewhere, loaded_outside_updates,
                           loops_with_following_reads, reads_own_rows, statements, stores,
                           target_names, unparse, values_read)
-from ..syntax import (Transformer, assign, call, clone, const, name, names_loaded, parse_expr,
-                     store, unit_range, walk)
+from ..syntax import (Transformer, assign, attr, binop, call, clone, const, name, names_loaded,
+                     store, subscript, unit_range, walk)
 from ..templates import fold
 
 class Analysis:
@@ -223,6 +223,7 @@ def _parallel_form(loop, after, kinds, namer, chunks, stacks=frozenset()):
     if analysis.problem is not None:
         loop.s2sad_serial_reason = analysis.problem
         return None
+    loop_body = _defined_first(loop_body, analysis.private, kinds) + loop_body
     start, stop = bounds
     runs = fold(gast.Compare(left=clone(start), ops=[gast.Lt()], comparators=[clone(stop)]))
     pre = [gast.If(test=runs, body=checks, orelse=[])] if checks else []
@@ -254,6 +255,35 @@ def _carried_privates(analysis, loop, body, kinds):
                   if getattr(kinds.get(v), "tag", None) in ("int", "float"))
 
 
+def _defined_first(body, private, kinds):
+    """`v = 0.0` for each scalar private to the iterations that the body may
+    read where it is not bound on every path (bound in one `if`, read in
+    another): numba 0.68's prange then gives a reduction in the same loop
+    the value 0 (a wrong total with no error). Each iteration writes these
+    names before reading them, so the value given here is never read."""
+    zero = {"int": 0, "float": 0.0, "bool": False}
+    scalars = {v for v in private if getattr(kinds.get(v), "tag", None) in zero}
+    unbound = set()
+
+    def block(stmts, bound):
+        for s in stmts:
+            if isinstance(s, gast.If):
+                unbound.update((names_loaded(s.test) & scalars) - bound)
+                bound = block(s.body, set(bound)) & block(s.orelse, set(bound))
+            elif isinstance(s, (gast.For, gast.While)):
+                head = s.iter if isinstance(s, gast.For) else s.test
+                unbound.update((names_loaded(head) & scalars) - bound)
+                inner = set(bound) | (target_names(s.target) if isinstance(s, gast.For) else set())
+                block(s.body, inner)
+                block(s.orelse, set(bound))
+            else:
+                unbound.update((names_loaded(s) & scalars) - bound)
+                bound |= stores([s])[0]
+        return bound
+    block(body, set())
+    return [assign(v, const(zero[kinds[v].tag])) for v in sorted(unbound)]
+
+
 def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
     """The loop cut into one chunk per thread, each adding into its own
     copies of `accumulators`, summed after it in chunk order."""
@@ -267,16 +297,12 @@ def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
             s.target.value = name(own[s.target.value.id])
     # a number, not numba.get_num_threads(), which numba cannot cache
     pre = [assign(n, const(int(chunks)))]
-    pre += [assign(parts[a], parse_expr(f"np.zeros(({n},) + {a}.shape, {a}.dtype)"))
+    pre += [assign(parts[a], call("np.zeros", binop(gast.Tuple(elts=[name(n)], ctx=gast.Load()),
+                                                     gast.Add(), attr(name(a), "shape")),
+                                  attr(name(a), "dtype")))
             for a in accumulators]
-    # (a start in parentheses: n - (m - 3); parsed again below, so
-    # parentheses that change nothing leave no trace)
-    first = unparse(start)
-    first = first if first == "0" else f"({first})"
-    size = f"({unparse(stop)} - {first})" if first != "0" else unparse(stop)
-    offset = "" if first == "0" else f"{first} + "
-    inner_range = fold(parse_expr(
-        f"range({offset}{chunk} * {size} // {n}, {offset}({chunk} + 1) * {size} // {n})"))
+    inner_range = fold(call("range", _chunk_end(chunk, start, stop, n, 0),
+                            _chunk_end(chunk, start, stop, n, 1)))
     inner = gast.For(target=loop.target, iter=inner_range, body=body, orelse=[],
                      type_comment=None)
     gast.copy_location(inner, loop)
@@ -297,6 +323,16 @@ def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
                                             ctx=gast.Load())) for a in accumulators],
         orelse=[], type_comment=None)
     return pre + [outer, sums]
+
+
+def _chunk_end(chunk, start, stop, n, past):
+    """Where chunk number `chunk` (+ `past`) of `n` starts in range(start,
+    stop): `start + chunk * (stop - start) // n` (`chunk * stop // n` from 0)."""
+    k = name(chunk) if not past else binop(name(chunk), gast.Add(), const(past))
+    zero = isinstance(start, gast.Constant) and start.value == 0
+    size = clone(stop) if zero else binop(clone(stop), gast.Sub(), clone(start))
+    part = binop(binop(k, gast.Mult(), size), gast.FloorDiv(), name(n))
+    return part if zero else binop(clone(start), gast.Add(), part)
 
 
 def _ascending_bounds(loop):
@@ -385,7 +421,7 @@ def _allocation_sizes(body, rebound):
         if f.endswith("_like") or f == "copy":  # (b's own shape is substituted in turn)
             if isinstance(arg, gast.Name) and arg.id != a:
                 for k in range(8):
-                    sizes[(a, k)] = parse_expr(f"{arg.id}.shape[{k}]")
+                    sizes[(a, k)] = subscript(attr(name(arg.id), "shape"), const(k))
         elif names_loaded(arg) & rebound:
             continue
         elif isinstance(arg, gast.Tuple):
