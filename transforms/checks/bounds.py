@@ -36,9 +36,11 @@ from .affine import Affine, obviously_non_negative, provable
 from .index_check_code import in_place, merged
 from ..emit.unparse import expr_source
 from .nests import (Loop, extremes, find_counter, nonempty, product_form, product_source,
-                    survey_loops, trip_count)
-from .array_shapes import ALLOCATE, ArrayShapes
+                    trip_count)
+from .array_shapes import ArrayShapes
+from .function_survey import Setup
 from .bounds_syntax import Span, root, subscripts
+from .chunks import whole_range
 from ..syntax import callee_name, const, names_bound_by, parse_stmts, walk_stmts
 
 
@@ -91,37 +93,12 @@ def add_index_checks(fdef, kinds, shadows, location, setup=None):
     return True
 
 
-class _Setup:
-    """What a pass reads of the function as a whole, and never changes: the
-    statements binding each name, the arrays and lists, what each loop's
-    body binds (a survey that undid nothing hands it to the main pass)."""
-
-    def __init__(self, fdef, kinds):
-        params = [a.id for a in fdef.args.args]
-        self.bindings = {p: [None] for p in params}  # name -> binding statements (None: param)
-        self.top = set(map(id, fdef.body))
-        for s in walk_stmts(fdef.body):
-            for n in names_bound_by(s):
-                self.bindings.setdefault(n, []).append(s)
-        self.arrays = {n for n, k in kinds.items() if k.is_array}
-        self.lists = {n for n, k in kinds.items() if k.tag == "list"}
-        for n, binds in self.bindings.items():
-            for s in binds:
-                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-                    if callee_name(s.value) in ALLOCATE:
-                        self.arrays.add(n)
-                    elif isinstance(s.value, gast.List):
-                        self.lists.add(n)
-        self.inside = {}  # id(loop) -> (names bound in its body, whether it returns or raises)
-        survey_loops(fdef.body, self.inside)
-
-
 class _Pass(ArrayShapes):
     def __init__(self, fdef, kinds, shadows, location, survey=False, setup=None):
         self.fdef, self.kinds, self.shadows, self.location = fdef, kinds, shadows, location
         self.survey = survey  # only undo promotions (undo_unproven_promotions)
         self.undone = False   # whether the survey undid a promotion
-        self.setup = setup = setup or _Setup(fdef, kinds)
+        self.setup = setup = setup or Setup(fdef, kinds)
         self.bindings, self.top = setup.bindings, setup.top
         self.arrays, self.lists, self._inside = setup.arrays, setup.lists, setup.inside
         self._shapes = {}
@@ -238,11 +215,14 @@ class _Pass(ArrayShapes):
     def loop(self, s):
         rebound, exits = self._inside[id(s)]
         stored = rebound | set(names_bound_by(s))
-        args = s.iter.args if callee_name(s.iter) == "range" and not s.iter.keywords else None
+        args = s.iter.args if callee_name(s.iter) in ("range", "prange") \
+            and not s.iter.keywords else None
         if not isinstance(s.target, gast.Name) or args is None or not 1 <= len(args) <= 3 \
                 or s.target.id in rebound:
             return Loop(s, stored=stored)
         start, stop = (args[0], args[1]) if len(args) >= 2 else (const(0), args[0])
+        # (a parallel loop's chunk: its values lie in the range it was cut from)
+        start, stop = whole_range(s.iter, self.loops, self.form) or (start, stop)
         step = self.form(args[2], proof=False) if len(args) == 3 else Affine({}, 1)
         if step is None or step.terms or step.const == 0:
             return Loop(s, stored=stored)
@@ -374,7 +354,8 @@ class _Pass(ArrayShapes):
             raise _Unaccountable
         base = sub.value.id
         mark = getattr(sub.slice, "s2sad_access", None)
-        if mark is not None and base in self.covered.get(mark, ()):
+        if mark is not None and (base in self.covered.get(mark, ())
+                                 or self.copy_of(base) in self.covered.get(mark, ())):
             return
         items = sub.slice.elts if isinstance(sub.slice, gast.Tuple) else [sub.slice]
         kind = self.kinds.get(base)
