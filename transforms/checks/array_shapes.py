@@ -58,7 +58,7 @@ class ArrayShapes:
         if dims is None:
             return None
         if dims == "opaque" or axis >= len(dims) or dims[axis] is None:
-            return Affine.symbol(f"{array}.shape[{axis}]"), True
+            return Affine.extent(array, axis), True
         dim = dims[axis]
         return dim if isinstance(dim, tuple) else (dim, True)
 
@@ -88,7 +88,7 @@ class ArrayShapes:
                     if result is None:  # its shape then, fixed for this array
                         result = "opaque"
                     elif result == "opaque":
-                        result = [Affine.symbol(f"{like}.shape[{k}]")
+                        result = [Affine.extent(like, k)
                                   for k in range(self._ndim(array))]
         elif len(binds) == 1 and binds[0] is not None:
             result = self._allocated_in_loop(binds[0])
@@ -119,7 +119,7 @@ class ArrayShapes:
         return k.ndim if k is not None and k.is_array else 8
 
     def _opaque(self, array):
-        return [Affine.symbol(f"{array}.shape[{k}]") for k in range(self._ndim(array))]
+        return [Affine.extent(array, k) for k in range(self._ndim(array))]
 
     def _dims(self, node):
         """Extents of an allocation's shape: (form, exact), or None for one

@@ -35,13 +35,13 @@ from ..analysis import kinds as K
 from .affine import Affine, obviously_non_negative, provable
 from .index_check_code import in_place, merged
 from ..emit.unparse import expr_source
-from .nests import (Loop, extremes, find_counter, nonempty, product_form, product_source,
+from .nests import (Loop, extremes, find_counter, nonempty, product_form, product_symbol,
                     trip_count)
 from .array_shapes import ArrayShapes
 from .function_survey import Setup
 from .bounds_syntax import Span, root, subscripts
 from .chunks import whole_range
-from ..syntax import callee_name, const, names_bound_by, parse_stmts, walk_stmts
+from ..syntax import callee_name, const, names_bound_by, structure, walk_stmts
 
 
 
@@ -89,7 +89,7 @@ def add_index_checks(fdef, kinds, shadows, location, setup=None):
     except _Unaccountable:
         return False
     for block, stmt, new in reversed(checks):
-        block[block.index(stmt):block.index(stmt)] = [parse_stmts(c)[0] for c in new]
+        block[block.index(stmt):block.index(stmt)] = new
     return True
 
 
@@ -143,7 +143,7 @@ class _Pass(ArrayShapes):
                 and isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, int):
             array, axis = node.value.value.id, node.slice.value
             if not proof:
-                return Affine.symbol(f"{array}.shape[{axis}]")
+                return Affine.extent(array, axis)
             found = self.extent(array, axis)
             return found[0] if found is not None and found[1] else None
         if isinstance(node, gast.Call) and callee_name(node) == "len" and len(node.args) == 1 \
@@ -438,7 +438,7 @@ class _Pass(ArrayShapes):
         if trips is None:  # a product is written out, so its names must not be counters
             if any(set(f.terms) & counters for f in shown[0]):
                 return None
-            trips = Affine.symbol(product_source(*shown))
+            trips = product_symbol(*shown)
         low = init.plus(counter.offset)
         proof_trips = product_form(*proof)
         proof_low = init_proof.plus(counter.offset) if init_proof is not None else None
@@ -467,7 +467,7 @@ class _Pass(ArrayShapes):
             return False
         high = extremes(span.shown_high, nest, "shown_lo", "shown_hi")[0]
         low = extremes(span.shown_low, nest, "shown_lo", "shown_hi")[1]
-        extent = Affine.symbol(f"{base}.shape[{axis}]")
+        extent = Affine.extent(base, axis)
         violations = []  # forms >= 0 exactly when the index leaves the array
         if not upper:
             violations.append(high - extent)
@@ -556,7 +556,9 @@ class _Pass(ArrayShapes):
         in the nest; equal checks before a statement are made once."""
         for entry in self.checks:
             if entry[0] is block and entry[1] is stmt:
-                if check not in entry[2]:
+                key = structure(check) if isinstance(check, gast.AST) else check
+                if all(key != (structure(c) if isinstance(c, gast.AST) else c)
+                       for c in entry[2]):
                     entry[2].append(check)
                 return
         self.checks.append((block, stmt, [check]))
@@ -565,8 +567,9 @@ class _Pass(ArrayShapes):
         text = expr_source(sub)
         line = None
         if self.location is not None:  # generated nodes may keep only a part's line
-            line = next((self.location.line_of(n) for n in (sub, sub.slice, sub.value, stmt)
-                         if getattr(n, "lineno", None) is not None), None)
+            around = [s for s, _ in reversed(self.path)]  # (or only the loop's around them)
+            line = next((self.location.line_of(n) for n in [sub, sub.slice, sub.value, stmt]
+                         + around if getattr(n, "lineno", None) is not None), None)
         if line is None:
             return f"{text}: index out of range"
         return f"{text}: index out of range ({os.path.basename(self.location.filename)}:{line})"

@@ -26,10 +26,14 @@ assignments with calls only to numpy, math and pure builtins, when
   rows k that the loop does not change, the counter in the last axis
   only) and at least one offset is not 0;
 * each added value is computed in the iteration from loop-invariant
-  names, the counter, and elements of arrays that the loop does not write,
-  or that it writes only at the element it reads, after reading it (so
-  every iteration sees the values from before the loop: `dun[i]` read,
-  then zeroed), those arrays being the derivative's own too;
+  names, the counter, locals assigned once (`v = e`) before they are read,
+  and elements of arrays that the loop does not write, or that it writes
+  only at the element it reads, after reading it (so every iteration sees
+  the values from before the loop: `dun[i]` read, then zeroed), those
+  arrays being the derivative's own too. A name the loop also adds to
+  (`dd = de * prod` then `dd += dprod * k`, the adjoint of a value used
+  twice) is no local: the gathered loops would recompute only its first
+  part;
 * the counter is not read after the loop;
 * the loop starts at a constant from which no offset reaches below 0 (an
   index that counts from the end, `dx[i - 1]` at i = 0, is left alone).
