@@ -64,8 +64,8 @@ def _assembled(node, texts, lists, makers=PRINTERS, list_makers=frozenset()):
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         pieces = [node.left, node.right]
         stringy = any(isinstance(p, ast.Constant) and isinstance(p.value, str) for p in pieces)
-        return (stringy or any(_assembled(p, texts, lists, makers, list_makers) for p in pieces)) and not all(
-            isinstance(p, ast.Constant) for p in pieces)
+        pasted = stringy or any(_assembled(p, texts, lists, makers, list_makers) for p in pieces)
+        return pasted and not all(isinstance(p, ast.Constant) for p in pieces)
     if isinstance(node, ast.IfExp):
         return _assembled(node.body, texts, lists, makers, list_makers) \
             or _assembled(node.orelse, texts, lists, makers, list_makers)
@@ -184,12 +184,15 @@ def test_no_code_is_parsed_back_from_pasted_text():
     'def f(x):\n    return parse_expr("{} + 1".format(x))',
     'def f(x):\n    return gast.parse("y = " + x)',
     'def f(x):\n    text = unparse(x) + " - 1"\n    return parse_expr(text)',
-    'def f(x):\n    lines = ["a = 1"]\n    lines += [f"b = {x}"]\n    return gast.parse("\\n".join(lines))',
-    'def g(x):\n    return f"a = {x}"\ndef f(xs):\n    for t in [g(x) for x in xs]:\n        parse_stmts(t)',
+    'def f(x):\n    lines = ["a = 1"]\n    lines += [f"b = {x}"]\n'
+    '    return gast.parse("\\n".join(lines))',
+    'def g(x):\n    return f"a = {x}"\ndef f(xs):\n'
+    '    for t in [g(x) for x in xs]:\n        parse_stmts(t)',
     'def g(x):\n    return [f"a = {x}"]\ndef f(x):\n    return [parse_stmts(c) for c in g(x)]',
     'def f(x):\n    return call(expr_source(x))',
     'def f(x):\n    t = f"{x}.T"\n    u = t\n    return parse_expr(u)',
-    'def f(x):\n    lines = []\n    lines.append(f"a = {x}")\n    return gast.parse("\\n".join(lines))',
+    'def f(x):\n    lines = []\n    lines.append(f"a = {x}")\n'
+    '    return gast.parse("\\n".join(lines))',
 ])
 def test_the_scan_finds_pasted_text(source):
     assert parses_of_assembled_text(ast.parse(source)), source

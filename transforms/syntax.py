@@ -3,6 +3,7 @@
 import gast
 
 from .ast_convert import parse
+from .expressions import binop, compare, dotted, number, plain_copy  # noqa: F401 (re-exported)
 
 __all__ = [
     "name", "store", "const", "assign", "call", "attr", "subscript", "binop", "compare",
@@ -65,57 +66,6 @@ def subscript(value, index, ctx=None):
     if isinstance(value, str):
         value = name(value)
     return gast.Subscript(value=value, slice=index, ctx=ctx or gast.Load())
-
-
-_OPERATORS = {"+": gast.Add, "-": gast.Sub, "*": gast.Mult, "/": gast.Div,
-              "//": gast.FloorDiv, "%": gast.Mod, "**": gast.Pow, "@": gast.MatMult}
-_COMPARISONS = {"<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE, "==": gast.Eq,
-                "!=": gast.NotEq}
-
-
-def binop(left, op, right):
-    """`left op right`; `op` an operator node or its symbol ("+", "//", ...)."""
-    if isinstance(op, str):
-        op = _OPERATORS[op]()
-    return gast.BinOp(left=left, op=op, right=right)
-
-
-def compare(left, op, right):
-    """`left op right` of one comparison; `op` its symbol ("<", ">=", ...)."""
-    return gast.Compare(left=left, ops=[_COMPARISONS[op]()], comparators=[right])
-
-
-def number(value):
-    """An int or float constant as its source reads: a negative one is a
-    unary minus of its magnitude."""
-    negative = value < 0 or (value == 0 and str(value)[0] == "-")  # (-0.0 too)
-    return gast.UnaryOp(op=gast.USub(), operand=const(-value)) if negative else const(value)
-
-
-def dotted(path):
-    """The expression `a.b.c` of the dotted name `path` ("np.int64")."""
-    first, *rest = path.split(".")
-    node = name(first)
-    for part in rest:
-        node = gast.Attribute(value=node, attr=part, ctx=gast.Load())
-    return node
-
-
-def plain_copy(node):
-    """A copy of the expression `node` as parsing its source gives it: no
-    marks (a mark tells where a node came from, which a copy placed
-    elsewhere is not), no location, a negative number a unary minus of its
-    magnitude."""
-    if isinstance(node, list):
-        return [plain_copy(n) for n in node]
-    if not isinstance(node, gast.AST) or isinstance(node, _LEAVES):
-        return node
-    if node.__class__ is gast.Constant:
-        return number(node.value) if type(node.value) in (int, float) else const(node.value)
-    new = node.__class__.__new__(node.__class__)
-    for f in node._fields:
-        setattr(new, f, plain_copy(getattr(node, f, None)))
-    return new
 
 
 def clone(node):

@@ -6,7 +6,8 @@ of an access's are known."""
 import gast
 
 from .affine import Affine, nonnegative, obviously_non_negative
-from ..syntax import compare, const, name, plain_copy
+from ..expressions import raising
+from ..syntax import compare, const, plain_copy
 
 
 def in_place(base, axis, index, upper, lower, what, shown):
@@ -31,8 +32,7 @@ def in_place(base, axis, index, upper, lower, what, shown):
 
 def raise_if(test, what):
     """`if test: raise IndexError(what)`."""
-    return gast.If(test=test, body=[gast.Raise(exc=gast.Call(
-        func=name("IndexError"), args=[const(what)], keywords=[]), cause=None)], orelse=[])
+    return gast.If(test=test, body=[raising("IndexError", what)], orelse=[])
 
 
 def conjunction(tests):

@@ -39,6 +39,7 @@ import numpy as np
 from ..emit.unparse import stmt_source
 from ..errors import UnsupportedSyntaxError
 from ..names import fresh_name
+from ..expressions import for_range, generator, raising
 from ..syntax import (assign, attr, binop, call, compare, const, plain_copy, subscript,
                       walk)
 
@@ -230,7 +231,7 @@ class _Forms:
         message = (f"wrong number of values to unpack: np.ndenumerate gives an index of x.ndim "
                    f"values, unpacked here into {n} names")
         stmts = self.located([assign(_store(array), call("np.asarray", plain_copy(it.args[0]))),
-                              gast.If(test=wrong, body=[_raise("ValueError", message)],
+                              gast.If(test=wrong, body=[raising("ValueError", message)],
                                       orelse=[])], s)
         loops = self.located(body[:1], s)
         innermost = loops[0]
@@ -370,7 +371,7 @@ class _Rewrite(gast.NodeTransformer):
         x = node.args[0]
         item = call("float", gast.Call(func=fn, args=[_load(v)], keywords=[]))
         comp = call("np.reshape", call("np.array", gast.ListComp(elt=item, generators=[
-            _over(v, call("np.ravel", plain_copy(x)))])), call("np.shape", plain_copy(x)))
+            generator(v, call("np.ravel", plain_copy(x)))])), call("np.shape", plain_copy(x)))
         for n in walk(comp):
             gast.copy_location(n, node)
         return comp
@@ -421,7 +422,7 @@ class _Rewrite(gast.NodeTransformer):
             if len(node.args) == 3:
                 items = [plain_copy(node.args[2])] + items
             if not items:
-                stmts.append(_raise("TypeError", empty))
+                stmts.append(raising("TypeError", empty))
             else:
                 stmts.append(assign(_store(value), items[0]))
                 stmts += [assign(_store(value), apply(_load(value), e)) for e in items[1:]]
@@ -432,12 +433,12 @@ class _Rewrite(gast.NodeTransformer):
             step = [assign(_store(value), apply(_load(value), subscript(_load(held), _load(k))))]
             if len(node.args) == 3:
                 stmts += [assign(_store(value), plain_copy(node.args[2])),
-                          _for(k, call("range", call("len", _load(held))), step)]
+                          for_range(k, [call("len", _load(held))], step)]
             else:
                 stmts += [gast.If(test=compare(call("len", _load(held)), "==", const(0)),
-                                  body=[_raise("TypeError", empty)], orelse=[]),
+                                  body=[raising("TypeError", empty)], orelse=[]),
                           assign(_store(value), subscript(_load(held), const(0))),
-                          _for(k, call("range", const(1), call("len", _load(held))), step)]
+                          for_range(k, [const(1), call("len", _load(held))], step)]
         before += forms.located(stmts, self.stmt)
         return gast.copy_location(_load(value), node)
 
@@ -479,11 +480,11 @@ class _Rewrite(gast.NodeTransformer):
             item = lambda: subscript(_load(held), _load(k))  # noqa: E731
             stmts += [assign(_store(held), _sequence(seq, forms)),
                       gast.If(test=compare(call("len", _load(held)), "==", const(0)),
-                              body=[_raise("ValueError", f"{which}() iterable argument is empty")],
+                              body=[raising("ValueError", f"{which}() iterable argument is empty")],
                               orelse=[]),
                       assign(_store(best), subscript(_load(held), const(0))),
                       assign(_store(best_key), key(_load(best))),
-                      _for(k, call("range", const(1), call("len", _load(held))), [
+                      for_range(k, [const(1), call("len", _load(held))], [
                           assign(_store(candidate), key(item())),
                           better_one(candidate, item())])]
         before += forms.located(stmts, self.stmt)
@@ -496,23 +497,8 @@ def _sequence(seq, forms):
         return gast.ListComp(elt=plain_copy(seq.elt), generators=plain_copy(seq.generators))
     if isinstance(seq, gast.Call) and forms.is_(seq.func, builtins.range):
         v = forms.fresh("item")
-        return gast.ListComp(elt=_load(v), generators=[_over(v, plain_copy(seq))])
+        return gast.ListComp(elt=_load(v), generators=[generator(v, plain_copy(seq))])
     return plain_copy(seq)
-
-
-def _over(v, iterable):
-    """`for v in iterable` of a comprehension."""
-    return gast.comprehension(target=_store(v), iter=iterable, ifs=[], is_async=0)
-
-
-def _for(v, iterable, body):
-    return gast.For(target=_store(v), iter=iterable, body=body, orelse=[], type_comment=None)
-
-
-def _raise(exception, message):
-    """`raise exception(message)`."""
-    return gast.Raise(exc=gast.Call(func=_load(exception), args=[const(message)], keywords=[]),
-                      cause=None)
 
 
 def _float_vectorizer(maker, forms):

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
+from ..expressions import raising
 from ..syntax import assign, attr, compare, const, name, names_stored, subscript, walk
 from ..syntax import call as calling  # (`call` names the call being rewritten here)
 
@@ -217,8 +218,8 @@ class _Respell(gast.NodeTransformer):
         self.taken.add(held)
         message = f"{x}.sort() of a list of arrays: Python compares arrays whole"
         out = [assign(held, calling("np.sort", calling("np.asarray", name(x)))),
-               gast.If(test=compare(attr(name(held), "ndim"), "!=", const(1)), body=[gast.Raise(
-                   exc=calling("TypeError", const(message)), cause=None)], orelse=[])]
+               gast.If(test=compare(attr(name(held), "ndim"), "!=", const(1)),
+                       body=[raising("TypeError", message)], orelse=[])]
         out += [assign(subscript(x, const(k), gast.Store()),
                        subscript(held, const(n - 1 - k if reverse else k))) for k in range(n)]
         for stmt in out:

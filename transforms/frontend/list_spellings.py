@@ -6,7 +6,8 @@ import builtins
 import gast
 
 from ..names import fresh_name
-from ..syntax import call, name, store, walk
+from ..expressions import generator
+from ..syntax import call, name, walk
 
 
 def spell_lists(tree, namespace):
@@ -50,8 +51,7 @@ def spell_lists(tree, namespace):
         def listed(self, node, seq, floats):
             v = fresh_name("item", taken, sep="_")
             elt = call("float", name(v)) if floats else name(v)
-            comp = gast.ListComp(elt=elt, generators=[gast.comprehension(
-                target=store(v), iter=seq, ifs=[], is_async=0)])
+            comp = gast.ListComp(elt=elt, generators=[generator(v, seq)])
             for n in walk(comp):
                 if n is not seq and isinstance(n, gast.expr):
                     gast.copy_location(n, node)

@@ -10,6 +10,7 @@ import gast
 from .checkpoint_loops import _largest, is_loop, kind_refusal
 from ..errors import UnsupportedSyntaxError
 from ..emit.unparse import function_source
+from ..expressions import raising
 from ..syntax import (assign, attr, binop, call, compare, const, dotted, name, store,
                       subscript)
 from ..analysis import kinds as K
@@ -94,10 +95,6 @@ def _sum(nodes):
     return total
 
 
-def _raise(exception, message):
-    return gast.Raise(exc=call(name(exception), const(message)), cause=None)
-
-
 def _if(test, body, orelse=()):
     return gast.If(test=test, body=body, orelse=list(orelse))
 
@@ -139,7 +136,7 @@ def _schedule_cases(loop, step, state_kinds, rest):
             kept = gast.Subscript(value=attr(name(v + "_snapshots"), "shape"), slice=gast.Slice(
                 lower=const(1), upper=None, step=None), ctx=gast.Load())
             shots.append(_if(compare(attr(name(v), "shape"), "!=", kept),
-                             [_raise("ValueError", _shape_message(loop, v))]))
+                             [raising("ValueError", _shape_message(loop, v))]))
         shots.append(assign(subscript(v + "_snapshots", call(name("revolve_slot"),
                                                              name("schedule")), gast.Store()),
                             name(v)))
@@ -175,7 +172,7 @@ def _forward(fname, loop, step, state_kinds):
         _commented(assign("slots", call(name("checkpoint_slots"), *_names(
             ["snapshots", "budget", "steps"]), sizes(), per_step)),
             "besides the snapshots: one step's tape, adjoints and copies of the state"),
-        _if(compare(name("slots"), "==", const(0)), [_raise("MemoryError",
+        _if(compare(name("slots"), "==", const(0)), [raising("MemoryError",
                                                              _budget_message(loop))]),
         assign("schedule", call(name("revolve_start"), name("steps"), name("slots"))),
     ] + [_snapshot_alloc(v, k) for v, k in zip(state, state_kinds)] + [
