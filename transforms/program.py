@@ -33,7 +33,7 @@ from .frontend.specialise import Specialised
 from .analysis.differentiable import check_float_output, check_wrt_arguments, defined_once
 from .reverse.split_recursion import sweep_marker, split_recursion
 from .syntax import (assign, call, clone, const, name, names_loaded, names_stored,
-                    parse_expr, walk, walk_stmts)
+                    subscript, walk, walk_stmts)
 
 RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "scatter_sum_axis",
                  "unreduce")
@@ -298,7 +298,7 @@ class Program:
             seed_param = spec.namer.fresh("seed" if returns_tuple else
                                           "d" + (output_names[0] if output_names else "out"))
             if returns_tuple:
-                seeds = [parse_expr(f"{seed_param}[{k}]") for k in range(len(outputs))]
+                seeds = [subscript(seed_param, const(k)) for k in range(len(outputs))]
             else:
                 seeds = [name(seed_param)]
                 if output_names:

@@ -19,7 +19,7 @@ from . import accumulate, cleanup
 from .copy_fold import fold_copies
 from .gather import gather_scatters
 from .ordering import ascend_independent_loops
-from .parallel import parallelise
+from .parallel import hoist_index_checks, parallelise
 from .partial_sums import sum_per_point
 from .promote import owned_arrays, promote_accumulators
 from .reciprocals import reuse_reciprocals
@@ -28,7 +28,7 @@ from .zero_writes import assign_into_zeros
 from ..analysis import kinds as K
 from ..analysis.aliases import Ownership
 from ..checks.bounds import add_index_checks, undo_unproven_promotions
-from ..syntax import names_loaded
+from ..syntax import clone, names_loaded
 
 
 class Optimisation(NamedTuple):
@@ -139,7 +139,9 @@ def _reciprocals(d):
 def _parallel(d):
     if d.program.parallel and not d.rev.helper:
         # (a helper may run in a parallel loop: no nested parallel launches)
-        parallelise(d.body, d.kinds, d.spec.namer, d.rev.parallel, d.program.chunks)
+        parallelise(d.body, d.kinds, d.spec.namer, d.rev.parallel, d.program.chunks,
+                    lambda: checked_copy(d.fdef, d.kinds, d.rev.adjoints,
+                                         d.spec.parsed.location, d.program))
 
 
 def _zero_writes(d):
@@ -181,8 +183,9 @@ PASSES = (
 )
 
 OPTIMISATIONS = tuple(o.name for o in SWEEP + PASSES)
-# the passes after which the index checks run (they may change loops or indices)
-_BEFORE_INDEX_CHECKS = "reciprocals"
+# promotions whose index is not proved in range are undone after this pass
+# (before parallelise: they may become totals)
+_BEFORE_PARALLEL = "reciprocals"
 
 
 def optimise_reverse(fdef, rev, spec, args, program):
@@ -200,22 +203,49 @@ def optimise_reverse(fdef, rev, spec, args, program):
             # into memory of its own (a safeguard, not an optimisation)
             accumulate.out_of_place(d.body, rev, Ownership(d.body, d.params, d.kinds,
                                                            program.runtime_helpers))
-        if opt.name == _BEFORE_INDEX_CHECKS:
-            check_indices(fdef, d.kinds, rev.adjoints, spec.parsed.location, program)
+        if opt.name == _BEFORE_PARALLEL:
+            undo_promotions(fdef, d.kinds, rev.adjoints)
+    # last, whatever ran: the indices are proved in range as they will run,
+    # after every pass that changes loops or indices (unproved: numba checks them)
+    add_checks(fdef, d.kinds, rev.adjoints, spec.parsed.location, program)
+    hoist_index_checks(fdef.body)  # (out of the parallel loops, where they read nothing it writes)
 
 
 def check_indices(fdef, kinds, shadows, location, program):
     """Promotions whose index is not proven in range undone, then (if the
     program checks indices) the function's own index checks added."""
+    setup = undo_promotions(fdef, kinds, shadows)
+    add_checks(fdef, kinds, shadows, location, program, setup)
+
+
+def checked_copy(fdef, kinds, shadows, location, program):
+    """The statements of a copy of `fdef` with its index checks."""
+    copy = clone(fdef)
+    if program.index_checks:
+        add_index_checks(copy, kinds, _related(shadows), location)
+    return copy.body
+
+
+def undo_promotions(fdef, kinds, shadows):
+    """Promotions whose index is not proven in range undone (what
+    add_checks may start from, if the function does not change before)."""
+    return undo_unproven_promotions(fdef, kinds, _related(shadows))
+
+
+def add_checks(fdef, kinds, shadows, location, program, setup=None):
+    """If the program checks indices: the function's own index checks added,
+    and numba's left off for it if that accounts for every index."""
+    if program.index_checks and add_index_checks(fdef, kinds, _related(shadows), location,
+                                                 setup):
+        program.checks_own_indices.add(fdef.name)
+
+
+def _related(shadows):
     related = {}
     for v, d in shadows.items():
         related.setdefault(v, set()).add(d)
         related.setdefault(d, set()).add(v)
-    setup = undo_unproven_promotions(fdef, kinds, related)
-    if not program.index_checks:
-        return
-    if add_index_checks(fdef, kinds, related, location, setup):
-        program.checks_own_indices.add(fdef.name)
+    return related
 
 
 def enabled_optimisations(setting=None):

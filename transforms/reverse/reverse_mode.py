@@ -16,8 +16,8 @@ from ..analysis import kinds as K
 from .contributions import Contributions
 from .lean_tapes import LoopReads, entry_saves
 from ..errors import UnsupportedSyntaxError
-from ..syntax import (assign, base_name, binding_counts, call, clone, const, name, parse_expr,
-                     store, subscript)
+from ..syntax import (assign, base_name, binding_counts, binop, call, clone, const, name, number,
+                     plain_copy, store, subscript)
 from ..optimise.parallel import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
@@ -27,7 +27,7 @@ from .value_reads import value_reads
 from .steps_back import integer_step_inverse, reversed_range
 from .user_stacks import UserStacks
 from .tapes import (LoopFrame, Tapes, frame_for, names_written_in_place, only_transposes,
-                    placeholder, unparse)
+                    placeholder)
 
 
 class ReverseMode(Contributions, UserStacks):
@@ -304,11 +304,12 @@ class ReverseMode(Contributions, UserStacks):
             loop.s2sad_ascending = clone(s.iter)  # if its iterations are independent (ordering.py)
             parallel_marks(loop, s)
             return gast.copy_location(loop, s)
-        start = unparse(args[0]) if len(args) > 1 else "0"
+        start = plain_copy(args[0]) if len(args) > 1 else const(0)
         k = self.namer.fresh(i + "_iter")
         self.generated.add(k)
-        it = parse_expr(f"range(len({unparse(s.iter)}) - 1, -1, -1)")
-        head = assign(i, parse_expr(f"{start} + {k} * ({unparse(step)})"))
+        it = call("range", binop(call("len", plain_copy(s.iter)), "-", const(1)), number(-1),
+                  number(-1))
+        head = assign(i, binop(start, "+", binop(name(k), "*", plain_copy(step))))
         loop = gast.For(target=store(k), iter=it, body=[head] + body, orelse=[], type_comment=None)
         return gast.copy_location(loop, s)
 
@@ -317,7 +318,7 @@ class ReverseMode(Contributions, UserStacks):
         if count is None:
             count = s.s2sad_counter = self.namer.fresh("n_iters")
         init = assign(count, const(0), src=s)
-        bump = assign(count, parse_expr(f"{count} + 1"), src=s)
+        bump = assign(count, binop(name(count), "+", const(1)), src=s)
         bump.s2sad_nosave = True
         self.kinds[count] = K.INT
         # in an enclosing loop the counter is overwritten every iteration
