@@ -547,16 +547,32 @@ class ReverseMode(Contributions, UserStacks):
             restores += rs
         if not any(n in self.active for n in names_):
             return saves + [s] + afters, restores
-        g = gast.Tuple(elts=[name(self.d(n)) if n in self.active else self.zero_of(n) for n in names_],
-                       ctx=gast.Load())
+        parts = [name(self.d(n)) if n in self.active else self.zero_of(n) for n in names_]
+        # `a, b = h(b, w)` reads a value it overwrites: the adjoint of the call
+        # reads the values as they were before it, so they are restored first,
+        # and the targets' adjoints, taken beforehand, restart at zero before
+        # the operands (the targets among them) receive their contributions
+        held = []
+        if set(names_) & self.operand_names(s.value):
+            for k, part in enumerate(parts):
+                if isinstance(part, gast.Constant):
+                    continue
+                keep = self.namer.fresh(self.d(names_[k]) + "_out")
+                self.generated.add(keep)
+                held.append(assign(keep, part))
+                parts[k] = name(keep)
+        g = gast.Tuple(elts=parts, ctx=gast.Load())
         unpacked = self.atom_kind(s.value)
         if unpacked.is_array:  # u, v = P[k]: the cotangent is an array too (numba adds no tuple)
             g = call("np.array" if unpacked.ndim == 1 else "np.stack", g)
         prelude, pairs = self.contributions(s, None, s.value, g=g)
         if getattr(s, "s2sad_constant", False):
             prelude, pairs = [], []
-        rev = prelude + self.accumulate_all(pairs, None)
-        rev += restores + [self.zero_stmt(n) for n in names_ if n in self.active]
+        zeros = [self.zero_stmt(n) for n in names_ if n in self.active]
+        if held:
+            rev = held + restores + zeros + prelude + self.accumulate_all(pairs, None)
+        else:
+            rev = prelude + self.accumulate_all(pairs, None) + restores + zeros
         return saves + [s] + afters, rev
 
 
