@@ -5,6 +5,8 @@ adjoint must receive the call's contribution to it (not be restarted at zero
 after it). Swaps, unpacking in loops and branches, helpers reading and
 overwriting two names, containers lowered to several names; against finite
 differences, as Python and compiled."""
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 
@@ -184,12 +186,27 @@ def custom_overwrites_its_operand(x):
     return a
 
 
+@s2sad.custom_gradient
+def squared(y):
+    def backward(dy):
+        return 2.0 * y * dy
+    return y * y, backward
+
+
+def custom_gradient_overwrites_its_operand(x):
+    y = x + 1.0
+    for k in range(3):
+        y = squared(y)
+    return y
+
+
 SCALARS = [
     (rescaled, (0.5,)), (twice_unpacked, (0.7, 1.1)), (crossed, (0.6,)),
     (swapped_in_a_loop, (0.3,)), (unpacked_in_a_loop, (0.6,)), (with_a_counter, (0.4,)),
     (augmented_after, (0.4,)), (in_branches, (0.7,)), (in_a_while_loop, (0.4,)),
     (nested_helper, (0.5,)), (list_items, (0.5,)), (dict_items_in_a_loop, (0.6,)),
     (array_items, (0.5,)), (custom_overwrites_its_operand, (0.7,)),
+    (custom_gradient_overwrites_its_operand, (0.3,)),
 ]
 ARRAYS = [
     (scalars_of_an_array, (np.array([0.3, 0.5]),)), (arrays_in_a_loop, (np.array([0.3, 0.5]),)),
@@ -213,3 +230,22 @@ def test_both_arguments_of_a_helper_that_overwrites_them(jit):
     gx, gy = df(0.7, 1.1)
     assert gx == pytest.approx(numerical_grad(twice_unpacked, (0.7, 1.1), 0), rel=1e-6)
     assert gy == pytest.approx(numerical_grad(twice_unpacked, (0.7, 1.1), 1), rel=1e-6)
+
+
+class Pair(NamedTuple):
+    a: float
+    b: float
+
+
+def record_fields_in_a_loop(p):
+    a, b = p
+    for k in range(2):
+        a, b = two(b, a)
+    return a * b
+
+
+def test_record_fields_unpacked_into_names_a_helper_overwrites(jit):
+    g = s2sad.grad(record_fields_in_a_loop, jit=jit)(Pair(0.5, 2.0))
+    da = numerical_grad(lambda a: record_fields_in_a_loop(Pair(a, 2.0)), (0.5,), 0)
+    db = numerical_grad(lambda b: record_fields_in_a_loop(Pair(0.5, b)), (2.0,), 0)
+    assert g.a == pytest.approx(da, rel=1e-6) and g.b == pytest.approx(db, rel=1e-6)
