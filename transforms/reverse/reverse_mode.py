@@ -469,7 +469,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
         elif x in self.active and _is_increment(s):
             # x[i] += v: dx[i] is unchanged, and v receives it
             v, g = s.value.right, subscript(self.d(x), clone(target.slice))
-            mask = last_writer_mask(target, self.atom_kind, self.fn.location, s)
+            mask = last_writer_mask(target, self.atom_kind, self.fn.location, s,
+                                        self.distinct_indices.distinct)
             if mask is not None:
                 g = mask(g)
             # dx[a:b] itself (a view) is v's cotangent: when v reads x, v's
@@ -501,7 +502,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
                 g = dslot
                 slot = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
                 view = self.atom_kind(slot).is_array
-                mask = last_writer_mask(target, self.atom_kind, self.fn.location, s)
+                mask = last_writer_mask(target, self.atom_kind, self.fn.location, s,
+                                        self.distinct_indices.distinct)
                 if mask is not None:  # y[[0, 0]] = v: v[0] is overwritten (numpy)
                     g = mask(clone(dslot))
                 if view and self.atom_kind(value).is_scalar:
