@@ -20,9 +20,9 @@ bound of its entries:
     u + c, c + u, u - c, u * m, m * u                  shifted, scaled (m a constant > 0)
     np.sort(u), np.copy(u), np.ravel(u), u.T ...       u's
 
-where u is proved, c an int scalar with a known lower bound (a constant, a
-shape, a length, a counter of a range from one) and `u` a name every
-binding of which is proved, never written into (through any name)."""
+where u is proved (a name: every binding of it proved, and never written
+into through any name) and c an int scalar with a known lower bound (a
+constant, a shape, a length, the counter of a range with a known start)."""
 import gast
 import numpy as np
 
