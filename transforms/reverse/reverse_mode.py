@@ -25,12 +25,13 @@ from ..analysis.shape_classes import ShapeOnly, same_region_shapes, shape_classe
 from ..checks.repeated_writes import last_writer_mask
 from .value_reads import value_reads
 from .steps_back import integer_step_inverse, reversed_range
+from .unpacking import Unpacking
 from .user_stacks import UserStacks
 from .tapes import (LoopFrame, Tapes, frame_for, names_written_in_place, only_transposes,
                     placeholder)
 
 
-class ReverseMode(Contributions, UserStacks):
+class ReverseMode(Contributions, UserStacks, Unpacking):
     """Builds the body of the derivative of one normalised function.
 
     `context` provides `registry` (gradient rules) and `helper_vjp(fn,
@@ -482,7 +483,8 @@ class ReverseMode(Contributions, UserStacks):
         elif x in self.active and _is_increment(s):
             # x[i] += v: dx[i] is unchanged, and v receives it
             v, g = s.value.right, subscript(self.d(x), clone(target.slice))
-            mask = last_writer_mask(target, self.atom_kind, self.fn.location, s)
+            mask = last_writer_mask(target, self.atom_kind, self.fn.location, s,
+                                        self.distinct_indices.distinct)
             if mask is not None:
                 g = mask(g)
             # dx[a:b] itself (a view) is v's cotangent: when v reads x, v's
@@ -514,7 +516,8 @@ class ReverseMode(Contributions, UserStacks):
                 g = dslot
                 slot = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
                 view = self.atom_kind(slot).is_array
-                mask = last_writer_mask(target, self.atom_kind, self.fn.location, s)
+                mask = last_writer_mask(target, self.atom_kind, self.fn.location, s,
+                                        self.distinct_indices.distinct)
                 if mask is not None:  # y[[0, 0]] = v: v[0] is overwritten (numpy)
                     g = mask(clone(dslot))
                 if view and self.atom_kind(value).is_scalar:
@@ -547,31 +550,6 @@ class ReverseMode(Contributions, UserStacks):
                 rev.append(assign(zero, const(0.0)))
             self.subscript_updated.add(self.d(x))
         return save + [s] + after, rev + restore
-
-    def assign_tuple(self, s, target, frames):
-        lifted = checkpoint_sweeps.reverse_call(self, s, frames)
-        if lifted is not None:
-            return lifted
-        names_ = [e.id for e in target.elts]
-        saves, afters, restores = [], [], []
-        for e in target.elts:
-            sv, af, rs = self.record(e, s, frames)
-            saves += sv
-            afters += af
-            restores += rs
-        if not any(n in self.active for n in names_):
-            return saves + [s] + afters, restores
-        g = gast.Tuple(elts=[name(self.d(n)) if n in self.active else self.zero_of(n) for n in names_],
-                       ctx=gast.Load())
-        unpacked = self.atom_kind(s.value)
-        if unpacked.is_array:  # u, v = P[k]: the cotangent is an array too (numba adds no tuple)
-            g = call("np.array" if unpacked.ndim == 1 else "np.stack", g)
-        prelude, pairs = self.contributions(s, None, s.value, g=g)
-        if getattr(s, "s2sad_constant", False):
-            prelude, pairs = [], []
-        rev = prelude + self.accumulate_all(pairs, None)
-        rev += restores + [self.zero_stmt(n) for n in names_ if n in self.active]
-        return saves + [s] + afters, rev
 
 
 def _is_increment(s):
