@@ -169,22 +169,16 @@ class _Guess:
             yield node, 1
 
     def call(self, node):
-        args = [a for a in node.args if not isinstance(a, gast.Starred)]
-        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        obj, args, keywords = self.callee(node)
         func = node.func
         if isinstance(func, gast.Name) and func.id in _ITERATING \
-                and self.resolve(func) is getattr(builtins, func.id):
+                and obj is getattr(builtins, func.id):
             taken = _ITERATING[func.id]
             if taken == "one" and len(args) == 1 or taken == "first":
                 yield from ((a, 1) for a in args[:1])
             elif taken == "all":
                 yield from ((a, 1) for a in args)
             return
-        if isinstance(func, gast.Attribute) and self.is_value(func.value):
-            # a method: as numpy's function of the same name (x.sum(axis=1): np.sum)
-            obj, args = getattr(np, func.attr, None), [func.value] + args
-        else:
-            obj = self.resolve(func)
         if obj is None:
             return
         helper = _readable(obj)
@@ -192,6 +186,31 @@ class _Guess:
             yield from self.helper_needs(helper, args)
             return
         yield from self.call_needs(obj, args, keywords)
+
+    def callee(self, node):
+        """(the object a call calls, its arguments, its keywords); a method as
+        numpy's function of the same name (x.sum(axis=1): np.sum(x, axis=1))."""
+        args = [a for a in node.args if not isinstance(a, gast.Starred)]
+        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if isinstance(node.func, gast.Attribute) and self.is_value(node.func.value):
+            return getattr(np, node.func.attr, None), [node.func.value] + args, keywords
+        return self.resolve(node.func), args, keywords
+
+    def bound(self, obj, args, keywords):
+        """(the rule of `obj`, {parameter: argument} of the call bound to the
+        rule's signature, or None); keywords the rule does not take left out."""
+        try:
+            rule = REGISTRY.lookup(obj)
+        except TypeError:  # unhashable: no rule
+            return None, None
+        signature = getattr(rule, "signature", None)
+        if signature is None:
+            return rule, None
+        keywords = {k: v for k, v in keywords.items() if k in signature.parameters}
+        try:
+            return rule, signature.bind(*args, **keywords).arguments
+        except TypeError:
+            return rule, None
 
     def resolve(self, func):
         try:
@@ -201,16 +220,11 @@ class _Guess:
         return obj if callable(obj) else None
 
     def call_needs(self, obj, args, keywords):
-        try:
-            rule = REGISTRY.lookup(obj)
-        except Exception:  # noqa: BLE001
-            rule = None
-        signature = getattr(rule, "signature", None)
-        if signature is None:
-            return
-        try:
-            bound = signature.bind(*args, **keywords).arguments
-        except TypeError:
+        rule, bound = self.bound(obj, args, keywords)
+        if bound is None:
+            if self.usual and rule is None and _is_linalg(obj) and args \
+                    and not self.kind(args[0]).is_array:
+                yield args[0], 2  # (np.linalg.svd, through a definition: a matrix)
             return
         kinds = {p: self.kind(n) for p, n in bound.items()}
         required = [p for p in rule.required if p in bound]
@@ -270,8 +284,17 @@ class _Guess:
             self.want_operands([node.operand], ndim, wanted, seen)
         elif isinstance(node, gast.IfExp):
             self.want_operands([node.body, node.orelse], ndim, wanted, seen)
-        elif isinstance(node, gast.Call) and self.keeps_ndim(node):
-            self.want_operands(list(node.args), ndim, wanted, seen)
+        elif isinstance(node, gast.Call):
+            obj, args, keywords = self.callee(node)
+            rule, bound = self.bound(obj, args, keywords)
+            required = [p for p in getattr(rule, "required", ()) if p in (bound or ())]
+            if bound is not None and "axis" in bound and required:
+                # a reduction over an axis: what it reduces has one more
+                removed = _axes_removed_by(bound["axis"])
+                if removed:
+                    self.want(bound[required[0]], ndim + removed, wanted, seen)
+            elif rule is not None and args and _keeps_ndim(rule, len(args)):
+                self.want_operands(args, ndim, wanted, seen)
 
     def want_operands(self, operands, ndim, wanted, seen):
         """An elementwise result is an array if its operands are: those that
@@ -284,19 +307,6 @@ class _Guess:
                     and operand.id in self.params):
                 continue
             self.want(operand, ndim, wanted, seen)
-
-    def keeps_ndim(self, node):
-        """A call whose rule gives arrays of its arguments' ndim (np.sin,
-        np.asarray), as its kind function says."""
-        rule = REGISTRY.lookup(self.resolve(node.func)) if not isinstance(
-            node.func, gast.Attribute) or not self.is_value(node.func.value) else None
-        if rule is None or not node.args:
-            return False
-        try:
-            return rule.kind([K.array(2)] * len(node.args), {}) == K.array(2)
-        except Exception:  # noqa: BLE001
-            return False
-
 
 class _Inference(K.KindInference):
     """The kinds of the locals for the arguments guessed so far, over the
@@ -354,6 +364,7 @@ class _Inference(K.KindInference):
         rule = REGISTRY.lookup(obj) if obj is not None else None
         if rule is None or rule.signature is None:
             return K.UNKNOWN
+        kws = {k: v for k, v in kws.items() if k in rule.signature.parameters}
         try:
             bound = rule.signature.bind(*args, **kws).arguments
         except TypeError:
@@ -361,6 +372,29 @@ class _Inference(K.KindInference):
         required = set(rule.required)
         return rule.kind([k for p, k in bound.items() if p in required],
                          {p: k for p, k in bound.items() if p not in required})
+
+
+def _keeps_ndim(rule, n_args):
+    """A rule giving arrays of its arguments' ndim (np.sin, np.asarray), as
+    its kind function says."""
+    try:
+        return rule.kind([K.array(2)] * n_args, {}) == K.array(2)
+    except Exception:  # noqa: BLE001 - a kind function for other arguments
+        return False
+
+
+def _axes_removed_by(axis):
+    """How many axes a reduction over `axis` (written as constants) removes."""
+    axes = axis.elts if isinstance(axis, gast.Tuple) else [axis]
+    return len(axes) if all(_constant_int(a) is not None for a in axes) else 0
+
+
+def _constant_int(node):
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        value = _constant_int(node.operand)
+        return None if value is None else -value
+    value = getattr(node, "value", None) if isinstance(node, gast.Constant) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _readable(obj):
@@ -429,12 +463,5 @@ def _is_linalg(obj):
 def _axis_ndim(node):
     """The ndim an array reduced over `axis` must have at least."""
     axes = node.elts if isinstance(node, gast.Tuple) else [node]
-    need = 0
-    for a in axes:
-        value = a.value if isinstance(a, gast.Constant) else None
-        if isinstance(a, gast.UnaryOp) and isinstance(a.op, gast.USub) \
-                and isinstance(a.operand, gast.Constant):
-            value = -a.operand.value
-        if isinstance(value, int) and not isinstance(value, bool):
-            need = max(need, value + 1 if value >= 0 else -value)
-    return need
+    values = [v for v in map(_constant_int, axes) if v is not None]
+    return max((v + 1 if v >= 0 else -v for v in values), default=0)
