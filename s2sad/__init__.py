@@ -25,3 +25,5 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "check_grads", "stop_gradient
            "non_differentiable", "export", "jacobian", "batch_jacobian", "hessian", "hvp", "JitError", "NumbaFallbackWarning", "CacheWarning", "S2sadError",
            "SourceUnavailableError", "UnsupportedSyntaxError"]
 __all__ += ["checkpoint", "checkpointed", "GradientCheckError", "OPTIMISATIONS"]
+from .guessed_kinds import GuessedKindsError  # noqa: E402
+__all__ += ["GuessedKindsError"]

@@ -8,6 +8,7 @@ import numpy as np
 from . import backend, cache, guards, precision, pytrees, self_check, travel
 from .checkpointing import MemoryBudgetExceeded, default_budget, memory_budget
 from .generate import generate
+from .guessed_kinds import generate_for_guess, guess_kinds as _guess_kinds
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
 from .transforms.analysis import kinds as K
@@ -438,7 +439,8 @@ class Derivative:
         if kinds is not None:
             return self._entry(tuple(kinds))
         if self._last is None:
-            return self._entry(tuple(_guess_kinds(_innermost(self.fn))))
+            return generate_for_guess(_innermost(self.fn), self._where, self._entry,
+                                      "Call the derivative once with your arguments first.")
         return self._last
 
     @property
@@ -448,7 +450,10 @@ class Derivative:
         an indexed argument being an array of that many dimensions)."""
         if self._last is not None:
             return self._last.generated.source
-        return self._generate(_guess_kinds(_innermost(self.fn))).source
+        return generate_for_guess(
+            _innermost(self.fn), self._where, lambda kinds: self._generate(kinds).source,
+            "Call the derivative once with your arguments, then read .source (it is the code "
+            "generated for their kinds), or read .source_for(*args).")
 
     def source_for(self, *args, **kwargs):
         """The generated derivative module for arguments like these."""
@@ -569,35 +574,3 @@ def _resolve_wrt(fn, signature, wrt):
             raise TypeError(f"wrt must be an argument position or name, or a tuple of them; "
                             f"got {w!r}")
     return tuple(positions), single
-
-
-def _guess_kinds(fn):
-    """Argument kinds guessed from the source: `x[i, j]` makes x a 2-D array."""
-    import gast
-    from .transforms.frontend.source import parse_function
-    from .transforms.syntax import walk
-    tree = parse_function(fn, read_only=True).tree
-    args = [a.id for a in tree.args.args]
-    ndims = {a: 0 for a in args}
-    counts = set()
-    for node in walk(tree):
-        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-                and node.value.id in ndims:
-            idx = node.slice
-            n = len(idx.elts) if isinstance(idx, gast.Tuple) else 1
-            ndims[node.value.id] = max(ndims[node.value.id], n)
-        if isinstance(node, gast.Attribute) and node.attr in ("shape", "T", "size") \
-                and isinstance(node.value, gast.Name) and node.value.id in ndims:
-            ndims[node.value.id] = max(ndims[node.value.id], 1)
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-                and node.func.id == "range":
-            counts.update(n.id for a in node.args for n in walk(a) if isinstance(n, gast.Name))
-    defaults = {name: p.default for name, p in inspect.signature(fn).parameters.items()
-                if p.default is not p.empty}
-    kinds = []
-    for a in args:  # a default's own kind; a count of a range is an int
-        if a in defaults and not ndims[a]:
-            kinds.append(K.of_value(defaults[a]))
-        else:
-            kinds.append(K.array(ndims[a]) if ndims[a] else K.INT if a in counts else K.FLOAT)
-    return kinds
