@@ -261,7 +261,8 @@ class LoopBlocks:
             self.returned.append(f"{self.scalar_param()} * {s2}")
         elif form == "array":
             g = self.fresh("g")
-            self.emit(f"{g} = {self.zeros(a)}")
+            times = self.p(0.3)   # g[i] *= ... into ones
+            self.emit(f"{g} = {f'np.ones({self.size()})' if times else self.zeros(a)}")
         elif form == "product":
             pr = self.fresh("p")
             self.emit(f"{pr} = 1.0")
@@ -288,7 +289,11 @@ class LoopBlocks:
                 self.emit(f"{s2} += {last}")
             elif form == "array":
                 self.use("array_accumulate")
-                self.emit(f"{g}[i] {self.pick(['+=', '-='])} {last}")
+                if times:
+                    self.use("product_accumulate")
+                    self.emit(f"{g}[i] *= 1.0 + 0.1 * np.tanh({last})")
+                else:
+                    self.emit(f"{g}[i] {self.pick(['+=', '-='])} {last}")
             else:
                 self.emit(f"{pr} *= 1.0 + 0.1 * np.tanh({d})")
         if form == "array":
@@ -635,7 +640,8 @@ class LoopBlocks:
         self.use("index_arithmetic")
         n = self.size()
         a = self.source_array()
-        j = self.pick(INDEX_FORMULAS).format(n=n, a=a)
+        # (a bin from values: those of an argument, within (-1.5, 1.5))
+        j = self.pick(INDEX_FORMULAS).format(n=n, a=self.arg(self.pick(["x", "y"]), (self.n,)))
         scatter = self.p(0.4)
         if scatter:
             self.use("index_scatter", "array_accumulate")
