@@ -3,7 +3,8 @@
 
 Where the general generator (generator.py) mixes every construct of the
 language, this family writes what physics, geometry and numerics codes
-write, a few blocks per program (loop_blocks.py):
+write, a few blocks per program (loop_blocks.py, time_blocks.py,
+index_blocks.py):
 
 * neighbour reads (i +- 1, i +- 2, 2-D i +- 1 and j +- 1) in loops from 0 or
   1 to n - 1 or n - 2, with boundary conditions on the index (`if i > 0:`,
@@ -40,8 +41,10 @@ import contextlib
 
 from hypothesis import strategies as st
 
+from .index_blocks import IndexBlocks
 from .loop_blocks import BLOCKS, LoopBlocks
 from .model import MAIN, Program, _HypothesisChoices, _RandomChoices
+from .time_blocks import TimeBlocks
 
 FAMILY = "loops"
 
@@ -80,7 +83,7 @@ FEATURES = (
 )
 
 
-class _Builder(LoopBlocks):
+class _Builder(LoopBlocks, TimeBlocks, IndexBlocks):
     """The program being written: its arguments (made when first used), the
     lines of `fuzzed`, the helpers, and the arrays blocks may read."""
 
