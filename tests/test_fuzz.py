@@ -99,6 +99,33 @@ def test_fuzz_loops():
     assert sum(p.parallel and p.jit for p in progs) >= 1
 
 
+def test_first_culprit_names_the_first_optimisation_to_blame(monkeypatch):
+    """The bisection over s2sad.OPTIMISATIONS switches passes off through
+    S2SAD_OPTIMISE: the first pass whose removal alone gives the plain
+    gradient, else the shortest prefix whose removal does (here a stand-in
+    derivative, wrong while `gather` runs, or while both `fusion` and
+    `zero_writes` run)."""
+    import s2sad
+    from fuzz import twins
+    monkeypatch.setattr(s2sad, "OPTIMISATIONS", ("fusion", "gather", "zero_writes"), raising=False)
+    plain = (np.array([1.0, 2.0]),)
+    culprits = [{"gather"}]
+    before = os.environ.get("S2SAD_OPTIMISE")
+
+    def stand_in(L, args, jit=False, **options):
+        off = {p.lstrip("-") for p in os.environ.get("S2SAD_OPTIMISE", "").split(",")}
+        wrong = any(not (c & off) for c in culprits)
+        return (plain[0] + (1.0 if wrong else 0.0),)
+
+    monkeypatch.setattr(twins, "gradients", stand_in)
+    assert twins.first_culprit(None, [], plain) == "gather"
+    culprits[:] = [{"fusion", "zero_writes"}]
+    assert twins.first_culprit(None, [], plain) == "fusion"
+    culprits[:] = [{"fusion"}, {"zero_writes"}]
+    assert twins.first_culprit(None, [], plain) == "+zero_writes"
+    assert os.environ.get("S2SAD_OPTIMISE") == before   # (restored)
+
+
 @settings(max_examples=10, derandomize=True, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(loops.programs(avoid=frozenset(KNOWN_BUGS)))

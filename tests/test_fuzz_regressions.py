@@ -826,3 +826,32 @@ def test_parallel_loop_to_a_compound_stop():
     for got, p in zip(df(x, 0.7), (0, 1)):
         np.testing.assert_allclose(got, numerical_grad(bounded_energy, (x, 0.7), p),
                                    rtol=1e-6, atol=1e-8)
+
+
+def heat_steps_and_a_gather(x, y, k):
+    e = 0.0
+    idx = np.arange(x.shape[0]) // 2
+    for m in range(idx.shape[0]):   # (its adjoint: a loop parallel=True runs as prange)
+        e += y[idx[m]] * 1.3
+    u = x.copy()
+    dt = 0.05 * k
+    un = u.copy()
+    for t in range(3):
+        un[1:-1] = u[1:-1] + dt * (u[:-2] - 2.0 * u[1:-1] + u[2:])
+        u[:] = un
+    e += u @ u
+    return e
+
+
+@pytest.mark.xfail(strict=True, reason="numba's parallel array analysis takes the arrays a "
+                   "tape holds for the np.empty(0) placeholder it starts with and asserts "
+                   "'Sizes of ... do not match' (numba 0.68.1; with any prange in the function)")
+def test_compiled_parallel_derivative_recording_arrays_in_a_loop():
+    """Found by the loops family (feature parallel_array_tape): the compiled
+    parallel derivative of a time loop computing arrays raises
+    AssertionError; serial, and as Python, it is right."""
+    x, y = np.linspace(0.0, 1.0, 9) ** 2, np.linspace(-1.0, 1.0, 9)
+    df = s2sad.grad(heat_steps_and_a_gather, wrt=(0, 1, 2), jit=True, parallel=True)
+    for got, p in zip(df(x, y, 0.7), (0, 1, 2)):
+        np.testing.assert_allclose(got, numerical_grad(heat_steps_and_a_gather, (x, y, 0.7), p),
+                                   rtol=1e-6, atol=1e-8)

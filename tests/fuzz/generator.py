@@ -72,6 +72,7 @@ KNOWN_BUGS = {
     "unpack_reads_target": "test_unpacked_helper_result_read_by_the_call",
     "computed_index_repeats": "test_computed_index_array_with_repeats",
     "parallel_compound_stop": "test_parallel_loop_to_a_compound_stop",
+    "parallel_array_tape": "test_compiled_parallel_derivative_recording_arrays_in_a_loop",
 }
 
 FEATURES = (

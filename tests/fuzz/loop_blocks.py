@@ -176,7 +176,8 @@ class LoopBlocks:
                     guards[o] = self.pick([f"i < {self.minus(n, o)}", f"i + {o} < {n}"])
         with self.block(header):
             if mode == "guarded":
-                ends = {min(guards), max(guards)}   # (the farthest offsets either side)
+                # (the farthest offset either side)
+                ends = {min(o for o, _ in terms), max(o for o, _ in terms)}
                 conds = [guards[o] for o in sorted(guards) if o in ends]
                 if len(conds) == 2 and self.p(0.5) and conds[0] == "i > 0" \
                         and conds[1] == f"i < {self.minus(n, 1)}":

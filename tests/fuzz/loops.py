@@ -80,6 +80,7 @@ FEATURES = (
     "computed_index_repeats",    # an index array with repeats computed in the function, read or
                                  # written through whole (x[idx], h[idx] += v)
     "parallel_compound_stop",    # (parallel=True) for i in range(n - 1): a compound stop
+    "parallel_array_tape",   # (parallel=True, compiled) a time loop computing arrays
 )
 
 
@@ -192,7 +193,7 @@ def build(choices, avoid=frozenset(), jit=False, parallel=False, max_blocks=3):
         b.emit("n = x.shape[0]")
     b.emit("e = 0.0")
     for _ in range(b.int(1, max_blocks)):
-        kind = b.weighted([(w, k) for k, w in BLOCKS])
+        kind = b.weighted([(w if k != "leapfrog" or b.loop_arrays() else 0, k) for k, w in BLOCKS])
         getattr(b, "b_" + kind)()
     out = " + ".join(["e"] + b.returned)
     if b.arrays and b.ok("vector_output") and b.p(0.08):
@@ -228,18 +229,21 @@ def program(seed, avoid=frozenset(), jit=False, parallel=False):
 
 def collect(n, seed=0, avoid=frozenset(), jit_fraction=0.0, parallel_fraction=0.0):
     """`n` distinct programs for a seed; `jit_fraction` of them are also
-    checked compiled, `parallel_fraction` with parallel=True (spread evenly;
-    compiled parallel where both fall on one program)."""
+    checked compiled, `parallel_fraction` of the others with parallel=True
+    (spread evenly), and every third compiled one compiled with
+    parallel=True too."""
     out, seen = [], set()
-    i = 0
+    i = compiled = 0
     while len(out) < n and i < 10 * n + 100:
         k = len(out)
         jit = int((k + 1) * jit_fraction) > int(k * jit_fraction)
-        par = int((k + 1) * parallel_fraction) > int(k * parallel_fraction)
+        par = compiled % 3 == 0 if jit else \
+            int((k + 1) * parallel_fraction + 0.5) > int(k * parallel_fraction + 0.5)
         prog = program(f"{FAMILY}:{seed}:{i}", avoid, jit=jit, parallel=par)
         i += 1
         key = (prog.source, prog.arg_shapes, prog.wrt)
         if key not in seen:
             seen.add(key)
             out.append(prog)
+            compiled += jit
     return out

@@ -15,6 +15,13 @@ GUARDED_FIELD = ("def {name}(q, k):\n    f = np.zeros_like(q)\n    for i in rang
 
 
 class TimeBlocks:
+    def loop_arrays(self):
+        """Whether a time loop may compute arrays (in a program compiled
+        with parallel=True where the known bug is avoided, it may not:
+        numba's parallel array analysis then takes the arrays the
+        derivative records in the loop for the empty placeholder its tape
+        starts with, and raises "Sizes of ... do not match")."""
+        return not (self.jit and self.parallel) or self.ok("parallel_array_tape")
     def steps(self):
         if self.p(0.3):
             return self.arg("steps", None, self.int(1, 3))
@@ -28,7 +35,8 @@ class TimeBlocks:
         copy = self.pick([f"{a}.copy()", f"np.copy({a})", f"1.0 * {a}", f"np.array({a})"])
         self.emit(f"{u} = {copy}")
         kind = self.weighted([(4, "heat"), (2, "advect"), (2, "reaction"), (1, "nonlinear"),
-                              (1, "coefficient"), (2, "vector"), (2, "sweep"), (2, "periodic")])
+                              (1, "coefficient"), (2 if self.loop_arrays() else 0, "vector"),
+                              (2, "sweep"), (2, "periodic")])
         dt = self.pick(["0.1", "0.05", f"0.05 * {self.scalar_param()}"])
         self.emit(f"dt = {dt}")
         if kind == "sweep":   # Gauss-Seidel: in place, no second buffer
@@ -46,6 +54,8 @@ class TimeBlocks:
             alloc.append(f"np.empty({n})")
         self.emit(f"{un} = {self.pick(alloc)}")
         swap = self.pick(["swap", "swap", "slice", "copy", "copyto"])
+        if kind == "vector" and self.jit and self.parallel:
+            self.use("parallel_array_tape")
         with self.block(f"for t in range({self.steps()}):"):
             if kind == "vector":
                 self.emit(f"{un}[1:-1] = {u}[1:-1] + dt * ({u}[:-2] - 2.0 * {u}[1:-1] + {u}[2:])")
@@ -114,6 +124,8 @@ class TimeBlocks:
 
     def b_leapfrog(self):
         self.use("leapfrog", "time_loop")
+        if self.jit and self.parallel:
+            self.use("parallel_array_tape")
         a = self.source_array()
         q, p, f = self.fresh("q"), self.fresh("v"), self.fresh("fq")
         self.emit(f"{q} = {a}.copy()")
@@ -139,7 +151,7 @@ class TimeBlocks:
         self.use("product_accumulate")
         n = self.size()
         a = self.source_array()
-        kind = self.pick(["scalar", "ode", "recurrence", "vector"])
+        kind = self.pick(["scalar", "ode", "recurrence"] + ["vector"] * self.loop_arrays())
         if kind == "scalar":
             self.emit("pr = 1.0")
             with self.block(f"for i in {self.range_of('0', n)}:"):
@@ -159,6 +171,8 @@ class TimeBlocks:
             self.emit(f"e += {self.reduce(g)}")
             self.arrays.append(g)
         else:
+            if self.jit and self.parallel:
+                self.use("parallel_array_tape")
             g = self.fresh("g")
             self.emit(f"{g} = np.ones({n})")
             with self.block(f"for t in range({self.steps()}):"):
