@@ -21,7 +21,7 @@ import numpy as np
 from .model import MAIN, Tree
 
 FORMS = ("dict", "nested", "tuple", "list", "namedtuple")
-Packed = collections.namedtuple("Packed", "x a y c A")  # the fuzzer's float arguments
+Packed = collections.namedtuple("Packed", "x a y c A k w")  # the fuzzers' float arguments
 
 
 def tree_plan(prog):
