@@ -164,6 +164,9 @@ def _int_names(fn):
                 elif isinstance(target, ast.Tuple) and isinstance(value, ast.Attribute) \
                         and value.attr == "shape":  # n, m = x.shape
                     ints |= {t.id for t in target.elts if isinstance(t, ast.Name)}
+                elif isinstance(target, ast.Name) and isinstance(value, ast.Attribute) \
+                        and value.attr == "shape":  # shape = x.shape: its items are ints
+                    ints.add(target.id + "[]")
                 elif isinstance(target, ast.Name) and _int_dtype(value):
                     ints.add(target.id + "[]")  # an array of ints (a tape of counters)
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \

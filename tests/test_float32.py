@@ -234,3 +234,22 @@ def test_int_arrays_computed_in_the_function_stay_ints(jit):
                                rtol=1e-3, atol=1e-3)
     np.testing.assert_allclose(g[1], numerical_grad(computed_index_arrays, (x64, 0.7), 1),
                                rtol=1e-3, atol=1e-3)
+
+
+def index_from_a_shape(x, c):
+    idx = np.arange(x.shape[0]) * 2 % x.shape[0]
+    return c * np.sum(x[idx] * x[idx])
+
+
+@pytest.mark.parametrize("optimise", [True, False])
+def test_index_array_from_a_shape_stays_int_in_the_plain_derivative(jit, optimise):
+    # the plain derivative (no inlined temporaries) reads the size through
+    # `shape = x.shape; elem = shape[0]`: elem was taken for a float, the
+    # 2 of `np.arange(elem) * 2` became np.float32(2) and indexing raised
+    x = np.array([0.3, -1.2, 0.8, 1.1, -0.4], dtype=np.float32)
+    g = s2sad.grad(index_from_a_shape, wrt=(0, 1), jit=jit, optimise=optimise)(x, np.float32(0.7))
+    assert g[0].dtype == np.float32
+    x64 = x.astype(np.float64)
+    for w in (0, 1):
+        np.testing.assert_allclose(g[w], numerical_grad(index_from_a_shape, (x64, 0.7), w),
+                                   rtol=1e-3, atol=1e-3)

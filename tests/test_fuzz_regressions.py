@@ -742,9 +742,6 @@ def central_difference_cubed(x):
     return e
 
 
-@pytest.mark.xfail(strict=True, reason="the 1-D gather (transforms/optimise/gather.py) moves "
-                   "only the first statement of an adjoint built in two (dd = ...; dd += ...) "
-                   "into the gathered loops: the rest is dropped, or read before it is set")
 def test_neighbour_loop_reusing_an_intermediate():
     """Found by the loops family (feature straight_neighbour_loop): an
     intermediate of neighbour reads used more than once in a loop whose body
@@ -774,8 +771,6 @@ def unpack_arrays_in_a_loop(x):
     return np.sum(sa * sb)
 
 
-@pytest.mark.xfail(strict=True, reason="the adjoint of `a, b = h(b, w)` calls h's adjoint "
-                   "with the new b (the recorded value of a name the unpacking overwrites)")
 def test_unpacked_helper_result_read_by_the_call():
     """Found by the loops family (feature unpack_reads_target): a helper's
     results unpacked into names the call reads."""
@@ -795,9 +790,6 @@ def write_through_computed_index(y, v):
     return np.sum(h * h)
 
 
-@pytest.mark.xfail(strict=True, reason="an index array computed in the function "
-                   "(astype, arithmetic) is taken to have distinct entries: the gather's "
-                   "adjoint does not add repeats, the buffered write's adjoint counts them all")
 def test_computed_index_array_with_repeats():
     """Found by the loops family (feature computed_index_repeats); a literal
     or argument index array with the same entries is right."""
@@ -815,9 +807,6 @@ def bounded_energy(x, k):
     return e
 
 
-@pytest.mark.xfail(strict=True, reason="parallel=True cuts a loop from 0 to a compound stop "
-                   "into chunks whose bounds lose their parentheses (parallel.py, _chunked "
-                   "builds range(...) as text): a chunk runs past the array")
 def test_parallel_loop_to_a_compound_stop():
     """Found by the loops family (feature parallel_compound_stop), as Python
     (compiled, the chunk reads and writes out of bounds)."""

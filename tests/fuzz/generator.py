@@ -68,10 +68,6 @@ HEADER = ("import functools\nimport math\n\nimport numpy as np\n\nimport s2sad\n
 # feature name -> regression test documenting the bug (see test_fuzz_regressions.py)
 KNOWN_BUGS = {
     # (features of the loops family, loops.py)
-    "straight_neighbour_loop": "test_neighbour_loop_reusing_an_intermediate",
-    "unpack_reads_target": "test_unpacked_helper_result_read_by_the_call",
-    "computed_index_repeats": "test_computed_index_array_with_repeats",
-    "parallel_compound_stop": "test_parallel_loop_to_a_compound_stop",
     "parallel_array_tape": "test_compiled_parallel_derivative_recording_arrays_in_a_loop",
 }
 
