@@ -254,7 +254,7 @@ class Contributions:
 
     def accumulate_all(self, pairs, cotangent):
         stmts = []
-        for atom, expr in _doubled(pairs):
+        for atom, expr in _doubled(_parts_of_literals(pairs)):
             if not self.is_active_atom(atom):
                 continue
             var = base_name(atom)
@@ -379,6 +379,20 @@ class Contributions:
         reshaped = call(gast.Attribute(value=points, attr="reshape", ctx=gast.Load()),
                         gast.Attribute(value=clone(base), attr="shape", ctx=gast.Load()))
         return base, reshaped
+
+
+def _parts_of_literals(pairs):
+    """A tuple or list literal's cotangent given to a whole name (`a, b = t`
+    gives `(da, db)` to t) goes to its parts, `t[0]` and `t[1]`: `+` would
+    concatenate the tuples."""
+    out = []
+    for atom, expr in pairs:
+        if isinstance(atom, gast.Name) and isinstance(expr, (gast.Tuple, gast.List)):
+            out += [(gast.Subscript(value=clone(atom), slice=const(k), ctx=gast.Load()), e)
+                    for k, e in enumerate(expr.elts)]
+        else:
+            out.append((atom, expr))
+    return out
 
 
 def _doubled(pairs):
