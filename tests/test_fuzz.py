@@ -138,7 +138,7 @@ def test_fuzz_loops_strategy(prog):
 def test_loops_family_writes_the_loops_scientists_write():
     """The forms the family is for, with every feature (known bugs too)."""
     import re
-    progs = loops.collect(300, seed=1, parallel_fraction=0.3)
+    progs = loops.collect(300, seed=1, jit_fraction=0.1, parallel_fraction=0.3)
     text = "\n".join(p.source for p in progs)
     patterns = {
         "next neighbour": r"\w\[i \+ 1\] - \w+\[i\]",
