@@ -88,15 +88,14 @@ def _stages(stages):
 
 
 def _optimisations():
-    optimise = importlib.import_module("s2sad.transforms.optimise.pipeline")
-    listed = getattr(optimise, "OPTIMISATIONS", None)
-    if listed is None:
-        return ["(see `optimise_reverse` in `transforms/optimise/pipeline.py`)"]
-    lines = []
-    for p in listed:
-        name = getattr(p, "name", None) or getattr(p, "__name__", str(p))
-        what = getattr(p, "idiom", None) or getattr(p, "what", None) or _first_line(p)
-        lines.append(f"1. **{name}**: {what}")
+    from .optimise import pipeline as optimise
+    lines = ["Decided while the sweeps are built (`SWEEP`):", ""]
+    lines += [f"1. **{o.name}**: {o.what}" for o in optimise.SWEEP]
+    lines += ["", "Passes over the finished derivative, in order (`PASSES`):", ""]
+    lines += [f"1. **{o.name}**: {o.what}" for o in optimise.PASSES]
+    lines += ["", "Each can be switched off by its name (`optimise=\"-gather\"`, "
+              "`S2SAD_OPTIMISE=-gather`), all of them with `optimise=False`; the index "
+              "checks are made last, whatever ran."]
     return lines
 
 

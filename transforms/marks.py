@@ -71,6 +71,14 @@ MARKS = {
     # ---- optimisations and checks ----------------------------------------------------
     "s2sad_private": "a parallel loop: the values no iteration passes on (parallel.py)",
     "s2sad_serial_reason": "a loop left serial: why (parallel.py)",
+    "s2sad_candidate": "a loop parallelise may make parallel: its position, so a copy with "
+                       "index checks finds it (parallel.py, removed once read)",
+    "s2sad_runs": "a parallel loop parallelise made: the test that it runs (parallel.py -> "
+                  "parallel.py's hoist_index_checks, after the index checks)",
+    "s2sad_users_prange": "a parallel loop parallelise made: whether the user wrote it "
+                          "prange (parallel.py -> hoist_index_checks: what it says if serial)",
+    "s2sad_preamble": "a chunked parallel loop: how many statements (the chunks' copies) "
+                      "were made before it (parallel.py -> hoist_index_checks)",
     "s2sad_promotion": "an adjoint element held in a scalar for a loop (promote.py -> "
                        "checks/bounds.py)",
     "s2sad_undone": "a promotion undone, its index not proven in range (promote.py -> "

@@ -196,7 +196,7 @@ class CallBinder:
             values = getattr(rule, "values", {}).get(p.name)
             if isinstance(value, gast.List) and values is not None and values.text in AXIS_VALUES:
                 # numpy's reductions take an int or a tuple: a list raises TypeError
-                raise TypeError(f"{self.parsed.location.describe(node)}: {_callee(node)}(): "
+                raise TypeError(f"{self.parsed.location.describe(node)}: {_callee_text(node)}(): "
                                 f"{p.name} must be an int or a tuple of ints, not a list "
                                 f"(numpy raises TypeError for it)")
             if p.default is p.empty or p.kind == p.POSITIONAL_ONLY:
@@ -313,7 +313,7 @@ def _short(value):
     return text if len(text) < 40 else text[:37] + "..."
 
 
-def _callee(node):
+def _callee_text(node):
     from ...emit.unparse import stmt_source
     return stmt_source(node.func)
 

@@ -6,8 +6,9 @@ import builtins
 
 import gast
 
+from ...expressions import generator
 from ...names import fresh_name
-from ...syntax import walk
+from ...syntax import call, name, walk
 
 
 def finds(nodes, namespace):
@@ -52,9 +53,8 @@ def rewrite(tree, namespace, nodes):
 
         def listed(self, node, seq, floats):
             v = fresh_name("item", taken, sep="_")
-            text = f"[float({v}) for {v} in x]" if floats else f"[{v} for {v} in x]"
-            comp = gast.parse(text).body[0].value
-            comp.generators[0].iter = seq
+            elt = call("float", name(v)) if floats else name(v)
+            comp = gast.ListComp(elt=elt, generators=[generator(v, seq)])
             for n in walk(comp):
                 if n is not seq and isinstance(n, gast.expr):
                     gast.copy_location(n, node)

@@ -21,7 +21,7 @@ import gast
 
 from .common import has_comprehension, is_builtin, is_range, mentions, range_element, stacks
 from ...errors import UnsupportedSyntaxError
-from ...syntax import Transformer, assign, call, clone, const, name, store, walk
+from ...syntax import Transformer, assign, attr, call, clone, const, name, store, walk
 
 EMPTY_STACK = "empty_stack"  # the runtime helper allocating a materialised list
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
@@ -164,7 +164,7 @@ class _Comprehensions:
                         lowering.materialised[vals] = node.args[0]
                         return name(vals)
                     # max over the elements, as Python's max iterates them
-                    return call("np." + reduce.__name__, name(vals))
+                    return call(attr(name("np"), reduce.__name__), name(vals))
                 if len(node.args) == 1 and not node.keywords and isinstance(
                         node.args[0], gast.ListComp) and stacks(lowering.resolve, node.func):
                     # np.array([e for ...]) is the materialised array itself
