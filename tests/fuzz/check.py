@@ -296,7 +296,7 @@ def check(L, jit=None):
             return dict(res, status="refused", category=type(exc).__name__,
                         message=_describe(exc))
         except Exception as exc:
-            where = _where(exc)
+            where = "self-check" if type(exc).__name__ == "GradientCheckError" else _where(exc)
             return dict(res, status="fail", category=f"{where} error ({label})",
                         message=_describe(exc), traceback=traceback.format_exc(limit=-6))
         for before, after in zip(args, a):

@@ -2,7 +2,7 @@
 
     python -m tests.fuzz.run --programs 10000 [--seed N] [--jit-fraction 0.1]
         [--workers 2] [--out fuzz-failures.txt] [--shrink 3] [--all-features]
-        [--family loops [--parallel-fraction 0.1]]
+        [--family loops [--parallel-fraction 0.1]] [--no-check]
     python -m tests.fuzz.run --recheck fuzz-failures.txt.jsonl [--shrink 1]
 
 --family loops runs the family of the loops scientists write (loops.py)
@@ -16,6 +16,8 @@ programs of each kind of failure and writes the reduced ones too. Known bugs
 (generator.KNOWN_BUGS) are avoided unless --all-features is given. The
 failures are also written as JSON lines (<out>.jsonl); --recheck checks those
 programs again (after a compiler fix) and, with --shrink, reduces them.
+Every derivative checks itself as it is built (S2SAD_CHECK=1: plain twin,
+Taylor test, forward against reverse) unless --no-check is given.
 """
 import argparse
 import collections
@@ -44,7 +46,10 @@ def main(argv=None):
                     help="the general generator, or the loops scientists write (loops.py)")
     ap.add_argument("--parallel-fraction", type=float, default=0.1,
                     help="(--family loops) programs also checked with parallel=True")
+    ap.add_argument("--no-check", action="store_true",
+                    help="derivatives do not check themselves (S2SAD_CHECK is 1 otherwise)")
     args = ap.parse_args(argv)
+    os.environ["S2SAD_CHECK"] = "0" if args.no_check else os.environ.get("S2SAD_CHECK", "1")
 
     os.environ.setdefault("S2SAD_CACHE_DIR", tempfile.mkdtemp(prefix="s2sad-fuzz-cache-"))
     if args.recheck:

@@ -6,8 +6,7 @@ it (Python, and compiled for some programs):
   optimised gradient must equal it to rounding (rtol 1e-9). When they
   differ, the report names the first optimisation (in
   `s2sad.OPTIMISATIONS`' order) whose removal alone makes them agree,
-  switched off through `S2SAD_OPTIMISE=-name`. Before s2sad has
-  `optimise=` (no `s2sad.OPTIMISATIONS`), the check is skipped and counted;
+  switched off through `S2SAD_OPTIMISE=-name`. Every program gets it;
 * parallel: for programs drawn with `parallel`, `parallel=True` (as Python,
   and compiled for compiled programs) against the serial gradient.
 
@@ -22,12 +21,6 @@ import numpy as np
 from .leaves import copy_value, flat
 
 RTOL = 1e-9
-
-
-def available():
-    """Whether s2sad builds the plain derivative (`optimise=False`)."""
-    import s2sad
-    return hasattr(s2sad, "OPTIMISATIONS")
 
 
 @contextlib.contextmanager
@@ -102,10 +95,7 @@ def first_culprit(L, args, want, jit=False):
 
 def check_plain(L, args, grads, res):
     """The optimised Python gradient `grads` against the plain one; None
-    or a failure dict. Sets res["plain"]: "same", or "unavailable"."""
-    if not available():
-        res["plain"] = "unavailable"
-        return None
+    or a failure dict. Sets res["plain"] to "same" when it is reached."""
     try:
         plain = gradients(L, args, optimise=False)
     except Exception as exc:  # noqa: BLE001
@@ -123,8 +113,6 @@ def check_plain(L, args, grads, res):
 def explain(L, args, fds):
     """For a gradient that finite differences contradict: whether the plain
     derivative agrees with them, and the first optimisation to blame."""
-    if not available():
-        return {}
     try:
         plain = gradients(L, args, optimise=False)
     except Exception as exc:  # noqa: BLE001
