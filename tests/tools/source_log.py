@@ -36,10 +36,18 @@ def _normal(text):
     return _TMP.sub("<tmp>", text.replace(_ROOT, "<repo>"))
 
 
+def _repr(value):
+    # (a set's order changes with the string hash seed of the process)
+    if isinstance(value, (set, frozenset)):
+        return f"{type(value).__name__}({sorted(map(_repr, value))!r})"
+    return repr(value)
+
+
 def _key(fn, arg_kinds, args, kwargs):
     code = getattr(fn, "__code__", None)
     where = f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
-    rest = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in sorted(kwargs.items())])
+    rest = ", ".join([_repr(a) for a in args] + [f"{k}={_repr(v)}"
+                                                 for k, v in sorted(kwargs.items())])
     text = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', fn)}@{where} " \
            f"{list(arg_kinds)!r} {rest}"
     return _normal(text).replace("\t", " ").replace("\n", " ")
