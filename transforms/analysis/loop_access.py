@@ -1,10 +1,11 @@
 """How the iterations of a loop read and write: upward-exposed reads,
 names and elements stored, calls that may write their arguments. What
-parallel.py decides a loop's independence from."""
+fusion.py decides a loop's fusion from (UpwardExposure) and parallel.py
+its independence (Exposure), and the marks a user's prange carries to the
+loops of the derivative made from it (parallel_marks)."""
 import gast
 
-from ..optimise.fusion import _Exposure
-from ..syntax import names_loaded, walk
+from ..syntax import names_loaded, names_stored, structure, walk
 from ..reverse.tapes import unparse
 
 
@@ -22,7 +23,92 @@ ALLOCATIONS = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "on
                "full_like", "copy"}
 
 
-class Exposure(_Exposure):
+def is_range(it):
+    """Whether `it` is a call of range."""
+    return isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range"
+
+
+class UpwardExposure:
+    """Names an iteration may read before it writes them (upward-exposed
+    reads), for scalars and for 1-D arrays that a loop `for j in range(n):
+    a[j] = ...` overwrites whole."""
+
+    def __init__(self, lengths):
+        self.lengths = lengths
+
+    def exposed(self, stmts, defined):
+        """The names `stmts` read before writing them, given `defined`."""
+        self.reads = set()
+        self.block(stmts, defined)
+        return self.reads
+
+    def block(self, stmts, defined):
+        defined = set(defined)
+        for s in stmts:
+            self.statement(s, defined)
+        return defined
+
+    def read(self, node, defined):
+        self.reads |= names_loaded(node) - defined
+
+    def statement(self, s, defined):
+        if isinstance(s, gast.Assign):
+            self.read(s.value, defined)
+            targets = s.targets[0].elts if isinstance(s.targets[0], gast.Tuple) else s.targets
+            for t in targets:
+                if isinstance(t, gast.Name):
+                    defined.add(t.id)
+                else:  # a partial write: the other elements are still the old ones
+                    self.read(t.slice, defined)
+        elif isinstance(s, gast.If):
+            self.read(s.test, defined)
+            defined |= self.block(s.body, defined) & self.block(s.orelse, defined)
+        elif isinstance(s, gast.For):
+            self.read(s.iter, defined)
+            self.block(s.body, defined | {s.target.id})  # it may run no iteration
+            defined |= self._overwritten(s)
+        elif isinstance(s, gast.While):
+            self.read(s.test, defined)
+            self.block(s.body, defined)
+        else:
+            self.read(s, defined)
+
+    def _overwritten(self, loop):
+        """Arrays `a` that `for j in range(n): ... a[j] = e ...` writes whole
+        (a made with length n), reading no element before writing it."""
+        if not (is_range(loop.iter) and len(loop.iter.args) == 1):
+            return set()
+        n, j = structure(loop.iter.args[0]), loop.target.id
+        out = set()
+        for k, s in enumerate(loop.body):
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
+                continue
+            t = s.targets[0]
+            a = t.value.id if isinstance(t.value, gast.Name) else None
+            if a is None or self.lengths.get(a) != n or not _is_name(t.slice, j):
+                continue
+            if j in names_stored(loop.body) or a in names_loaded(loop.body[:k]) \
+                    or a in names_loaded(s.value):
+                continue
+            later = [n_ for n_ in walk(gast.Module(body=loop.body[k + 1:], type_ignores=[]))
+                     if isinstance(n_, gast.Subscript) and _is_name(n_.value, a)]
+            if all(_is_name(n_.slice, j) for n_ in later):
+                out.add(a)
+        return out
+
+
+def _is_name(node, id_):
+    return isinstance(node, gast.Name) and node.id == id_
+
+
+def parallel_marks(new, old):
+    """Carry a user's prange marks from the loop `old` to `new`, a loop of
+    the derivative made from it."""
+    new.s2sad_parallel = getattr(old, "s2sad_parallel", False)
+    new.s2sad_private = getattr(old, "s2sad_private", frozenset())
+
+
+class Exposure(UpwardExposure):
     """Upward-exposed reads, with `v += e` reading v and `a[k] += e` reading
     a. A derivative splits `if t: v = ...` into the forward `if t:` and the
     reverse `if t:` reading v: a name bound in the body of `if t:` is

@@ -41,6 +41,7 @@ totals is fused in turn: `_fused_loop`):
 """
 import gast
 
+from ..analysis.loop_access import UpwardExposure, is_range, parallel_marks
 from ..syntax import binding_counts, names_loaded, names_stored, structure, walk, walk_stmts
 
 
@@ -63,7 +64,7 @@ def plan(tree, kinds, active, counts):
         return None  # reset_recording() ends the reverse sweep where it stands
     loads = {}  # what each statement reads, found once (every later loop asks)
     plans = [_try(body, k, ret, kinds, active, counts, loads) for k, s in enumerate(body)
-             if isinstance(s, gast.For) and _is_range(s.iter)]
+             if isinstance(s, gast.For) and is_range(s.iter)]
     plans = [p for p in plans if p is not None]
     # one loop is fused: the one with the most work (statements, nested ones included)
     return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)
@@ -86,7 +87,7 @@ def _try(body, k, ret, kinds, active, counts, loads=None):
     if not totals & active:
         return None
     scratch = written - totals
-    exposure = _Exposure(_array_lengths(before, counts))
+    exposure = UpwardExposure(_array_lengths(before, counts))
     inputs = exposure.exposed(loop.body, {loop.target.id}) | names_loaded(loop.iter)
     if inputs & scratch:
         return None  # an iteration reads a value an earlier one left
@@ -115,10 +116,6 @@ def _loads(body, j, loads):
     if j not in loads:
         loads[j] = names_loaded(body[j])
     return loads[j]
-
-
-def _is_range(it):
-    return isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range"
 
 
 def _totals(loop, written, kinds):
@@ -212,79 +209,6 @@ def _array_lengths(before, counts):
     return lengths
 
 
-class _Exposure:
-    """Names an iteration may read before it writes them (upward-exposed
-    reads), for scalars and for 1-D arrays that a loop `for j in range(n):
-    a[j] = ...` overwrites whole."""
-
-    def __init__(self, lengths):
-        self.lengths = lengths
-
-    def exposed(self, stmts, defined):
-        """The names `stmts` read before writing them, given `defined`."""
-        self.reads = set()
-        self.block(stmts, defined)
-        return self.reads
-
-    def block(self, stmts, defined):
-        defined = set(defined)
-        for s in stmts:
-            self.statement(s, defined)
-        return defined
-
-    def read(self, node, defined):
-        self.reads |= names_loaded(node) - defined
-
-    def statement(self, s, defined):
-        if isinstance(s, gast.Assign):
-            self.read(s.value, defined)
-            targets = s.targets[0].elts if isinstance(s.targets[0], gast.Tuple) else s.targets
-            for t in targets:
-                if isinstance(t, gast.Name):
-                    defined.add(t.id)
-                else:  # a partial write: the other elements are still the old ones
-                    self.read(t.slice, defined)
-        elif isinstance(s, gast.If):
-            self.read(s.test, defined)
-            defined |= self.block(s.body, defined) & self.block(s.orelse, defined)
-        elif isinstance(s, gast.For):
-            self.read(s.iter, defined)
-            self.block(s.body, defined | {s.target.id})  # it may run no iteration
-            defined |= self._overwritten(s)
-        elif isinstance(s, gast.While):
-            self.read(s.test, defined)
-            self.block(s.body, defined)
-        else:
-            self.read(s, defined)
-
-    def _overwritten(self, loop):
-        """Arrays `a` that `for j in range(n): ... a[j] = e ...` writes whole
-        (a made with length n), reading no element before writing it."""
-        if not (_is_range(loop.iter) and len(loop.iter.args) == 1):
-            return set()
-        n, j = structure(loop.iter.args[0]), loop.target.id
-        out = set()
-        for k, s in enumerate(loop.body):
-            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
-                continue
-            t = s.targets[0]
-            a = t.value.id if isinstance(t.value, gast.Name) else None
-            if a is None or self.lengths.get(a) != n or not _is_name(t.slice, j):
-                continue
-            if j in names_stored(loop.body) or a in names_loaded(loop.body[:k]) \
-                    or a in names_loaded(s.value):
-                continue
-            later = [n_ for n_ in walk(gast.Module(body=loop.body[k + 1:], type_ignores=[]))
-                     if isinstance(n_, gast.Subscript) and _is_name(n_.value, a)]
-            if all(_is_name(n_.slice, j) for n_ in later):
-                out.add(a)
-        return out
-
-
-def _is_name(node, id_):
-    return isinstance(node, gast.Name) and node.id == id_
-
-
 def fused_sweeps(mode, plan):
     """(forward sweep, reverse sweep, reverse statements that read recorded
     values) of the function, with the sweeps of `plan.loop` fused; `mode`
@@ -356,7 +280,6 @@ def _fused_loop(mode, loop, maybe, surely, totals):
     fused = gast.For(target=loop.target, iter=loop.iter, body=iteration_f + iteration_r,
                      orelse=[], type_comment=None)
     gast.copy_location(fused, loop)
-    from .parallel import parallel_marks  # (parallel.py reads fusion's _Exposure)
     parallel_marks(fused, loop)
     fused.s2sad_fused = True  # an iteration's adjoint is in its own body (parallel.py)
     fused.s2sad_comment = (f"each iteration only adds to {', '.join(sorted(totals))}: "
@@ -383,6 +306,6 @@ def _inner_plan(loop, mode, totals):
 def _find_inner_plan(loop, mode, totals):
     body = loop.body
     plans = [_try(body, k, gast.Pass(), mode.kinds, mode.active, mode.bindings)
-             for k, s in enumerate(body) if isinstance(s, gast.For) and _is_range(s.iter)]
+             for k, s in enumerate(body) if isinstance(s, gast.For) and is_range(s.iter)]
     plans = [p for p in plans if p is not None and not p.linear and p.totals <= totals]
     return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)

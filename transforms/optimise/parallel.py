@@ -140,13 +140,6 @@ def check_independent(tree, kinds, location):
                 "(s += ...)")
 
 
-def parallel_marks(new, old):
-    """Carry a user's prange marks from the loop `old` to `new`, a loop of
-    the derivative made from it."""
-    new.s2sad_parallel = getattr(old, "s2sad_parallel", False)
-    new.s2sad_private = getattr(old, "s2sad_private", frozenset())
-
-
 def parallelise(body, kinds, namer, everywhere=False, chunks=2, checked=None):
     """Run the top-level loops of a generated function's `body` that came
     from a user's prange (or all, if `everywhere`) as prange where safe;

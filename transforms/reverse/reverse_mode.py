@@ -18,7 +18,7 @@ from .lean_tapes import LoopReads, entry_saves
 from ..errors import UnsupportedSyntaxError
 from ..syntax import (assign, base_name, binding_counts, binop, call, clone, const, name, number,
                      plain_copy, store, subscript)
-from ..optimise.parallel import parallel_marks
+from ..analysis.loop_access import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
 from ..analysis.shape_classes import ShapeOnly, same_region_shapes, shape_classes
