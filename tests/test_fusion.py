@@ -1,4 +1,4 @@
-"""Fused sweeps (transforms/optimise/fusion.py): a loop whose iterations only add to
+"""Fused sweeps (transforms/reverse/fusion.py): a loop whose iterations only add to
 totals gets each iteration's adjoint right after it, recording nothing
 across iterations; and array elements recorded where the reverse sweep reads
 them when that is cheaper than restoring the array (transforms/reverse/reads.py).

@@ -1,3 +1,3 @@
 """Optimisations of generated code that keep it exact: clean-up and
-in-place accumulation, fused sweeps, scatter to gather, per-point partial
+in-place accumulation, scatter to gather, per-point partial
 sums, reciprocals, folded copies, tape order, ascending and parallel loops."""

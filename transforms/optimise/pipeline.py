@@ -42,7 +42,7 @@ SWEEP = (
     Optimisation("cheaper_reads", "an array's elements recorded where the reverse sweep reads "
                  "them, when cheaper than restoring the array write by write (reverse/reads.py)"),
     Optimisation("fusion", "a loop that only adds to totals: its adjoint runs inside its own "
-                 "iteration, with no tape (fusion.py)"),
+                 "iteration, with no tape (reverse/fusion.py)"),
     Optimisation("shape_reads", "an array bound once whose shape alone the reverse sweep reads "
                  "is not recorded; no unbroadcast between regions proved of one shape "
                  "(analysis/shape_classes.py)"),

@@ -1,3 +1,4 @@
 """Reverse mode: the forward sweep that records what it overwrites and the
 reverse sweep of adjoint statements from the gradient templates, with its
-tapes, recomputation, checkpointed loops and split-mode recursion."""
+tapes, recomputation, fused sweeps of loops that only add to totals,
+checkpointed loops and split-mode recursion."""

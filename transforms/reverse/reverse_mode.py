@@ -11,7 +11,7 @@ import weakref
 import gast
 
 from . import checkpoint_sweeps
-from ..optimise import fusion
+from . import fusion
 from ..analysis import kinds as K
 from .contributions import Contributions
 from .lean_tapes import LoopReads, entry_saves
