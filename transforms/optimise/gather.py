@@ -45,16 +45,14 @@ it is."""
 import gast
 
 from ..emit.unparse import expr_source
+from .gather_nests import gather_nest
+from .gather_offsets import (at_iteration, from_the_front, loads_outside, offset, remainder_loop,
+                             shift)
 from .promote import owned_arrays as _owned_arrays
 from .ordering import _pure_calls
-from ..syntax import (base_name, clone, const, name, names_loaded, rewrite, store,
+from ..syntax import (base_name, clone, name, names_loaded, rewrite, store,
                      structure, unit_range, walk, walk_stmts)
 from ..templates import fold
-
-
-def _nests():  # (gather_nests.py imports this module's helpers)
-    from .gather_nests import gather_nest
-    return gather_nest
 
 
 def gather_scatters(body, namer, owned=None):
@@ -94,7 +92,7 @@ def _block(stmts, facts, namer, function):
             k += 1  # the few ends of a gathered nest: left as scatters
             continue
         if isinstance(s, gast.For) and any(isinstance(t, gast.For) for t in walk_stmts(s.body)):
-            new = _nests()(s, facts, namer, function)  # along an outer counter first
+            new = gather_nest(s, facts, namer, function)  # along an outer counter first
             if new is not None:
                 stmts[k:k + 1] = new
                 continue  # (then along the inner ones, in the loops it made)
@@ -118,23 +116,11 @@ def _element(index, counter, stored):
     elements of one row. None otherwise (a stride, an offset that is not a
     constant, the counter in another axis)."""
     items = index.elts if isinstance(index, gast.Tuple) else [index]
-    c = _offset(items[-1], counter)
+    c = offset(items[-1], counter)
     row = tuple(items[:-1])
     if c is None or any(names_loaded(r) & (stored | {counter}) for r in row):
         return None
     return row, c
-
-
-def _offset(index, counter):
-    """c for an index `counter`, `counter + c` or `counter - c` (c an int
-    constant), else None."""
-    if isinstance(index, gast.Name) and index.id == counter:
-        return 0
-    if isinstance(index, gast.BinOp) and isinstance(index.op, (gast.Add, gast.Sub)) \
-            and isinstance(index.left, gast.Name) and index.left.id == counter \
-            and isinstance(index.right, gast.Constant) and type(index.right.value) is int:
-        return index.right.value if isinstance(index.op, gast.Add) else -index.right.value
-    return None
 
 
 def _gather(loop, facts, namer, function):
@@ -164,18 +150,9 @@ def _gather(loop, facts, namer, function):
     owned = facts.owned
     for array in sorted(owned & stored):
         plan = _plan(loop, i, array, owned, stored)
-        if plan is not None and _from_the_front(bounds[0], plan):
+        if plan is not None and from_the_front(bounds[0], plan):
             return _rewrite(loop, i, bounds, array, plan, namer, function)
     return None
-
-
-def _from_the_front(start, plan):
-    """Whether no element added into can be a negative index (one that
-    counts from the end, as `dx[i - 1]` at i = 0 does): the loop starts at
-    a constant at least as large as the largest offset below the counter."""
-    lowest = min(c for _, c, _, _ in plan)
-    return isinstance(start, gast.Constant) and type(start.value) is int \
-        and start.value + lowest >= 0
 
 
 def _simple_target(t):
@@ -312,26 +289,6 @@ def _counters_only(body):
 
 
 # ---- the rewrite ---------------------------------------------------------------
-def _shift(expr, c):
-    """`expr + c`, folded (`N - 1 + -1` reads `N - 2`)."""
-    if c == 0:
-        return clone(expr)
-    op = gast.Add() if c > 0 else gast.Sub()
-    return fold(gast.BinOp(left=clone(expr), op=op, right=const(abs(c))))
-
-
-def _at(expr, i, c):
-    """`expr` as iteration i - c computes it."""
-    if c == 0:
-        return clone(expr)
-
-    def replace(n):
-        if isinstance(n, gast.Name) and n.id == i and isinstance(n.ctx, gast.Load):
-            return _shift(name(i), -c)
-        return n
-    return fold(rewrite(clone(expr), lambda n: fold(replace(n))))
-
-
 def _suffix(c):
     word = "prev" if c > 0 else "next"
     return word if abs(c) == 1 else f"{word}{abs(c)}"
@@ -357,13 +314,13 @@ def _contributions(loop, i, plan, c, namer, renames):
     out = []
     for d in needed:
         s = clone(body[d])
-        s.value = rewrite(_at(s.value, i, c), rename)
+        s.value = rewrite(at_iteration(s.value, i, c), rename)
         s.targets = [rewrite(t, rename) for t in s.targets]
         out.append(s)
     totals = {}
     for row, oc, k, _ in plan:
         if oc == c:
-            term = rewrite(_at(clone(body[k].value), i, c), rename)
+            term = rewrite(at_iteration(clone(body[k].value), i, c), rename)
             key = structure(list(row))
             totals[key] = term if key not in totals else \
                 gast.BinOp(left=totals[key], op=gast.Add(), right=term)
@@ -390,7 +347,7 @@ def _rewrite(loop, i, bounds, array, plan, namer, function):
             compute, totals = _contributions(loop, i, plan, c, namer, renames)
             if guarded:  # only where iteration i - c exists
                 test = gast.Compare(left=clone(a), ops=[gast.LtE(), gast.Lt()],
-                                    comparators=[_shift(name(i), -c), clone(b)])
+                                    comparators=[shift(name(i), -c), clone(b)])
                 stmts.append(gast.If(test=test, body=compute + [
                     gast.AugAssign(target=element(key), op=gast.Add(), value=total)
                     for key, total in totals.items()], orelse=[]))
@@ -407,13 +364,13 @@ def _rewrite(loop, i, bounds, array, plan, namer, function):
         return gast.For(target=store(i), iter=gast.Call(
             func=name("range"), args=[start, stop], keywords=[]), body=stmts, orelse=[],
             type_comment=None)
-    head = for_(_shift(a, lo), _shift(a, hi), gathered(True))
+    head = for_(shift(a, lo), shift(a, hi), gathered(True))
     written = ", ".join(dict.fromkeys(expr_source(loop.body[k].target) for _, _, k, _ in plan))
     head.s2sad_comment = (f"the additions into {written} gathered: each iteration adds what "
                           f"element {i} receives (the ends first and last)")
-    middle = _from_zero(for_(_shift(a, hi), _shift(b, lo), gathered(False)), namer)
-    tail = for_(gast.Call(func=name("max"), args=[_shift(b, lo), _shift(a, hi)], keywords=[]),
-                _shift(b, hi), gathered(True))
+    middle = _from_zero(for_(shift(a, hi), shift(b, lo), gathered(False)), namer)
+    tail = for_(gast.Call(func=name("max"), args=[shift(b, lo), shift(a, hi)], keywords=[]),
+                shift(b, hi), gathered(True))
     rest = _remainder(loop, array, function)
     if lo == hi:  # one offset: no ends, the middle is all
         said = head.s2sad_comment.replace(" (the ends first and last)", "")
@@ -437,10 +394,10 @@ def _from_zero(loop, namer):
 
     def replace(n):
         if isinstance(n, gast.Name) and n.id == i:
-            return _shift(name(k), c)
+            return shift(name(k), c)
         return n
     loop.body = [fold(rewrite(s, lambda n: fold(replace(n)))) for s in loop.body]
-    loop.iter.args = [_shift(stop, -c)]
+    loop.iter.args = [shift(stop, -c)]
     loop.target = store(k)
     loop.s2sad_comment = f"(counted from 0: element {i} is {k} + {c})"
     return loop
@@ -454,7 +411,7 @@ def _remainder(loop, array, function):
     """The loop without its additions into `array` and what only they
     needed; None if nothing is left."""
     body = [s for s in loop.body if base_name(_targets(s)[0]) != array]
-    outside = _loads_outside(function, loop)
+    outside = loads_outside(function, loop)
     changed = True
     while changed:
         changed = False
@@ -468,60 +425,3 @@ def _remainder(loop, array, function):
     return remainder_loop(loop, body)
 
 
-def remainder_loop(loop, body):
-    """`loop` over `body`, what a gather left of it (None if nothing), with
-    the loop's marks."""
-    if not body:
-        return None
-    rest = gast.For(target=loop.target, iter=loop.iter, body=body, orelse=[],
-                    type_comment=None)
-    rest.__dict__.update({k: v for k, v in loop.__dict__.items() if k.startswith("s2sad_")})
-    rest.s2sad_remainder = True
-    return rest
-
-
-def _loads_outside(function, loop):
-    """Names read outside `loop` (its iterations' values may be read there);
-    not those read only in other loops that assign them first (each such
-    loop computes its own)."""
-    inside = {id(t) for t in walk_stmts(loop.body)}
-    private = {}
-    for s in walk_stmts(function):
-        if isinstance(s, gast.For) and s is not loop and id(s) not in inside \
-                and not any(t is loop for t in walk_stmts(s.body)):
-            own = _assigned_first(s.body)
-            for t in walk_stmts(s.body):
-                private.setdefault(id(t), set()).update(own)
-    out = set()
-    for s in walk_stmts(function):
-        if s is loop or id(s) in inside:
-            continue
-        if isinstance(s, gast.For):
-            loaded = names_loaded(s.iter)
-        elif isinstance(s, (gast.If, gast.While)):
-            loaded = names_loaded(s.test)
-        else:
-            loaded = names_loaded(s)
-        out |= loaded - private.get(id(s), set())
-    return out
-
-
-def _assigned_first(body):
-    """Names a loop body assigns (`v = e`, at its top level) before any
-    statement in it reads them."""
-    seen, own = set(), set()
-    for s in body:
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
-                and isinstance(s.targets[0], gast.Name):
-            seen |= names_loaded(s.value)
-            if s.targets[0].id not in seen:
-                own.add(s.targets[0].id)
-        else:
-            for t in walk_stmts([s]):
-                if isinstance(t, gast.For):
-                    seen |= names_loaded(t.iter)
-                elif isinstance(t, (gast.If, gast.While)):
-                    seen |= names_loaded(t.test)
-                else:
-                    seen |= names_loaded(t)
-    return own

@@ -58,7 +58,8 @@ is left as it is."""
 import gast
 
 from ..emit.unparse import expr_source
-from .gather import _from_the_front, _loads_outside, _offset, _shift, _at, remainder_loop
+from .gather_offsets import (at_iteration, from_the_front, loads_outside, offset, remainder_loop,
+                             shift)
 from .ordering import _pure_calls
 from ..syntax import (base_name, clone, name, names_loaded, rewrite, store, structure,
                       unit_range, walk)
@@ -79,7 +80,7 @@ def gather_nest(loop, facts, namer, function):
         return None  # a counter read after its loop
     for array in sorted(facts.owned & nest.stored):
         plan = nest.plan(array, facts.owned)
-        if plan is not None and _from_the_front(bounds[0], [(None, c, None, None)
+        if plan is not None and from_the_front(bounds[0], [(None, c, None, None)
                                                              for c in plan.offsets]):
             return _rewrite(loop, nest, bounds, array, plan, namer, function)
     return None
@@ -114,7 +115,7 @@ class _Nest:
         for _, s, _ in self.sites:
             if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript):
                 index = s.target.slice
-                if any(_offset(item, self.i) not in (None, 0) for item in
+                if any(offset(item, self.i) not in (None, 0) for item in
                        (index.elts if isinstance(index, gast.Tuple) else [index])):
                     return True
         return False
@@ -215,7 +216,7 @@ class _Nest:
         for item in items:
             loaded = names_loaded(item)
             if self.i in loaded:
-                c = _offset(item, self.i)
+                c = offset(item, self.i)
                 if c is None or found is not None:
                     return None
                 found = c
@@ -275,7 +276,7 @@ class _Nest:
             return False
         items = index.elts if isinstance(index, gast.Tuple) else [index]
         for k in [self.i] + [loop.target.id for loop in loops]:
-            if not any(_offset(item, k) is not None for item in items):
+            if not any(offset(item, k) is not None for item in items):
                 return False
         return all(not (names_loaded(item) & self.stored)
                    or _counter_of(item, self.counters) is not None for item in items)
@@ -306,7 +307,7 @@ class _Nest:
         k = _counter_of(x, xs)
         if k is None:
             return False
-        c = _offset(x, k)
+        c = offset(x, k)
         start, stop = xs[k]
         (es, cs), (et, ct) = _split(start), _split(stop)
         return (ey == et and cy - c >= ct) or (ey == es and cy - c < cs)
@@ -320,7 +321,7 @@ class _Plan:
 def _counter_of(item, counters):
     """The counter k of an item `k + c`, if it is one of `counters`."""
     for k in counters:
-        if _offset(item, k) is not None:
+        if offset(item, k) is not None:
             return k
     return None
 
@@ -386,10 +387,10 @@ def _rewrite(loop, nest, bounds, array, plan, namer, function):
                 return name(names[n.id], n.ctx)
             return n
         new = clone(s)
-        new.value = rewrite(_at(new.value, i, c), rename)
+        new.value = rewrite(at_iteration(new.value, i, c), rename)
         t = _targets(new)[0]
         if isinstance(t, gast.Subscript):
-            t.slice = rewrite(_at(t.slice, i, c), rename)
+            t.slice = rewrite(at_iteration(t.slice, i, c), rename)
         else:
             t = rewrite(t, rename)
         if isinstance(new, gast.Assign):
@@ -431,18 +432,18 @@ def _rewrite(loop, nest, bounds, array, plan, namer, function):
         stmts = []
         for c in offsets:
             test = gast.Compare(left=clone(a), ops=[gast.LtE(), gast.Lt()],
-                                comparators=[_shift(name(i), -c), clone(b)])
+                                comparators=[shift(name(i), -c), clone(b)])
             stmts.append(gast.If(test=test, body=project(loop.body, (), [c]), orelse=[]))
         return stmts
-    head = for_(_shift(a, lo), _shift(a, hi), peeled())
+    head = for_(shift(a, lo), shift(a, hi), peeled())
     written = ", ".join(dict.fromkeys(expr_source(_targets(_site(nest, p))[0])
                                       for c in offsets for p in plan.adds[c]))
     head.s2sad_comment = (f"the additions into {written} gathered along {i}: each iteration "
                           f"adds what the elements at {i} receive (the ends first and last, "
                           f"as they were)")
-    middle = for_(_shift(a, hi), _shift(b, lo), project(loop.body, (), offsets))
-    tail = for_(gast.Call(func=name("max"), args=[_shift(b, lo), _shift(a, hi)], keywords=[]),
-                _shift(b, hi), peeled())
+    middle = for_(shift(a, hi), shift(b, lo), project(loop.body, (), offsets))
+    tail = for_(gast.Call(func=name("max"), args=[shift(b, lo), shift(a, hi)], keywords=[]),
+                shift(b, hi), peeled())
     head.s2sad_peeled = tail.s2sad_peeled = True
     rest = [] if (r := _remainder(loop, {p for c in offsets for p in plan.adds[c]},
                                   function)) is None else [r]
@@ -462,7 +463,7 @@ def _site(nest, path):
 def _remainder(loop, gathered, function):
     """The nest without the additions gathered (paths), what only they
     needed, and loops left empty; None if nothing is left."""
-    outside = _loads_outside(function, loop)
+    outside = loads_outside(function, loop)
 
     def strip(body, used, drop, path=()):
         out = []
