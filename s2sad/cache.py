@@ -18,7 +18,7 @@ import tempfile
 import numba
 import numpy
 
-from . import __version__
+from .version import __version__
 
 
 def cache_dir():

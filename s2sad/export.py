@@ -5,7 +5,7 @@ copied in (s2sad/export_runtime.py), and objects from the user's modules
 import importlib
 import os
 
-from . import __version__
+from .version import __version__
 from .export_runtime import runtime_source
 
 _RUNTIME_IMPORT = "from s2sad.runtime import "

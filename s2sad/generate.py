@@ -8,7 +8,7 @@ import types
 import numba
 import numpy as np
 
-from . import __version__, runtime
+from . import runtime
 from . import rules  # noqa: F401  (registers the gradient templates)
 from .markers import MARKERS
 from .precision import to_float32
@@ -17,6 +17,7 @@ from .runtime_forms import FORMS
 from .runtime_special import FORMS as SPECIAL_FORMS
 from .runtime_linalg import FORMS as LINALG_FORMS
 from .transforms.program import Program
+from .version import __version__
 
 
 class Generated:
