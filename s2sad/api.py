@@ -527,7 +527,7 @@ _PLAIN_TYPES = (float, int, bool, type(None))
 def _sequences(names, given):
     """{name: "list" or "tuple"} for the arguments given as a list or tuple
     of numbers, which s2sad takes as arrays: their kinds say so, for what a
-    list does differently (frontend/sequence_args.py)."""
+    list does differently (frontend/containers/sequence_args.py)."""
     return {n: type(v).__name__ for n, v in zip(names, given)
             if type(v) in (list, tuple) and not pytrees.is_container(v)}
 

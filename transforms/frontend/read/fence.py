@@ -66,7 +66,7 @@ def run(tree, ctx):
             continue
         kind = _UNSUPPORTED.get(type(node))
         if nested_def_ok and isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            continue  # a custom gradient's backward (frontend/custom.py checks the rest)
+            continue  # a custom gradient's backward (functions/custom.py checks the rest)
         if kind is not None:
             raise UnsupportedSyntaxError(kind, location, node, _HINTS.get(type(node), ""))
         if isinstance(node, gast.Raise) and (node.cause is not None or node.exc is None):
