@@ -20,7 +20,11 @@ which prints the keys whose sources differ, or are only in one run, and
 exits 1 if any do (`--both`: only keys both runs have count). Paths of
 temporary directories (tmp_path modules) and of the checkout are replaced by
 placeholders before hashing, so two runs of the same code give the same set,
-and two checkouts of different code can be compared."""
+and two checkouts of different code can be compared; so are the hashes in the
+names of generated modules (`s2sad_<20 hex digits>`, `s2sad_primitive_...`),
+which hash the compiler's own source. A test module moved between the two
+checkouts is named as before with S2SAD_SOURCE_LOG_MOVED=new=old[,new=old]
+(paths under the checkout: tests/frontend/calls/test_x.py=tests/test_x.py)."""
 import hashlib
 import os
 import re
@@ -31,9 +35,29 @@ _TMP = re.compile(r"/tmp/[^\s:'\"]*?(?=/[^/\s:'\"]+\.py)|/tmp/[\w.-]+")
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+_GENERATED = re.compile(r"\b(s2sad_(?:[a-z]+_)?)[0-9a-f]{20}\b")
+
+
+def _moved():
+    """[(text, replacement)] for the paths and module names of moved tests."""
+    out = []
+    for pair in filter(None, os.environ.get("S2SAD_SOURCE_LOG_MOVED", "").split(",")):
+        new, old = pair.split("=")
+        out.append(("<repo>/" + new, "<repo>/" + old))
+        dotted = [p[:-3].replace("/", ".").removeprefix("tests.") for p in (new, old)]
+        out.append((dotted[0] + ".", dotted[1] + "."))
+    return out
+
+
+_MOVED = _moved()
+
+
 def _normal(text):
     text = re.sub(r" at 0x[0-9a-f]+", "", text)  # (an object's address, in a message)
-    return _TMP.sub("<tmp>", text.replace(_ROOT, "<repo>"))
+    text = _TMP.sub("<tmp>", text.replace(_ROOT, "<repo>"))
+    for new, old in _MOVED:
+        text = text.replace(new, old)
+    return _GENERATED.sub(r"\1<hash>", text)
 
 
 def _repr(value):
