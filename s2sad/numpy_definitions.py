@@ -10,6 +10,7 @@ import numpy as np
 from . import numpy_definitions_keywords as kw
 from . import numpy_definitions_more as more
 from . import numpy_definitions_ufuncs as ufuncs
+from .transforms.errors import NotImplementedArgument
 
 
 def average(a, axis=None, weights=None):
@@ -124,11 +125,6 @@ try:  # (bound methods of scipy's distribution objects compare equal across look
     _DEFINITIONS[_stats.multivariate_normal.logpdf] = multivariate_normal_logpdf
 except ImportError:  # pragma: no cover - scipy is a dependency
     pass
-
-
-class NotImplementedArgument(Exception):
-    """A call of a function s2sad defines, with an argument (or a value of
-    one) its definition does not implement; the binder names the line."""
 
 
 def numpy_definition(obj, call=None, caller=None):

@@ -10,6 +10,8 @@ that of the functions it is written with (np.max / np.min share it equally,
 as JAX does, and so do np.maximum / np.minimum)."""
 import numpy as np
 
+from .transforms.errors import NotImplementedArgument
+
 
 def ptp(a, axis=None, keepdims=False):
     """np.ptp: the maximum minus the minimum (ties share the gradient, as
@@ -118,7 +120,6 @@ def _keepdims(given, const, not_constant, refuse):
         return ptp
     keep = const(given["keepdims"], not_constant)
     if keep not in (True, False):
-        from .numpy_definitions import NotImplementedArgument
         raise NotImplementedArgument("s2sad differentiates np.ptp with keepdims written as the "
                                      "constant True or False")
     return ptp_kept if keep else ptp

@@ -3,8 +3,8 @@ source): no cycle inside transforms/, and a front-end pass imports no other
 pass and no driver (frontend/pipeline.py runs them; a pass reaches another
 function's tree through `ctx.parse`).
 
-No cycle inside s2sad/ either, but for the two the package's reorganisation
-by topic opens (numpy definitions, runtime helpers). The cycle between s2sad
+No cycle inside s2sad/ either, but for the runtime helpers' (the package's
+reorganisation by topic splits them anew). The cycle between s2sad
 and s2sad.transforms as packages (transforms reads numpy_definitions,
 parameters, checkpointing and markers) is checked when S2SAD_IMPORT_CYCLES
 names it (`packages` or `all`):
@@ -21,10 +21,9 @@ GRAPH = imports.graph()
 CHECKED = set(os.environ.get("S2SAD_IMPORT_CYCLES", "").replace(",", " ").split())
 
 
-# cycles still to open (s2sad's numpy definitions and runtime helpers, which
-# the reorganisation by topic splits anew); this list only shrinks
-KNOWN = [["s2sad.numpy_definitions", "s2sad.numpy_definitions_ufuncs"],
-         ["s2sad.runtime", "s2sad.runtime_special", "s2sad.runtime_stack_loops"]]
+# cycles still to open (s2sad's runtime helpers, which the reorganisation by
+# topic splits anew); this list only shrinks
+KNOWN = [["s2sad.runtime", "s2sad.runtime_special", "s2sad.runtime_stack_loops"]]
 
 
 def test_no_cycle_inside_transforms():
