@@ -10,7 +10,6 @@ import numpy as np
 from . import numpy_definitions_keywords as kw
 from . import numpy_definitions_more as more
 from . import numpy_definitions_ufuncs as ufuncs
-from .transforms.errors import NotImplementedArgument
 
 
 def average(a, axis=None, weights=None):
@@ -125,6 +124,11 @@ try:  # (bound methods of scipy's distribution objects compare equal across look
     _DEFINITIONS[_stats.multivariate_normal.logpdf] = multivariate_normal_logpdf
 except ImportError:  # pragma: no cover - scipy is a dependency
     pass
+
+
+# what a definition raises for an argument it does not implement (the binder,
+# which names the line, catches it): one of the compiler's errors
+from .transforms.errors import NotImplementedArgument  # noqa: E402
 
 
 def numpy_definition(obj, call=None, caller=None):

@@ -10,8 +10,6 @@ that of the functions it is written with (np.max / np.min share it equally,
 as JAX does, and so do np.maximum / np.minimum)."""
 import numpy as np
 
-from .transforms.errors import NotImplementedArgument
-
 
 def ptp(a, axis=None, keepdims=False):
     """np.ptp: the maximum minus the minimum (ties share the gradient, as
@@ -120,6 +118,7 @@ def _keepdims(given, const, not_constant, refuse):
         return ptp
     keep = const(given["keepdims"], not_constant)
     if keep not in (True, False):
+        from .transforms.errors import NotImplementedArgument
         raise NotImplementedArgument("s2sad differentiates np.ptp with keepdims written as the "
                                      "constant True or False")
     return ptp_kept if keep else ptp
