@@ -54,7 +54,8 @@ _MOVED = _moved()
 
 def _normal(text):
     text = re.sub(r" at 0x[0-9a-f]+", "", text)  # (an object's address, in a message)
-    text = _TMP.sub("<tmp>", text.replace(_ROOT, "<repo>"))
+    # (a library function's path, in a refusal, names the environment)
+    text = _TMP.sub("<tmp>", text.replace(_ROOT, "<repo>").replace(sys.prefix, "<venv>"))
     for new, old in _MOVED:
         text = text.replace(new, old)
     return _GENERATED.sub(r"\1<hash>", text)
