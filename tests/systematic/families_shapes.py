@@ -422,7 +422,6 @@ def refusal_cases():
         ("numpy.gradient", "2d_all_axes", "np.gradient(x)", M),
         ("numpy.gradient", "edge_order", "np.gradient(x, edge_order=2)", V),
         ("numpy.atleast_1d", "two", "np.atleast_1d(x, x)[0]", V),
-        ("numpy.astype", "int", "x.astype(int) * x", V),
         ("numpy.kron", "3d", "np.kron(x, x)", T),
         ("numpy.split", "index_array", "np.split(x, np.array([1, 2]))[0]", V),
     ]
