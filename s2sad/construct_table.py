@@ -181,13 +181,13 @@ CONSTRUCTS = [
     # ---- comprehensions and builtins
     Construct("Comprehensions and builtins", "List comprehensions and generators",
               "`np.array([f(x[i]) for i in range(n)])`", COMPILED, "frontend.containers",
-              G + "#comprehensions"),
+              G + "#lists-tuples-and-dicts"),
     Construct("Comprehensions and builtins", "`sum(...)` of a generator",
               "`sum(x[i] ** 2 for i in range(n))`", COMPILED, "frontend.containers",
-              G + "#comprehensions"),
+              G + "#lists-tuples-and-dicts"),
     Construct("Comprehensions and builtins", "Dict comprehensions over constant keys or a "
               "local dict", "`{k: v * w for k, v in d.items()}`", PARTLY,
-              "frontend.dict_comprehensions", G + "#comprehensions", syntax=("DictComp",)),
+              "frontend.dict_comprehensions", G + "#lists-tuples-and-dicts", syntax=("DictComp",)),
     Construct("Comprehensions and builtins", "`sum`, `max`, `min`, `abs`, `any`, `all`, "
               "`divmod`, `math.fsum`", "`max(a, b, c)`", COMPILED,
               "frontend.builtin_reductions", G + "#builtins-and-folds"),
