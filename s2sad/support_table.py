@@ -140,8 +140,7 @@ def _distribution_method(fn):
 
 
 def _sort_key(name):
-    group = next((k for k, prefix in enumerate(GROUPS) if name.startswith(prefix[1])), len(GROUPS))
-    return (group, name.lower())
+    return name.lower()
 
 
 # (title, prefix): the table's sections, in order; the builtins have no prefix
@@ -154,9 +153,7 @@ def markdown():
     """The table as Markdown, a section per module."""
     by_group = {}
     for name, st, text in rows():
-        group = next(title for title, prefix in reversed(GROUPS)
-                     if name.startswith(prefix) and not (prefix == "np." and
-                                                         name.startswith("np.linalg.")))
+        group = max((g for g in GROUPS if name.startswith(g[1])), key=lambda g: len(g[1]))[0]
         by_group.setdefault(group, []).append((name, st, text))
     out = []
     for title, _prefix in GROUPS:
