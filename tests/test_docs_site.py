@@ -4,8 +4,9 @@ search (Material's index and its results) and an API page must render with
 their content; a screenshot of the home page is kept in site-artifacts/.
 
 The site is the one S2SAD_DOCS_SITE names (CI builds it first, with the
-tutorials), or one this test builds (`mkdocs build --strict`, the tutorials
-not run: they do not change what is checked here). The test skips, saying
+tutorials), or one this test builds with `python -m s2sad docs --build`
+(mkdocs build --strict; the tutorials not run: they do not change what is
+checked here). The test skips, saying
 why, where mkdocs, selenium, Chromium or its driver cannot be found
 (`pip install -e ".[docs]"`; `apt-get install chromium chromium-driver`)."""
 import functools
@@ -45,10 +46,11 @@ def site(tmp_path_factory):
         pytest.skip('mkdocs is not installed: pip install -e ".[docs]"')
     out = tmp_path_factory.mktemp("site")
     env = dict(os.environ, S2SAD_DOCS_TUTORIALS="skip", NO_MKDOCS_2_WARNING="1")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f",
-                           str(ROOT / "mkdocs.yml"), "-d", str(out)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stderr[-4000:]}"
+    done = subprocess.run([sys.executable, "-m", "s2sad", "docs", "--build", "--site-dir",
+                           str(out)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, f"the docs build failed:\n{done.stderr[-4000:]}"
+    assert f"built {out}" in done.stdout
     return out
 
 
