@@ -5,13 +5,15 @@ import threading
 
 import numpy as np
 
-from . import backend, cache, guards, precision, pytrees, travel
+from . import backend, cache, guards, precision, pytrees, self_check, travel
 from .checkpointing import MemoryBudgetExceeded, default_budget, memory_budget
 from .generate import generate
+from .guessed_kinds import generate_for_guess, guess_kinds as _guess_kinds
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
 from .transforms.analysis import kinds as K
 from .transforms.frontend.aux_output import rebuild_aux
+from .transforms.optimise.pipeline import enabled_optimisations
 
 _JIT_CHOICES = (True, False, "require", "auto")
 
@@ -21,7 +23,7 @@ GENERATE_HOOKS = []
 
 
 def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
-         memory=None, parallel=False, has_aux=False):
+         memory=None, parallel=False, has_aux=False, optimise=None, check=None):
     """Gradient of `fn` with respect to `wrt`.
 
     `wrt` is an argument position or name, or the name of a variable
@@ -41,48 +43,55 @@ def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
     independent as numba prange loops (a `prange` in `fn` does so for that
     loop anyway). `has_aux=True` (as in JAX): `fn` returns a pair
     `(output, aux)`, only the output is differentiated, and the result is
-    `(gradient, aux)`. Usable as `@grad` or `@grad(...)`."""
-    if fn is None:
-        return lambda f: grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                              boundscheck=boundscheck, memory=memory, parallel=parallel,
-                              has_aux=has_aux)
-    return Derivative(fn, wrt, jit, "grad", False, stop_gradients, boundscheck, memory,
-                      parallel, has_aux=has_aux)
+    `(gradient, aux)`. `optimise=False` builds the plain derivative (every
+    optimisation pass off; "-gather,-fusion" switches off those named, see
+    s2sad.OPTIMISATIONS; default: the S2SAD_OPTIMISE environment variable,
+    else all on). `check=True` (default: the S2SAD_CHECK environment
+    variable) makes the first call for each kind of arguments check the
+    derivative against its plain twin, by a Taylor test and forward against
+    reverse mode, raising s2sad.GradientCheckError when a check fails.
+    Usable as `@grad` or `@grad(...)`."""
+    return _derivative(fn, "grad", False, wrt=wrt, jit=jit, stop_gradients=stop_gradients,
+                       boundscheck=boundscheck, memory=memory, parallel=parallel,
+                       has_aux=has_aux, optimise=optimise, check=check)
 
 
 def value_and_grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
-                   memory=None, parallel=False, has_aux=False):
+                   memory=None, parallel=False, has_aux=False, optimise=None, check=None):
     """Like `grad`, but returns `(value, gradient)`; with `has_aux=True`,
     `((output, aux), gradient)` as in JAX."""
-    if fn is None:
-        return lambda f: value_and_grad(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                                        boundscheck=boundscheck, memory=memory,
-                                        parallel=parallel, has_aux=has_aux)
-    return Derivative(fn, wrt, jit, "grad", True, stop_gradients, boundscheck, memory, parallel,
-                      has_aux=has_aux)
+    return _derivative(fn, "grad", True, wrt=wrt, jit=jit, stop_gradients=stop_gradients,
+                       boundscheck=boundscheck, memory=memory, parallel=parallel,
+                       has_aux=has_aux, optimise=optimise, check=check)
 
 
 def vjp(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True, memory=None,
-        parallel=False, has_aux=False):
+        parallel=False, has_aux=False, optimise=None, check=None):
     """Vector-Jacobian product: `vjp(f)(*args, seed)` weights the outputs of
     `f` by `seed` (shape of the output; a tuple for a tuple output), like
     `grad_ys` in `tf.gradients`. `has_aux=True`: `f` returns `(output,
-    aux)`, the seed weights the output, and the result is `(vjp, aux)`."""
-    if fn is None:
-        return lambda f: vjp(f, wrt, jit=jit, stop_gradients=stop_gradients,
-                             boundscheck=boundscheck, memory=memory, parallel=parallel,
-                             has_aux=has_aux)
-    return Derivative(fn, wrt, jit, "vjp", False, stop_gradients, boundscheck, memory, parallel,
-                      has_aux=has_aux)
+    aux)`, the seed weights the output, and the result is `(vjp, aux)`.
+    `optimise` and `check` as for `grad`."""
+    return _derivative(fn, "vjp", False, wrt=wrt, jit=jit, stop_gradients=stop_gradients,
+                       boundscheck=boundscheck, memory=memory, parallel=parallel,
+                       has_aux=has_aux, optimise=optimise, check=check)
 
 
-def jvp(fn=None, wrt=0, *, jit="auto", boundscheck=True, has_aux=False):
+def jvp(fn=None, wrt=0, *, jit="auto", boundscheck=True, has_aux=False, optimise=None,
+        check=None):
     """Forward mode: `jvp(f)(*args, tangent)` returns `(value, jvp)`, the
     derivative of `f` along `tangent` (a tuple of tangents for a tuple
-    `wrt`), like `jax.jvp`; with `has_aux=True`, `(output, jvp, aux)`."""
+    `wrt`), like `jax.jvp`; with `has_aux=True`, `(output, jvp, aux)`.
+    `optimise` and `check` as for `grad`."""
+    return _derivative(fn, "jvp", True, wrt=wrt, jit=jit, boundscheck=boundscheck,
+                       has_aux=has_aux, optimise=optimise, check=check)
+
+
+def _derivative(fn, mode, with_value, **options):
+    """A Derivative of `fn`, or (fn None: used as `@grad(...)`) a decorator."""
     if fn is None:
-        return lambda f: jvp(f, wrt, jit=jit, boundscheck=boundscheck, has_aux=has_aux)
-    return Derivative(fn, wrt, jit, "jvp", True, boundscheck=boundscheck, has_aux=has_aux)
+        return lambda f: Derivative(f, mode=mode, with_value=with_value, **options)
+    return Derivative(fn, mode=mode, with_value=with_value, **options)
 
 
 class Derivative:
@@ -96,9 +105,14 @@ class Derivative:
     split_recursion = True  # False for code differentiated again (transforms/reverse/split_recursion.py)
 
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
-                 memory=None, parallel=False, has_aux=False):
+                 memory=None, parallel=False, has_aux=False, optimise=None, check=None):
         if jit not in _JIT_CHOICES:
             raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
+        if optimise is not None:
+            enabled_optimisations(optimise)  # (refuses unknown names now)
+        # None: the S2SAD_OPTIMISE and S2SAD_CHECK environment variables, read
+        # when a specialisation is made
+        self.optimise, self.check = optimise, check
         given, fn = fn, as_function(unpartial(fn))  # np.sin itself: through its rule; a partial
         functools.update_wrapper(self, fn)
         del self.__wrapped__  # a derivative is not its function (inspect.unwrap)
@@ -142,7 +156,8 @@ class Derivative:
         options = dict(wrt=names[0] if self.single else names, jit=self.jit,
                        mode=self.mode, with_value=self.with_value,
                        stop_gradients=self.stop_gradients, boundscheck=self.boundscheck,
-                       memory=self.memory, parallel=self.parallel, has_aux=self.has_aux)
+                       memory=self.memory, parallel=self.parallel, has_aux=self.has_aux,
+                       optimise=self.optimise, check=self.check)
         return travel.rebuild, (Derivative, travel.reference(self._given), options)
 
     def __repr__(self):
@@ -217,6 +232,13 @@ class Derivative:
                 # a seed shorter than the output: say so
                 guards.seed_after_failure(self._where, self.fn, values, extra[0], exc)
             raise
+        if entry.check_report is None and self_check.wanted(self.check):
+            with self._lock:
+                if entry.check_report is None:  # the first call of these kinds checks itself
+                    budgeted = entry is not self._entries.get(self._key(kinds, flat, dtype))
+                    entry.check_report = self_check.verify(
+                        self, entry, names, values, extra, (value, grads), wrt,
+                        (kinds, flat, dtype, budgeted))
         if flat is not None and self.mode != "jvp":
             grads = flat.gradients(grads)
             grads = grads[0] if self.single else tuple(grads)
@@ -277,8 +299,12 @@ class Derivative:
                             f"supported. Pass their leaves as separate arguments.")
         return pytrees.Flat(self._where, names, values, self.wrt)
 
+    @staticmethod
+    def _key(kinds, flat, dtype):
+        return kinds if flat is None and dtype is None else (flat and flat.key, dtype, kinds)
+
     def _entry(self, kinds, flat=None, dtype=None, switch=False):
-        key = kinds if flat is None and dtype is None else (flat and flat.key, dtype, kinds)
+        key = self._key(kinds, flat, dtype)
         with self._lock:  # threads asking for the same kinds generate and compile once
             self._check_fresh()
             if switch:
@@ -312,8 +338,11 @@ class Derivative:
             return self.fn.generated_function(kinds)
         return self.fn
 
-    def _generate(self, kinds, mode=None, flat=None, dtype=None, budgeted=False):
+    def _generate(self, kinds, mode=None, flat=None, dtype=None, budgeted=False,
+                  optimisations=None):
         wrt, single = (self.wrt, self.single) if flat is None else (flat.wrt, False)
+        if optimisations is None:
+            optimisations = enabled_optimisations(self.optimise)
         memory, guard = self.memory, None
         if memory is None and self.mode != "jvp" and self.lazy_budget \
                 and not getattr(self.fn, "__s2sad_derivative__", False):  # (not grad(grad(f)))
@@ -322,7 +351,7 @@ class Derivative:
             memory, guard = (default_budget(), None) if budgeted else (None, default_budget())
         return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
                         self.stop_gradients, self.boundscheck, flat, dtype, memory, guard,
-                        self.parallel, self.split_recursion, self.has_aux)
+                        self.parallel, self.split_recursion, self.has_aux, optimisations)
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,
@@ -342,7 +371,28 @@ class Derivative:
         hint = "A vjp's seed must have the shape of the output." if self.mode == "vjp" else ""
         entry = backend.Entry(module, gen.entry, jit, self.label, hint)
         entry.generated = gen
+        entry.check_report = None  # (s2sad/self_check.py, at its first call)
         return entry
+
+    def _variant(self, kinds, flat=None, dtype=None, budgeted=False, optimisations=None,
+                 mode=None, jit=False):
+        """An entry for these kinds built otherwise (other optimisations,
+        forward or reverse mode), not kept: what the self-checks compare."""
+        gen = self._generate(kinds, mode=mode, flat=flat, dtype=dtype, budgeted=budgeted,
+                             optimisations=optimisations)
+        # (as Python: a module of its own, not kept among the loaded ones)
+        module = self._module(gen) if jit else backend.CompiledModule(
+            "s2sad_check_" + cache.module_key(gen.source, gen.key_extra), gen.source,
+            gen.functions, gen.namespace, self.boundscheck, gen.checks_own_indices)
+        entry = backend.Entry(module, gen.entry, jit, self.label)
+        entry.generated = gen
+        return entry
+
+    @property
+    def check_report(self):
+        """What the self-checks of the last call's specialisation found
+        (check=True or S2SAD_CHECK=1; None before they ran)."""
+        return None if self._last is None else self._last.check_report
 
     def generated_function(self, call_kinds):
         """The generated function computing what a call of this derivative
@@ -368,7 +418,8 @@ class Derivative:
                 # differentiated code)
                 gen = generate(self._target(arg_kinds), arg_kinds, self.wrt, mode, self.single,
                                self.stop_gradients, self.boundscheck, split_recursion=False,
-                               has_aux=self.has_aux)
+                               has_aux=self.has_aux,
+                               optimisations=enabled_optimisations(self.optimise))
                 if gen.aux_structure is not None:
                     raise TypeError(f"{self._where}: a derivative with has_aux=True whose aux "
                                     f"holds a dict or a list cannot be called inside a "
@@ -388,7 +439,8 @@ class Derivative:
         if kinds is not None:
             return self._entry(tuple(kinds))
         if self._last is None:
-            return self._entry(tuple(_guess_kinds(_innermost(self.fn))))
+            return generate_for_guess(_innermost(self.fn), self._where, self._entry,
+                                      "Call the derivative once with your arguments first.")
         return self._last
 
     @property
@@ -398,7 +450,10 @@ class Derivative:
         an indexed argument being an array of that many dimensions)."""
         if self._last is not None:
             return self._last.generated.source
-        return self._generate(_guess_kinds(_innermost(self.fn))).source
+        return generate_for_guess(
+            _innermost(self.fn), self._where, lambda kinds: self._generate(kinds).source,
+            "Call the derivative once with your arguments, then read .source (it is the code "
+            "generated for their kinds), or read .source_for(*args).")
 
     def source_for(self, *args, **kwargs):
         """The generated derivative module for arguments like these."""
@@ -519,35 +574,3 @@ def _resolve_wrt(fn, signature, wrt):
             raise TypeError(f"wrt must be an argument position or name, or a tuple of them; "
                             f"got {w!r}")
     return tuple(positions), single
-
-
-def _guess_kinds(fn):
-    """Argument kinds guessed from the source: `x[i, j]` makes x a 2-D array."""
-    import gast
-    from .transforms.frontend.source import parse_function
-    from .transforms.syntax import walk
-    tree = parse_function(fn, read_only=True).tree
-    args = [a.id for a in tree.args.args]
-    ndims = {a: 0 for a in args}
-    counts = set()
-    for node in walk(tree):
-        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-                and node.value.id in ndims:
-            idx = node.slice
-            n = len(idx.elts) if isinstance(idx, gast.Tuple) else 1
-            ndims[node.value.id] = max(ndims[node.value.id], n)
-        if isinstance(node, gast.Attribute) and node.attr in ("shape", "T", "size") \
-                and isinstance(node.value, gast.Name) and node.value.id in ndims:
-            ndims[node.value.id] = max(ndims[node.value.id], 1)
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-                and node.func.id == "range":
-            counts.update(n.id for a in node.args for n in walk(a) if isinstance(n, gast.Name))
-    defaults = {name: p.default for name, p in inspect.signature(fn).parameters.items()
-                if p.default is not p.empty}
-    kinds = []
-    for a in args:  # a default's own kind; a count of a range is an int
-        if a in defaults and not ndims[a]:
-            kinds.append(K.of_value(defaults[a]))
-        else:
-            kinds.append(K.array(ndims[a]) if ndims[a] else K.INT if a in counts else K.FLOAT)
-    return kinds

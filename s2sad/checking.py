@@ -71,8 +71,9 @@ def _check_second_order(f, args, pos, t, modes, tol, along, jit):
             what = "rev (hvp, the derivative of the gradient)"
         else:
             first = _jvp_along(jvp(f, wrt=pos, jit=jit), t)
+            # (the generated jvp takes every parameter: the defaults too)
             _, got = jvp(_generated(jvp(f, wrt=pos, jit=jit), args, t), wrt=pos, jit=jit)(
-                *args, t, t)
+                *_with_defaults(f, args), t, t)
             got = got[1] if isinstance(got, tuple) else got
             what = "fwd (jvp of the jvp)"
         numerical = _difference(first, along, tol[2])
@@ -91,6 +92,21 @@ def _generated(derivative, args, t):
     derivative(*args, t)  # generate and compile it for these kinds
     entry = derivative.specialisation()
     return entry.module.python.__dict__[entry.fname]
+
+
+def _with_defaults(f, args):
+    """`args` followed by the defaults of the parameters they leave out, in
+    the order of `f`'s signature."""
+    import inspect
+    try:
+        signature = inspect.signature(f)
+        bound = signature.bind(*args)
+    except (TypeError, ValueError):
+        return args
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
+        return args
+    bound.apply_defaults()
+    return tuple(bound.arguments.values())
 
 
 def _difference(fn, along, eps):

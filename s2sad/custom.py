@@ -64,13 +64,15 @@ def register_gradient(fn, rule=None):
     as a decorator: `@s2sad.register_gradient(kernel)`."""
     if rule is None:
         return lambda r: register_gradient(fn, r)
-    REGISTRY.register(fn, Rule(None, _unknown, name=getattr(fn, "__name__", str(fn)),
-                               function=rule))
+    registered = Rule(None, _unknown, name=getattr(fn, "__name__", str(fn)), function=rule)
+    registered.user = True  # (a gradient the user chose: s2sad/self_check.py)
+    REGISTRY.register(fn, registered)
     return rule
 
 
 def non_differentiable(fn):
     """Declare that `fn` has no gradient: its results are constants."""
-    REGISTRY.register(fn, Rule(None, _unknown, nondiff=True,
-                               name=getattr(fn, "__name__", str(fn))))
+    declared = Rule(None, _unknown, nondiff=True, name=getattr(fn, "__name__", str(fn)))
+    declared.user = True
+    REGISTRY.register(fn, declared)
     return fn

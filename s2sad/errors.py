@@ -13,3 +13,14 @@ class CacheWarning(UserWarning):
 
 class JitError(S2sadError):
     """numba could not compile a derivative and jit="require" was asked for."""
+
+
+class GradientCheckError(S2sadError, AssertionError):
+    """A self-checking derivative (check=True, S2SAD_CHECK=1) failed a check:
+    `check` names it ("plain twin", "taylor", "forward vs reverse"),
+    `argument` the argument it concerns, `culprit` the optimisation whose
+    removal made the plain twin agree (or None)."""
+
+    def __init__(self, message, check=None, argument=None, culprit=None):
+        super().__init__(message)
+        self.check, self.argument, self.culprit = check, argument, culprit

@@ -1,12 +1,12 @@
 """Write a derivative as a standalone Python module that needs only numpy
-and numba: the runtime helpers are copied in, and objects from the user's
-modules (numba kernels, ...) are imported from where they are defined."""
+and numba (and scipy where it calls scipy): the runtime helpers it calls are
+copied in (s2sad/export_runtime.py), and objects from the user's modules
+(numba kernels, ...) are imported from where they are defined."""
 import importlib
-import inspect
 import os
-import re
 
-from . import runtime
+from . import __version__
+from .export_runtime import runtime_source
 
 _RUNTIME_IMPORT = "from s2sad.runtime import "
 
@@ -15,14 +15,15 @@ def export(derivative, path):
     """Write the generated module of `derivative` (for the argument kinds of
     its last call) to `path`. Its functions are numba-compiled when the
     module is imported (set S2SAD_EXPORT_JIT=0 to run them as Python).
-    Returns the name of the derivative function in the module."""
+    Returns the name of the derivative function in the module (its
+    `__all__`)."""
     entry = derivative.specialisation()
     gen = entry.generated
     lines = gen.source.splitlines()
     body = [ln for ln in lines if not ln.startswith(_RUNTIME_IMPORT)]
     doc_end = _docstring_end(body)
     imports = ["import os", ""] + [_import_line(name, obj) for name, obj in sorted(gen.namespace.items())]
-    runtime_src = _runtime_source()
+    helpers = runtime_source(gen.source)
     functions = ", ".join(repr(f) for f in gen.functions)
     from .backend import uses_prange  # (backend imports this module through cache)
     # functions with prange loops run them in parallel
@@ -37,9 +38,9 @@ def export(derivative, path):
         f"                                      parallel=_name in ({parallel}{',' if parallel else ''}))(globals()[_name])",
         "",
     ]
-    text = "\n".join(body[:doc_end] + imports + ["", "", "# ---- runtime helpers "
-                                                 "(copied from s2sad.runtime) ----", runtime_src,
-                                                 "# ---- the derivative ----"]
+    text = "\n".join(body[:doc_end] + imports + ["", f"__all__ = [{gen.entry!r}]"]
+                     + ["", "", f"# ---- the helpers of s2sad {__version__}'s runtime it calls ----",
+                        helpers, "", "# ---- the derivative ----"]
                      + body[doc_end:] + footer)
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -57,30 +58,6 @@ def _docstring_end(lines):
         if '"""' in lines[k]:
             return k + 1
     return 0
-
-
-_SECTION = "\n# ---- the helpers of s2sad."
-
-
-def _runtime_source():
-    """s2sad.runtime and the modules it re-exports (each in a section marked
-    `# ---- the helpers of s2sad.<module>`) as one module's text, without
-    their docstrings and the re-exports' imports."""
-    src = inspect.getsource(runtime)
-    sections = src[src.index('"""', 3) + 3:].split(_SECTION)
-    parts = [sections[0].strip()]
-    for section in sections[1:]:
-        name = section.split()[0]
-        text = inspect.getsource(importlib.import_module(f"{__package__}.{name}"))
-        names = f"_{name.upper()}_ALL"
-        text = text[text.index('"""', 3) + 3:].replace("__all__ = [", f"{names} = [", 1)
-        # a helper one runtime module takes from another is in the text already
-        text = re.sub(r"^from \.runtime\w* import .*\n", "", text, flags=re.M)
-        # the re-export's bookkeeping (`__all__ = __all__ + _x.__all__`), without its imports
-        extra = "\n".join(line for line in section.splitlines()[1:]
-                          if line and not line.startswith(("from ", "import ")))
-        parts.append(text.strip() + "\n\n" + re.sub(r"\b_\w+\.__all__", names, extra))
-    return "\n\n\n".join(parts) + "\n"
 
 
 def _import_line(name, obj):

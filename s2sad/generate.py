@@ -34,7 +34,7 @@ class Generated:
 
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True, flat=None,
              dtype=None, memory=None, memory_guard=None, parallel=False, split_recursion=True,
-             has_aux=False):
+             has_aux=False, optimisations=None):
     """`boundscheck`: generated functions check their indices themselves where
     they can, numba the others; False: nobody checks. `flat`: container
     arguments flattened to their leaves (s2sad.pytrees.Flat), whose kinds
@@ -48,7 +48,10 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     joint mode, for code s2sad differentiates again (split_recursion.py's
     record stacks have no derivative). `has_aux`: `fn` returns `(output,
     aux)` and only the output is differentiated (the module returns the
-    aux as a tuple; `gen.aux_structure` rebuilds its dicts and lists)."""
+    aux as a tuple; `gen.aux_structure` rebuilds its dicts and lists).
+    `optimisations`: the names of the optimisations to apply
+    (transforms/optimise/pipeline.py; None: all, an empty set: the plain
+    derivative)."""
     # The passes make and drop hundreds of thousands of tree nodes; the
     # cyclic collector, triggered by them, would scan every object of the
     # process each time (with jax or torch loaded, most of the time taken).
@@ -58,13 +61,13 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     gc.disable()
     try:
         gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
-                        memory, memory_guard, parallel, split_recursion, has_aux)
+                        memory, memory_guard, parallel, split_recursion, has_aux, optimisations)
         if gen.writes_through_helpers and memory_guard is not None:
             # a helper writing into what it is given may change the caller's
             # arrays before a loop, so a call stopped by check_memory could not
             # be repeated: no default budget for this derivative
             gen = _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck,
-                            flat, memory, None, parallel, split_recursion, has_aux)
+                            flat, memory, None, parallel, split_recursion, has_aux, optimisations)
         if dtype == "float32":
             gen.source = to_float32(gen.source)
         return gen
@@ -75,8 +78,10 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
 
 def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
               memory=None, memory_guard=None, parallel=False, split_recursion=True,
-              has_aux=False):
+              has_aux=False, optimisations=None):
     program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
+    if optimisations is not None:
+        program.optimisations = frozenset(optimisations)
     program.split_recursion = split_recursion
     program.memory_budget = memory
     program.memory_guard = memory_guard
@@ -137,6 +142,8 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     gen.writes_through_helpers = bool(program.copies_writing_arguments)
     gen.written_arguments = program.written_arguments.get(entry, ())
     gen.aux_structure = aux_structure
+    gen.optimisations = program.optimisations
+    gen.surrogates = frozenset(program.surrogates)
     return gen
 
 

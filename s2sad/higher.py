@@ -17,8 +17,10 @@ from .primitives import as_function
 class _Transform:
     """Shared plumbing: bind arguments, find the one `wrt` argument."""
 
-    def __init__(self, fn, wrt, jit):
+    def __init__(self, fn, wrt, jit, optimise=None, check=None):
         given, fn = fn, as_function(unpartial(fn))
+        # (as grad's: the plain derivative, self-checks; passed to the parts)
+        self.options = dict(optimise=optimise, check=check)
         functools.update_wrapper(self, fn)
         self._given = given  # what a pickle refers to (s2sad.travel)
         self.fn, self.jit = fn, jit
@@ -36,7 +38,8 @@ class _Transform:
 
     def __reduce__(self):
         """Pickles as a reference to the function plus the options."""
-        options = dict(wrt=list(self.signature.parameters)[self.wrt], jit=self.jit)
+        options = dict(wrt=list(self.signature.parameters)[self.wrt], jit=self.jit,
+                       **self.options)
         if getattr(self, "_parts", None) is not None:
             options["wrt"] = tuple(part.signature_names()[part.wrt] for part in self._parts)
         if isinstance(self, jacobian):
@@ -84,20 +87,22 @@ class jacobian(_Transform):
 
     _parts = None  # for a tuple wrt: the jacobian w.r.t. each (as jax.jacrev's argnums)
 
-    def __init__(self, fn, wrt=0, *, mode="auto", jit="auto", has_aux=False):
+    def __init__(self, fn, wrt=0, *, mode="auto", jit="auto", has_aux=False, optimise=None,
+                 check=None):
         self.has_aux = bool(has_aux)
         if isinstance(wrt, tuple):
             if not wrt:
                 raise ValueError("wrt must name at least one argument")
-            self._parts = tuple(jacobian(fn, w, mode=mode, jit=jit, has_aux=has_aux)
+            self._parts = tuple(jacobian(fn, w, mode=mode, jit=jit, has_aux=has_aux,
+                                         optimise=optimise, check=check)
                                 for w in wrt)
             wrt = wrt[0]
-        super().__init__(fn, wrt, jit)
+        super().__init__(fn, wrt, jit, optimise, check)
         if mode not in ("auto", "rev", "fwd"):
             raise ValueError(f"mode must be 'auto', 'rev' or 'fwd', not {mode!r}")
         self.mode = mode
-        self._vjp = vjp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux)
-        self._jvp = jvp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux)
+        self._vjp = vjp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux, **self.options)
+        self._jvp = jvp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux, **self.options)
 
     def __call__(self, *args, **kwargs):
         if self._parts is not None:
@@ -198,10 +203,10 @@ class batch_jacobian(_Transform):
     `has_aux=True`: `f` returns `(output, aux)`, the result is
     `(batch jacobian of the output, aux)`."""
 
-    def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False):
-        super().__init__(fn, wrt, jit)
+    def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False, optimise=None, check=None):
+        super().__init__(fn, wrt, jit, optimise, check)
         self.has_aux = bool(has_aux)
-        self._vjp = vjp(fn, wrt=self.wrt, jit=jit, has_aux=self.has_aux)
+        self._vjp = vjp(fn, wrt=self.wrt, jit=jit, has_aux=self.has_aux, **self.options)
 
     def __call__(self, *args, **kwargs):
         values, x = self.bind(args, kwargs)
@@ -231,10 +236,11 @@ class hvp(_Transform):
     is `(Hessian of the output times v, aux)`; the aux is the one the
     gradient's forward sweep computed (the jvp's primal value)."""
 
-    def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False):
-        super().__init__(fn, wrt, jit)
+    def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False, optimise=None, check=None):
+        super().__init__(fn, wrt, jit, optimise, check)
         self.has_aux = bool(has_aux)
-        self._grad = Derivative(fn, self.wrt, jit, "grad", True, has_aux=self.has_aux)
+        self._grad = Derivative(fn, self.wrt, jit, "grad", True, has_aux=self.has_aux,
+                                **self.options)
         self._grad.lazy_budget = False  # (differentiated again: no check_memory lines)
         self._grad.split_recursion = False  # (nor record stacks of recursive calls)
         self._jvps = {}
@@ -246,7 +252,7 @@ class hvp(_Transform):
         generated = entry.module.python.__dict__[entry.fname]
         key = id(generated)
         if key not in self._jvps:  # the gradient's own derivative
-            self._jvps[key] = jvp(generated, wrt=self.wrt, jit=self.jit)
+            self._jvps[key] = jvp(generated, wrt=self.wrt, jit=self.jit, **self.options)
         (value, _), (_, hv) = self._jvps[key](*values, _as_value(v))
         if self.has_aux:  # the generated gradient returns ((output, aux), gradient)
             return hv, rebuild_aux(entry.generated.aux_structure, value[1])
@@ -259,10 +265,10 @@ class hessian(_Transform):
     (as jax.hessian): `f` returns `(output, aux)`, the result is
     `(Hessian of the output, aux)`."""
 
-    def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False):
-        super().__init__(fn, wrt, jit)
+    def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False, optimise=None, check=None):
+        super().__init__(fn, wrt, jit, optimise, check)
         self.has_aux = bool(has_aux)
-        self._hvp = hvp(fn, wrt=self.wrt, jit=jit, has_aux=self.has_aux)
+        self._hvp = hvp(fn, wrt=self.wrt, jit=jit, has_aux=self.has_aux, **self.options)
 
     def __call__(self, *args, **kwargs):
         values, x = self.bind(args, kwargs)

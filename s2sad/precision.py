@@ -164,6 +164,9 @@ def _int_names(fn):
                 elif isinstance(target, ast.Tuple) and isinstance(value, ast.Attribute) \
                         and value.attr == "shape":  # n, m = x.shape
                     ints |= {t.id for t in target.elts if isinstance(t, ast.Name)}
+                elif isinstance(target, ast.Name) and isinstance(value, ast.Attribute) \
+                        and value.attr == "shape":  # shape = x.shape: its items are ints
+                    ints.add(target.id + "[]")
                 elif isinstance(target, ast.Name) and _int_dtype(value):
                     ints.add(target.id + "[]")  # an array of ints (a tape of counters)
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
@@ -174,14 +177,37 @@ def _int_names(fn):
     return ints
 
 
+_INT_DTYPES = ("int", "np.int64", "np.int32", "np.intp", "numpy.int64")
+# numpy functions (and array methods) whose result holds indices
+_INDEX_RESULTS = {"argsort", "argmax", "argmin", "nonzero", "flatnonzero", "argwhere",
+                  "searchsorted", "digitize"}
+
+
 def _int_dtype(node):
     """An allocation with an int dtype (`np.empty(n, dtype=np.int64)`)."""
     if not isinstance(node, ast.Call):
         return False
     for k in node.keywords:
         if k.arg == "dtype":
-            text = ast.unparse(k.value)
-            return text in ("int", "np.int64", "np.int32", "np.intp", "numpy.int64")
+            return ast.unparse(k.value) in _INT_DTYPES
+    return False
+
+
+def _int_array_call(node, ints):
+    """A call whose result is an array of ints: `np.arange` of ints,
+    `v.astype(int)`, `np.argsort(v)`, `v.argmax()`..."""
+    f = node.func
+    if not isinstance(f, ast.Attribute):
+        return False
+    if f.attr == "astype":
+        return bool(node.args) and ast.unparse(node.args[0]) in _INT_DTYPES
+    numpy = isinstance(f.value, ast.Name) and f.value.id == "np"
+    if f.attr in _INDEX_RESULTS:
+        return True
+    if numpy and f.attr == "arange":
+        dtypes = [k.value for k in node.keywords if k.arg == "dtype"]
+        return all(_is_int(a, ints) for a in node.args) and \
+            all(ast.unparse(d) in _INT_DTYPES for d in dtypes)
     return False
 
 
@@ -208,11 +234,20 @@ def _is_int(node, ints):
     if isinstance(node, ast.Call):
         if _popped_from(node) is not None:
             return _popped_from(node) + ".pop()" in ints
-        return getattr(node.func, "id", "") in ("len", "int", "round")
+        return getattr(node.func, "id", "") in ("len", "int", "round") or \
+            _int_array_call(node, ints)
     if isinstance(node, ast.Attribute):
         return node.attr in ("size", "ndim")
-    if isinstance(node, ast.Subscript):  # x.shape[0], tape[k] of a tape of ints
-        if isinstance(node.value, ast.Name):
-            return node.value.id + "[]" in ints
-        return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+    if isinstance(node, ast.Subscript):
+        # x.shape[0]; tape[k] of a tape of ints; idx[m] of an array of ints
+        # (a name holding an int expression and subscripted is an array);
+        # np.where(v > 0)[0], np.nonzero(v)[0]
+        value = node.value
+        if isinstance(value, ast.Name):
+            return value.id + "[]" in ints or value.id in ints
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                (value.func.attr == "nonzero" or value.func.attr == "where" and len(value.args) == 1):
+            return True
+        return isinstance(value, ast.Attribute) and value.attr == "shape" or \
+            isinstance(value, ast.Call) and _is_int(value, ints)
     return False

@@ -432,6 +432,18 @@ def _scatter_sum(values, index, like):
     # list of indices: values[k] for a row of indices would be a fancy write, which keeps
     # one of its repeats
     nd = index.ndim
+    if isinstance(index.dtype, types.Boolean):
+        # a mask (of the first axis) names each position once, in order
+        def impl(values, index, like):
+            out = np.zeros(like.shape)
+            rows = np.ascontiguousarray(values).reshape((-1,) + like.shape[1:])
+            k = 0
+            for j in range(index.shape[0]):
+                if index[j]:
+                    out[j] += rows[k if rows.shape[0] > 1 else 0]
+                    k += 1
+            return out
+        return impl if nd == 1 else None
     if _is_array(values):
         def impl(values, index, like):
             out = np.zeros(like.shape)

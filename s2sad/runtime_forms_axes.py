@@ -347,8 +347,9 @@ def scatter_sum_axis(values, index, like, axis):
 
 @overload(scatter_sum_axis)
 def _scatter_sum_axis(values, index, like, axis):
-    if not (_array(values) and _array(index) and index.ndim == 1):
-        return None  # (numba's reads take a 1-d index array after slices)
+    if not (_array(values) and _array(index) and index.ndim == 1) \
+            or isinstance(index.dtype, types.Boolean):
+        return None  # (numba's reads take a 1-d index array after slices; a mask is no index)
 
     def impl(values, index, like, axis):
         before, n, after = _blocks(like.shape, axis)

@@ -331,7 +331,8 @@ def _nd_shape(shape, how):
 
 def unstack_nd(g, xs, how):
     """The cotangents of the arrays joined by np.hstack, vstack, dstack or
-    column_stack (`how`: "h", "v", "d", "c")."""
+    column_stack (`how`: "h", "v", "d", "c"); of one array, whose rows
+    numpy joins, an array of its shape."""
     out, start = [], 0
     for x in xs:
         shape, axis = _nd_shape(np.shape(x), how)
@@ -339,6 +340,8 @@ def unstack_nd(g, xs, how):
         part = np.take(g, np.arange(start, stop), axis=axis)
         out.append(np.reshape(part, np.shape(x)) if np.ndim(x) else float(np.sum(part)))
         start = stop
+    if isinstance(xs, np.ndarray):
+        return np.array(out, dtype=g.dtype).reshape(xs.shape)
     return tuple(out)
 
 

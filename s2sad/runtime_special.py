@@ -22,6 +22,10 @@ from llvmlite import binding as _llvm
 from numba.core import types
 from numba.extending import get_cython_function_address, overload, register_jitable
 
+# (runtime defines these before it imports this module, which it re-exports)
+from .runtime import keep_axes, sum_axis
+from .runtime_forms import max_axis
+
 __all__ = ["sp_gammaln", "sp_digamma", "sp_polygamma", "sp_betaln", "sp_erf", "sp_erfc",
            "sp_erfinv", "sp_ndtr", "sp_log_ndtr", "sp_ndtri", "sp_expit", "sp_logit",
            "sp_log_expit", "sp_xlogy", "sp_xlog1py", "sp_i0", "sp_i1", "sp_i0e", "sp_i1e",
@@ -367,22 +371,10 @@ def _finite_or_zero_impl(m):
     return lambda m: np.where(np.isfinite(m), m, 0.0)
 
 
-def _runtime():
-    """The axis helpers of s2sad.runtime: globals of an exported derivative
-    (which holds every helper in one module), else imported late (runtime
-    re-exports this module)."""
-    names = ("max_axis", "keep_axes", "sum_axis")
-    if all(n in globals() for n in names):
-        return tuple(globals()[n] for n in names)
-    from . import runtime
-    return tuple(getattr(runtime, n) for n in names)
-
-
 @overload(sp_logsumexp)
 def _sp_logsumexp(a, axis=None, b=None, keepdims=False):
     if not isinstance(a, types.Array):
         return None
-    max_axis, keep_axes, sum_axis = _runtime()
     if isinstance(keepdims, types.BooleanLiteral) and keepdims.literal_value:
         def kept(a, axis=None, b=None, keepdims=False):  # the reduced axes as 1s
             return keep_axes(sp_logsumexp(a, axis, b), a, axis)
@@ -406,7 +398,6 @@ def _sp_logsumexp(a, axis=None, b=None, keepdims=False):
 def _sp_softmax(x, axis=None):
     if not isinstance(x, types.Array):
         return None
-    max_axis, keep_axes, sum_axis = _runtime()
 
     def impl(x, axis=None):
         e = np.exp(x - keep_axes(_finite_or_zero(max_axis(x, axis)), x, axis))
@@ -418,7 +409,6 @@ def _sp_softmax(x, axis=None):
 def _sp_log_softmax(x, axis=None):
     if not isinstance(x, types.Array):
         return None
-    max_axis, keep_axes, sum_axis = _runtime()
 
     def impl(x, axis=None):
         shifted = x - keep_axes(_finite_or_zero(max_axis(x, axis)), x, axis)

@@ -14,6 +14,12 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
                                                  os.environ["PYTEST_XDIST_WORKER"])
 
 
+# every derivative any test builds checks itself at its first call (plain
+# twin, Taylor test, forward against reverse: s2sad/self_check.py), not only
+# those whose test compares values; S2SAD_CHECK=0 switches it off
+os.environ.setdefault("S2SAD_CHECK", "1")
+
+
 @pytest.fixture(params=[True, False], ids=["jit", "python"])
 def jit(request):
     return request.param

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from gradcheck import check_grad, check_jvp
+from gradcheck import check_grad, check_jvp, numerical_grad
 from test_language import gather_squares
 
 HERE = os.path.basename(__file__)
@@ -316,3 +316,46 @@ def test_second_derivatives_read_the_checks(jit):
     g = s2sad.grad(packed, wrt=1, jit=jit)
     numeric = np.array([(g(l, x + eps * e) - g(l, x - eps * e)) / (2 * eps) for e in np.eye(4)])
     np.testing.assert_allclose(h, numeric, rtol=1e-6, atol=1e-8)
+
+
+# ---- proved after every pass that changes loops or indices --------------------
+
+def neighbours_inside(x, k):
+    e = 0.0
+    for i in range(x.shape[0] - 1):
+        if i > 0:
+            e += k * (x[i + 1] - x[i]) ** 2
+    return e
+
+
+def test_a_parallel_loops_chunks_are_proved_as_the_loop(jit):
+    """Each chunk of `range(n - 1)` (parallel.py) runs inside it: the indices
+    the loop's body reads are proved in the chunks the threads run."""
+    x = np.linspace(0.1, 1.3, 9) ** 2
+    df = s2sad.grad(neighbours_inside, wrt=(0, 1), jit=jit, parallel=True)
+    got = df(x, 0.7)
+    for p, g in enumerate(got):
+        np.testing.assert_allclose(g, numerical_grad(neighbours_inside, [x, 0.7], p), rtol=1e-6,
+                                   atol=1e-8)
+    assert "prange" in df.source and raises_in(df.source) == 0, df.source
+    assert own_checks(df), df.source
+
+
+def test_chunks_that_run_past_the_array_raise(jit, monkeypatch):
+    """Chunk bounds that lost their parentheses (`chunk * x.shape[0] - 1 //
+    n_chunks`, as parallel.py once wrote them) are not proved: the check
+    made after the pass catches the index past the end, compiled or not,
+    where numba without its bounds checks read and wrote past the array."""
+    from s2sad.transforms.optimise import parallel
+    from s2sad.transforms.syntax import parse_expr
+    from s2sad.transforms.emit.unparse import expr_source
+
+    def lost_parentheses(chunk, start, stop, n, past):
+        k = f"({chunk} + 1)" if past else chunk
+        return parse_expr(f"{k} * {expr_source(stop)} // {n}")
+    monkeypatch.setattr(parallel, "_chunk_end", lost_parentheses)
+    x = np.linspace(0.1, 1.3, 9) ** 2
+    df = s2sad.grad(neighbours_inside, wrt=(0, 1), jit=jit, parallel=True)
+    assert "chunk * x.shape[0] - 1 // n_chunks" in df.source, df.source
+    with pytest.raises(IndexError):
+        df(x, 0.7)

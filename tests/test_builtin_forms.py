@@ -336,6 +336,23 @@ def test_max_key_tie_goes_to_the_first_item(jit):
     np.testing.assert_allclose(g, [1.0, 0.0, 0.0])
 
 
+def reduce_sums_and_differences(a, b, c):
+    return functools.reduce(operator.mul, [a, b + c]) \
+        + functools.reduce(operator.truediv, [a, b - c, c]) \
+        + functools.reduce(operator.sub, (a, b * c, a - c), b + 1.0)
+
+
+def test_reduce_of_items_that_are_sums(jit):
+    """Each item is one operand: a * (b + c), not a * b + c (the reduction
+    was written as text, `(value * b + c)`: a wrong value and gradient)."""
+    args = (2.0, 3.0, 0.5)
+    a, b, c = args
+    expected = a * (b + c) + a / (b - c) / c + ((b + 1.0) - a - b * c - (a - c))
+    np.testing.assert_allclose(s2sad.value_and_grad(reduce_sums_and_differences, wrt=0,
+                                                    jit=jit)(*args)[0], expected, rtol=1e-12)
+    check_grad(reduce_sums_and_differences, args, wrt=(0, 1, 2), jit=jit)
+
+
 def test_divmod_matches_python_signs_and_derivatives():
     for a, b in [(7.3, 2.1), (-7.3, 2.1), (7.3, -2.1), (-7.3, -2.1), (0.5, 3.0)]:
         def remainder(a, b):

@@ -210,3 +210,46 @@ def test_math_functions_keep_float32_as_compiled_code_does(jit):
     assert got.dtype == np.float32
     expected = numerical_grad(max_after_math, (x.astype(np.float64),), 0)
     np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-3)
+
+
+def computed_index_arrays(x, c):
+    n = x.shape[0]
+    every_other = (np.arange(n) * 2) % n     # an int array from int arithmetic
+    order = np.argsort(x)
+    e = c * np.sum(x[every_other] * x[every_other])
+    for m in range(order.shape[0]):
+        e += x[order[m]] * (m + 1) + c * x[(m * 3) % n] ** 3
+    return e
+
+
+def test_int_arrays_computed_in_the_function_stay_ints(jit):
+    # `np.arange(n) * 2` was taken for a float expression: its 2 became
+    # np.float32(2), the index array float32, and the derivative raised
+    # IndexError ("arrays used as indices must be of integer type")
+    x = np.array([0.3, -1.2, 0.8, 1.1, -0.4], dtype=np.float32)  # n odd: no repeated index
+    g = s2sad.grad(computed_index_arrays, wrt=(0, 1), jit=jit)(x, np.float32(0.7))
+    assert g[0].dtype == np.float32
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(g[0], numerical_grad(computed_index_arrays, (x64, 0.7), 0),
+                               rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(g[1], numerical_grad(computed_index_arrays, (x64, 0.7), 1),
+                               rtol=1e-3, atol=1e-3)
+
+
+def index_from_a_shape(x, c):
+    idx = np.arange(x.shape[0]) * 2 % x.shape[0]
+    return c * np.sum(x[idx] * x[idx])
+
+
+@pytest.mark.parametrize("optimise", [True, False])
+def test_index_array_from_a_shape_stays_int_in_the_plain_derivative(jit, optimise):
+    # the plain derivative (no inlined temporaries) reads the size through
+    # `shape = x.shape; elem = shape[0]`: elem was taken for a float, the
+    # 2 of `np.arange(elem) * 2` became np.float32(2) and indexing raised
+    x = np.array([0.3, -1.2, 0.8, 1.1, -0.4], dtype=np.float32)
+    g = s2sad.grad(index_from_a_shape, wrt=(0, 1), jit=jit, optimise=optimise)(x, np.float32(0.7))
+    assert g[0].dtype == np.float32
+    x64 = x.astype(np.float64)
+    for w in (0, 1):
+        np.testing.assert_allclose(g[w], numerical_grad(index_from_a_shape, (x64, 0.7), w),
+                                   rtol=1e-3, atol=1e-3)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from fuzz import refusals
+from fuzz import loops, refusals
 from fuzz.check import check_all, finite_differences, load, run_programs
 from fuzz.generator import KNOWN_BUGS, Program, collect, programs
 from fuzz.shrink import Shrinker
@@ -71,6 +71,107 @@ def test_fuzz_strategy(prog):
     hypothesis); Python mode, in this process."""
     result = check_all(load([prog]), timeout=60.0)[0]
     assert result["status"] in ("ok", "skip"), _report([prog], [result])
+
+
+# ---- the loops scientists write (fuzz/loops.py) -----------------------------------------
+
+LOOP_PROGRAMS = int(os.environ.get("S2SAD_FUZZ_LOOP_PROGRAMS", "240"))
+LOOP_JIT_PROGRAMS = int(os.environ.get("S2SAD_FUZZ_LOOP_JIT_PROGRAMS", "24" if FULL else "12"))
+
+
+def test_fuzz_loops():
+    """A fixed set of the loops family (neighbour reads, shared
+    intermediates, accumulations, time loops, index arrays...): each
+    checked as Python against finite differences and against its plain
+    twin, a tenth with parallel=True, a few compiled (parallel too)."""
+    progs = loops.collect(LOOP_PROGRAMS, seed=0, avoid=frozenset(KNOWN_BUGS),
+                          jit_fraction=LOOP_JIT_PROGRAMS / LOOP_PROGRAMS, parallel_fraction=0.1)
+    assert len(progs) == LOOP_PROGRAMS
+    results = run_programs(progs, workers=min(2, os.cpu_count() or 1), timeout=600.0)
+    assert all(r["status"] in ("ok", "skip", "refused") for r in results), \
+        _report(progs, results)
+    # (refused: an index array from np.where(...)[0], whose kind s2sad cannot tell)
+    assert sum(r["status"] == "refused" for r in results) <= len(results) // 30, \
+        [r["message"][:200] for r in results if r["status"] == "refused"]
+    compared = sum(1 for r in results if r["status"] == "ok" and r["fd"] == "ok")
+    assert compared >= 0.9 * LOOP_PROGRAMS
+    assert sum(p.jit for p in progs) >= LOOP_JIT_PROGRAMS - 1
+    assert sum(p.parallel and p.jit for p in progs) >= 1
+
+
+def test_first_culprit_names_the_first_optimisation_to_blame(monkeypatch):
+    """The bisection over s2sad.OPTIMISATIONS switches passes off through
+    S2SAD_OPTIMISE: the first pass whose removal alone gives the plain
+    gradient, else the shortest prefix whose removal does (here a stand-in
+    derivative, wrong while `gather` runs, or while both `fusion` and
+    `zero_writes` run)."""
+    import s2sad
+    from fuzz import twins
+    monkeypatch.setattr(s2sad, "OPTIMISATIONS", ("fusion", "gather", "zero_writes"), raising=False)
+    plain = (np.array([1.0, 2.0]),)
+    culprits = [{"gather"}]
+    before = os.environ.get("S2SAD_OPTIMISE")
+
+    def stand_in(L, args, jit=False, **options):
+        off = {p.lstrip("-") for p in os.environ.get("S2SAD_OPTIMISE", "").split(",")}
+        wrong = any(not (c & off) for c in culprits)
+        return (plain[0] + (1.0 if wrong else 0.0),)
+
+    monkeypatch.setattr(twins, "gradients", stand_in)
+    assert twins.first_culprit(None, [], plain) == "gather"
+    culprits[:] = [{"fusion", "zero_writes"}]
+    assert twins.first_culprit(None, [], plain) == "fusion"
+    culprits[:] = [{"fusion"}, {"zero_writes"}]
+    assert twins.first_culprit(None, [], plain) == "+zero_writes"
+    assert os.environ.get("S2SAD_OPTIMISE") == before   # (restored)
+
+
+@settings(max_examples=10, derandomize=True, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(loops.programs(avoid=frozenset(KNOWN_BUGS)))
+def test_fuzz_loops_strategy(prog):
+    """The loops family as a hypothesis strategy (Python, in this process)."""
+    result = check_all(load([prog]), timeout=60.0)[0]
+    assert result["status"] in ("ok", "skip", "refused"), _report([prog], [result])
+
+
+def test_loops_family_writes_the_loops_scientists_write():
+    """The forms the family is for, with every feature (known bugs too)."""
+    import re
+    progs = loops.collect(300, seed=1, jit_fraction=0.1, parallel_fraction=0.3)
+    text = "\n".join(p.source for p in progs)
+    patterns = {
+        "next neighbour": r"\w\[i \+ 1\] - \w+\[i\]",
+        "laplacian": r"\[i - 1\] - 2\.0 \* \w+\[i\] \+",
+        "i + 2": r"\[i \+ 2\]",
+        "2-D neighbours": r"\[i - 1, j\] \+ \w+\[i \+ 1, j\] \+ \w+\[i, j - 1\]",
+        "periodic": r"\[\(i \+ 1\) % (n|x\.shape\[0\]|len\(x\))\]",
+        "boundary test": r"if (i > 0|i >= 1|0 < i < )",
+        "boundary value": r"if i (>|>=|<|\+ 1 <) .* else ",
+        "shared intermediate": r"(\w+) / \(1\.0 \+ \1 \* \1\)",
+        "force assembly": r"\w+\[i \+ 1\] -= |\w+\[i - 1\] \+= ",
+        "product accumulation": r"\w+ \*= 1\.0 \+ 0\.1",
+        "swap": r"(\w+), (\w+) = \(?\2, \1\)?",
+        "copy back": r"\w+\[:\] = \w+\n|= \w+\.copy\(\)\n|np\.copyto\(",
+        "triangular": r"for j in range\(i\)",
+        "strided": r"range\(0, .*, 2\)",
+        "reversed": r"range\(.*, -1, -1\)",
+        "unpack reading a target": r"(\w+), (\w+) = helper_\d\(\2, ",
+        "helper in a loop": r"\n        e \+= helper_\d\(",
+        "astype": r"\.astype\(int\)",
+        "argsort": r"np\.argsort\(",
+        "where": r"np\.where\(\w+ > 0\.0\)\[0\]",
+        "index arithmetic": r"j = \(?i \* 2\)? %",
+        "floor": r"np\.floor\(",
+        "gather through an index array": r"\w+\[idx\d+\]",
+        "scatter through an index array": r"\w+\[idx\d+\[m\]\] \+= ",
+    }
+    missing = [k for k, pat in patterns.items() if not re.search(pat, text)]
+    assert not missing, missing
+    features = set().union(*(p.features for p in progs))
+    assert set(loops.FEATURES) - features <= {"vector_output"}, set(loops.FEATURES) - features
+    wrt = [[p.arg_names[w] for w in p.wrt] for p in progs]
+    assert any("x" in w and ("k" in w or "w" in w) for w in wrt)   # state and parameters
 
 
 # ---- the machinery -------------------------------------------------------------------

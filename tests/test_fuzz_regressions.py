@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from gradcheck import check_grad, check_tree_grad
+from gradcheck import check_grad, check_tree_grad, numerical_grad
 from s2sad import stop_gradient
 
 X = np.array([0.3, -0.7, 1.1, 0.45])
@@ -711,3 +711,136 @@ def test_an_unread_subscript_with_a_call_in_its_index_still_raises_index_error(j
     with pytest.raises(IndexError):
         s2sad.grad(f, wrt=1, jit=jit)(A, X.copy(), y)
     check_grad(f, (np.ones((2, 2)), X.copy(), y), wrt=1, jit=jit)
+
+
+# ---- the loops family (tests/fuzz/loops.py) ----------------------------------------
+
+def neighbour_energy(x, k):
+    e = 0.0
+    for i in range(x.shape[0] - 1):
+        d = x[i + 1] - x[i]
+        e += k * d * d + np.cos(x[i])
+    return e
+
+
+def neighbour_forces(x, k):
+    f = np.zeros_like(x)
+    for i in range(1, x.shape[0] - 1):
+        lap = x[i - 1] - 2.0 * x[i] + x[i + 1]
+        s = k * lap
+        f[i - 1] += s
+        f[i] -= 2.0 * s
+        f[i + 1] += s
+    return np.sum(f * f)
+
+
+def central_difference_cubed(x):
+    e = 0.0
+    for i in range(1, x.shape[0] - 1):
+        g = 0.5 * x[i + 1] - 0.5 * x[i - 1]
+        e += g * g * g
+    return e
+
+
+def test_neighbour_loop_reusing_an_intermediate():
+    """Found by the loops family (feature straight_neighbour_loop): an
+    intermediate of neighbour reads used more than once in a loop whose body
+    is straight-line code gets a wrong gradient (dx[0] half the right value
+    here), and `g * g * g` raises UnboundLocalError in the derivative."""
+    x = np.linspace(0.0, 1.0, 6) ** 2
+    check_grad(neighbour_energy, (x, 0.7), wrt=(0, 1), jit=False)
+    check_grad(neighbour_forces, (x, 0.7), wrt=(0, 1), jit=False)
+    check_grad(central_difference_cubed, (x,), jit=False)
+
+
+def _pair(b, w):
+    return w, b * w
+
+
+def unpack_into_an_argument_of_the_call(w):
+    b = 3.0
+    a, b = _pair(b, w)
+    return b + a
+
+
+def unpack_arrays_in_a_loop(x):
+    sa = x * 0.5
+    sb = np.cos(x)
+    for i in range(2):
+        sa, sb = _pair(sb, sa)
+    return np.sum(sa * sb)
+
+
+def test_unpacked_helper_result_read_by_the_call():
+    """Found by the loops family (feature unpack_reads_target): a helper's
+    results unpacked into names the call reads."""
+    check_grad(unpack_into_an_argument_of_the_call, (0.5,), jit=False)
+    check_grad(unpack_arrays_in_a_loop, (X.copy(),), jit=False)
+
+
+def gather_computed_index(x, v):
+    i = v.astype(int)   # [1, 0, 0, 2]: repeated
+    return np.sum(x[i] * x[i])
+
+
+def write_through_computed_index(y, v):
+    idx = (np.abs(v) * 2.0).astype(int)   # [2, 0, 0, 3]: repeated
+    h = np.zeros(4)
+    h[idx] += y   # numpy writes each element once (the last of the repeats)
+    return np.sum(h * h)
+
+
+def test_computed_index_array_with_repeats():
+    """Found by the loops family (feature computed_index_repeats); a literal
+    or argument index array with the same entries is right."""
+    v = np.array([1.2, 0.1, 0.3, 2.5])
+    check_grad(gather_computed_index, (X.copy(), v), jit=False)
+    check_grad(write_through_computed_index, (Y.copy(), np.array([1.2, 0.1, 0.3, 1.6])),
+               jit=False)
+
+
+def bounded_energy(x, k):
+    e = 0.0
+    for i in range(x.shape[0] - 1):
+        if i > 0:
+            e += k * (x[i + 1] - x[i]) ** 2
+    return e
+
+
+def test_parallel_loop_to_a_compound_stop():
+    """Found by the loops family (feature parallel_compound_stop), as Python
+    (compiled, the chunk reads and writes out of bounds)."""
+    x = np.linspace(0.0, 1.0, 6) ** 2
+    df = s2sad.grad(bounded_energy, wrt=(0, 1), jit=False, parallel=True)
+    for got, p in zip(df(x, 0.7), (0, 1)):
+        np.testing.assert_allclose(got, numerical_grad(bounded_energy, (x, 0.7), p),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def heat_steps_and_a_gather(x, y, k):
+    e = 0.0
+    idx = np.arange(x.shape[0]) // 2
+    for m in range(idx.shape[0]):   # (its adjoint: a loop parallel=True runs as prange)
+        e += y[idx[m]] * 1.3
+    u = x.copy()
+    dt = 0.05 * k
+    un = u.copy()
+    for t in range(3):
+        un[1:-1] = u[1:-1] + dt * (u[:-2] - 2.0 * u[1:-1] + u[2:])
+        u[:] = un
+    e += u @ u
+    return e
+
+
+@pytest.mark.xfail(strict=True, reason="numba's parallel array analysis takes the arrays a "
+                   "tape holds for the np.empty(0) placeholder it starts with and asserts "
+                   "'Sizes of ... do not match' (numba 0.68.1; with any prange in the function)")
+def test_compiled_parallel_derivative_recording_arrays_in_a_loop():
+    """Found by the loops family (feature parallel_array_tape): the compiled
+    parallel derivative of a time loop computing arrays raises
+    AssertionError; serial, and as Python, it is right."""
+    x, y = np.linspace(0.0, 1.0, 9) ** 2, np.linspace(-1.0, 1.0, 9)
+    df = s2sad.grad(heat_steps_and_a_gather, wrt=(0, 1, 2), jit=True, parallel=True)
+    for got, p in zip(df(x, y, 0.7), (0, 1, 2)):
+        np.testing.assert_allclose(got, numerical_grad(heat_steps_and_a_gather, (x, y, 0.7), p),
+                                   rtol=1e-6, atol=1e-8)

@@ -332,3 +332,42 @@ def test_memory_check_counts_the_steps_of_a_start_expression():
     x = np.linspace(0.1, 1.3, 14)
     source = s2sad.grad(strided_from_a_start_expression, jit=False).source_for(x, 5)
     assert "(12 - (m - 3) + 1) // 2" in source
+
+
+def bounded(x, k):
+    e = 0.0
+    for i in range(x.shape[0] - 1):
+        if i > 0:
+            e += k * (x[i + 1] - x[i]) ** 2
+    return e
+
+
+def two_stops(x, k):
+    e = 0.0
+    for i in range(x.shape[0] - 2):
+        e += k * (x[i + 2] - x[i]) ** 2 + x[i + 1] * x[i]
+    return e
+
+
+def bounded_prange(x, k):
+    e = 0.0
+    for i in prange(x.shape[0] - 1):
+        if i > 0:
+            e += k * (x[i + 1] - x[i]) ** 2
+    return e
+
+
+@pytest.mark.parametrize("fn", [bounded, two_stops, bounded_prange], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", [2, 3, 7, 12])
+def test_chunks_of_a_loop_from_zero_to_a_difference(jit, fn, n):
+    """The chunks of `range(n - 1)` run to `(chunk + 1) * (n - 1) // n_chunks`
+    (the parentheses were lost: chunk 1 ran past the array, an IndexError
+    as Python and reads and writes out of bounds when compiled). And the
+    values bound in one `if` of an iteration and read in another are bound
+    first (numba's prange gave dk, summed in the same loop, the value 0)."""
+    x = np.linspace(0.1, 1.3, n) ** 2
+    df = s2sad.grad(fn, wrt=(0, 1), parallel=fn is not bounded_prange, jit=jit)
+    for _ in range(3):
+        got = df(x, 0.7)
+        for p, g in enumerate(got):
+            np.testing.assert_allclose(g, numerical_grad(fn, [x, 0.7], p), rtol=1e-6, atol=1e-8)

@@ -133,6 +133,31 @@ def _square_user(x):
     return np.sum(_square_stopped(x))
 
 
+def scaled_power(x, scale=2.0, p=3):
+    return np.sum(scale * np.sin(x) ** p)
+
+
+def keyword_scale(x, *, scale=0.5):
+    return np.sum(np.exp(scale * x))
+
+
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("modes", ["rev", "fwd"])
+@pytest.mark.parametrize("f, args", [(scaled_power, (X,)), (scaled_power, (X, 1.5)),
+                                     (scaled_power, (X, 1.5, 2)), (keyword_scale, (X,))],
+                         ids=["default", "one given", "all given", "keyword-only"])
+def test_check_grads_with_parameter_defaults(f, args, order, modes, jit):
+    # order 2 in forward mode raised TypeError: missing a required argument
+    s2sad.check_grads(f, args, order=order, modes=modes, jit=jit)
+
+
+def test_check_grads_with_a_default_still_catches_a_wrong_second_derivative():
+    def user(x, c=2.0):
+        return c * np.sum(_square_stopped(x))
+    with pytest.raises(AssertionError, match="order 2"):
+        s2sad.check_grads(user, (np.array([0.5, 1.5]),), order=2, modes="rev")
+
+
 def test_check_grads_arguments():
     with pytest.raises(ValueError, match="order 1 or 2"):
         s2sad.check_grads(model, (X, 1.5), order=3)

@@ -8,7 +8,7 @@ import gast
 import numpy as np
 
 from .optimise import cleanup
-from .optimise.pipeline import check_indices, optimise_reverse
+from .optimise.pipeline import OPTIMISATIONS, check_indices, optimise_reverse
 from .analysis import kinds as K
 from .analysis.activity import analyse
 from .analysis.aliases import written_memory
@@ -33,7 +33,7 @@ from .frontend.specialise import Specialised
 from .analysis.differentiable import check_float_output, check_wrt_arguments, defined_once
 from .reverse.split_recursion import sweep_marker, split_recursion
 from .syntax import (assign, call, clone, const, name, names_loaded, names_stored,
-                    parse_expr, walk, walk_stmts)
+                    subscript, walk, walk_stmts)
 
 RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "scatter_sum_axis",
                  "unreduce")
@@ -67,6 +67,11 @@ class Program:
         self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
         self.split_recursion = True  # recursive helpers in split mode (split_recursion.py)
         self.parallel = False  # grad(..., parallel=True): every safe loop as prange (parallel.py)
+        # the optimisations applied (optimise/pipeline.py); none: the plain adjoint
+        self.optimisations = frozenset(OPTIMISATIONS)
+        # why the gradient may rightly differ from the function's derivative
+        # (markers, custom gradients): the self-checks do not assume it is one
+        self.surrogates = set()
         self.chunks = 2  # chunks of a parallel loop with accumulators (numba's thread count)
         self.memory_guard = None   # the default budget: checked, not lifted (same module)
         self.copies_writing_arguments = []  # helper copies that write into a parameter
@@ -100,6 +105,7 @@ class Program:
         if key in self._customs:
             return self._customs[key]
         style = getattr(obj, "__s2sad_custom__", None)
+        self.surrogates.add(f"the custom gradient of {getattr(obj, '__name__', obj)}")
         if style == "vjp":
             if obj.fwd is None:
                 raise TypeError(f"{obj.__name__} is a custom_vjp without a rule: call "
@@ -181,9 +187,12 @@ class Program:
         def marker_of(node):
             obj = parsed.resolve(node)
             try:
-                return self.markers.get(obj)
+                marker = self.markers.get(obj)
             except TypeError:
                 return None
+            if marker in ("stop_gradient", "stop_recording", "reset_recording"):
+                self.surrogates.add(marker)
+            return marker
         return marker_of
 
     # ---- kinds of calls -----------------------------------------------
@@ -289,7 +298,7 @@ class Program:
             seed_param = spec.namer.fresh("seed" if returns_tuple else
                                           "d" + (output_names[0] if output_names else "out"))
             if returns_tuple:
-                seeds = [parse_expr(f"{seed_param}[{k}]") for k in range(len(outputs))]
+                seeds = [subscript(seed_param, const(k)) for k in range(len(outputs))]
             else:
                 seeds = [name(seed_param)]
                 if output_names:
@@ -392,8 +401,10 @@ class Program:
             args=[name(p, gast.Param()) for p in args + tangent_params], posonlyargs=[],
             vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
             body=body, decorator_list=[], returns=None, type_comment=None)
-        cleanup.DeadStores(lambda v: v not in args).run(fdef.body, names_loaded(fdef.body[-1]))
-        cleanup.refuse(fdef.body, spec.temporaries)
+        if "dead_stores" in self.optimisations:
+            cleanup.DeadStores(lambda v: v not in args).run(fdef.body, names_loaded(fdef.body[-1]))
+        if "inline_temporaries" in self.optimisations:
+            cleanup.refuse(fdef.body, spec.temporaries)
         kinds = {**spec.kinds, **{d: spec.kinds[v] for v, d in fm.tangents.items()
                                   if v in spec.kinds}}
         check_indices(fdef, kinds, fm.tangents, parsed.location, self)

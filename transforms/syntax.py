@@ -3,9 +3,11 @@
 import gast
 
 from .ast_convert import parse
+from .expressions import binop, compare, dotted, number, plain_copy  # noqa: F401 (re-exported)
 
 __all__ = [
-    "name", "store", "const", "assign", "call", "attr", "subscript", "binop",
+    "name", "store", "const", "assign", "call", "attr", "subscript", "binop", "compare",
+    "plain_copy", "dotted", "number",
     "names_loaded", "names_stored", "walk_stmts", "is_atom", "clone",
     "parse_expr", "parse_stmts", "base_name", "binding_counts", "walk", "children", "rewrite",
     "structure", "names_bound_by", "callee_name", "Transformer",
@@ -64,10 +66,6 @@ def subscript(value, index, ctx=None):
     if isinstance(value, str):
         value = name(value)
     return gast.Subscript(value=value, slice=index, ctx=ctx or gast.Load())
-
-
-def binop(left, op, right):
-    return gast.BinOp(left=left, op=op, right=right)
 
 
 def clone(node):

@@ -230,7 +230,16 @@ def logaddexp(g, ans, x, y):
     return g * np.exp(x - ans), g * np.exp(y - ans)
 
 
-@adjoint(np.where, kind=lambda args, kws: K.broadcast(*args[1:]), elementwise=True,
+def _chosen_kind(args, kws):
+    """np.where(condition, x, y): the dtype of x and y, the shape of all three;
+    np.where(condition): np.nonzero(condition)."""
+    if len(args) == 1 and not kws:
+        return K.tuple_of([K.array(1, "i")] * args[0].ndim) if args[0].is_array else K.UNKNOWN
+    values = K.broadcast(*args[1:])
+    return K.broadcast(*args, dtype=values.scalar_dtype) if values.known else values
+
+
+@adjoint(np.where, kind=_chosen_kind, elementwise=True,
          diff_argnums=(1, 2))
 def where(g, ans, condition, x, y):
     return None, np.where(condition, g, 0.0), np.where(condition, 0.0, g)
@@ -521,6 +530,18 @@ nondifferentiable(np.eye, np.identity, kind=lambda args, kws: K.array(2, "f"))
 nondifferentiable(np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc, kind=same_as_first)
 nondifferentiable(np.isnan, np.isinf, np.isfinite, kind=bool_like_first)
 nondifferentiable(np.argsort, kind=lambda args, kws: K.array(args[0].ndim, "i"))
+
+
+def _positions(ndim):
+    """The kind of a function of an array giving positions in it (np.nonzero's)."""
+    return lambda args, kws: ndim(args[0]) if args[0].is_array else K.UNKNOWN
+
+
+nondifferentiable(np.nonzero, kind=_positions(lambda a: K.tuple_of([K.array(1, "i")] * a.ndim)))
+nondifferentiable(np.flatnonzero, kind=_positions(lambda a: K.array(1, "i")))
+nondifferentiable(np.argwhere, kind=_positions(lambda a: K.array(2, "i")))
+nondifferentiable(np.digitize, kind=lambda args, kws: K.array(args[0].ndim, "i")
+                  if args[0].known else K.UNKNOWN)
 def _truth_reduction(args, kws):
     """np.any / np.all: a bool, or a bool array over an axis (a mask)."""
     axis = kws.get("axis", args[1] if len(args) > 1 else K.NONE)

@@ -43,7 +43,16 @@ def _squeezed(args, kws):
 
 # ---- copies and reshapes ---------------------------------------------------------
 
-@adjoint(np.astype, kind=lambda args, kws: K.float_result(args[0]), diff_argnums=(0,), linear=(0,),
+def _cast(args, kws):
+    """x.astype(dtype): x's shape, the dtype's kind (an integer cast of floats is
+    an index array, whose repeated entries add up; a float kind when unknown)."""
+    dtype = K.dtype_of(args[1] if len(args) > 1 else kws.get("dtype", K.UNKNOWN))
+    if dtype is None or not args[0].known:
+        return K.float_result(args[0])
+    return K.array(args[0].ndim, dtype.text)
+
+
+@adjoint(np.astype, kind=_cast, diff_argnums=(0,), linear=(0,),
          values={"dtype": FLOAT_DTYPE})
 def astype(g, ans, x, dtype):
     return g

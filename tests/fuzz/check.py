@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 from .generator import HEADER, MAIN
-from . import refusals, variants
+from . import refusals, twins, variants
 from .outside import outside_language
 from .leaves import copy_value, flat, is_tree, leaves, rebuild, same_values, structure_mismatch
 from .reference import Recorder, reference_source
@@ -332,14 +332,22 @@ def check(L, jit=None):
             if not _close(flat(g7), flat(fds[p]), 1e-5, 1e-6 * gscale):
                 res["fd"] = "unstable"
                 continue
-            return dict(res, status="fail", category=f"wrong gradient ({label})",
+            why = twins.explain(L, args, fds)   # the plain derivative, and which pass
+            return dict(res, status="fail", category=f"wrong gradient ({label})", **why,
                         message=f"d/d{prog.arg_names[p]}: s2sad {np.round(g, 8).tolist()}, "
-                                f"finite differences {np.round(flat(fds[p]), 8).tolist()}")
+                                f"finite differences {np.round(flat(fds[p]), 8).tolist()}"
+                                + (f"; plain derivative {why['plain']}, first optimisation "
+                                   f"to blame: {why['culprit']}" if why else ""))
         # (Python derivatives too: a kind or shape decided for one size must hold for others)
         res.setdefault("resized", [])
         bad = other_sizes(L, args, derivative, res["resized"], tries=4 if mode else 2)
         if bad:
             return dict(res, status="fail", category=f"index checks ({label})", message=bad)
+    if False in grads:   # optimised against plain (every optimisation off), parallel
+        bad = twins.check_plain(L, args, grads[False], res) or \
+            (twins.check_parallel(L, args, grads, jit) if prog.parallel else None)
+        if bad:
+            return dict(res, **bad)
     if res["fd"] == "ok" and False in grads:  # pytree and float32 variants
         bad = variants.check_variants(L, args, grads[False], _close)
         if bad:

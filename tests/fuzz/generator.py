@@ -67,6 +67,8 @@ HEADER = ("import functools\nimport math\n\nimport numpy as np\n\nimport s2sad\n
 
 # feature name -> regression test documenting the bug (see test_fuzz_regressions.py)
 KNOWN_BUGS = {
+    # (features of the loops family, loops.py)
+    "parallel_array_tape": "test_compiled_parallel_derivative_recording_arrays_in_a_loop",
 }
 
 FEATURES = (

@@ -37,6 +37,7 @@ class Program:
     value_seed: int
     features: frozenset = frozenset()
     jit: bool = False     # also check jit=True (and jit against Python)
+    parallel: bool = False    # also check parallel=True (compiled too when jit) against serial
 
     def args(self):
         """Fresh argument values (the function may write into arrays)."""

@@ -2,7 +2,12 @@
 
     python -m tests.fuzz.run --programs 10000 [--seed N] [--jit-fraction 0.1]
         [--workers 2] [--out fuzz-failures.txt] [--shrink 3] [--all-features]
+        [--family loops [--parallel-fraction 0.1]]
     python -m tests.fuzz.run --recheck fuzz-failures.txt.jsonl [--shrink 1]
+
+--family loops runs the family of the loops scientists write (loops.py)
+instead of the general generator; --parallel-fraction of its programs are
+also checked with parallel=True (compiled too where they are compiled).
 
 Generates the programs (reproducibly from the seed), checks them in worker
 processes, and writes every failure (program, arguments, error) to --out,
@@ -35,6 +40,10 @@ def main(argv=None):
                     help="also generate the features of known bugs (generator.KNOWN_BUGS)")
     ap.add_argument("--max-statements", type=int, default=8)
     ap.add_argument("--recheck", metavar="JSONL", help="check the programs of an earlier run again")
+    ap.add_argument("--family", choices=("general", "loops"), default="general",
+                    help="the general generator, or the loops scientists write (loops.py)")
+    ap.add_argument("--parallel-fraction", type=float, default=0.1,
+                    help="(--family loops) programs also checked with parallel=True")
     args = ap.parse_args(argv)
 
     os.environ.setdefault("S2SAD_CACHE_DIR", tempfile.mkdtemp(prefix="s2sad-fuzz-cache-"))
@@ -46,10 +55,17 @@ def main(argv=None):
 
     avoid = frozenset() if args.all_features else frozenset(KNOWN_BUGS)
     t0 = time.time()
-    progs = collect(args.programs, seed=args.seed, avoid=avoid, jit_fraction=args.jit_fraction,
-                    max_statements=args.max_statements)
-    print(f"generated {len(progs)} programs in {time.time() - t0:.1f} s "
-          f"(seed {args.seed}, {sum(p.jit for p in progs)} also with jit"
+    if args.family == "loops":
+        from . import loops
+        progs = loops.collect(args.programs, seed=args.seed, avoid=avoid,
+                              jit_fraction=args.jit_fraction,
+                              parallel_fraction=args.parallel_fraction)
+    else:
+        progs = collect(args.programs, seed=args.seed, avoid=avoid,
+                        jit_fraction=args.jit_fraction, max_statements=args.max_statements)
+    print(f"generated {len(progs)} {args.family} programs in {time.time() - t0:.1f} s "
+          f"(seed {args.seed}, {sum(p.jit for p in progs)} also with jit, "
+          f"{sum(p.parallel for p in progs)} with parallel=True"
           f"{', avoiding ' + ', '.join(sorted(avoid)) if avoid else ''})", flush=True)
 
     t1 = time.time()
@@ -80,7 +96,8 @@ def main(argv=None):
     groups = collections.defaultdict(list)
     for p, r in zip(progs, results):
         if r["status"] in ("fail", "invalid"):
-            groups[(r["status"],) + signature(r)].append((p, r))
+            groups[(r["status"],) + signature(r) + ((r["culprit"],) if r.get("culprit") else ())
+                   ].append((p, r))
     with open(args.out + ".jsonl", "w") as fh:
         for p, r in zip(progs, results):
             if r["status"] in ("fail", "invalid"):
@@ -112,6 +129,15 @@ def main(argv=None):
           f"NumbaFallbackWarning: numba lacks a numpy form they use)")
     for key, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         print(f"  {len(items):5d} x {' | '.join(key)}")
+    skips = collections.Counter(r["category"] for r in results if r["status"] == "skip")
+    if skips:
+        print("  skipped: " + ", ".join(f"{v} {k}" for k, v in skips.most_common()))
+    plain = collections.Counter(r.get("plain", "not reached") for r in results)
+    print("  optimised against plain: " + ", ".join(f"{v} {k}" for k, v in plain.most_common()))
+    par = [r for p, r in zip(progs, results) if p.parallel]
+    if par:
+        print(f"  parallel=True: {sum(r['status'] == 'ok' for r in par)} of {len(par)} programs "
+              f"passed ({sum(p.parallel and p.jit for p in progs)} of them compiled)")
     for r in results:  # clear refusals of valid programs: allowed, but worth a look
         if r["status"] == "refused":
             print(f"  refused: {r['message'][:300]}")

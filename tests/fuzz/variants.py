@@ -21,7 +21,7 @@ import numpy as np
 from .model import MAIN, Tree
 
 FORMS = ("dict", "nested", "tuple", "list", "namedtuple")
-Packed = collections.namedtuple("Packed", "x a y c A")  # the fuzzer's float arguments
+Packed = collections.namedtuple("Packed", "x a y c A k w")  # the fuzzers' float arguments
 
 
 def tree_plan(prog):
@@ -148,6 +148,16 @@ def _check_tree(L, args, grads, close):
     return None
 
 
+def _size(x):
+    """The largest finite magnitude in a result (0 for what is not numbers)."""
+    try:
+        v = np.abs(np.ravel(np.asarray(x, float)))
+    except (TypeError, ValueError):
+        return 0.0
+    v = v[np.isfinite(v)]
+    return float(v.max()) if v.size else 0.0
+
+
 def _check_float32(L, args, grads, close):
     import s2sad
     prog = L.prog
@@ -161,7 +171,13 @@ def _check_float32(L, args, grads, close):
     except Exception as exc:
         return dict(status="fail", category="float32 error",
                     message=f"{type(exc).__name__}: {exc}"[:2000])
-    scale = max([1.0] + [float(np.max(np.abs(np.ravel(x)))) for x in grads])
+    # float32 rounds the intermediates, whose size the outputs show as well as
+    # the gradients do (a gradient that cancels to 0 in float64 is noise of
+    # that size in float32)
+    with np.errstate(all="ignore"):
+        outputs = L.f(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    scale = max([1.0] + [_size(x) for x in list(grads) + list(
+        outputs if isinstance(outputs, tuple) else [outputs])])
     for w, got, want in zip(prog.wrt, g, grads):
         if np.asarray(got).dtype != np.float32:
             return dict(status="fail", category="float32 dtype",

@@ -206,6 +206,9 @@ def _error_result(case, mode, jit, exc, call):
         return Result(case.id, case.rule, mode, jit, "wrong", "modified its argument",
                       call.fallback)
     text = f"{type(exc).__name__}: {_first_line(exc)}"
+    if isinstance(exc, s2sad.GradientCheckError):  # the derivative's own check (S2SAD_CHECK)
+        return Result(case.id, case.rule, mode, jit, "wrong", f"self-check: {exc}"[:600],
+                      call.fallback)
     # an error of the generated code as it runs is a crash, whatever its type
     refusal = isinstance(exc, REFUSALS) and "raised by the derivative of" not in str(exc)
     if case.kind == "refuse":

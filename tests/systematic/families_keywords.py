@@ -139,6 +139,10 @@ def dtype_cases():
                         {"x": ((2, 3), ANY)}))
     out.append(make("numpy.sum", "dtype/where", "np.sum(x, dtype=float, where=x > 0.0)",
                     {"x": ((2, 3), ANY)}))
+    # an integer cast is a constant for differentiation (as np.floor's result)
+    for dtype in ("int", "np.int64", "'int32'"):
+        out.append(make("numpy.astype", f"astype/{dtype}", f"x.astype({dtype}) * x",
+                        {"x": ((2, 3), uni(1.1, 1.9))}))
     return out
 
 
@@ -225,7 +229,6 @@ def refusal_cases():
         ("numpy.concatenate", "axis_none_named", "np.concatenate(xs, axis=None)",
          {"xs": ((2, 3), ANY)}),
         ("numpy.astype", "float32", "x.astype(np.float32)", X),
-        ("numpy.astype", "int", "x.astype(int)", X),
         ("numpy.clip", "a_min_only", "np.clip(x, a_min=0.1)", X),
     ]
     return [make(rule, f"refuse/keywords/{name}", expr, inputs, kind="refuse")

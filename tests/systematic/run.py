@@ -113,6 +113,8 @@ def main(argv=None):
                     help="seconds: start no new chunk after this (the summary covers the rest)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per case")
     ap.add_argument("--out", default=None, help="write every result as JSON lines")
+    ap.add_argument("--no-check", action="store_true",
+                    help="derivatives do not check themselves (S2SAD_CHECK is 1 otherwise)")
     args = ap.parse_args(argv)
     from .grid import build_cases, ci_sample, coverage
     modes = tuple((args.modes or ("grad,jvp" if args.jit else "grad,jvp,hvp,hessian")).split(","))
@@ -141,6 +143,8 @@ def main(argv=None):
     missing, unknown = coverage(cases)
     print(f"{len(indices)} of {len(cases)} cases, jit={args.jit}, modes={','.join(modes)}; "
           f"rules without a case: {missing or 'none'}")
+    # every derivative also checks itself (plain twin, Taylor, forward vs reverse)
+    os.environ["S2SAD_CHECK"] = "0" if args.no_check else os.environ.get("S2SAD_CHECK", "1")
     directory = tempfile.mkdtemp(prefix="s2sad-systematic-")
     os.environ.setdefault("S2SAD_CACHE_DIR", os.path.join(directory, "cache"))
     jobs = [(indices[k:k + args.chunk], args.jit, modes, args.timeout, directory)

@@ -13,7 +13,7 @@ from ..syntax import walk
 
 @dataclass(frozen=True)
 class Kind:
-    tag: str            # float int bool complex array tuple none str unknown
+    tag: str            # float int bool complex array tuple none str dtype unknown
     ndim: int = 0
     dtype: str = "f"    # arrays: f (float), i (int), b (bool), c (complex)
     items: tuple = ()
@@ -23,7 +23,8 @@ class Kind:
     value: object = field(default=None, compare=False, repr=False)
     # a string argument's text (`mode="edge"`): strings are constants of the
     # specialisation, so the derivative is generated per text (none_tests.py
-    # writes it into the function)
+    # writes it into the function); of a dtype (`int`, `np.float32`), its
+    # numpy kind code (f, i, b, c)
     text: object = None
     # "list" or "tuple": an array the function was given as a Python list or
     # tuple of numbers (or a tuple that is a list literal in the source):
@@ -63,6 +64,8 @@ class Kind:
             return "(" + ", ".join(map(str, self.items)) + ")"
         if self.tag == "str" and self.text is not None:
             return f"str {self.text!r}"
+        if self.tag == "dtype":
+            return f"dtype[{self.text}]"
         return self.tag
 
 
@@ -81,6 +84,25 @@ def array(ndim, dtype="f"):
 
 def scalar(dtype):
     return {"f": FLOAT, "i": INT, "b": BOOL, "c": COMPLEX}[dtype]
+
+
+def dtype_of(obj):
+    """The kind of a dtype a function names (`int`, `np.int64`, `"float32"`,
+    `x.dtype`): Kind("dtype") holding numpy's kind code of it, or None for
+    anything else (unsigned integers are integers)."""
+    if isinstance(obj, Kind):
+        if obj.tag == "dtype":
+            return obj
+        obj = obj.text if obj.tag == "str" else None
+    if not (obj in (int, float, bool, complex) or isinstance(obj, (str, np.dtype))
+            or (isinstance(obj, type) and issubclass(obj, np.generic))):
+        return None
+    try:
+        code = np.dtype(obj).kind
+    except TypeError:
+        return None
+    code = {"u": "i"}.get(code, code)
+    return Kind("dtype", text=code) if code in "fibc" else None
 
 
 def tuple_of(items):
@@ -171,6 +193,16 @@ def float_result(kind):
     return array(kind.ndim, "c" if kind.scalar_dtype == "c" else "f")
 
 
+def _negative(node, negated):
+    """Whether `node` is written as a negative value: `-k`, `-2`, a name
+    bound so."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return not (isinstance(node.operand, gast.Constant) and node.operand.value == 0)
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool) and node.value < 0
+    return isinstance(node, gast.Name) and node.id in negated
+
+
 class KindInference:
     """Flow-insensitive kinds of a normalised function's variables.
 
@@ -182,6 +214,9 @@ class KindInference:
         self.namespace = namespace or {}
 
     def run(self, tree, arg_kinds):
+        # names some binding gives a negated value (`neg = -k`): an int to such
+        # a power is a float in Python (2 ** -1 is 0.5), and so is its tape
+        self.negated = set()
         self.env = dict(zip([a.id for a in tree.args.args], arg_kinds))
         self.env.update(self.module_values(tree))
         for _ in range(4):  # loops: a few passes reach the fixpoint
@@ -194,6 +229,8 @@ class KindInference:
     def block(self, stmts):
         for s in stmts:
             if isinstance(s, gast.Assign):
+                if isinstance(s.targets[0], gast.Name) and _negative(s.value, set()):
+                    self.negated.add(s.targets[0].id)
                 self.assign(s.targets[0], self.expr(s.value))
             elif isinstance(s, gast.For):
                 self.bind(s.target.id, INT)
@@ -229,6 +266,11 @@ class KindInference:
             return of_value(node.value)
         if isinstance(node, gast.Name):
             return self.env.get(node.id, UNKNOWN)
+        if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
+                and node.value.id not in self.env:  # np.int64: a dtype of the module
+            named = dtype_of(getattr(self.namespace.get(node.value.id), node.attr, None))
+            if named is not None:
+                return named
         if isinstance(node, gast.BinOp):
             left, right = self.expr(node.left), self.expr(node.right)
             if "str" in (left.tag, right.tag):  # "sq" + "uare", "%s" % n
@@ -242,6 +284,9 @@ class KindInference:
                 return array(k.ndim, "f")
             if isinstance(node.op, gast.Pow) and k.known and k.scalar_dtype == "b":
                 return array(k.ndim, "i")
+            if isinstance(node.op, gast.Pow) and k.tag == "int" \
+                    and _negative(node.right, getattr(self, "negated", ())):
+                return FLOAT  # Python's int ** -k (compiled code refuses it: python_power)
             return k
         if isinstance(node, gast.UnaryOp):
             operand = self.expr(node.operand)
@@ -293,6 +338,8 @@ class KindInference:
             value = self.namespace.get(n, None)
             if _plain_value(value):
                 kinds[n] = of_value(value)
+            elif dtype_of(value) is not None and not isinstance(value, str):  # int, np.float32
+                kinds[n] = dtype_of(value)
         return kinds
 
     def subscript(self, base, index):
@@ -337,6 +384,8 @@ class KindInference:
             return INT
         if attr in ("real", "imag"):
             return array(base.ndim, "f") if base.is_array else FLOAT
+        if attr == "dtype" and (base.is_array or base.is_scalar):
+            return Kind("dtype", text=base.scalar_dtype)
         return UNKNOWN
 
 

@@ -1,11 +1,19 @@
 """Integer expressions as affine forms (3 * i + n - 2), and a small prover
 for `form >= 0` given facts of the same kind; what the bounds pass reasons
-with."""
+with. A form is written back as an expression tree (`expression`), each
+symbol as the expression it stands for."""
+import gast
+
+from ..syntax import binop, clone, compare, const, name, number, subscript
+
+# symbol -> the expression it stands for (a name's is the name itself)
+_EXPRESSIONS = {}
 
 
 class Affine:
     """sum(coefficient * symbol) + constant, with integer coefficients.
-    Symbols are strings: names, and `x.shape[k]` for an array's extent."""
+    Symbols are strings: names, `x.shape[k]` for an array's extent, and a
+    product a nest's trip count is written as."""
 
     __slots__ = ("terms", "const", "_hash")
 
@@ -15,8 +23,18 @@ class Affine:
         self._hash = None
 
     @staticmethod
-    def symbol(s):
+    def symbol(s, expression=None):
+        """The form of symbol `s`, which stands for `expression` (a tree;
+        None: `s` is a name)."""
+        if expression is not None:
+            _EXPRESSIONS.setdefault(s, expression)
         return Affine({s: 1})
+
+    @staticmethod
+    def extent(array, axis):
+        """The form of `array.shape[axis]`."""
+        return Affine.symbol(f"{array}.shape[{axis}]", subscript(
+            gast.Attribute(value=name(array), attr="shape", ctx=gast.Load()), const(axis)))
 
     @staticmethod
     def _made(terms, const):
@@ -79,7 +97,8 @@ class Affine:
         return f"Affine({self.terms}, {self.const})"
 
     def source(self):
-        """Python source: `n - 1`, `2 * i + k`, `0`."""
+        """A text naming the form: `n - 1`, `2 * i + k`, `0` (a symbol for
+        a product of forms; `expression` writes the form as code)."""
         parts = []
         for s, c in self.terms.items():
             term = s if abs(c) == 1 else f"{abs(c)} * {s}"
@@ -90,6 +109,27 @@ class Affine:
         for negative, term in parts[1:]:
             text += f" - {term}" if negative else f" + {term}"
         return text
+
+    def expression(self):
+        """The form as an expression: `n - 1`, `2 * i + k`, `-k + 3`, `0`."""
+        parts = []
+        for s, c in self.terms.items():
+            symbol = clone(_EXPRESSIONS[s]) if s in _EXPRESSIONS else name(s)
+            parts.append((c < 0, abs(c), symbol))
+        if self.const or not parts:
+            parts.append((self.const < 0, abs(self.const), None))
+
+        def term(c, symbol, negated):
+            if symbol is None:
+                return number(-c if negated else c)
+            if c == 1:
+                return gast.UnaryOp(op=gast.USub(), operand=symbol) if negated else symbol
+            return binop(number(-c if negated else c), "*", symbol)
+        negative, c, symbol = parts[0]
+        out = term(c, symbol, negative)
+        for negative, c, symbol in parts[1:]:
+            out = binop(out, "-" if negative else "+", term(c, symbol, False))
+        return out
 
 
 _new_affine = object.__new__
@@ -127,7 +167,7 @@ def provable(goal, facts):
     return False
 
 
-def nonnegative_source(form):
+def nonnegative(form):
     """`form >= 0` as a comparison a person would write: `k > q.shape[0]`,
     `t >= l.shape[1]`, `n > 0`, with the fewer constants of the two ways."""
     ways = []
@@ -137,8 +177,8 @@ def nonnegative_source(form):
         ways.append((abs(f.const), not strict, strict, left, right))
     _, _, strict, left, right = min(ways, key=lambda w: w[:2])
     if not left.terms and not right.terms:
-        return str(form.const >= 0)
+        return const(form.const >= 0)
     op = ">" if strict else ">="
     if not left.terms:  # a bare constant reads better on the right
         left, right, op = right, left, {">": "<", ">=": "<="}[op]
-    return f"{left.source()} {op} {right.source()}"
+    return compare(left.expression(), op, right.expression())

@@ -35,11 +35,13 @@ from ..analysis import kinds as K
 from .affine import Affine, obviously_non_negative, provable
 from .index_check_code import in_place, merged
 from ..emit.unparse import expr_source
-from .nests import (Loop, extremes, find_counter, nonempty, product_form, product_source,
-                    survey_loops, trip_count)
-from .array_shapes import ALLOCATE, ArrayShapes
+from .nests import (Loop, extremes, find_counter, nonempty, product_form, product_symbol,
+                    trip_count)
+from .array_shapes import ArrayShapes
+from .function_survey import Setup
 from .bounds_syntax import Span, root, subscripts
-from ..syntax import callee_name, const, names_bound_by, parse_stmts, walk_stmts
+from .chunks import whole_range
+from ..syntax import callee_name, const, names_bound_by, structure, walk_stmts
 
 
 
@@ -87,33 +89,8 @@ def add_index_checks(fdef, kinds, shadows, location, setup=None):
     except _Unaccountable:
         return False
     for block, stmt, new in reversed(checks):
-        block[block.index(stmt):block.index(stmt)] = [parse_stmts(c)[0] for c in new]
+        block[block.index(stmt):block.index(stmt)] = new
     return True
-
-
-class _Setup:
-    """What a pass reads of the function as a whole, and never changes: the
-    statements binding each name, the arrays and lists, what each loop's
-    body binds (a survey that undid nothing hands it to the main pass)."""
-
-    def __init__(self, fdef, kinds):
-        params = [a.id for a in fdef.args.args]
-        self.bindings = {p: [None] for p in params}  # name -> binding statements (None: param)
-        self.top = set(map(id, fdef.body))
-        for s in walk_stmts(fdef.body):
-            for n in names_bound_by(s):
-                self.bindings.setdefault(n, []).append(s)
-        self.arrays = {n for n, k in kinds.items() if k.is_array}
-        self.lists = {n for n, k in kinds.items() if k.tag == "list"}
-        for n, binds in self.bindings.items():
-            for s in binds:
-                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-                    if callee_name(s.value) in ALLOCATE:
-                        self.arrays.add(n)
-                    elif isinstance(s.value, gast.List):
-                        self.lists.add(n)
-        self.inside = {}  # id(loop) -> (names bound in its body, whether it returns or raises)
-        survey_loops(fdef.body, self.inside)
 
 
 class _Pass(ArrayShapes):
@@ -121,7 +98,7 @@ class _Pass(ArrayShapes):
         self.fdef, self.kinds, self.shadows, self.location = fdef, kinds, shadows, location
         self.survey = survey  # only undo promotions (undo_unproven_promotions)
         self.undone = False   # whether the survey undid a promotion
-        self.setup = setup = setup or _Setup(fdef, kinds)
+        self.setup = setup = setup or Setup(fdef, kinds)
         self.bindings, self.top = setup.bindings, setup.top
         self.arrays, self.lists, self._inside = setup.arrays, setup.lists, setup.inside
         self._shapes = {}
@@ -166,7 +143,7 @@ class _Pass(ArrayShapes):
                 and isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, int):
             array, axis = node.value.value.id, node.slice.value
             if not proof:
-                return Affine.symbol(f"{array}.shape[{axis}]")
+                return Affine.extent(array, axis)
             found = self.extent(array, axis)
             return found[0] if found is not None and found[1] else None
         if isinstance(node, gast.Call) and callee_name(node) == "len" and len(node.args) == 1 \
@@ -238,11 +215,14 @@ class _Pass(ArrayShapes):
     def loop(self, s):
         rebound, exits = self._inside[id(s)]
         stored = rebound | set(names_bound_by(s))
-        args = s.iter.args if callee_name(s.iter) == "range" and not s.iter.keywords else None
+        args = s.iter.args if callee_name(s.iter) in ("range", "prange") \
+            and not s.iter.keywords else None
         if not isinstance(s.target, gast.Name) or args is None or not 1 <= len(args) <= 3 \
                 or s.target.id in rebound:
             return Loop(s, stored=stored)
         start, stop = (args[0], args[1]) if len(args) >= 2 else (const(0), args[0])
+        # (a parallel loop's chunk: its values lie in the range it was cut from)
+        start, stop = whole_range(s.iter, self.loops, self.form) or (start, stop)
         step = self.form(args[2], proof=False) if len(args) == 3 else Affine({}, 1)
         if step is None or step.terms or step.const == 0:
             return Loop(s, stored=stored)
@@ -374,7 +354,8 @@ class _Pass(ArrayShapes):
             raise _Unaccountable
         base = sub.value.id
         mark = getattr(sub.slice, "s2sad_access", None)
-        if mark is not None and base in self.covered.get(mark, ()):
+        if mark is not None and (base in self.covered.get(mark, ())
+                                 or self.copy_of(base) in self.covered.get(mark, ())):
             return
         items = sub.slice.elts if isinstance(sub.slice, gast.Tuple) else [sub.slice]
         kind = self.kinds.get(base)
@@ -457,7 +438,7 @@ class _Pass(ArrayShapes):
         if trips is None:  # a product is written out, so its names must not be counters
             if any(set(f.terms) & counters for f in shown[0]):
                 return None
-            trips = Affine.symbol(product_source(*shown))
+            trips = product_symbol(*shown)
         low = init.plus(counter.offset)
         proof_trips = product_form(*proof)
         proof_low = init_proof.plus(counter.offset) if init_proof is not None else None
@@ -486,7 +467,7 @@ class _Pass(ArrayShapes):
             return False
         high = extremes(span.shown_high, nest, "shown_lo", "shown_hi")[0]
         low = extremes(span.shown_low, nest, "shown_lo", "shown_hi")[1]
-        extent = Affine.symbol(f"{base}.shape[{axis}]")
+        extent = Affine.extent(base, axis)
         violations = []  # forms >= 0 exactly when the index leaves the array
         if not upper:
             violations.append(high - extent)
@@ -575,7 +556,9 @@ class _Pass(ArrayShapes):
         in the nest; equal checks before a statement are made once."""
         for entry in self.checks:
             if entry[0] is block and entry[1] is stmt:
-                if check not in entry[2]:
+                key = structure(check) if isinstance(check, gast.AST) else check
+                if all(key != (structure(c) if isinstance(c, gast.AST) else c)
+                       for c in entry[2]):
                     entry[2].append(check)
                 return
         self.checks.append((block, stmt, [check]))
@@ -584,8 +567,9 @@ class _Pass(ArrayShapes):
         text = expr_source(sub)
         line = None
         if self.location is not None:  # generated nodes may keep only a part's line
-            line = next((self.location.line_of(n) for n in (sub, sub.slice, sub.value, stmt)
-                         if getattr(n, "lineno", None) is not None), None)
+            around = [s for s, _ in reversed(self.path)]  # (or only the loop's around them)
+            line = next((self.location.line_of(n) for n in [sub, sub.slice, sub.value, stmt]
+                         + around if getattr(n, "lineno", None) is not None), None)
         if line is None:
             return f"{text}: index out of range"
         return f"{text}: index out of range ({os.path.basename(self.location.filename)}:{line})"

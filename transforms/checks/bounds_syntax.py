@@ -48,10 +48,10 @@ def subscripts(node):
 
 
 def copies(s, var):
-    """`var = var.copy()` or `var = np.copy(var)`, or a swap of arrays of one
-    shape (`dun, du = du, dun`, marked so by copy_fold.py): the same shape
-    again."""
-    if getattr(s, "s2sad_same_shapes", False):
+    """`var = var.copy()` or `var = np.copy(var)`, a swap of arrays of one
+    shape (`dun, du = du, dun`, marked so by copy_fold.py), or `var += e`
+    of an array (in place): the same shape again."""
+    if getattr(s, "s2sad_same_shapes", False) or in_place(s, var):
         return True
     if not isinstance(s, gast.Assign) or not isinstance(s.value, gast.Call):
         return False
@@ -60,6 +60,12 @@ def copies(s, var):
         return isinstance(v.func.value, gast.Name) and v.func.value.id == var
     return callee_name(v) == "np.copy" and len(v.args) == 1 and \
         isinstance(v.args[0], gast.Name) and v.args[0].id == var
+
+
+def in_place(s, var):
+    """`var += e` (of an array var: numpy adds into it, its shape stays)."""
+    return isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) \
+        and s.target.id == var
 
 
 def is_zero(node):

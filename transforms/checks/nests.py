@@ -8,7 +8,7 @@ for the whole function; shown forms name what the code names, for checks."""
 import gast
 
 from .affine import Affine
-from ..syntax import names_bound_by, walk_stmts
+from ..syntax import binop, const, names_bound_by, walk_stmts
 
 
 class Loop:
@@ -125,11 +125,18 @@ def product_form(factors, divisor):
     return Affine({s: c // divisor for s, c in form.terms.items()}, form.const // divisor)
 
 
-def product_source(factors, divisor):
-    """A trip count as a person would write it: `(d - 1) * d // 2`."""
+def product_symbol(factors, divisor):
+    """A trip count as a symbol (affine.py) standing for it as a person
+    would write it: `(d - 1) * d // 2`."""
     parts = [f.source() if len(f.terms) + bool(f.const) == 1 else f"({f.source()})"
              for f in factors]
-    return " * ".join(parts) + (f" // {divisor}" if divisor != 1 else "")
+    expression = factors[0].expression()
+    for f in factors[1:]:
+        expression = binop(expression, "*", f.expression())
+    if divisor != 1:
+        expression = binop(expression, "//", const(divisor))
+    return Affine.symbol(" * ".join(parts) + (f" // {divisor}" if divisor != 1 else ""),
+                         expression)
 
 
 class Counter:

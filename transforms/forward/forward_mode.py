@@ -12,7 +12,8 @@ from ..frontend.bind import check_rule_application, refuse_active_index
 from ..reverse.contributions import refuse_active_list
 from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
 from ..ops import ARRAY_METADATA, BINOPS, callee_text, operator_text, resolve_call
-from ..syntax import assign, base_name, call, clone, const, name, names_loaded, store
+from ..syntax import (assign, base_name, call, clone, const, name, names_loaded,
+                      names_stored, store)
 from ..templates import inline, template_of
 
 
@@ -24,6 +25,10 @@ class ForwardMode:
         self.fn, self.tree, self.kinds, self.active = fn, tree, kinds, active
         self.namer, self.context, self.registry = namer, context, context.registry
         self.tangents = {}
+        # names bound on every path to the statement being transformed, per
+        # enclosing block (a reset_recording() zeroes their tangents)
+        self._bound = [set(fn.arg_names)]
+        self._stored = set()  # names bound so far, on any path
 
     def d(self, var):
         if var not in self.tangents:
@@ -71,8 +76,13 @@ class ForwardMode:
     # ---- statements -------------------------------------------------------
     def block(self, stmts):
         out = []
+        self._bound.append(set())
         for s in stmts:
             out += self.statement(s)
+            if isinstance(s, gast.Assign):
+                self._bound[-1] |= names_stored([s])
+            self._stored |= names_stored([s])
+        self._bound.pop()
         return out
 
     def statement(self, s):
@@ -103,9 +113,32 @@ class ForwardMode:
         if isinstance(s, gast.While):
             s.body = self.block(s.body) or [gast.Pass()]
             return [s]
+        if isinstance(s, gast.Expr) and getattr(s, "s2sad_reset", False):
+            return [s] + self.reset_tangents(s)
         if isinstance(s, gast.Expr):
             return [s] + self.list_append(s)
         return [s]
+
+    def reset_tangents(self, s):
+        """reset_recording(): the values computed before are constants from
+        here (the reverse sweep ends where it stands), so their tangents start
+        again from zero; the arguments keep theirs."""
+        params = set(self.fn.arg_names)
+        bound = set().union(*self._bound)
+        out = []
+        for v, dv in self.tangents.items():
+            if v not in self.active:
+                continue
+            if v in params and v not in self._stored:
+                continue
+            if v in params or v not in bound:
+                what = "an argument rebound" if v in params else "bound on some paths only"
+                raise UnsupportedSyntaxError(
+                    f"reset_recording() after `{v}` is {what}, in forward mode",
+                    self.fn.location, s, f"Give the new value of {v} a name of its own, bound "
+                    f"on every path before reset_recording(), or use grad or vjp (reverse mode)")
+            out.append(assign(dv, self.zero_like(name(v)), src=s))
+        return out
 
     def list_append(self, s):
         """stack.append(v) on a list of active values: the tangent list too.

@@ -39,7 +39,9 @@ import numpy as np
 from ..emit.unparse import stmt_source
 from ..errors import UnsupportedSyntaxError
 from ..names import fresh_name
-from ..syntax import walk
+from ..expressions import for_range, generator, raising
+from ..syntax import (assign, attr, binop, call, compare, const, plain_copy, subscript,
+                      walk)
 
 _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
               operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
@@ -151,8 +153,9 @@ class _Forms:
 
     # ---- statements written for a form -------------------------------------------------
 
-    def parse(self, lines, like):
-        stmts = gast.parse("\n".join(lines)).body
+    @staticmethod
+    def located(stmts, like):
+        """`stmts`, written for a form, at the place of the statement `like`."""
         for stmt in stmts:
             for node in walk(stmt):
                 if isinstance(node, (gast.stmt, gast.expr)):
@@ -164,29 +167,33 @@ class _Forms:
         self.local.add(name)
         return name
 
-    def callable_text(self, fn, before, like):
-        """Source that calls `fn` on (a, b): `{0} + {1}` for operator.add."""
+    def applying(self, fn, before, like):
+        """A function making the expression that calls `fn` on (a, b):
+        `a + b` for operator.add."""
         op = None
         try:
             op = _OPERATORS.get(self.resolve(fn))
         except TypeError:
             pass
         if op is not None:
-            return "({0} " + op + " {1})"
-        return self.callee(fn, "reduce_fn", before, like) + "({0}, {1})"
+            return lambda a, b: binop(a, op, b)
+        f = self.callee(fn, "reduce_fn", before, like)
+        return lambda a, b: gast.Call(func=plain_copy(f), args=[a, b], keywords=[])
 
-    def key_text(self, key, before, like):
-        return self.callee(key, "key_fn", before, like) + "({0})"
+    def keying(self, key, before, like):
+        """A function making the expression that calls `key` on an item."""
+        f = self.callee(key, "key_fn", before, like)
+        return lambda a: gast.Call(func=plain_copy(f), args=[a], keywords=[])
 
     def callee(self, fn, base, before, like):
-        """Source naming `fn`: a lambda is bound to a name first (closures.py
-        lifts it), anything else is written as it stands."""
+        """An expression naming `fn`: a lambda is bound to a name first
+        (closures.py lifts it), anything else is written as it stands."""
         if not isinstance(fn, gast.Lambda):
-            return stmt_source(fn)
+            return plain_copy(fn)
         held = self.fresh(base)
         before.append(gast.copy_location(gast.Assign(targets=[_store(held)], value=fn,
                                                      type_comment=None), like))
-        return held
+        return _load(held)
 
     def ndenumerate(self, s):
         """`for (i, j), v in np.ndenumerate(x)`: index loops (a loop of its own)."""
@@ -214,20 +221,24 @@ class _Forms:
             raise UnsupportedSyntaxError(
                 "np.ndenumerate in a module where `np` is not numpy", self.location, s,
                 "import numpy as np")
-        lines = [f"{array} = np.asarray({stmt_source(it.args[0])})",
-                 f"if {array}.ndim != {n}:",
-                 f"    raise ValueError('wrong number of values to unpack: np.ndenumerate "
-                 f"gives an index of x.ndim values, unpacked here into {n} names')"]
-        for k, axis in enumerate(axes):
-            lines.append("    " * k + f"for {axis} in range({array}.shape[{k}]):")
-        lines.append("    " * n + f"{target.elts[1].id} = {array}[{', '.join(axes)}]")
-        lines.append("    " * n + "pass")
-        stmts = self.parse(lines, s)
-        innermost = stmts[-1]
+        index = _load(axes[0]) if n == 1 else gast.Tuple(elts=[_load(a) for a in axes],
+                                                        ctx=gast.Load())
+        body = [assign(_store(target.elts[1].id), subscript(_load(array), index))]
+        for k in range(n - 1, -1, -1):
+            body = [gast.For(target=_store(axes[k]), iter=call("range", subscript(
+                attr(_load(array), "shape"), const(k))), body=body, orelse=[], type_comment=None)]
+        wrong = compare(attr(_load(array), "ndim"), "!=", const(n))
+        message = (f"wrong number of values to unpack: np.ndenumerate gives an index of x.ndim "
+                   f"values, unpacked here into {n} names")
+        stmts = self.located([assign(_store(array), call("np.asarray", plain_copy(it.args[0]))),
+                              gast.If(test=wrong, body=[raising("ValueError", message)],
+                                      orelse=[])], s)
+        loops = self.located(body[:1], s)
+        innermost = loops[0]
         for _ in range(n - 1):
             innermost = innermost.body[0]
-        innermost.body = innermost.body[:1] + s.body
-        return stmts
+        innermost.body = innermost.body + s.body  # (placed: the user's statements keep their lines)
+        return stmts + loops
 
 
 class _Rewrite(gast.NodeTransformer):
@@ -355,11 +366,12 @@ class _Rewrite(gast.NodeTransformer):
             fn = self.forms.callee(fn, "vectorized_fn", self.hoist(
                 node, "np.vectorize(lambda ...)(...)"), self.stmt)
         else:
-            fn = stmt_source(fn)
+            fn = plain_copy(fn)
         v = self.forms.fresh("item")
-        x = stmt_source(node.args[0])
-        comp = gast.parse(f"np.reshape(np.array([float({fn}({v})) for {v} in "
-                          f"np.ravel({x})]), np.shape({x}))").body[0].value
+        x = node.args[0]
+        item = call("float", gast.Call(func=fn, args=[_load(v)], keywords=[]))
+        comp = call("np.reshape", call("np.array", gast.ListComp(elt=item, generators=[
+            generator(v, call("np.ravel", plain_copy(x)))])), call("np.shape", plain_copy(x)))
         for n in walk(comp):
             gast.copy_location(n, node)
         return comp
@@ -400,35 +412,34 @@ class _Rewrite(gast.NodeTransformer):
                 "Write functools.reduce(f, items) or functools.reduce(f, items, initial)")
         before = self.hoist(node, "functools.reduce(...)")
         fn, seq = node.args[0], node.args[1]
-        apply = forms.callable_text(fn, before, self.stmt)
+        apply = forms.applying(fn, before, self.stmt)
         value = forms.fresh("reduce_value")
-        lines = []
+        stmts = []
+        empty = "reduce() of empty iterable with no initial value"
         if isinstance(seq, (gast.List, gast.Tuple)) and not any(
                 isinstance(e, gast.Starred) for e in seq.elts):
-            items = [stmt_source(e) for e in seq.elts]
+            items = [plain_copy(e) for e in seq.elts]
             if len(node.args) == 3:
-                items = [stmt_source(node.args[2])] + items
+                items = [plain_copy(node.args[2])] + items
             if not items:
-                lines.append("raise TypeError('reduce() of empty iterable with no initial "
-                             "value')")
+                stmts.append(raising("TypeError", empty))
             else:
-                lines.append(f"{value} = {items[0]}")
-                lines += [f"{value} = " + apply.format(value, e) for e in items[1:]]
+                stmts.append(assign(_store(value), items[0]))
+                stmts += [assign(_store(value), apply(_load(value), e)) for e in items[1:]]
         else:
             held = forms.fresh("reduce_items")
             k = forms.fresh("reduce_k")
-            lines.append(f"{held} = {_sequence(seq, forms)}")
+            stmts.append(assign(_store(held), _sequence(seq, forms)))
+            step = [assign(_store(value), apply(_load(value), subscript(_load(held), _load(k))))]
             if len(node.args) == 3:
-                lines += [f"{value} = {stmt_source(node.args[2])}",
-                          f"for {k} in range(len({held})):"]
+                stmts += [assign(_store(value), plain_copy(node.args[2])),
+                          for_range(k, [call("len", _load(held))], step)]
             else:
-                lines += [f"if len({held}) == 0:",
-                          "    raise TypeError('reduce() of empty iterable with no initial "
-                          "value')",
-                          f"{value} = {held}[0]",
-                          f"for {k} in range(1, len({held})):"]
-            lines.append(f"    {value} = " + apply.format(value, f"{held}[{k}]"))
-        before += forms.parse(lines, self.stmt)
+                stmts += [gast.If(test=compare(call("len", _load(held)), "==", const(0)),
+                                  body=[raising("TypeError", empty)], orelse=[]),
+                          assign(_store(value), subscript(_load(held), const(0))),
+                          for_range(k, [const(1), call("len", _load(held))], step)]
+        before += forms.located(stmts, self.stmt)
         return gast.copy_location(_load(value), node)
 
     def extremum(self, node, which):
@@ -442,48 +453,52 @@ class _Rewrite(gast.NodeTransformer):
                 f"{which}(..., key=...) with default= or these arguments", forms.location, node,
                 f"Write {which}(items, key=f) of a non-empty sequence")
         before = self.hoist(node, f"{which}(..., key=...)")
-        key = forms.key_text(keys["key"], before, self.stmt)
+        key = forms.keying(keys["key"], before, self.stmt)
         best, best_key = forms.fresh(f"{which}_item"), forms.fresh(f"{which}_key")
         better = ">" if which == "max" else "<"
         seq = node.args[0] if len(node.args) == 1 else gast.Tuple(elts=node.args,
                                                                   ctx=gast.Load())
-        lines = []
+
+        def better_one(candidate, item):  # if candidate > best_key: best = item; ...
+            return gast.If(test=compare(_load(candidate), better, _load(best_key)), body=[
+                assign(_store(best), item), assign(_store(best_key), _load(candidate))],
+                orelse=[])
+        stmts = []
         if isinstance(seq, (gast.List, gast.Tuple)) and seq.elts and not any(
                 isinstance(e, gast.Starred) for e in seq.elts):
             items = [forms.fresh(f"{which}_candidate") for _ in seq.elts]
-            lines += [f"{n} = {stmt_source(e)}" for n, e in zip(items, seq.elts)]
-            lines += [f"{best} = {items[0]}", f"{best_key} = " + key.format(best)]
+            stmts += [assign(_store(n), plain_copy(e)) for n, e in zip(items, seq.elts)]
+            stmts += [assign(_store(best), _load(items[0])),
+                      assign(_store(best_key), key(_load(best)))]
             candidate = forms.fresh(f"{which}_candidate_key")
             for n in items[1:]:
-                lines += [f"{candidate} = " + key.format(n),
-                          f"if {candidate} {better} {best_key}:",
-                          f"    {best} = {n}",
-                          f"    {best_key} = {candidate}"]
+                stmts += [assign(_store(candidate), key(_load(n))),
+                          better_one(candidate, _load(n))]
         else:
             held, k = forms.fresh(f"{which}_items"), forms.fresh(f"{which}_k")
             candidate = forms.fresh(f"{which}_candidate_key")
-            lines += [f"{held} = {_sequence(seq, forms)}",
-                      f"if len({held}) == 0:",
-                      f"    raise ValueError('{which}() iterable argument is empty')",
-                      f"{best} = {held}[0]",
-                      f"{best_key} = " + key.format(best),
-                      f"for {k} in range(1, len({held})):",
-                      f"    {candidate} = " + key.format(f"{held}[{k}]"),
-                      f"    if {candidate} {better} {best_key}:",
-                      f"        {best} = {held}[{k}]",
-                      f"        {best_key} = {candidate}"]
-        before += forms.parse(lines, self.stmt)
+            item = lambda: subscript(_load(held), _load(k))  # noqa: E731
+            stmts += [assign(_store(held), _sequence(seq, forms)),
+                      gast.If(test=compare(call("len", _load(held)), "==", const(0)),
+                              body=[raising("ValueError", f"{which}() iterable argument is empty")],
+                              orelse=[]),
+                      assign(_store(best), subscript(_load(held), const(0))),
+                      assign(_store(best_key), key(_load(best))),
+                      for_range(k, [const(1), call("len", _load(held))], [
+                          assign(_store(candidate), key(item())),
+                          better_one(candidate, item())])]
+        before += forms.located(stmts, self.stmt)
         return gast.copy_location(_load(best), node)
 
 
 def _sequence(seq, forms):
-    """Source of a sequence to index: a generator or range() as a list comprehension."""
+    """A sequence to index: a generator or range() as a list comprehension."""
     if isinstance(seq, gast.GeneratorExp):
-        return stmt_source(gast.ListComp(elt=seq.elt, generators=seq.generators))
+        return gast.ListComp(elt=plain_copy(seq.elt), generators=plain_copy(seq.generators))
     if isinstance(seq, gast.Call) and forms.is_(seq.func, builtins.range):
         v = forms.fresh("item")
-        return f"[{v} for {v} in {stmt_source(seq)}]"
-    return stmt_source(seq)
+        return gast.ListComp(elt=_load(v), generators=[generator(v, plain_copy(seq))])
+    return plain_copy(seq)
 
 
 def _float_vectorizer(maker, forms):

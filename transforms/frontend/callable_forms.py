@@ -27,7 +27,7 @@ import gast
 from ..emit.unparse import stmt_source
 from ..errors import UnsupportedSyntaxError
 from ..names import fresh_name
-from ..syntax import walk
+from ..syntax import assign, const, name, number, plain_copy, store, walk
 
 
 def spell_callable_forms(tree, namespace, location):
@@ -70,12 +70,19 @@ def _literal(value):
     return value is None or type(value) in (int, float, bool, str, complex)
 
 
-def _parse_stmt(text, like):
-    stmt = gast.parse(text).body[0]
-    for node in walk(stmt):
-        if isinstance(node, (gast.stmt, gast.expr)):
-            gast.copy_location(node, like)
-    return stmt
+def _located(node, like):
+    """`node`, written for a form, at the place of `like`."""
+    for n in walk(node):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, like)
+    return node
+
+
+def _literal_node(value):
+    """The expression of a literal default value (`_literal`)."""
+    if isinstance(value, tuple):
+        return gast.Tuple(elts=[_literal_node(v) for v in value], ctx=gast.Load())
+    return number(value) if type(value) in (int, float) else const(value)
 
 
 def _partial(stmt, resolve, taken, location):
@@ -109,35 +116,38 @@ def _partial(stmt, resolve, taken, location):
         if k not in names:
             raise TypeError(f"{location.describe(stmt)}: {stmt_source(callee)}() has no "
                             f"parameter '{k}'")
-    out, args, remaining = [], [], []
+    out, args, remaining, defaults = [], [], [], []
     for k, value in enumerate(bound):  # evaluated now, as functools.partial does
         held = fresh_name(f"{g}_bound", taken, sep="_")
-        out.append(_parse_stmt(f"{held} = {stmt_source(value)}", stmt))
-        args.append(held)
+        out.append(_located(assign(held, plain_copy(value)), stmt))
+        args.append(name(held))
     for p in params[len(bound):]:
         if p.name in by_keyword:
             held = fresh_name(f"{g}_{p.name}", taken, sep="_")
-            out.append(_parse_stmt(f"{held} = {stmt_source(by_keyword[p.name])}", stmt))
-            remaining.append(f"{p.name}={held}")
+            out.append(_located(assign(held, plain_copy(by_keyword[p.name])), stmt))
+            defaults.append(name(held))
         elif p.default is not p.empty:
             if not _literal(p.default):
                 raise UnsupportedSyntaxError(
                     f"functools.partial of `{stmt_source(callee)}`, whose parameter "
                     f"'{p.name}' has a default that is not a number, string, bool or None",
                     location, stmt, f"Bind {p.name} in the partial too")
-            remaining.append(f"{p.name}={p.default!r}")
-        else:
-            remaining.append(p.name)
-        if p.kind == p.KEYWORD_ONLY:
-            args.append(f"{p.name}={p.name}")
-        else:
-            args.append(p.name)
+            defaults.append(_literal_node(p.default))
+        elif defaults:
+            raise UnsupportedSyntaxError(
+                f"functools.partial of `{stmt_source(callee)}` binding a parameter by keyword "
+                f"before '{p.name}', which it leaves unbound", location, stmt,
+                f"Bind {p.name} too, or bind the earlier parameters by position")
+        remaining.append(name(p.name, gast.Param()))
+        args.append(name(p.name))
     if any(p.kind == p.KEYWORD_ONLY for p in params[len(bound):]):
         raise UnsupportedSyntaxError(
             f"functools.partial of `{stmt_source(callee)}`, which has keyword-only "
             f"parameters", location, stmt, "Make them plain parameters")
-    out.append(_parse_stmt(f"{g} = lambda {', '.join(remaining)}: "
-                           f"{stmt_source(callee)}({', '.join(args)})", stmt))
+    fn = gast.Lambda(args=gast.arguments(
+        args=remaining, posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+        defaults=defaults), body=gast.Call(func=plain_copy(callee), args=args, keywords=[]))
+    out.append(_located(assign(g, fn), stmt))
     return out
 
 
@@ -183,16 +193,16 @@ def _comprehension(call, kind, stmt, taken, location, before):
         before.append(gast.copy_location(gast.Assign(
             targets=[gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None)],
             value=fn, type_comment=None), stmt))
-        fn_text = n
+        fn = name(n)
     else:
-        fn_text = stmt_source(fn)
-    seqs = [stmt_source(s) for s in call.args[1:]]
+        fn = plain_copy(fn)
+    seqs = [plain_copy(s) for s in call.args[1:]]
     items = [fresh_name("item", taken, sep="_") for _ in seqs]
-    head = f"for {items[0]} in {seqs[0]}" if len(seqs) == 1 else \
-        f"for {', '.join(items)} in zip({', '.join(seqs)})"
-    text = f"{fn_text}({', '.join(items)}) {head}"
-    comp = gast.parse(f"[{text}]" if kind == "list" else f"({text})").body[0].value
-    for sub in walk(comp):
-        if isinstance(sub, (gast.expr, gast.stmt)):
-            gast.copy_location(sub, call)
-    return comp
+    head = gast.comprehension(
+        target=store(items[0]) if len(seqs) == 1 else gast.Tuple(
+            elts=[store(v) for v in items], ctx=gast.Store()),
+        iter=seqs[0] if len(seqs) == 1 else gast.Call(func=name("zip"), args=seqs, keywords=[]),
+        ifs=[], is_async=0)
+    elt = gast.Call(func=fn, args=[name(v) for v in items], keywords=[])
+    comp = (gast.ListComp if kind == "list" else gast.GeneratorExp)(elt=elt, generators=[head])
+    return _located(comp, call)

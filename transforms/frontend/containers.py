@@ -33,7 +33,7 @@ from .list_appends import fold_appends
 from .nested_literals import nested_lists_as_arrays
 from .literal_loops import unroll_literal_loops
 from .literals import SumOfLiteral, scalarise_literals
-from ..syntax import Transformer, assign, call, clone, const, name, store, walk
+from ..syntax import Transformer, assign, attr, call, clone, const, name, store, walk
 
 EMPTY_STACK = "empty_stack"  # the runtime helper allocating a materialised list
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
@@ -228,7 +228,7 @@ class _Comprehensions:
                         lowering.materialised[vals] = node.args[0]
                         return name(vals)
                     # max over the elements, as Python's max iterates them
-                    return call("np." + reduce.__name__, name(vals))
+                    return call(attr(name("np"), reduce.__name__), name(vals))
                 if len(node.args) == 1 and not node.keywords and isinstance(
                         node.args[0], gast.ListComp) and stacks(lowering.resolve, node.func):
                     # np.array([e for ...]) is the materialised array itself

@@ -25,7 +25,9 @@ import numpy as np
 
 from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
-from ..syntax import names_stored, walk
+from ..expressions import raising
+from ..syntax import assign, attr, compare, const, name, names_stored, subscript, walk
+from ..syntax import call as calling  # (`call` names the call being rewritten here)
 
 # methods of an ndarray that write into it (`sort` is spelled as a store)
 _WRITING_METHODS = {"fill", "sort", "put", "resize", "itemset", "setfield", "partition",
@@ -214,12 +216,12 @@ class _Respell(gast.NodeTransformer):
         held = next(c for c in (f"{x}_sorted{k or ''}" for k in range(1000))
                     if c not in self.taken)
         self.taken.add(held)
-        text = [f"{held} = np.sort(np.asarray({x}))",
-                f"if {held}.ndim != 1:",
-                f"    raise TypeError('{x}.sort() of a list of arrays: Python compares "
-                f"arrays whole')"]
-        text += [f"{x}[{k}] = {held}[{n - 1 - k if reverse else k}]" for k in range(n)]
-        out = gast.parse("\n".join(text)).body
+        message = f"{x}.sort() of a list of arrays: Python compares arrays whole"
+        out = [assign(held, calling("np.sort", calling("np.asarray", name(x)))),
+               gast.If(test=compare(attr(name(held), "ndim"), "!=", const(1)),
+                       body=[raising("TypeError", message)], orelse=[])]
+        out += [assign(subscript(x, const(k), gast.Store()),
+                       subscript(held, const(n - 1 - k if reverse else k))) for k in range(n)]
         for stmt in out:
             for node in walk(stmt):
                 if isinstance(node, (gast.stmt, gast.expr)):

@@ -6,7 +6,8 @@ import builtins
 import gast
 
 from ..names import fresh_name
-from ..syntax import walk
+from ..expressions import generator
+from ..syntax import call, name, walk
 
 
 def spell_lists(tree, namespace):
@@ -49,9 +50,8 @@ def spell_lists(tree, namespace):
 
         def listed(self, node, seq, floats):
             v = fresh_name("item", taken, sep="_")
-            text = f"[float({v}) for {v} in x]" if floats else f"[{v} for {v} in x]"
-            comp = gast.parse(text).body[0].value
-            comp.generators[0].iter = seq
+            elt = call("float", name(v)) if floats else name(v)
+            comp = gast.ListComp(elt=elt, generators=[generator(v, seq)])
             for n in walk(comp):
                 if n is not seq and isinstance(n, gast.expr):
                     gast.copy_location(n, node)

@@ -26,10 +26,14 @@ assignments with calls only to numpy, math and pure builtins, when
   rows k that the loop does not change, the counter in the last axis
   only) and at least one offset is not 0;
 * each added value is computed in the iteration from loop-invariant
-  names, the counter, and elements of arrays that the loop does not write,
-  or that it writes only at the element it reads, after reading it (so
-  every iteration sees the values from before the loop: `dun[i]` read,
-  then zeroed), those arrays being the derivative's own too;
+  names, the counter, locals assigned once (`v = e`) before they are read,
+  and elements of arrays that the loop does not write, or that it writes
+  only at the element it reads, after reading it (so every iteration sees
+  the values from before the loop: `dun[i]` read, then zeroed), those
+  arrays being the derivative's own too. A name the loop also adds to
+  (`dd = de * prod` then `dd += dprod * k`, the adjoint of a value used
+  twice) is no local: the gathered loops would recompute only its first
+  part;
 * the counter is not read after the loop;
 * the loop starts at a constant from which no offset reaches below 0 (an
   index that counts from the end, `dx[i - 1]` at i = 0, is left alone).
@@ -229,7 +233,7 @@ def _plan(loop, i, array, owned, stored):
 def _locals(body):
     """Names assigned (`v = e`) once in the body, before any read of them in
     it; None if a name is assigned otherwise."""
-    assigned, seen = {}, set()
+    assigned, seen, accumulators = {}, set(), set()
     for k, s in enumerate(body):
         seen |= names_loaded(s.value)
         for t in _targets(s):
@@ -239,10 +243,13 @@ def _locals(body):
         for t in _targets(s):
             if isinstance(t, gast.Name):
                 if isinstance(s, gast.AugAssign):
-                    continue  # an accumulator (`dr += e`): not a local
+                    accumulators.add(t.id)  # (`dr += e`): not a local
+                    continue
                 if t.id in assigned or t.id in seen:
                     return None
                 assigned[t.id] = k
+    if assigned.keys() & accumulators:
+        return None  # `dd = a` then `dd += b`: a value built in two statements
     return assigned
 
 

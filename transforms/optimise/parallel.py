@@ -40,8 +40,8 @@ from ..analysis.loop_access import (Exposure, bindings, children_using, first_in
                           is_pure, loaded_elsewhere, loaded_outside_updates,
                           loops_with_following_reads, reads_own_rows, statements, stores,
                           target_names, unparse, values_read)
-from ..syntax import (Transformer, assign, call, clone, const, name, names_loaded, parse_expr,
-                     store, unit_range, walk)
+from ..syntax import (Transformer, assign, attr, binop, call, callee_name, clone, const, name,
+                     names_loaded, store, subscript, unit_range, walk)
 from ..templates import fold
 
 class Analysis:
@@ -147,19 +147,28 @@ def parallel_marks(new, old):
     new.s2sad_private = getattr(old, "s2sad_private", frozenset())
 
 
-def parallelise(body, kinds, namer, everywhere=False, chunks=2):
+def parallelise(body, kinds, namer, everywhere=False, chunks=2, checked=None):
     """Run the top-level loops of a generated function's `body` that came
     from a user's prange (or all, if `everywhere`) as prange where safe;
     a loop with accumulators runs in `chunks` chunks (the number of threads:
-    any number gives the same sums, in the same order). Returns whether any
-    loop was."""
+    any number gives the same sums, in the same order). `checked()`, if
+    given, makes a copy of the function with its index checks (the checks
+    are made after this pass, on the loops as they run; a loop that would
+    keep one inside runs serially). Returns whether any loop was."""
+    candidates = [s for s in body if isinstance(s, gast.For)
+                  and (everywhere or getattr(s, "s2sad_parallel", False))]
+    raising = _checked_inside(candidates, checked) if candidates and checked else set()
     changed = False
     k = 0
     while k < len(body):
         loop = body[k]
-        if isinstance(loop, gast.For) and (everywhere or getattr(loop, "s2sad_parallel", False)):
+        if any(loop is c for c in candidates):
             stacks = _iteration_stacks(loop, body[:k], body[k + 1:])
-            new = _parallel_form(loop, body[k + 1:], kinds, namer, chunks, set(stacks))
+            new = None
+            if id(loop) in raising:
+                loop.s2sad_serial_reason = "it may raise (numba runs such a loop serially)"
+            else:
+                new = _parallel_form(loop, body[k + 1:], kinds, namer, chunks, set(stacks))
             if new is not None:
                 body[k:k + 1] = new
                 k += len(new) - 1
@@ -172,6 +181,27 @@ def parallelise(body, kinds, namer, everywhere=False, chunks=2):
                                       "runs serially: " + loop.s2sad_serial_reason)
         k += 1
     return changed
+
+
+def _checked_inside(loops, checked):
+    """ids of the `loops` that keep an index check inside once the checks
+    that read nothing the loop writes are made before it (in `checked()`,
+    a copy of the function with its checks)."""
+    for k, loop in enumerate(loops):
+        loop.s2sad_candidate = k  # (a mark: copies keep it)
+    copies = {s.s2sad_candidate: s for s in checked()
+              if getattr(s, "s2sad_candidate", None) is not None}
+    out = set()
+    for k, loop in enumerate(loops):
+        del loop.s2sad_candidate
+        copy = copies.get(k)
+        if copy is not None and _raises(_hoist_checks(copy)[1]) > _raises(_hoist_checks(loop)[1]):
+            out.add(id(loop))
+    return out
+
+
+def _raises(body):
+    return sum(isinstance(n, gast.Raise) for n in walk(gast.Module(body=body, type_ignores=[])))
 
 
 def _iteration_stacks(loop, before, after):
@@ -223,6 +253,7 @@ def _parallel_form(loop, after, kinds, namer, chunks, stacks=frozenset()):
     if analysis.problem is not None:
         loop.s2sad_serial_reason = analysis.problem
         return None
+    loop_body = _defined_first(loop_body, analysis.private, kinds) + loop_body
     start, stop = bounds
     runs = fold(gast.Compare(left=clone(start), ops=[gast.Lt()], comparators=[clone(stop)]))
     pre = [gast.If(test=runs, body=checks, orelse=[])] if checks else []
@@ -234,9 +265,47 @@ def _parallel_form(loop, after, kinds, namer, chunks, stacks=frozenset()):
         gast.copy_location(new, loop)
         new.s2sad_comment = comment
         new.s2sad_line = getattr(loop, "s2sad_line", None)
+        _runs(new, runs, loop)
         return pre + [new]
-    return pre + _chunked(loop, loop_body, start, stop, analysis.accumulators, namer, comment,
-                          chunks)
+    made = _chunked(loop, loop_body, start, stop, analysis.accumulators, namer, comment, chunks)
+    _runs(made[-2], runs, loop)
+    made[-2].s2sad_preamble = len(made) - 2  # (the chunks' copies made before it)
+    return pre + made
+
+
+def _runs(new, runs, loop):
+    """Mark the parallel loop `new` made from `loop` for hoist_index_checks:
+    `runs` is the test that it runs, and whether it is a user's prange."""
+    new.s2sad_runs = clone(runs)
+    new.s2sad_users_prange = getattr(loop, "s2sad_parallel", False)
+
+
+def hoist_index_checks(body):
+    """Once the index checks are made (checks/bounds.py, after every pass):
+    the checks inside the top-level parallel loops of a function's `body`
+    that read nothing the loop writes are made before the loop, under the
+    test that it runs, as parallelise does with a user's checks (numba
+    runs a loop that may raise serially); a loop that still may raise runs
+    serially, and says so."""
+    k = 0
+    while k < len(body):
+        loop = body[k]
+        runs = getattr(loop, "s2sad_runs", None)
+        if runs is not None and isinstance(loop, gast.For) and callee_name(loop.iter) == "prange" \
+                and _raises(loop.body):
+            checks, loop.body = _hoist_checks(loop)
+            if checks:  # (before the copies of a chunked loop too)
+                body.insert(k - getattr(loop, "s2sad_preamble", 0),
+                            gast.If(test=clone(runs), body=checks, orelse=[]))
+                k += 1
+            if _raises(loop.body):  # (not as the checks made on a copy before: serially)
+                loop.iter.func = name("range")
+                reason = "an index is checked in it (numba runs a loop that may raise serially)"
+                said = "prange in the function, but this loop of the derivative runs serially: " \
+                    if loop.s2sad_users_prange else "runs serially: "
+                comment = getattr(loop, "s2sad_comment", None)
+                loop.s2sad_comment = (comment + "; " if comment else "") + said + reason
+        k += 1
 
 
 def _carried_privates(analysis, loop, body, kinds):
@@ -254,6 +323,35 @@ def _carried_privates(analysis, loop, body, kinds):
                   if getattr(kinds.get(v), "tag", None) in ("int", "float"))
 
 
+def _defined_first(body, private, kinds):
+    """`v = 0.0` for each scalar private to the iterations that the body may
+    read where it is not bound on every path (bound in one `if`, read in
+    another): numba 0.68's prange then gives a reduction in the same loop
+    the value 0 (a wrong total with no error). Each iteration writes these
+    names before reading them, so the value given here is never read."""
+    zero = {"int": 0, "float": 0.0, "bool": False}
+    scalars = {v for v in private if getattr(kinds.get(v), "tag", None) in zero}
+    unbound = set()
+
+    def block(stmts, bound):
+        for s in stmts:
+            if isinstance(s, gast.If):
+                unbound.update((names_loaded(s.test) & scalars) - bound)
+                bound = block(s.body, set(bound)) & block(s.orelse, set(bound))
+            elif isinstance(s, (gast.For, gast.While)):
+                head = s.iter if isinstance(s, gast.For) else s.test
+                unbound.update((names_loaded(head) & scalars) - bound)
+                inner = set(bound) | (target_names(s.target) if isinstance(s, gast.For) else set())
+                block(s.body, inner)
+                block(s.orelse, set(bound))
+            else:
+                unbound.update((names_loaded(s) & scalars) - bound)
+                bound |= stores([s])[0]
+        return bound
+    block(body, set())
+    return [assign(v, const(zero[kinds[v].tag])) for v in sorted(unbound)]
+
+
 def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
     """The loop cut into one chunk per thread, each adding into its own
     copies of `accumulators`, summed after it in chunk order."""
@@ -267,16 +365,12 @@ def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
             s.target.value = name(own[s.target.value.id])
     # a number, not numba.get_num_threads(), which numba cannot cache
     pre = [assign(n, const(int(chunks)))]
-    pre += [assign(parts[a], parse_expr(f"np.zeros(({n},) + {a}.shape, {a}.dtype)"))
+    pre += [assign(parts[a], call("np.zeros", binop(gast.Tuple(elts=[name(n)], ctx=gast.Load()),
+                                                     gast.Add(), attr(name(a), "shape")),
+                                  attr(name(a), "dtype")))
             for a in accumulators]
-    # (a start in parentheses: n - (m - 3); parsed again below, so
-    # parentheses that change nothing leave no trace)
-    first = unparse(start)
-    first = first if first == "0" else f"({first})"
-    size = f"({unparse(stop)} - {first})" if first != "0" else unparse(stop)
-    offset = "" if first == "0" else f"{first} + "
-    inner_range = fold(parse_expr(
-        f"range({offset}{chunk} * {size} // {n}, {offset}({chunk} + 1) * {size} // {n})"))
+    inner_range = fold(call("range", _chunk_end(chunk, start, stop, n, 0),
+                            _chunk_end(chunk, start, stop, n, 1)))
     inner = gast.For(target=loop.target, iter=inner_range, body=body, orelse=[],
                      type_comment=None)
     gast.copy_location(inner, loop)
@@ -297,6 +391,16 @@ def _chunked(loop, body, start, stop, accumulators, namer, comment, chunks):
                                             ctx=gast.Load())) for a in accumulators],
         orelse=[], type_comment=None)
     return pre + [outer, sums]
+
+
+def _chunk_end(chunk, start, stop, n, past):
+    """Where chunk number `chunk` (+ `past`) of `n` starts in range(start,
+    stop): `start + chunk * (stop - start) // n` (`chunk * stop // n` from 0)."""
+    k = name(chunk) if not past else binop(name(chunk), gast.Add(), const(past))
+    zero = isinstance(start, gast.Constant) and start.value == 0
+    size = clone(stop) if zero else binop(clone(stop), gast.Sub(), clone(start))
+    part = binop(binop(k, gast.Mult(), size), gast.FloorDiv(), name(n))
+    return part if zero else binop(clone(start), gast.Add(), part)
 
 
 def _ascending_bounds(loop):
@@ -385,7 +489,7 @@ def _allocation_sizes(body, rebound):
         if f.endswith("_like") or f == "copy":  # (b's own shape is substituted in turn)
             if isinstance(arg, gast.Name) and arg.id != a:
                 for k in range(8):
-                    sizes[(a, k)] = parse_expr(f"{arg.id}.shape[{k}]")
+                    sizes[(a, k)] = subscript(attr(name(arg.id), "shape"), const(k))
         elif names_loaded(arg) & rebound:
             continue
         elif isinstance(arg, gast.Tuple):

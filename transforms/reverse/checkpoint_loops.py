@@ -40,9 +40,9 @@ import os
 import gast
 
 from ..analysis import kinds as K
-from ..emit.unparse import stmt_source
 from ..errors import UnsupportedSyntaxError
-from ..syntax import call, const, name, names_loaded, names_stored, parse_expr, walk
+from ..syntax import (attr, binop, call, compare, const, name, names_loaded, names_stored,
+                     plain_copy, walk)
 
 _COUNTER = itertools.count()
 
@@ -286,9 +286,9 @@ def _tape_check(loop, after, parsed, guard, local=None):
     if not state or any(v not in before for v in state):
         return None
     line = parsed.location.line_of(loop) or 0
-    check = gast.Expr(value=parse_expr(
-        f"check_memory({_steps(*_bounds(loop.iter))} * {_per_step_bytes(loop.body, state)}, "
-        f"{int(guard)}, {line})"))
+    check = gast.Expr(value=call(
+        "check_memory", _times_per_step(_steps(*_bounds(loop.iter)), loop.body, state),
+        const(int(guard)), const(line)))
     for n in ("check_memory", "trip_count", "state_nbytes"):
         parsed.namespace.setdefault(n, _runtime(n))
     gast.copy_location(check, loop)
@@ -306,16 +306,20 @@ def _steps(start, stop, stride):
             and isinstance(stride.operand.value, int):
         step = -stride.operand.value  # range(n, 0, -1)
     if not isinstance(step, int) or isinstance(step, bool) or step == 0:
-        return f"trip_count({stmt_source(start)}, {stmt_source(stop)}, {stmt_source(stride)})"
-    # (each bound in parentheses: 12 - (m - 3); the source is parsed again,
-    # so parentheses that change nothing leave no trace)
-    a, b = stmt_source(start), f"({stmt_source(stop)})"
-    a = a if a == "0" else f"({a})"
-    span = (b if a == "0" else f"({b} - {a})") if step > 0 else \
-        (f"-{b}" if a == "0" else f"({a} - {b})")
+        return call("trip_count", plain_copy(start), plain_copy(stop), plain_copy(stride))
+    a, b = plain_copy(start), plain_copy(stop)
+    zero = isinstance(start, gast.Constant) and start.value == 0 and type(start.value) is int
+    span = (b if zero else binop(b, "-", a)) if step > 0 else \
+        (gast.UnaryOp(op=gast.USub(), operand=b) if zero else binop(a, "-", b))
     if abs(step) == 1:
         return span
-    return f"(({span} + {abs(step) - 1}) // {abs(step)})"
+    return binop(binop(span, "+", const(abs(step) - 1)), "//", const(abs(step)))
+
+
+def _times_per_step(steps, body, state):
+    """`steps * <assignments> * <largest state>`: the bytes a loop's tape
+    takes (the estimate of _per_step_bytes)."""
+    return binop(binop(steps, "*", const(_assignments(body))), "*", _largest(state))
 
 
 def place_memory_checks(body, arguments, checks, kinds, location):
@@ -363,7 +367,8 @@ def _replace_nbytes_in(node, kinds):
                 kind = kinds.get(child.args[0].id)
                 if kind is None or not (kind.is_array or kind.is_scalar):
                     continue
-                new = parse_expr(f"{child.args[0].id}.size * 8" if kind.is_array else "8")
+                new = binop(attr(name(child.args[0].id), "size"), "*", const(8)) if kind.is_array \
+                    else const(8)
                 gast.copy_location(new, child)
                 _locate(new, child)
                 if isinstance(value, list):
@@ -415,9 +420,8 @@ def _lift(loop, after, parsed, marked, budget):
     if marked is not None:
         return [lifted]
     # under a budget: the recorded loop when its tape fits
-    per_step = _per_step_bytes(body, state)
-    bounds = ", ".join(stmt_source(e) for e in (start, stop, stride))
-    test = parse_expr(f"trip_count({bounds}) * {per_step} <= {int(budget)}")
+    trips = call("trip_count", *(plain_copy(e) for e in (start, stop, stride)))
+    test = compare(_times_per_step(trips, body, state), "<=", const(int(budget)))
     parsed.namespace.setdefault("trip_count", _runtime("trip_count"))
     parsed.namespace.setdefault("state_nbytes", _runtime("state_nbytes"))
     choice = gast.If(test=test, body=[loop], orelse=[lifted])
@@ -442,17 +446,14 @@ def _assignments(body):
                       and id(s) not in indices))
 
 
-def _per_step_bytes(body, state):
-    """An estimate of what one iteration records: per assignment in the
-    body, the bytes of the largest loop-carried variable (a tape entry per
-    value, or per element written in an inner loop)."""
-    return f"{_assignments(body)} * {_largest(state)}"
-
-
 def _largest(variables):
-    expr = f"state_nbytes({variables[0]})"
+    """`max(state_nbytes(a), state_nbytes(b), ...)`, nested: the bytes of the
+    largest loop-carried variable (what one iteration records, per
+    assignment in the body: a tape entry per value, or per element written
+    in an inner loop)."""
+    expr = call("state_nbytes", name(variables[0]))
     for v in variables[1:]:
-        expr = f"max({expr}, state_nbytes({v}))"
+        expr = call("max", expr, call("state_nbytes", name(v)))
     return expr
 
 
@@ -483,11 +484,15 @@ def _assigned_before(stmts, loop):
 def _step_function(fname, state, consts, counter, body, parsed):
     """The loop body as a Python function with source (what the compiler
     reads): (state..., consts..., counter) -> state."""
-    params = ", ".join(state + consts + [counter])
-    result = state[0] if len(state) == 1 else "(" + ", ".join(state) + ")"
-    text = ast.unparse(gast.gast_to_ast(gast.Module(body=body, type_ignores=[])))
-    inner = "\n".join("    " + ln for ln in text.splitlines())
-    source = f"def {fname}({params}):\n{inner}\n    return {result}\n"
+    result = name(state[0]) if len(state) == 1 else \
+        gast.Tuple(elts=[name(v) for v in state], ctx=gast.Load())
+    fdef = gast.FunctionDef(name=fname, args=gast.arguments(
+        args=[name(p, gast.Param()) for p in state + consts + [counter]], posonlyargs=[],
+        vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=list(body) + [gast.Return(value=result)], decorator_list=[], returns=None,
+        type_comment=None, type_params=[])
+    module = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
+    source = ast.unparse(module) + "\n"
     # (a name of its own, without '/': messages show the loop's file and line)
     where = f"{os.path.basename(parsed.location.filename)}:{parsed.location.line_of(body[0])}"
     filename = f"<the loop body at {where}, in {parsed.name} ({next(_COUNTER)})>"

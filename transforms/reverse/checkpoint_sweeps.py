@@ -2,14 +2,17 @@
 checkpoint_loops.py, which lifts the loop): `f_loop_<line>_fwd` runs the
 steps, keeping snapshots where the binomial schedule wants them, and stops
 before the last step; `f_loop_<line>_bwd` carries the schedule on in the
-reverse sweep, calling the step's generated vjp once per step. Both are
-written as source text that reads like a hand-written driver; the schedule
-itself is s2sad.checkpointing's (runtime helpers)."""
+reverse sweep, calling the step's generated vjp once per step. Both read
+like a hand-written driver; the schedule itself is s2sad.checkpointing's
+(runtime helpers)."""
 import gast
 
 from .checkpoint_loops import _largest, is_loop, kind_refusal
 from ..errors import UnsupportedSyntaxError
-from ..syntax import call, const, name
+from ..emit.unparse import function_source
+from ..expressions import raising
+from ..syntax import (assign, attr, binop, call, compare, const, dotted, name, store,
+                      subscript)
 from ..analysis import kinds as K
 
 
@@ -37,11 +40,9 @@ def loop_functions(program, loop, arg_kinds):
     program.module_names.update((fwd, bwd))
     state_mask, const_mask = list(mask[:p]), list(mask[p:p + q])
     names = _LocalNames(loop)
-    sources = [_forward_source(fwd, names, step, state_kinds),
-               _backward_source(bwd, names, step, vjp, state_kinds, const_kinds, mask)]
-    for text in sources:
-        tree = gast.parse(text).body[0]
-        program._add_function(tree.name, text, tree)
+    for tree, doc in [_forward(fwd, names, step, state_kinds),
+                      _backward(bwd, names, step, vjp, state_kinds, const_kinds, mask)]:
+        program._add_function(tree.name, function_source(tree, docstring=doc), tree)
     cache[key] = (fwd, bwd, state_mask, const_mask)
     return cache[key]
 
@@ -69,35 +70,77 @@ class _LocalNames:
         self.assignments = loop.assignments
 
 
-_DT = {"i": ", dtype=np.int64", "b": ", dtype=np.bool_", "c": ", dtype=np.complex128", "f": ""}
+_DT = {"i": "np.int64", "b": "np.bool_", "c": "np.complex128", "f": None}
+
+
+def _names(vs):
+    return [name(v) for v in vs]
+
+
+def _target(vs):
+    """`a = ...` or `a, b = ...` of the names `vs`."""
+    if len(vs) == 1:
+        return store(vs[0])
+    return gast.Tuple(elts=[store(v) for v in vs], ctx=gast.Store())
+
+
+def _values(nodes):
+    return nodes[0] if len(nodes) == 1 else gast.Tuple(elts=nodes, ctx=gast.Load())
+
+
+def _sum(nodes):
+    total = nodes[0]
+    for n in nodes[1:]:
+        total = binop(total, "+", n)
+    return total
+
+
+def _if(test, body, orelse=()):
+    return gast.If(test=test, body=body, orelse=list(orelse))
+
+
+def _commented(stmt, comment):
+    stmt.s2sad_comment = comment
+    return stmt
 
 
 def _snapshot_alloc(v, k):
+    slots = call(name("revolve_slots"), name("schedule"))
     if k.is_array:
-        return f"{v}_snapshots = np.empty((revolve_slots(schedule),) + {v}.shape, dtype={v}.dtype)"
-    return f"{v}_snapshots = np.empty(revolve_slots(schedule){_DT[k.scalar_dtype]})"
+        shape = binop(gast.Tuple(elts=[slots], ctx=gast.Load()), "+", attr(name(v), "shape"))
+        keywords = [("dtype", attr(name(v), "dtype"))]
+    else:
+        shape = slots
+        keywords = [("dtype", dotted(_DT[k.scalar_dtype]))] if _DT[k.scalar_dtype] else []
+    return assign(v + "_snapshots", call("np.empty", shape, keywords=keywords))
 
 
 def _copy(v, k):
-    return f"{v}.copy()" if k.is_array else v
+    return call(attr(name(v), "copy")) if k.is_array else name(v)
 
 
-def _schedule_cases(loop, step, state_kinds, indent):
-    S = ", ".join(loop.state)
-    args = ", ".join(loop.state + loop.consts)
-    pad = " " * indent
-    lines = [
-        "if action == ADVANCE:",
-        "    for i in range(revolve_from(schedule), revolve_to(schedule)):",
-        f"        {S} = {step}({args}, start + i * stride)",
-        "elif action == TAKESHOT:",
-    ]
+def _schedule_cases(loop, step, state_kinds, rest):
+    """`if action == ADVANCE: ... elif action == TAKESHOT: ...`, then `rest`
+    (the other cases)."""
+    def action_is(what):
+        return compare(name("action"), "==", name(what))
+    advance = gast.For(target=store("i"), iter=call(
+        "range", call(name("revolve_from"), name("schedule")),
+        call(name("revolve_to"), name("schedule"))), body=[assign(_target(loop.state), call(
+            name(step), *_names(loop.state + loop.consts),
+            binop(name("start"), "+", binop(name("i"), "*", name("stride")))))],
+        orelse=[], type_comment=None)
+    shots = []
     for v, k in zip(loop.state, state_kinds):
         if k.is_array:  # a snapshot slot has the shape the state had on entry
-            lines += [f"    if {v}.shape != {v}_snapshots.shape[1:]:",
-                      f"        raise ValueError({_shape_message(loop, v)!r})"]
-        lines.append(f"    {v}_snapshots[revolve_slot(schedule)] = {v}")
-    return [pad + ln for ln in lines]
+            kept = gast.Subscript(value=attr(name(v + "_snapshots"), "shape"), slice=gast.Slice(
+                lower=const(1), upper=None, step=None), ctx=gast.Load())
+            shots.append(_if(compare(attr(name(v), "shape"), "!=", kept),
+                             [raising("ValueError", _shape_message(loop, v))]))
+        shots.append(assign(subscript(v + "_snapshots", call(name("revolve_slot"),
+                                                             name("schedule")), gast.Store()),
+                            name(v)))
+    return _if(action_is("ADVANCE"), [advance], [_if(action_is("TAKESHOT"), shots, rest)])
 
 
 def _shape_message(loop, v):
@@ -106,44 +149,53 @@ def _shape_message(loop, v):
             f"leave that loop unmarked and without memory= (it is then recorded)")
 
 
-def _forward_source(fname, loop, step, state_kinds):
-    S = ", ".join(loop.state)
-    C = ", ".join(loop.consts)
-    params = ", ".join(["start", "stop", "stride", "snapshots", "budget"] + loop.state
-                       + loop.consts)
-    copies = ", ".join(_copy(v, k) for v, k in zip(loop.state, state_kinds))
-    sizes = " + ".join(f"state_nbytes({v})" for v in loop.state)
-    out = ", ".join(f"{v}_out" for v in loop.state)
-    lines = [
-        f"def {fname}({params}):",
-        f'    """The steps of the checkpointed loop at {loop.where()}, keeping snapshots',
-        "    of its state where the binomial schedule (revolve) wants them; stops",
-        '    before the last step, the first the reverse sweep turns."""',
-        "    steps = trip_count(start, stop, stride)",
-        "    # besides the snapshots: one step's tape, adjoints and copies of the state",
-        f"    slots = checkpoint_slots(snapshots, budget, steps, {sizes}, "
-        f"{loop.assignments} * {_largest(loop.state)} + 2 * ({sizes}))",
-        "    if slots == 0:",
-        f"        raise MemoryError({_budget_message(loop)!r})",
-        "    schedule = revolve_start(steps, slots)",
-    ] + ["    " + _snapshot_alloc(v, k) for v, k in zip(loop.state, state_kinds)] + [
-        f"    {S}{',' if len(loop.state) == 1 else ''} = {copies}"
-        f"{',' if len(loop.state) == 1 else ''}  # the caller's arrays stay as they are",
-        "    while True:",
-        "        action = revolve(schedule)",
-    ] + _schedule_cases(loop, step, state_kinds, 8) + [
-        "        else:  # FIRSTURN (the state is before the last step), or TERMINATE",
-        "            break",
-        f"    {out}{',' if len(loop.state) == 1 else ''} = {S}{',' if len(loop.state) == 1 else ''}",
-        "    if steps > 0:",
-        f"        {out}{',' if len(loop.state) == 1 else ''} = "
-        f"{step}({copies}, {C + ', ' if C else ''}start + (steps - 1) * stride)"
-        f"{'' if len(loop.state) > 1 else ','}",
-        f"    residuals = (schedule, {', '.join(v + '_snapshots' for v in loop.state)}, "
-        f"{S}, {C + ', ' if C else ''}start, stride)",
-        f"    return {out}, residuals",
+def _function(fname, params, body):
+    return gast.FunctionDef(name=fname, args=gast.arguments(
+        args=[name(p, gast.Param()) for p in params], posonlyargs=[], vararg=None,
+        kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=body, decorator_list=[], returns=None, type_comment=None)
+
+
+def _forward(fname, loop, step, state_kinds):
+    """(the forward sweep's FunctionDef, its docstring)."""
+    state, consts = loop.state, loop.consts
+    sizes = lambda: _sum([call(name("state_nbytes"), name(v)) for v in state])  # noqa: E731
+    per_step = binop(binop(const(loop.assignments), "*", _largest(state)), "+",
+                     binop(const(2), "*", sizes()))
+    outs = [v + "_out" for v in state]
+    last = binop(name("start"), "+", binop(binop(name("steps"), "-", const(1)), "*",
+                                           name("stride")))
+    residuals = gast.Tuple(elts=_names(["schedule"] + [v + "_snapshots" for v in state] + state
+                                       + consts + ["start", "stride"]), ctx=gast.Load())
+    body = [
+        assign("steps", call(name("trip_count"), *_names(["start", "stop", "stride"]))),
+        _commented(assign("slots", call(name("checkpoint_slots"), *_names(
+            ["snapshots", "budget", "steps"]), sizes(), per_step)),
+            "besides the snapshots: one step's tape, adjoints and copies of the state"),
+        _if(compare(name("slots"), "==", const(0)), [raising("MemoryError",
+                                                             _budget_message(loop))]),
+        assign("schedule", call(name("revolve_start"), name("steps"), name("slots"))),
+    ] + [_snapshot_alloc(v, k) for v, k in zip(state, state_kinds)] + [
+        _commented(assign(_target(state), _values(
+            [_copy(v, k) for v, k in zip(state, state_kinds)])),
+            "the caller's arrays stay as they are"),
+        gast.While(test=const(True), body=[
+            assign("action", call(name("revolve"), name("schedule"))),
+            _schedule_cases(loop, step, state_kinds, [_commented(
+                gast.Break(), "FIRSTURN (the state is before the last step), or TERMINATE")])],
+            orelse=[]),
+        assign(_target(outs), _values(_names(state))),
+        _if(compare(name("steps"), ">", const(0)), [assign(_target(outs), call(
+            name(step), *[_copy(v, k) for v, k in zip(state, state_kinds)], *_names(consts),
+            last))]),
+        assign("residuals", residuals),
+        gast.Return(value=gast.Tuple(elts=_names(outs) + [name("residuals")], ctx=gast.Load())),
     ]
-    return "\n".join(lines) + "\n"
+    doc = (f"The steps of the checkpointed loop at {loop.where()}, keeping snapshots\n"
+           "    of its state where the binomial schedule (revolve) wants them; stops\n"
+           "    before the last step, the first the reverse sweep turns.")
+    params = ["start", "stop", "stride", "snapshots", "budget"] + state + consts
+    return _function(fname, params, body), doc
 
 
 def _budget_message(loop):
@@ -153,47 +205,47 @@ def _budget_message(loop):
 
 
 def _zero(v, k):
-    return f"np.zeros_like({v})" if k.is_array else "0.0"
+    return call("np.zeros_like", name(v)) if k.is_array else const(0.0)
 
 
-def _backward_source(fname, loop, step, vjp, state_kinds, const_kinds, mask):
+def _backward(fname, loop, step, vjp, state_kinds, const_kinds, mask):
+    """(the reverse sweep's FunctionDef, its docstring)."""
     p = len(loop.state)
-    S = ", ".join(loop.state)
-    C = ", ".join(loop.consts)
     dS = [f"d{v}" for v in loop.state]
     dC = [f"d{v}" for v in loop.consts]
     diff = [d for d, m in zip(dS + dC, mask) if m]
-    seed = dS[0] if p == 1 else "(" + ", ".join(dS) + ")"
     step_results = [f"{d}_step" if d in dC else d for d in diff]
-    lines = [
-        f"def {fname}(residuals, {', '.join(dS)}):",
-        f'    """The reverse sweep of the checkpointed loop at {loop.where()}: the',
-        "    schedule goes on from where the forward sweep stopped, running steps",
-        '    again from snapshots, and reverses each step once."""',
-        f"    schedule, {', '.join(v + '_snapshots' for v in loop.state)}, {S}, "
-        f"{C + ', ' if C else ''}start, stride = residuals",
-    ] + [f"    {d} = {_zero(v, k)}" for d, v, k, m in
-         zip(dC, loop.consts, const_kinds, mask[p:]) if m] + [
-        "    action = revolve_current(schedule)",
-        "    while action != TERMINATE:",
-    ] + _schedule_cases(loop, step, state_kinds, 8) + [
-        "        elif action == RESTORE:",
-    ] + [f"            {v} = {v}_snapshots[revolve_slot(schedule)]"
-         f"{'.copy()' if k.is_array else ''}" for v, k in zip(loop.state, state_kinds)] + [
-        "        else:  # FIRSTURN, YOUTURN: the adjoint of one step, from the state before it",
-    ]
+    slot = lambda: call(name("revolve_slot"), name("schedule"))  # noqa: E731
+    restore = [assign(v, call(attr(subscript(v + "_snapshots", slot()), "copy"))
+                      if k.is_array else subscript(v + "_snapshots", slot()))
+               for v, k in zip(loop.state, state_kinds)]
     if vjp is not None and diff:
-        targets = ", ".join(step_results)
-        lines.append(f"            {targets} = {vjp}({S}, {C + ', ' if C else ''}"
-                     f"start + revolve_step(schedule) * stride, {seed})")
-        lines += [f"            {d} += {d}_step" for d in diff if d in dC]
+        at = binop(name("start"), "+", binop(call(name("revolve_step"), name("schedule")), "*",
+                                             name("stride")))
+        turn = [assign(_target(step_results), call(
+            name(vjp), *_names(loop.state + loop.consts), at, _values(_names(dS))))]
+        turn += [gast.AugAssign(target=store(d), op=gast.Add(), value=name(d + "_step"))
+                 for d in diff if d in dC]
     else:
-        lines.append("            pass")
-    lines += [
-        "        action = revolve(schedule)",
-        f"    return {', '.join(diff) if diff else '()'}",
+        turn = [gast.Pass()]
+    turn[0].s2sad_comment = "FIRSTURN, YOUTURN: the adjoint of one step, from the state before it"
+    unpacked = gast.Tuple(elts=[store(v) for v in ["schedule"] + [
+        v + "_snapshots" for v in loop.state] + loop.state + loop.consts + ["start", "stride"]],
+        ctx=gast.Store())
+    body = [assign(unpacked, name("residuals"))] + [
+        assign(d, _zero(v, k)) for d, v, k, m in zip(dC, loop.consts, const_kinds, mask[p:]) if m
+    ] + [
+        assign("action", call(name("revolve_current"), name("schedule"))),
+        gast.While(test=compare(name("action"), "!=", name("TERMINATE")), body=[
+            _schedule_cases(loop, step, state_kinds, [_if(
+                compare(name("action"), "==", name("RESTORE")), restore, turn)]),
+            assign("action", call(name("revolve"), name("schedule")))], orelse=[]),
+        gast.Return(value=_values(_names(diff)) if diff else gast.Tuple(elts=[], ctx=gast.Load())),
     ]
-    return "\n".join(lines) + "\n"
+    doc = (f"The reverse sweep of the checkpointed loop at {loop.where()}: the\n"
+           "    schedule goes on from where the forward sweep stopped, running steps\n"
+           "    again from snapshots, and reverses each step once.")
+    return _function(fname, ["residuals"] + dS, body), doc
 
 
 # ---- reverse mode -------------------------------------------------------------
@@ -207,7 +259,6 @@ def reverse_call(rev, s, frames):
     loop = rev.fn.resolve(value.func)
     if not is_loop(loop):
         return None
-    from ..syntax import assign, store
     if frames:
         raise UnsupportedSyntaxError("a checkpointed loop inside another loop", loop.location,
                                      loop.node, "Checkpoint the outer loop")

@@ -8,6 +8,8 @@ provides `fn`, `registry`, `namer`, `context`, `kinds`, `active`,
 import gast
 
 from ..analysis import kinds as K
+from ..analysis.distinct_indices import DistinctIndices
+from .tapes import names_written_in_place
 from ..frontend.bind import check_rule_application, refuse_active_index
 from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
 from ..emit.unparse import stmt_source
@@ -46,6 +48,15 @@ class Contributions:
         return template_of(rule.template_for(kinds, kw_kinds)).reads_ans
 
     # ---- contributions -----------------------------------------------------
+    @property
+    def distinct_indices(self):
+        """Which index arrays are proved to name each position once
+        (analysis/distinct_indices.py); the others add with repeats."""
+        if "_distinct" not in self.__dict__:
+            self._distinct = DistinctIndices(self.tree, self.kinds, self.fn.resolve,
+                                             names_written_in_place(self.tree))
+        return self._distinct
+
     def operand_names(self, value):
         return {n.id for n in walk(value) if isinstance(n, gast.Name)}
 
@@ -138,6 +149,8 @@ class Contributions:
         return self.apply_rule(prim.rule, g, ans, list(value.args), keywords, z)
 
     def apply_rule(self, rule, g, ans, args, keywords, z):
+        if getattr(rule, "user", False):  # (the self-checks do not take it as a derivative)
+            self.context.surrogates.add(f"the gradient registered for {rule.name}")
         if rule is None or rule.nondiff:
             return [], []
         if rule.function is not None:
@@ -241,7 +254,7 @@ class Contributions:
 
     def accumulate_all(self, pairs, cotangent):
         stmts = []
-        for atom, expr in _doubled(pairs):
+        for atom, expr in _doubled(_parts_of_literals(pairs)):
             if not self.is_active_atom(atom):
                 continue
             var = base_name(atom)
@@ -306,12 +319,13 @@ class Contributions:
                 f"`{stmt_source(unknown[0])}` is an integer or an array of indices, whose "
                 f"repeated entries add up. Give it a known type (an argument, an int "
                 f"expression, or an np.array of ints)")
-        # (a boolean mask names each position once: `dx[m] += g` is its cotangent)
+        # (a boolean mask names each position once: `dx[m] += g` is its cotangent; an
+        # array of any other dtype is an index array, whatever its kind says)
         fancy = [k for k, (item, kind) in enumerate(zip(items, kinds))
                  if not _slice_like(item) and (isinstance(item, gast.Call) or (
-                     kind.is_array and kind.dtype == "i"))]
-        if not fancy:
-            return atom, expr
+                     kind.is_array and kind.dtype != "b"))]
+        if not fancy or (len(fancy) == 1 and self.distinct_indices.distinct(items[fancy[0]])):
+            return atom, expr  # each position once: numpy's `dx[idx] += g` adds it
         p = fancy[0]
         if len(fancy) == 1 and p > 0 and all(isinstance(i, gast.Slice) for i in items[:p]) \
                 and all(isinstance(i, gast.Slice) for i in items[p + 1:]):
@@ -365,6 +379,20 @@ class Contributions:
         reshaped = call(gast.Attribute(value=points, attr="reshape", ctx=gast.Load()),
                         gast.Attribute(value=clone(base), attr="shape", ctx=gast.Load()))
         return base, reshaped
+
+
+def _parts_of_literals(pairs):
+    """A tuple or list literal's cotangent given to a whole name (`a, b = t`
+    gives `(da, db)` to t) goes to its parts, `t[0]` and `t[1]`: `+` would
+    concatenate the tuples."""
+    out = []
+    for atom, expr in pairs:
+        if isinstance(atom, gast.Name) and isinstance(expr, (gast.Tuple, gast.List)):
+            out += [(gast.Subscript(value=clone(atom), slice=const(k), ctx=gast.Load()), e)
+                    for k, e in enumerate(expr.elts)]
+        else:
+            out.append((atom, expr))
+    return out
 
 
 def _doubled(pairs):

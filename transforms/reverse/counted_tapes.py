@@ -43,7 +43,7 @@ import weakref
 
 import gast
 
-from ..syntax import assign, call, clone, const, name, names_loaded, parse_expr, walk
+from ..syntax import assign, call, clone, const, dotted, name, names_loaded, walk
 
 
 def countable(frames, written):
@@ -119,7 +119,7 @@ class CountedTapes:
         total = self.count(frames)
         run = self.run_index(frames)
         tape = self.tapes._fresh(label + "_tape")
-        kws = [("dtype", parse_expr(dtype))] if dtype else []
+        kws = [("dtype", dotted(dtype))] if dtype else []
         # (not marked s2sad_allocation: its length is computed next to it,
         # so fusion.py must not hoist it alone)
         alloc = assign(tape, call("np.empty", name(total), keywords=kws))

@@ -34,7 +34,8 @@ from ..syntax import name, walk, walk_stmts
 class LoopReads:
     """The names each reversed loop's body reads, by round."""
 
-    def __init__(self, tree):
+    def __init__(self, tree, lean=True):
+        self.lean = lean  # False: every reversed loop taken to read every name
         self.known = {}  # id(loop) -> names: the decisions of this round
         self.now = {}    # id(loop) -> names read in this round
         self._inside = {}  # id(loop) -> (loop, how often its names are mentioned in it)
@@ -66,6 +67,8 @@ class LoopReads:
 
     def reads(self, loop, var):
         """Whether the reversed `loop` reads `var` (None: not known yet)."""
+        if not self.lean:
+            return True
         answer = self._asked[(id(loop), var)] = _answer(self.known, id(loop), var)
         return answer
 

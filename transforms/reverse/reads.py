@@ -69,7 +69,9 @@ def _is_element(atom, kinds):
     if not kind.is_array or kind.dtype != "f":
         return False
     parts = atom.slice.elts if isinstance(atom.slice, gast.Tuple) else [atom.slice]
-    return len(parts) == kind.ndim and not any(isinstance(p, gast.Slice) for p in parts)
+    # (v[idx] with an index array, or a part of unknown kind, is no element)
+    return len(parts) == kind.ndim and all(
+        not isinstance(p, gast.Slice) and K.of_atom(p, kinds).tag == "int" for p in parts)
 
 
 def _survey(stmts, depth, kinds, active, sites, writes, whole):

@@ -36,7 +36,8 @@ _CHEAP = {getattr(mod, f) for mod in (math, np) for f in (
 class LoopValues:
     """The recomputation and hoisting decisions for one function's loops."""
 
-    def __init__(self, loop_locals, kinds, resolve, reads_result):
+    def __init__(self, loop_locals, kinds, resolve, reads_result, enabled=True):
+        self.enabled = enabled  # False: nothing recomputed or hoisted (everything taped)
         self.loop_locals = loop_locals   # id(loop) -> names living one iteration
         self.kinds = kinds
         self.resolve = resolve           # name / attribute node -> Python object
@@ -57,6 +58,8 @@ class LoopValues:
     def hoistable(self, s, var, loop):
         """Whether the restore of `var`, overwritten by `s`, may move to the
         top of the reverse iteration."""
+        if not self.enabled:
+            return False
         _, counts, position = self._loop_facts(loop)
         k = position.get(id(s))
         if k is None or counts.get(var) != 1 or getattr(s, "s2sad_nosave", False):
@@ -77,6 +80,8 @@ class LoopValues:
     def recomputable(self, s, var, loop):
         """Whether the loop-local `var` = value of `s` can be recomputed at the
         top of the reverse iteration."""
+        if not self.enabled:
+            return False
         key = ("recomputable", id(s))
         if key not in self._cache:
             self._cache[key] = self._recomputable(s, var, loop)

@@ -16,8 +16,8 @@ from ..analysis import kinds as K
 from .contributions import Contributions
 from .lean_tapes import LoopReads, entry_saves
 from ..errors import UnsupportedSyntaxError
-from ..syntax import (assign, base_name, binding_counts, call, clone, const, name, parse_expr,
-                     store, subscript)
+from ..syntax import (assign, base_name, binding_counts, binop, call, clone, const, name, number,
+                     plain_copy, store, subscript)
 from ..optimise.parallel import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
@@ -25,12 +25,13 @@ from ..analysis.shape_classes import ShapeOnly, same_region_shapes, shape_classe
 from ..checks.repeated_writes import last_writer_mask
 from .value_reads import value_reads
 from .steps_back import integer_step_inverse, reversed_range
+from .unpacking import Unpacking
 from .user_stacks import UserStacks
 from .tapes import (LoopFrame, Tapes, frame_for, names_written_in_place, only_transposes,
-                    placeholder, unparse)
+                    placeholder)
 
 
-class ReverseMode(Contributions, UserStacks):
+class ReverseMode(Contributions, UserStacks, Unpacking):
     """Builds the body of the derivative of one normalised function.
 
     `context` provides `registry` (gradient rules) and `helper_vjp(fn,
@@ -80,17 +81,22 @@ class ReverseMode(Contributions, UserStacks):
         """Forward and reverse statements. `outputs` are the returned
         atoms; `seeds` the matching seed expressions (None: not active)."""
         from ..analysis.definitions import Definitions, loop_locals
-        self.temporaries |= record_reads_where_cheaper(self.tree, self.kinds, self.active,
-                                                       self.namer)
+        enabled = self.context.optimisations  # (optimise/pipeline.py: SWEEP)
+        if "cheaper_reads" in enabled:
+            self.temporaries |= record_reads_where_cheaper(self.tree, self.kinds, self.active,
+                                                           self.namer)
         self.defs = Definitions(self.tree)
         self.loop_locals = loop_locals(self.tree)
         self.loop_restores, self.loop_hoisted = {}, {}
-        self.loop_reads = LoopReads(self.tree)  # what each reversed loop reads (lean_tapes.py)
+        # what each reversed loop reads (lean_tapes.py; switched off: every value)
+        self.loop_reads = LoopReads(self.tree, lean="lean_tapes" in enabled)
         # (a weak reference to this pass: a strong one, a reference cycle,
         # would leave the function's trees to the cyclic collector)
         reads_result = weakref.WeakMethod(self.adjoint_reads_result)
         self.loop_values = LoopValues(self.loop_locals, self.kinds, self.fn.resolve,
-                                      lambda value: reads_result()(value))
+                                      lambda value: reads_result()(value),
+                                      enabled="recompute" in enabled)
+        self.step_inverses = "step_inverse" in enabled
         body = self.tree.body[:-1]  # the final return is the caller's business
         # Recording a value can make the reverse sweep read more (a restored
         # flag brings back the branch that tests it), so repeat until the
@@ -98,11 +104,12 @@ class ReverseMode(Contributions, UserStacks):
         # the same names on every pass.
         self.bindings = binding_counts(self.tree.body)
         self.fusion = fusion.plan(self.tree, self.kinds, self.active, self.bindings) \
-            if self.fuse_loops else None
+            if self.fuse_loops and "fusion" in enabled else None
         taken = set(self.namer.taken)
         self.record_enabled = False
         # arrays of one shape throughout: reading only their shape reads no value
-        self.shape_classes = shape_classes(self.tree, self.kinds, self.fn.resolve)
+        self.shape_classes = shape_classes(self.tree, self.kinds, self.fn.resolve) \
+            if "shape_reads" in enabled else {}
         self.fixed_shapes = set(self.shape_classes)
         # An array bound once but in a loop may take another shape each time.
         # An adjoint is zeroed after its value's definition, with the shape
@@ -112,7 +119,8 @@ class ReverseMode(Contributions, UserStacks):
         # recorded as a carried value instead: its old value is restored
         # right after its adjoint, and the zero takes that value's shape.
         shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1
-                      and (v in self.fixed_shapes or not self.kind(v).is_array)}
+                      and (v in self.fixed_shapes or not self.kind(v).is_array)} \
+            if "shape_reads" in enabled else set()
         for loop, local in self.loop_locals.items():
             self.loop_locals[loop] = {v for v in local if v in self.fixed_shapes
                                       or not self.kind(v).is_array}
@@ -179,13 +187,17 @@ class ReverseMode(Contributions, UserStacks):
             var = todo.pop()
             for s, loop in self.loop_local_defs.get(var, {}).values():
                 if getattr(s, "s2sad_nosave", False) \
-                        or integer_step_inverse(s, var, self.kind(var)) is not None \
+                        or self.step_inverse(s, var, self.kind(var)) is not None \
                         or not self.loop_values.recomputable(s, var, loop):
                     continue
                 more = value_reads([s], shape_only) - self.generated - out
                 out |= more
                 todo.extend(more)
         return out
+
+    def step_inverse(self, s, var, kind):
+        """The statement undoing `s`'s integer step of `var` (None: record it)."""
+        return integer_step_inverse(s, var, kind) if self.step_inverses else None
 
     def note_loop_reads(self, loop, rev):
         """What the reversed `loop` (body `rev`) reads, with what recomputing
@@ -293,11 +305,12 @@ class ReverseMode(Contributions, UserStacks):
             loop.s2sad_ascending = clone(s.iter)  # if its iterations are independent (ordering.py)
             parallel_marks(loop, s)
             return gast.copy_location(loop, s)
-        start = unparse(args[0]) if len(args) > 1 else "0"
+        start = plain_copy(args[0]) if len(args) > 1 else const(0)
         k = self.namer.fresh(i + "_iter")
         self.generated.add(k)
-        it = parse_expr(f"range(len({unparse(s.iter)}) - 1, -1, -1)")
-        head = assign(i, parse_expr(f"{start} + {k} * ({unparse(step)})"))
+        it = call("range", binop(call("len", plain_copy(s.iter)), "-", const(1)), number(-1),
+                  number(-1))
+        head = assign(i, binop(start, "+", binop(name(k), "*", plain_copy(step))))
         loop = gast.For(target=store(k), iter=it, body=[head] + body, orelse=[], type_comment=None)
         return gast.copy_location(loop, s)
 
@@ -306,7 +319,7 @@ class ReverseMode(Contributions, UserStacks):
         if count is None:
             count = s.s2sad_counter = self.namer.fresh("n_iters")
         init = assign(count, const(0), src=s)
-        bump = assign(count, parse_expr(f"{count} + 1"), src=s)
+        bump = assign(count, binop(name(count), "+", const(1)), src=s)
         bump.s2sad_nosave = True
         self.kinds[count] = K.INT
         # in an enclosing loop the counter is overwritten every iteration
@@ -317,7 +330,9 @@ class ReverseMode(Contributions, UserStacks):
         bf, br = self.block(s.body, frames + [LoopFrame(s)])
         br = self.loop_hoisted.pop(id(s), []) + self.loop_restores.pop(id(s), []) + br
         self.note_loop_reads(s, br)
-        fwd = gast.While(test=s.test, body=[bump] + bf, orelse=[])
+        # (no reverse sweep: no count, neither its start nor its steps)
+        fwd = gast.While(test=s.test, body=([bump] if br else []) + (bf or [gast.Pass()]),
+                         orelse=[])
         gast.copy_location(fwd, s)
         if not br:
             return entry + [fwd], entry_restore
@@ -349,7 +364,7 @@ class ReverseMode(Contributions, UserStacks):
         return save, after, restore
 
     def _record(self, target, s, frames, var, kind, maybe, surely):
-        inverse = integer_step_inverse(s, var, kind)
+        inverse = self.step_inverse(s, var, kind)
         if inverse is not None:  # n = n + 1 is undone by n = n - 1: nothing to record
             return [], [], [inverse]
         loop = frames[-1].loop if frames else None
@@ -468,7 +483,8 @@ class ReverseMode(Contributions, UserStacks):
         elif x in self.active and _is_increment(s):
             # x[i] += v: dx[i] is unchanged, and v receives it
             v, g = s.value.right, subscript(self.d(x), clone(target.slice))
-            mask = last_writer_mask(target, self.atom_kind, self.fn.location, s)
+            mask = last_writer_mask(target, self.atom_kind, self.fn.location, s,
+                                        self.distinct_indices.distinct)
             if mask is not None:
                 g = mask(g)
             # dx[a:b] itself (a view) is v's cotangent: when v reads x, v's
@@ -500,7 +516,8 @@ class ReverseMode(Contributions, UserStacks):
                 g = dslot
                 slot = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
                 view = self.atom_kind(slot).is_array
-                mask = last_writer_mask(target, self.atom_kind, self.fn.location, s)
+                mask = last_writer_mask(target, self.atom_kind, self.fn.location, s,
+                                        self.distinct_indices.distinct)
                 if mask is not None:  # y[[0, 0]] = v: v[0] is overwritten (numpy)
                     g = mask(clone(dslot))
                 if view and self.atom_kind(value).is_scalar:
@@ -533,31 +550,6 @@ class ReverseMode(Contributions, UserStacks):
                 rev.append(assign(zero, const(0.0)))
             self.subscript_updated.add(self.d(x))
         return save + [s] + after, rev + restore
-
-    def assign_tuple(self, s, target, frames):
-        lifted = checkpoint_sweeps.reverse_call(self, s, frames)
-        if lifted is not None:
-            return lifted
-        names_ = [e.id for e in target.elts]
-        saves, afters, restores = [], [], []
-        for e in target.elts:
-            sv, af, rs = self.record(e, s, frames)
-            saves += sv
-            afters += af
-            restores += rs
-        if not any(n in self.active for n in names_):
-            return saves + [s] + afters, restores
-        g = gast.Tuple(elts=[name(self.d(n)) if n in self.active else self.zero_of(n) for n in names_],
-                       ctx=gast.Load())
-        unpacked = self.atom_kind(s.value)
-        if unpacked.is_array:  # u, v = P[k]: the cotangent is an array too (numba adds no tuple)
-            g = call("np.array" if unpacked.ndim == 1 else "np.stack", g)
-        prelude, pairs = self.contributions(s, None, s.value, g=g)
-        if getattr(s, "s2sad_constant", False):
-            prelude, pairs = [], []
-        rev = prelude + self.accumulate_all(pairs, None)
-        rev += restores + [self.zero_stmt(n) for n in names_ if n in self.active]
-        return saves + [s] + afters, rev
 
 
 def _is_increment(s):

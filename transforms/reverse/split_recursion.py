@@ -43,8 +43,8 @@ import re
 import gast
 
 from ..emit.unparse import expr_source, function_source
-from ..syntax import (assign, call, clone, const, name, names_loaded, names_stored, parse_expr,
-                     store, walk)
+from ..syntax import (assign, call, clone, compare, const, name, names_loaded, names_stored,
+                     plain_copy, store, structure, walk)
 from .tapes import placeholder
 
 _MARKER = "s2sad: the reverse sweep starts here"
@@ -313,13 +313,14 @@ def _allocation_placeholder(forward, v):
         if not ndim or len(s.value.args) > 1 or len(s.value.keywords) > len(dtype) \
                 or dtype and not _DTYPE.fullmatch(expr_source(dtype[0].value)):
             return None
-        empty = "0" if ndim == 1 else "(" + ", ".join(["0"] * ndim) + ")"
-        dt = ", dtype=" + expr_source(dtype[0].value) if dtype else ""
-        this = f"np.empty({empty}{dt})"
-        if found is not None and found != this:
+        empty = const(0) if ndim == 1 else \
+            gast.Tuple(elts=[const(0) for _ in range(ndim)], ctx=gast.Load())
+        this = call("np.empty", empty, keywords=[("dtype", plain_copy(dtype[0].value))]
+                    if dtype else [])
+        if found is not None and structure(found) != structure(this):
             return None
         found = this
-    return parse_expr(found) if found else None
+    return plain_copy(found) if found else None
 
 
 def _calls_renamed(stmts, old, new, records, shared=()):
@@ -454,7 +455,7 @@ def _without(stmts, drop):
 def _check(records, before, primal):
     message = (f"s2sad internal error: the records of {primal}'s recursive calls are out of "
                f"step in its derivative; please report this")
-    return gast.If(test=parse_expr(f"len({records}) != {before}"),
+    return gast.If(test=compare(call("len", name(records)), "!=", name(before)),
                    body=[gast.Raise(exc=call("RuntimeError", const(message)), cause=None)],
                    orelse=[])
 

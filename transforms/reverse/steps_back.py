@@ -3,29 +3,25 @@ reverse, and the statement that undoes an integer counter's step (so the
 reverse sweep recomputes the counter instead of recording it)."""
 import gast
 
-from ..syntax import const, parse_expr, store
+from ..syntax import binop, call, clone, const, number, plain_copy, store
 from ..templates import fold
-from .tapes import unparse
 
 
 def reversed_range(args, st):
     """The range running the iterations of `range(*args)` (step `st`, a
     nonzero int) backwards."""
-    # (each bound in parentheses: `stop - start` with start `m - 3` is
-    # `stop - (m - 3)`; parentheses that change nothing leave no trace)
-    start = unparse(args[0]) if len(args) > 1 else "0"
-    start = start if start == "0" else f"({start})"
-    stop = f"({unparse(args[1] if len(args) > 1 else args[0])})"
+    zero = len(args) == 1 or (isinstance(args[0], gast.Constant) and args[0].value == 0
+                              and type(args[0].value) is int)
+    start = const(0) if zero else plain_copy(args[0])
+    stop = plain_copy(args[1] if len(args) > 1 else args[0])
     if st == 1:
-        first = f"{stop} - 1"
-        end = "-1" if start == "0" else f"{start} - 1"
-    elif st > 0:
-        first = f"{start} + ({stop} - {start} - 1) // {st} * {st}"
-        end = f"{start} - 1"
-    else:
-        first = f"{start} + ({stop} - {start} + 1) // {st} * {st}"
-        end = f"{start} + 1"
-    return fold(parse_expr(f"range({first}, {end}, {-st})"))
+        first = binop(stop, "-", const(1))
+        end = number(-1) if zero else binop(start, "-", const(1))
+    else:  # start + (stop - start -+ 1) // st * st, the last value the loop takes
+        span = binop(binop(stop, "-", clone(start)), "-" if st > 0 else "+", const(1))
+        first = binop(start, "+", binop(binop(span, "//", number(st)), "*", number(st)))
+        end = binop(clone(start), "-" if st > 0 else "+", const(1))
+    return fold(call("range", first, end, number(-st)))
 
 
 def integer_step_inverse(s, var, kind):

@@ -18,8 +18,8 @@ import gast
 
 from .counted_tapes import CountedTapes, countable
 from ..emit.unparse import stmt_source
-from ..syntax import (assign, base_name, call, clone, const, name, names_loaded, names_stored,
-                     parse_expr, walk)
+from ..syntax import (assign, attr, base_name, binop, call, clone, const, dotted, name,
+                     names_loaded, names_stored, plain_copy, walk)
 
 
 unparse = stmt_source  # an expression's source
@@ -52,14 +52,14 @@ def frame_for(loop):
         return LoopFrame(loop)
     zero_start = isinstance(start, gast.Constant) and start.value == 0
     s = step.value
+    offset = name(i) if zero_start else binop(name(i), "-", plain_copy(start))
     if s == 1:
-        index = name(i) if zero_start else parse_expr(f"{i} - ({unparse(start)})")
-        trip = clone(stop) if zero_start else parse_expr(f"{unparse(stop)} - ({unparse(start)})")
+        index = offset
+        trip = clone(stop) if zero_start else binop(plain_copy(stop), "-", plain_copy(start))
         if not _non_negative(trip):
             trip = call("max", trip, const(0))
     else:
-        offset = i if zero_start else f"({i} - ({unparse(start)}))"
-        index = parse_expr(f"{offset} // {s}")
+        index = binop(offset, "//", const(s))
         trip = call("len", clone(loop.iter))
     from ..templates import fold
     return LoopFrame(loop, index=fold(index), trip=fold(trip))
@@ -85,10 +85,11 @@ def placeholder(kind, transposed=False):
     the variable only holds transposes (`T = L.T`), F-ordered: so is its
     placeholder (numba would type a name holding both orders as of any layout)."""
     if kind.is_array:
-        shape = "0" if kind.ndim == 1 else "(" + ", ".join(["0"] * kind.ndim) + ")"
+        shape = const(0) if kind.ndim == 1 else \
+            gast.Tuple(elts=[const(0) for _ in range(kind.ndim)], ctx=gast.Load())
         dt = _DTYPES[kind.dtype]
-        value = f"np.empty({shape}, dtype={dt})" if dt else f"np.empty({shape})"
-        return parse_expr(value + ".T" if transposed and kind.ndim >= 2 else value)
+        value = call("np.empty", shape, keywords=[("dtype", dotted(dt))] if dt else [])
+        return attr(value, "T") if transposed and kind.ndim >= 2 else value
     return const({"float": 0.0, "int": 0, "bool": False, "complex": 0j}[kind.tag])
 
 
@@ -185,7 +186,7 @@ class Tapes:
         trips = [clone(f.trip) for f in frames]
         shape = trips[0] if len(trips) == 1 else gast.Tuple(elts=trips, ctx=gast.Load())
         dt = _DTYPES[kind.scalar_dtype]
-        kws = [("dtype", parse_expr(dt))] if dt else []
+        kws = [("dtype", dotted(dt))] if dt else []
         alloc = assign(tape, call("np.empty", shape, keywords=kws))
         alloc.s2sad_allocation = True
         self.allocations.setdefault(id(frames[0].loop), []).append(alloc)
