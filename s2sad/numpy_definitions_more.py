@@ -7,7 +7,7 @@ what it does not take is refused where the call is bound, naming the
 user's line."""
 import numpy as np
 
-from .runtime_linalg_more import reduced_svd, singular_values
+from .runtime.spectral import reduced_svd, singular_values
 
 
 def polyval(p, x):

@@ -3,7 +3,7 @@ np.inner, np.dot and np.matmul / @ of N-d operands (1-d operands beside stacks,
 broadcast batch axes), np.cross along any axes, np.linalg's functions of
 stacks of matrices, and np.linalg.eigh with UPLO. Gradients against central
 finite differences of numpy's own functions, reverse and forward mode, as
-Python and compiled: numba has none of these forms, and s2sad.runtime_stack_loops
+Python and compiled: numba has none of these forms, and s2sad.runtime.stack_overloads
 teaches them to it (a loop over the leading axes calling numba's 2-D operation), so
 the compiled checks also check that no s2sad.NumbaFallbackWarning is raised (a sample
 by default; S2SAD_FULL=1 compiles every case). Every keyword is also spelled

@@ -4,5 +4,9 @@ from . import operators, math_rules, numpy_rules, builtin_rules, runtime_rules, 
     numpy_more_rules  # noqa: F401
 from . import numpy_linalg_rules  # noqa: F401
 from . import numpy_stack_rules  # noqa: F401  (variants of the rules above)
-from . import forms_rules  # noqa: F401  (after every numpy rule)
 from . import scipy_special_rules, scipy_linalg_rules  # noqa: F401
+
+from ..forms import give_helpers_their_rules  # noqa: E402
+from ..registry import REGISTRY  # noqa: E402
+
+give_helpers_their_rules(REGISTRY)  # (after every rule)

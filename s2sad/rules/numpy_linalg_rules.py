@@ -1,11 +1,11 @@
 """numpy.linalg: eigh, svd and pinv, and np.searchsorted (an index, no
 gradient), used by s2sad's definitions (numpy_definitions_more.py: interp,
 matrix norms). Names like `svd_grad` are helpers of
-`s2sad.runtime_linalg_more` (see there)."""
+`s2sad.runtime.spectral` (see there)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 
-from .. import runtime_linalg_more as rm
+from ..runtime import spectral as rm
 from ..parameters import BOOL, MATRICES, MATRIX, UPLO, Values
 from ..registry import adjoint, nondifferentiable, refused, tangent
 from ..transforms.analysis import kinds as K
@@ -21,7 +21,7 @@ nondifferentiable(np.searchsorted, kind=lambda args, kws: K.INT if args[1].is_sc
     values={"a": MATRICES, "UPLO": UPLO})
 def eigh(g, ans, a, UPLO="L"):
     # distinct eigenvalues (equal ones: inf); the gradient lands in the triangle numpy reads
-    # (s2sad.runtime_stacks: a matrix or a stack of them)
+    # (s2sad.runtime.stacks: a matrix or a stack of them)
     return eigh_uplo_grad(g[0], g[1], a, UPLO)
 
 

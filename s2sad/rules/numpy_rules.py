@@ -3,6 +3,8 @@ Names like `unreduce` are helpers of `s2sad.runtime` (see there)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 
+from .. import runtime as rt
+from ..forms import any_of, frobenius, given, numba_form
 from ..registry import (adjoint, tangent, bool_like_first, broadcast_args, broadcast_float,
                         created_array, first_arg, float_scalar, int_scalar, like_first,
                         nondifferentiable, norm_kind, refused, reduction, same_as_first, shape_ndim)
@@ -554,3 +556,17 @@ def _truth_reduction(args, kws):
 
 
 nondifferentiable(np.any, np.all, kind=_truth_reduction)
+
+
+# ---- the forms numba lacks (s2sad/forms.py): reductions over axes, with keepdims ----------
+
+numba_form(np.sum, rt.sum_kept, when=given("keepdims"))
+numba_form(np.mean, rt.mean_axis, when=given("axis", "keepdims"))
+numba_form(np.max, rt.max_axis, when=given("axis", "keepdims"))
+numba_form(np.amax, rt.max_axis, when=given("axis", "keepdims"), takes_rule=False)
+numba_form(np.min, rt.min_axis, when=given("axis", "keepdims"))
+numba_form(np.amin, rt.min_axis, when=given("axis", "keepdims"), takes_rule=False)
+numba_form(np.prod, rt.prod_axis, when=given("axis", "keepdims"))
+numba_form(np.var, rt.var_axis, when=given("axis", "ddof", "keepdims"))
+numba_form(np.std, rt.std_axis, when=given("axis", "ddof", "keepdims"))
+numba_form(np.linalg.norm, rt.norm_axis, when=any_of(given("axis"), frobenius, given("keepdims")))

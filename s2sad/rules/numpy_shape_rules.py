@@ -1,9 +1,11 @@
 """numpy: shapes, stacking, flips, diagonals, padding, sorting, and tensor
 contractions (einsum, tensordot, inner, kron, cross). Names like
-`unstack_nd` are helpers of `s2sad.runtime_shapes` (see there)."""
+`unstack_nd` are helpers of `s2sad.runtime.shapes` (see there)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 
+from .. import runtime as rt
+from ..forms import copied, given, numba_form, one_argument, parts_literal
 from ..registry import adjoint, tangent, first_arg
 from ..parameters import (ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_OF_SHAPE,
                           EINSUM_SUBSCRIPTS, FLOAT_DTYPE, INT, INT_OR_INTS, PAD_MODE, PAD_WIDTH,
@@ -311,7 +313,7 @@ def tensordot(g, ans, a, b, axes=2):
 @adjoint(np.inner, kind=lambda args, kws: K.array(args[0].ndim + args[1].ndim - 2, "f"),
          linear=(0, 1), values={"a": ARRAY, "b": ARRAY})
 def inner(g, ans, a, b):
-    # (s2sad.runtime_stacks: matrix products of the arrays as (rows, last axis), compiled)
+    # (s2sad.runtime.stacks: matrix products of the arrays as (rows, last axis), compiled)
     return inner_grad_left(g, a, b), inner_grad_right(g, a, b)
 
 
@@ -327,7 +329,7 @@ def kron(g, ans, a, b):
          values={"a": ARRAY, "b": ARRAY, "axisa": AXIS_INT, "axisb": AXIS_INT, "axisc": AXIS_INT,
                  "axis": AXIS_INT_OR_NONE})
 def cross(g, ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    # vectors along the given axes (axis, when given, for all three): s2sad.runtime_stacks
+    # vectors along the given axes (axis, when given, for all three): s2sad.runtime.stacks
     # (without axes: the variant in numpy_stack_rules.py)
     return (cross_axes_grad_left(g, a, b, axisa, axisb, axisc, axis),
             cross_axes_grad_right(g, a, b, axisa, axisb, axisc, axis))
@@ -369,3 +371,22 @@ def vsplit(g, ans, ary, indices_or_sections):
          values={"indices_or_sections": INT_OR_INTS})
 def dsplit(g, ans, ary, indices_or_sections):
     return unsplit(g, ary, indices_or_sections, 2)
+
+
+# ---- the forms numba lacks (s2sad/forms.py) ------------------------------------------------
+
+numba_form(np.array, rt.array_of, when=parts_literal, passing="tuple")
+numba_form(np.asarray, rt.array_of, when=parts_literal, passing="tuple",
+           takes_rule=False)  # (a list given to a definition)
+numba_form(np.array, rt.array_copy, when=copied)
+numba_form(np.atleast_1d, rt.atleast_1d_of, when=one_argument)
+numba_form(np.atleast_2d, rt.atleast_2d_of, when=one_argument)
+numba_form(np.atleast_3d, rt.atleast_3d_of, when=one_argument)
+# along an axis, or with a dtype (numba has only x.astype(), the method)
+numba_form(getattr(np, "astype", None), rt.astype_of)
+numba_form(np.squeeze, rt.squeeze_axis, when=given("axis"))
+numba_form(np.diff, rt.diff_axis, when=given("axis"))
+numba_form(np.repeat, rt.repeat_axis, when=given("axis"))
+numba_form(np.roll, rt.roll_axis)
+numba_form(np.sort, rt.sort_axis)
+numba_form(np.pad, rt.pad_of)

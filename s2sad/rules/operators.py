@@ -5,6 +5,8 @@ import operator
 
 import numpy as np
 
+from .. import runtime as rt
+from ..forms import takes_rule_of
 from ..parameters import MATMUL_OPERAND
 from ..registry import adjoint, broadcast_args, broadcast_float, nondifferentiable
 from ..transforms.analysis import kinds as K
@@ -76,3 +78,8 @@ nondifferentiable(operator.and_, operator.or_, operator.xor, operator.lshift, op
 @adjoint(operator.matmul, when=lambda x, y: min(x.ndim, y.ndim) >= 2 and max(x.ndim, y.ndim) > 2)
 def matmul_stacked(g, ans, x, y):
     return unbroadcast(g @ np.swapaxes(y, -1, -2), x), unbroadcast(np.swapaxes(x, -1, -2) @ g, y)  # noqa: F821
+
+
+# python_power(a, b) is a ** b (transforms/emit/numba_forms.py: exponents that may be
+# negative integers)
+takes_rule_of(rt.python_power, operator.pow)

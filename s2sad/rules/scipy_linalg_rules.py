@@ -1,13 +1,14 @@
 """scipy.linalg: Cholesky factorisation and solves, triangular and general
 solves, inv, det, expm (its Frechet derivative) and eigh. Names like `cholesky_grad` are helpers of
-`s2sad.runtime_linalg` (which says which triangle each function reads:
+`s2sad.runtime.linalg` (which says which triangle each function reads:
 gradients land there only). Second derivatives through these rules are
 not implemented (the helpers of the rules are refused)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 import scipy.linalg as la
 
-from .. import runtime_linalg as rl
+from ..forms import given, numba_form
+from ..runtime import linalg as rl
 from ..parameters import BOOL, MATRIX, VECTOR_OR_MATRIX, Values, _constant
 from ..registry import REGISTRY, adjoint, first_arg, nondifferentiable, refused, tangent
 from ..transforms.analysis import kinds as K
@@ -142,8 +143,14 @@ def eigh_tangent_rule(t, ans, a, lower=True, check_finite=True):
 
 # ---- the helpers generated code calls ---------------------------------------------------
 
-for _name, _fn in rl.STANDS_FOR.items():
-    REGISTRY.register(getattr(rl, _name), REGISTRY.lookup(_fn))
+# every call of a function is a call of its helper, which takes the function's rule
+# (s2sad/forms.py); np.linalg.cholesky only with upper= (numba has the others)
+for _fn, _helper in [(la.cholesky, rl.la_cholesky), (la.cho_factor, rl.la_cho_factor),
+                     (la.cho_solve, rl.la_cho_solve), (la.solve_triangular, rl.la_solve_triangular),
+                     (la.solve, rl.la_solve), (la.inv, rl.la_inv), (la.det, rl.la_det),
+                     (la.expm, rl.la_expm), (la.eigh, rl.la_eigh)]:
+    numba_form(_fn, _helper)
+numba_form(np.linalg.cholesky, rl.np_cholesky, when=given("upper"))
 refused(rl.cholesky_grad, rl.cholesky_tangent, rl.cho_factor_grad, rl.cho_solve_grad_c,
         rl.cho_solve_tangent, rl.solve_triangular_grad_a, rl.solve_triangular_tangent,
         rl.solve_triangular_adjoint, rl.solve_grad_a, rl.solve_tangent, rl.expm_frechet,
