@@ -6,7 +6,6 @@ from . import numpy_linalg_rules  # noqa: F401
 from . import numpy_stack_rules  # noqa: F401  (variants of the rules above)
 from . import scipy_special_rules, scipy_linalg_rules  # noqa: F401
 
-from ..forms import give_helpers_their_rules  # noqa: E402
-from ..registry import REGISTRY  # noqa: E402
+from ..extend import REGISTRY, give_helpers_their_rules  # noqa: E402
 
 give_helpers_their_rules(REGISTRY)  # (after every rule)

@@ -6,9 +6,8 @@ matrix norms). Names like `svd_grad` are helpers of
 import numpy as np
 
 from ..runtime import spectral as rm
-from ..parameters import BOOL, MATRICES, MATRIX, UPLO, Values
-from ..registry import adjoint, nondifferentiable, refused, tangent
-from ..transforms.analysis import kinds as K
+from ..extend import (K, BOOL, MATRICES, MATRIX, UPLO, adjoint, nondifferentiable, refused,
+                      tangent, Values)
 
 nondifferentiable(np.searchsorted, kind=lambda args, kws: K.INT if args[1].is_scalar
                   else K.array(args[1].ndim, "i"))

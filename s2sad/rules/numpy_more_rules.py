@@ -5,9 +5,8 @@ logaddexp2, real/imag), np.gradient and np.linalg.slogdet. Names like
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 
-from ..registry import adjoint, tangent, broadcast_float, reduction, same_as_first
-from ..parameters import AXIS, AXIS_INT, GRADIENT_OF, KEEPDIMS, MATRICES, NUMBER, REAL
-from ..transforms.analysis import kinds as K
+from ..extend import (K, AXIS, AXIS_INT, GRADIENT_OF, KEEPDIMS, MATRICES, NUMBER, REAL, adjoint,
+                      broadcast_float, reduction, same_as_first, tangent)
 
 
 # ---- variance and standard deviation --------------------------------------------------

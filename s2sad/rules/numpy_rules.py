@@ -4,14 +4,12 @@ Names like `unreduce` are helpers of `s2sad.runtime` (see there)."""
 import numpy as np
 
 from .. import runtime as rt
-from ..forms import any_of, frobenius, given, numba_form
-from ..registry import (adjoint, tangent, bool_like_first, broadcast_args, broadcast_float,
-                        created_array, first_arg, float_scalar, int_scalar, like_first,
-                        nondifferentiable, norm_kind, refused, reduction, same_as_first, shape_ndim)
-from ..parameters import (ARRAY, AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, DOT_OPERAND,
-                          FLOAT_DTYPE, INT, KEEPDIMS, MATMUL_OPERAND, MATRICES, NORM_ORD, NOT_NONE,
-                          SHAPE_ONLY, SCALAR)
-from ..transforms.analysis import kinds as K
+from ..extend import (K, ARRAY, AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, BOOL, DOT_OPERAND,
+                      FLOAT_DTYPE, INT, KEEPDIMS, MATMUL_OPERAND, MATRICES, NORM_ORD, NOT_NONE,
+                      SCALAR, SHAPE_ONLY, adjoint, any_of, bool_like_first, broadcast_args,
+                      broadcast_float, created_array, first_arg, float_scalar, frobenius, given,
+                      int_scalar, like_first, nondifferentiable, norm_kind, numba_form, reduction,
+                      refused, same_as_first, shape_ndim, tangent)
 
 
 def _unary(*fns):

@@ -5,12 +5,11 @@ contractions (einsum, tensordot, inner, kron, cross). Names like
 import numpy as np
 
 from .. import runtime as rt
-from ..forms import copied, given, numba_form, one_argument, parts_literal
-from ..registry import adjoint, tangent, first_arg
-from ..parameters import (ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_OF_SHAPE,
-                          EINSUM_SUBSCRIPTS, FLOAT_DTYPE, INT, INT_OR_INTS, PAD_MODE, PAD_WIDTH,
-                          PAIR_OF_AXES, SORT_KIND, TENSORDOT_AXES, VECTOR_OR_MATRIX)
-from ..transforms.analysis import kinds as K
+from ..extend import (K, ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXIS, AXIS_INT, AXIS_INT_OR_NONE,
+                      AXIS_OF_SHAPE, EINSUM_SUBSCRIPTS, FLOAT_DTYPE, INT, INT_OR_INTS, PAD_MODE,
+                      PAD_WIDTH, PAIR_OF_AXES, SORT_KIND, TENSORDOT_AXES, VECTOR_OR_MATRIX,
+                      adjoint, copied, first_arg, given, numba_form, one_argument, parts_literal,
+                      tangent)
 
 
 def _ndim(k):

@@ -9,11 +9,9 @@ import operator
 
 import numpy as np
 
-from ..forms import numba_form
+from ..extend import (K, REGISTRY, adjoint, nondifferentiable, numba_form, refused, Rule, tangent)
 from ..runtime import stack_overloads as rs_loops
 from ..runtime import stacks as rs
-from ..registry import REGISTRY, Rule, adjoint, nondifferentiable, refused, tangent
-from ..transforms.analysis import kinds as K
 
 
 # ---- products: numpy's N-d dot, and matmul of a vector with a stack -----------------------

@@ -6,10 +6,8 @@ import operator
 import numpy as np
 
 from .. import runtime as rt
-from ..forms import takes_rule_of
-from ..parameters import MATMUL_OPERAND
-from ..registry import adjoint, broadcast_args, broadcast_float, nondifferentiable
-from ..transforms.analysis import kinds as K
+from ..extend import (K, MATMUL_OPERAND, adjoint, broadcast_args, broadcast_float,
+                      nondifferentiable, takes_rule_of)
 
 
 @adjoint(operator.add, kind=broadcast_args, elementwise=True)

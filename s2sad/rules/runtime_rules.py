@@ -4,8 +4,7 @@ derivatives can be differentiated again (forward over reverse)."""
 import numpy as np
 
 from .. import runtime as rt
-from ..registry import REGISTRY, Rule, first_arg, nondifferentiable, refused
-from ..transforms.analysis import kinds as K
+from ..extend import (K, REGISTRY, first_arg, nondifferentiable, refused, Rule)
 
 
 def _linear(fn, kind, positions=(0,)):

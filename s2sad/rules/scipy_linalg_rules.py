@@ -7,22 +7,20 @@ not implemented (the helpers of the rules are refused)."""
 import numpy as np
 import scipy.linalg as la
 
-from ..forms import given, numba_form
+from ..extend import (K, BOOL, MATRIX, REGISTRY, VECTOR_OR_MATRIX, adjoint, constant, first_arg,
+                      given, nondifferentiable, numba_form, refused, tangent, Values)
 from ..runtime import linalg as rl
-from ..parameters import BOOL, MATRIX, VECTOR_OR_MATRIX, Values, _constant
-from ..registry import REGISTRY, adjoint, first_arg, nondifferentiable, refused, tangent
-from ..transforms.analysis import kinds as K
 
 # check_finite only decides whether scipy checks for inf and nan first
 _CHECK_FINITE = Values("True or False, written as a constant",
-                       lambda n, k: _constant(n) is True or _constant(n) is False,
+                       lambda n, k: constant(n) is True or constant(n) is False,
                        gradient_free=True)
 _TRANS = Values("0, 1, 2, 'N', 'T' or 'C', written as a constant",
-                lambda n, k: _constant(n) in (0, 1, 2, "N", "T", "C")
-                and not isinstance(_constant(n), bool))
+                lambda n, k: constant(n) in (0, 1, 2, "N", "T", "C")
+                and not isinstance(constant(n), bool))
 _ASSUME_A = Values("None, 'gen', 'general', 'sym', 'symmetric', 'her', 'hermitian', 'pos' or "
                    "'positive definite', written as a constant",
-                   lambda n, k: _constant(n) in (None, "gen", "general", "sym", "symmetric",
+                   lambda n, k: constant(n) in (None, "gen", "general", "sym", "symmetric",
                                                  "her", "hermitian", "pos",
                                                  "positive definite"))
 _CHO = Values("the (c, lower) pair cho_factor returns", lambda n, k: k.tag == "tuple"

@@ -9,11 +9,9 @@ import numpy as np
 import scipy.special as sp
 
 from .. import runtime
-from ..forms import numba_form
+from ..extend import (K, AXIS, INT, KEEPDIMS, REGISTRY, adjoint, broadcast_float, numba_form,
+                      reduction, same_as_first, tangent, Values)
 from ..runtime import special as runtime_special
-from ..parameters import AXIS, INT, KEEPDIMS, Values
-from ..registry import REGISTRY, adjoint, broadcast_float, reduction, same_as_first, tangent
-from ..transforms.analysis import kinds as K
 
 def _unary(*fns):
     return adjoint(*fns, kind=same_as_first, pointwise=True)
