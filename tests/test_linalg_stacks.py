@@ -1,4 +1,4 @@
-"""numpy's linear algebra beyond single matrices (s2sad/rules/numpy_stack_rules.py):
+"""numpy's linear algebra beyond single matrices (s2sad/rules/stacks.py):
 np.inner, np.dot and np.matmul / @ of N-d operands (1-d operands beside stacks,
 broadcast batch axes), np.cross along any axes, np.linalg's functions of
 stacks of matrices, and np.linalg.eigh with UPLO. Gradients against central

@@ -2,7 +2,7 @@
 N-d products (np.dot, np.matmul with a 1-d operand beside a stack), np.cross
 along any axes, and np.linalg's slogdet, cholesky and eigh of stacks of
 matrices (..., n, n), with eigh's UPLO (the other stacked rules are numpy
-expressions: s2sad/rules/numpy_stack_rules.py). Plain numpy: numba compiles none of these forms (its
+expressions: s2sad/rules/stacks.py). Plain numpy: numba compiles none of these forms (its
 np.dot, @ and np.linalg take 1-d and 2-d arrays only), so a derivative that
 uses them runs as Python (s2sad.NumbaFallbackWarning under jit=True).
 

@@ -1,9 +1,9 @@
 """numpy's linear algebra beyond single matrices: np.dot and np.matmul / @ of
 N-d operands, np.cross along any axes, and np.linalg's functions of stacks
 of matrices (..., n, n), which numpy broadcasts over the leading axes.
-These are variants of the rules in numpy_rules.py, numpy_shape_rules.py,
-numpy_more_rules.py and numpy_linalg_rules.py, chosen by the arguments'
-ranks. Names like `dot_subscripts` are helpers of `s2sad.runtime.stacks`."""
+These are variants of the rules in operators.py, contractions.py and
+linalg.py, chosen by the arguments' ranks. Names like `dot_subscripts` are
+helpers of `s2sad.runtime.stacks`."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import operator
 

@@ -7,7 +7,7 @@ not implemented (the helpers of the rules are refused)."""
 import numpy as np
 import scipy.linalg as la
 
-from ..extend import (K, BOOL, MATRIX, REGISTRY, VECTOR_OR_MATRIX, adjoint, constant, first_arg,
+from ..extend import (K, BOOL, MATRIX, VECTOR_OR_MATRIX, adjoint, constant, first_arg,
                       given, nondifferentiable, numba_form, refused, tangent, Values)
 from ..runtime import linalg as rl
 

@@ -1,19 +1,88 @@
-"""numpy.linalg: eigh, svd and pinv, and np.searchsorted (an index, no
-gradient), used by s2sad's definitions (numpy_definitions_more.py: interp,
-matrix norms). Names like `svd_grad` are helpers of
-`s2sad.runtime.spectral` (see there)."""
+"""numpy.linalg: det, inv, solve, slogdet, eigh, svd (through the helpers
+s2sad's definitions call: s2sad/definitions/linalg.py), pinv and cholesky,
+of single matrices (stacks of them: stacks.py). Names like `svd_grad` are
+helpers of `s2sad.runtime.spectral` (see there)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 
+from ..extend import (ARRAY, BOOL, K, MATRICES, MATRIX, UPLO, adjoint, first_arg, refused, tangent,
+                      Values)
 from ..runtime import spectral as rm
-from ..extend import (K, BOOL, MATRICES, MATRIX, UPLO, adjoint, nondifferentiable, refused,
-                      tangent, Values)
-
-nondifferentiable(np.searchsorted, kind=lambda args, kws: K.INT if args[1].is_scalar
-                  else K.array(args[1].ndim, "i"))
 
 
-# ---- eigh: symmetric matrices, one triangle read (UPLO 'L', numpy's default, or 'U') ----
+# ---- det, inv, solve ------------------------------------------------------------------------
+
+@adjoint(np.linalg.det, kind=lambda args, kws: K.array(args[0].ndim - 2, "f"),
+         values={"a": MATRICES})
+def det(g, ans, a):
+    return g * ans * np.linalg.inv(a).T
+
+
+@adjoint(np.linalg.inv, kind=first_arg, values={"a": MATRICES})
+def inv(g, ans, a):
+    return -(ans.T @ g @ ans.T)
+
+
+@adjoint(np.linalg.det, when=lambda a: a.ndim > 2)
+def det_stacked(g, ans, a):
+    return (g * ans)[..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@adjoint(np.linalg.inv, when=lambda a: a.ndim > 2)
+def inv_stacked(g, ans, a):
+    return -(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))
+
+
+def _solve_kind(args, kws):
+    """numpy's solve: b is a vector when 1-d, else a (stack of) matrices."""
+    a, b = args
+    if b.ndim == 1:
+        return K.array(a.ndim - 1, "f")
+    return K.array(max(a.ndim, b.ndim), "f")
+
+
+@adjoint(np.linalg.solve, kind=_solve_kind, values={"a": MATRICES, "b": ARRAY})
+def solve(g, ans, a, b):
+    gb = np.linalg.solve(a.T, g)
+    return -matmul_grad_left(gb, a, ans), gb
+
+
+@tangent(np.linalg.det)
+def det_tangent(t, ans, a):
+    return ans * np.trace(np.linalg.solve(a, t))
+
+
+@tangent(np.linalg.det, when=lambda a: a.ndim > 2)
+def det_stacked_tangent(t, ans, a):
+    # det times the tangent of log|det|, trace(a^-1 t) per matrix (a helper numba compiles)
+    return ans * slogdet_stack_tangent(t, a)[1]
+
+
+@tangent(np.linalg.inv)
+def inv_tangent(t, ans, a):
+    return -(ans @ t @ ans)
+
+
+@tangent(np.linalg.solve)
+def solve_tangent(ta, tb, ans, a, b):
+    return np.linalg.solve(a, tb - ta @ ans)
+
+
+# ---- slogdet: (sign, log|det|); the sign is locally constant --------------------------------
+
+@adjoint(np.linalg.slogdet, kind=lambda args, kws: K.tuple_of(
+    [K.array(args[0].ndim - 2, "f")] * 2), values={"a": MATRICES})
+def slogdet(g, ans, a):
+    return g[1] * np.linalg.inv(a).T
+
+
+@tangent(np.linalg.slogdet)
+def slogdet_tangent_rule(t, ans, a):
+    # (0.0, trace(solve(a, t))): one expression, as tangent templates are
+    return slogdet_tangent(t, a)
+
+
+# ---- eigh, svd, pinv, cholesky --------------------------------------------------------------
 
 @adjoint(np.linalg.eigh, kind=lambda args, kws: K.tuple_of(
     [K.array(args[0].ndim - 1, "f"), K.array(args[0].ndim, "f")]),
@@ -41,8 +110,6 @@ def eigh_lower_tangent_rule(t, ans, a, UPLO="L"):
     return eigh_lower_tangent(t, a)
 
 
-# ---- svd (through s2sad's definitions: the reduced factors, or the singular values) ----
-
 @adjoint(rm.reduced_svd, kind=lambda args, kws: K.tuple_of(
     [K.array(2, "f"), K.array(1, "f"), K.array(2, "f")]), values={"a": MATRIX})
 def reduced_svd(g, ans, a):
@@ -64,8 +131,6 @@ def singular_values(g, ans, a):
 def singular_values_tangent(t, ans, a):
     return svd_values_tangent(t, a)
 
-
-# ---- pinv at constant rank ---------------------------------------------------------------
 
 # the cutoff only decides which singular values count as zero: not the gradient at constant rank
 _RCOND = Values("None or a number", lambda n, k: k.tag in ("none", "int", "float"),
@@ -92,8 +157,6 @@ refused(rm.svd_tangent, kind=lambda args, kws: K.tuple_of(
     [K.array(2, "f"), K.array(1, "f"), K.array(2, "f")]),
     reason="second derivatives through np.linalg's svd rule are not implemented")
 
-
-# ---- cholesky: numpy's reads the lower triangle (upper=True: the upper one) --------------
 
 @adjoint(np.linalg.cholesky, kind=lambda args, kws: K.array(args[0].ndim, "f"),
          values={"a": MATRICES, "upper": BOOL})
