@@ -23,7 +23,7 @@ helper."""
 # (keepdims reaches a helper only in a helper's primal copy, which is not bound:
 # a differentiated call's keepdims is a reshape, bind.py)
 FORMS = []
-_STANDS_FOR = []  # (helper, the function whose gradient rule it takes)
+STANDS_FOR = []  # (helper, the function whose gradient rule it takes)
 
 
 def numba_form(fn, helper, when=None, passing="same", takes_rule=True):
@@ -40,13 +40,13 @@ def numba_form(fn, helper, when=None, passing="same", takes_rule=True):
 
 def takes_rule_of(helper, fn):
     """`helper` (a runtime helper generated code calls) has `fn`'s rule."""
-    _STANDS_FOR.append((helper, fn))
+    STANDS_FOR.append((helper, fn))
 
 
 def give_helpers_their_rules(registry):
     """Register each helper with the rule of what it stands for (after every
     rule is registered)."""
-    for helper, fn in _STANDS_FOR:
+    for helper, fn in STANDS_FOR:
         registry.register(helper, registry.lookup(fn))
 
 

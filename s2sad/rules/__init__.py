@@ -5,7 +5,7 @@ from . import operators, math_rules  # noqa: F401
 from . import elementwise, reductions, contractions, linalg, shapes  # noqa: F401
 from . import builtin_rules, runtime_rules  # noqa: F401
 from . import stacks  # noqa: F401  (variants of the rules above, for stacks of matrices)
-from . import special, scipy_linalg  # noqa: F401
+from . import special  # noqa: F401
 
 from ..extend import REGISTRY, give_helpers_their_rules  # noqa: E402
 

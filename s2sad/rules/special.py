@@ -200,7 +200,7 @@ def log_softmax_tangent(t, ans, x, axis=None):
 
 
 # ---- every call of a function is a call of its helper, which takes the function's rule ----
-# (s2sad/forms.py; sp.psi is sp.digamma: sp_digamma has its own rule, above)
+# (s2sad/forms.py; sp.psi is sp.digamma, whose helper sp_digamma takes no rule here)
 
 for _fn, _helper in [
         (sp.gammaln, "sp_gammaln"), (sp.digamma, "sp_digamma"), (sp.psi, "sp_digamma"),
