@@ -26,7 +26,8 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # ---- np.matmul of vectors and matrices ---------------------------------------------
 
 def matmul_of(a, b):
-    """np.matmul(a, b) (numba has `@`, not the function; of stacks: s2sad.runtime.stack_overloads)."""
+    """np.matmul(a, b) (numba has `@`, not the function; of stacks:
+    s2sad.runtime.stack_overloads)."""
     return np.matmul(a, b)
 
 
