@@ -47,7 +47,7 @@ def table():
             continue
         text = rule.parameters_text()
         rows.setdefault(text, []).append(name)
-    from .numpy_definitions import TABLE  # functions (or spellings) s2sad defines
+    from .definitions import TABLE  # functions (or spellings) s2sad defines
     for fn, text in TABLE:
         rows.setdefault(text, []).append(_qualified(fn))
     lines = ["| functions | parameters (and the values each rule implements) |", "|---|---|"]

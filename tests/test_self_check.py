@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad.registry import adjoint, tangent
-from s2sad.rules.math_rules import float_scalar
+from s2sad.extend import adjoint, float_scalar, tangent
 from s2sad.transforms.optimise import pipeline
 
 from gradcheck import numerical_grad

@@ -1,6 +1,7 @@
 """Shape, joining, flipping, diagonal, padding, sorting and contraction rules
-(s2sad/rules/numpy_shape_rules.py), variance and standard deviation, the
-elementwise functions of numpy_more_rules.py, and the calls they refuse."""
+(s2sad/rules/shapes.py, contractions.py), variance and standard deviation,
+the elementwise functions beyond the common ones (s2sad/rules/elementwise.py),
+and the calls they refuse."""
 import numpy as np
 
 from .cases import SHAPES, const, make, matrix, rank_name, signed, spread, uni

@@ -30,7 +30,7 @@ from ...parameters import AXIS_VALUES
 from ..errors import UnsupportedSyntaxError
 from .keyword_spellings import respell_keywords
 from .spellings import respell
-from ...numpy_definitions import NotImplementedArgument, definition_arguments, numpy_definition
+from ...definitions import NotImplementedArgument, definition_arguments, numpy_definition
 from ..libraries import is_library_function
 from ..syntax import Transformer, const
 

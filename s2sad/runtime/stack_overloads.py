@@ -19,13 +19,13 @@ from numba.core import types
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
-from .runtime import unbroadcast
-from .runtime_linalg import cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent
-from .runtime_shapes import cross_grad
+from .base import unbroadcast
+from .linalg import cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent
+from .shapes import cross_grad
 # (one line each: s2sad.export drops these lines, the names being in its copy already)
-from .runtime_stacks import cholesky_stack_grad, cholesky_stack_tangent, slogdet_stack_tangent
-from .runtime_stacks import cross_axes_grad_left, cross_axes_grad_right
-from .runtime_stacks import eigh_uplo_grad, eigh_uplo_tangent
+from .stacks import cholesky_stack_grad, cholesky_stack_tangent, slogdet_stack_tangent
+from .stacks import cross_axes_grad_left, cross_axes_grad_right
+from .stacks import eigh_uplo_grad, eigh_uplo_tangent
 
 __all__ = ["matmul_stacks", "dot_grad_left", "dot_grad_right", "matmul_stack_grad_left",
            "matmul_stack_grad_right"]

@@ -1,9 +1,8 @@
 """numpy call forms numba lacks, along an axis or with a dtype: `x.astype(dtype)`,
 np.squeeze with an axis, np.diff / np.repeat / np.roll / np.sort along an
 axis, np.pad ('constant' and 'edge'), and the gradient of np.pad. The late
-pass (transforms/emit/numba_forms.py) rewrites a call into one of these by the
-table FORMS below (s2sad/rules/forms_rules.py adds it to the others), as
-for s2sad.runtime_forms.
+pass (transforms/emit/numba_forms.py) rewrites a call into one of these by
+the table of s2sad/forms.py.
 
 Each helper is plain numpy (jit=False, NUMBA_DISABLE_JIT=1) with a numba
 overload that generates code for the argument types: an array along an
@@ -363,29 +362,3 @@ def _scatter_sum_axis(values, index, like, axis):
                     out[i, j, q] += v[i, k, q]
         return out.reshape(like.shape)
     return impl
-
-
-# ---- the table the late pass reads (added to runtime_forms.FORMS by rules/forms_rules.py) ----
-
-def _passes(name):
-    return lambda call: any(k.arg == name for k in call.keywords)
-
-
-def _not_float_astype(call):
-    """x.astype(dtype) (np.astype): every call (numba has only the method)."""
-    return True
-
-
-FORMS = [
-    (getattr(np, "astype", None), _not_float_astype, "astype_of", "same"),
-    (np.squeeze, _passes("axis"), "squeeze_axis", "same"),
-    (np.diff, _passes("axis"), "diff_axis", "same"),
-    (np.repeat, _passes("axis"), "repeat_axis", "same"),
-    (np.roll, lambda call: True, "roll_axis", "same"),
-    (np.sort, lambda call: True, "sort_axis", "same"),
-    (np.pad, lambda call: True, "pad_of", "same"),
-]
-FORMS = [f for f in FORMS if f[0] is not None]
-STANDS_FOR = {"astype_of": getattr(np, "astype", None), "squeeze_axis": np.squeeze,
-              "diff_axis": np.diff, "repeat_axis": np.repeat, "roll_axis": np.roll,
-              "sort_axis": np.sort, "pad_of": np.pad}

@@ -1,14 +1,36 @@
-"""numpy: shapes, stacking, flips, diagonals, padding, sorting, and tensor
-contractions (einsum, tensordot, inner, kron, cross). Names like
-`unstack_nd` are helpers of `s2sad.runtime_shapes` (see there)."""
+"""numpy's shape functions: copies and casts, reshapes, transposes, joining,
+array creation, repeating and padding, axes, flips and rolls, diagonals
+and triangles, differences, sorting, positions (no gradient) and
+splitting, and the forms numba lacks (s2sad/forms.py). Names like
+`unstack_nd` are helpers of `s2sad.runtime` (see there)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 
-from ..registry import adjoint, tangent, first_arg
-from ..parameters import (ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_OF_SHAPE,
-                          EINSUM_SUBSCRIPTS, FLOAT_DTYPE, INT, INT_OR_INTS, PAD_MODE, PAD_WIDTH,
-                          PAIR_OF_AXES, SORT_KIND, TENSORDOT_AXES, VECTOR_OR_MATRIX)
-from ..transforms.analysis import kinds as K
+from .. import runtime as rt
+from ..extend import (AT_LEAST_2D, AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_OF_SHAPE, BOOL,
+                      FLOAT_DTYPE, GRADIENT_OF, INT, INT_OR_INTS, K, PAD_MODE, PAD_WIDTH,
+                      PAIR_OF_AXES, SCALAR, SHAPE_ONLY, SORT_KIND, VECTOR_OR_MATRIX, adjoint,
+                      copied, created_array, first_arg, given, int_scalar, like_first,
+                      nondifferentiable, numba_form, one_argument, parts_literal, refused,
+                      shape_ndim, tangent)
+
+
+# ---- copies and casts -----------------------------------------------------------------------
+
+@adjoint(np.positive, np.copy, kind=like_first, linear=(0,))
+def identity(g, ans, a):
+    return g
+
+
+@adjoint(np.asarray, np.ascontiguousarray, kind=like_first, linear=(0,),
+         values={"dtype": FLOAT_DTYPE})
+def as_array(g, ans, a, dtype=None):
+    return g
+
+
+@adjoint(np.array, kind=like_first, linear=(0,), values={"dtype": FLOAT_DTYPE})
+def array(g, ans, object, dtype=None):
+    return g
 
 
 def _ndim(k):
@@ -40,8 +62,6 @@ def _squeezed(args, kws):
     return K.array(_ndim(args[0]) - (len(axis.items) if axis.tag == "tuple" else 1),
                    args[0].dtype)
 
-
-# ---- copies and reshapes ---------------------------------------------------------
 
 def _cast(args, kws):
     """x.astype(dtype): x's shape, the dtype's kind (an integer cast of floats is
@@ -79,7 +99,48 @@ def atleast_3d(g, ans, arys):
     return reshape_like(g, arys)
 
 
-# ---- joining ----------------------------------------------------------------------
+# ---- transposes, reshapes, joining ----------------------------------------------------------
+
+@adjoint(np.transpose, kind=first_arg, diff_argnums=(0,), linear=(0,), values={"axes": AXES})
+def transpose(g, ans, a, axes=None):
+    return untranspose(g, axes)
+
+
+@adjoint(np.transpose, when=lambda a: True)
+def transpose_plain(g, ans, a):
+    return np.transpose(g)
+
+
+@adjoint(np.reshape, kind=lambda args, kws: K.array(shape_ndim(args[1]), args[0].dtype),
+         diff_argnums=(0,), linear=(0,))
+def reshape(g, ans, a, shape):
+    return reshape_like(g, a)
+
+
+@adjoint(np.ravel, kind=lambda args, kws: K.array(1, args[0].dtype), linear=(0,))
+def ravel(g, ans, a):
+    return reshape_like(g, a)
+
+
+@adjoint(np.expand_dims, kind=lambda args, kws: K.array(
+    args[0].ndim + (len(args[1].items) if args[1].tag == "tuple" else 1), args[0].dtype),
+         diff_argnums=(0,), linear=(0,))
+def expand_dims(g, ans, a, axis):
+    return reshape_like(g, a)
+
+
+@adjoint(np.concatenate, kind=lambda args, kws: args[0].items[0], diff_argnums=(0,),
+         linear=(0,), values={"axis": AXIS_INT})
+def concatenate(g, ans, arrays, axis=0):
+    return concatenate_parts(g, arrays, axis)
+
+
+@adjoint(np.stack, kind=lambda args, kws: K.array(args[0].items[0].ndim + 1,
+                                                  args[0].items[0].dtype), diff_argnums=(0,),
+         linear=(0,), values={"axis": AXIS_INT})
+def stack(g, ans, arrays, axis=0):
+    return stack_parts(g, arrays, axis)
+
 
 @adjoint(np.hstack, kind=_joined(1), diff_argnums=(0,), linear=(0,))
 def hstack(g, ans, tup):
@@ -114,7 +175,44 @@ def append_tangent(tarr, tvalues, ans, arr, values, axis=None):
     return np.append(tarr, tvalues, axis)
 
 
-# ---- repeating ----------------------------------------------------------------------
+# ---- creating arrays ------------------------------------------------------------------------
+
+@adjoint(np.linspace, kind=lambda args, kws: K.array(1, "f"), diff_argnums=(0, 1),
+         values={"start": SCALAR, "stop": SCALAR, "num": INT, "endpoint": BOOL})
+def linspace(g, ans, start, stop, num=50, endpoint=True):
+    t = np.arange(num) / (max(num - 1, 1) if endpoint else num)
+    return np.sum(g * (1.0 - t)), np.sum(g * t)
+
+
+@adjoint(np.full, kind=created_array, diff_argnums=(1,), linear=(1,),
+         values={"fill_value": SCALAR})
+def full(g, ans, shape, fill_value):
+    return None, np.sum(g)
+
+
+@adjoint(np.full_like, kind=lambda args, kws: K.float_result(args[0]), diff_argnums=(1,),
+         linear=(1,), values={"a": SHAPE_ONLY, "fill_value": SCALAR})
+def full_like(g, ans, a, fill_value):
+    return None, np.sum(g)
+
+
+@tangent(np.linspace)
+def linspace_tangent(tstart, tstop, ans, start, stop, num=50, endpoint=True):
+    return tstart + (tstop - tstart) * (np.arange(num) / (max(num - 1, 1) if endpoint else num))
+
+
+nondifferentiable(np.zeros, np.ones, np.empty, kind=created_array)
+nondifferentiable(np.zeros_like, np.ones_like, np.empty_like,
+                  kind=lambda args, kws: K.float_result(args[0]))
+nondifferentiable(np.shape, kind=lambda args, kws: K.tuple_of([K.INT] * args[0].ndim))
+nondifferentiable(np.size, np.ndim, np.argmax, np.argmin, kind=int_scalar)
+refused(np.arange, kind=lambda args, kws: K.array(
+    1, "i" if all(a.tag == "int" for a in args) else "f"),
+    reason="its values depend on start and step; write start + step * np.arange(n)")
+nondifferentiable(np.eye, np.identity, kind=lambda args, kws: K.array(2, "f"))
+
+
+# ---- repeating, padding, axes, flips, diagonals, differences, sorting -----------------------
 
 @adjoint(np.repeat, kind=lambda args, kws: K.array(
     1 if kws.get("axis", K.NONE).tag == "none" else _ndim(args[0]), args[0].dtype),
@@ -135,8 +233,6 @@ def tile(g, ans, A, reps):
 def pad(g, ans, array, pad_width, mode="constant"):
     return unpad_of(g, array, pad_width, mode)
 
-
-# ---- axes, flips, rolls --------------------------------------------------------------
 
 @adjoint(np.moveaxis, kind=first_arg, diff_argnums=(0,), linear=(0,),
          values={"source": INT_OR_INTS, "destination": INT_OR_INTS})
@@ -198,8 +294,6 @@ def roll_flat(g, ans, a, shift):
     return np.roll(g, -shift)
 
 
-# ---- diagonals and triangles ----------------------------------------------------------
-
 @adjoint(np.diag, kind=lambda args, kws: K.array(3 - args[0].ndim, args[0].dtype),
          diff_argnums=(0,), linear=(0,), values={"v": VECTOR_OR_MATRIX, "k": INT})
 def diag(g, ans, v, k=0):
@@ -210,9 +304,6 @@ def diag(g, ans, v, k=0):
 def diag_of_matrix(g, ans, v, k=0):
     return diag_embed(g, v, k)
 
-
-# np.diagonal and np.trace of any array and pair of axes (diagonal_embed, as
-# Python); a matrix's own diagonal (no axes given) compiles (diag_embed, np.eye)
 
 @adjoint(np.diagonal, kind=lambda args, kws: K.array(args[0].ndim - 1, args[0].dtype),
          diff_argnums=(0,), linear=(0,),
@@ -248,15 +339,11 @@ def tril(g, ans, m, k=0):
     return np.tril(g, k)
 
 
-# ---- differences -----------------------------------------------------------------------
-
 @adjoint(np.diff, kind=first_arg, diff_argnums=(0,), linear=(0,),
          values={"n": INT, "axis": AXIS_INT})
 def diff(g, ans, a, n=1, axis=-1):
     return undiff(g, a, n, axis)
 
-
-# ---- sorting: through the permutation ---------------------------------------------------
 
 @adjoint(np.sort, kind=lambda args, kws: K.array(
     1 if kws.get("axis", K.INT).tag == "none" else _ndim(args[0]), args[0].dtype),
@@ -282,58 +369,32 @@ def partition_tangent(t, ans, a, kth, axis=-1):
     return permute_like(t, ans, a, axis)
 
 
-# ---- products -------------------------------------------------------------------------
-
-@adjoint(np.einsum, kind=lambda args, kws: K.UNKNOWN, diff_argnums=(1, 2, 3), linear=(1, 2, 3),
-         values={"subscripts": EINSUM_SUBSCRIPTS})
-def einsum(g, ans, subscripts, a):
-    return None, einsum_grad_one(g, subscripts, a)
+@adjoint(np.gradient, kind=lambda args, kws: K.array(args[0].ndim, "f"), diff_argnums=(0,),
+         linear=(0,), values={"f": GRADIENT_OF, "axis": AXIS_INT})
+def gradient(g, ans, f, axis=None):
+    return ungradient(g, f, axis)
 
 
-@adjoint(np.einsum, when=lambda subscripts, a, b: True, values={"b": ARRAY_OR_NONE})
-def einsum_two(g, ans, subscripts, a, b):
-    return None, einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+# ---- positions: no gradient -----------------------------------------------------------------
+
+nondifferentiable(np.argsort, kind=lambda args, kws: K.array(args[0].ndim, "i"))
 
 
-@adjoint(np.einsum, when=lambda subscripts, a, b, c: True, values={"c": ARRAY_OR_NONE})
-def einsum_three(g, ans, subscripts, a, b, c):
-    return (None, einsum_grad3(g, subscripts, 0, a, b, c), einsum_grad3(g, subscripts, 1, b, a, c),
-            einsum_grad3(g, subscripts, 2, c, a, b))
+def _positions(ndim):
+    """The kind of a function of an array giving positions in it (np.nonzero's)."""
+    return lambda args, kws: ndim(args[0]) if args[0].is_array else K.UNKNOWN
 
 
-@adjoint(np.tensordot, kind=lambda args, kws: K.UNKNOWN, linear=(0, 1),
-         values={"a": ARRAY, "b": ARRAY, "axes": TENSORDOT_AXES})
-def tensordot(g, ans, a, b, axes=2):
-    subscripts = tensordot_subscripts(a, b, axes)
-    return einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+nondifferentiable(np.nonzero, kind=_positions(lambda a: K.tuple_of([K.array(1, "i")] * a.ndim)))
+nondifferentiable(np.flatnonzero, kind=_positions(lambda a: K.array(1, "i")))
+nondifferentiable(np.argwhere, kind=_positions(lambda a: K.array(2, "i")))
+nondifferentiable(np.digitize, kind=lambda args, kws: K.array(args[0].ndim, "i")
+                  if args[0].known else K.UNKNOWN)
+nondifferentiable(np.searchsorted, kind=lambda args, kws: K.INT if args[1].is_scalar
+                  else K.array(args[1].ndim, "i"))
 
 
-@adjoint(np.inner, kind=lambda args, kws: K.array(args[0].ndim + args[1].ndim - 2, "f"),
-         linear=(0, 1), values={"a": ARRAY, "b": ARRAY})
-def inner(g, ans, a, b):
-    # (s2sad.runtime_stacks: matrix products of the arrays as (rows, last axis), compiled)
-    return inner_grad_left(g, a, b), inner_grad_right(g, a, b)
-
-
-@adjoint(np.kron, kind=lambda args, kws: K.array(max(_ndim(args[0]), _ndim(args[1])), "f"),
-         linear=(0, 1), values={"a": VECTOR_OR_MATRIX, "b": VECTOR_OR_MATRIX})
-def kron(g, ans, a, b):
-    return unkron_left(g, a, b), unkron_right(g, a, b)
-
-
-# (not `elementwise`: the result's shape is not the arguments' broadcast one with axisc or
-# 2-vectors, so forward mode must not start a tangent from zeros of an argument's shape)
-@adjoint(np.cross, kind=lambda args, kws: K.broadcast(*args), linear=(0, 1),
-         values={"a": ARRAY, "b": ARRAY, "axisa": AXIS_INT, "axisb": AXIS_INT, "axisc": AXIS_INT,
-                 "axis": AXIS_INT_OR_NONE})
-def cross(g, ans, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    # vectors along the given axes (axis, when given, for all three): s2sad.runtime_stacks
-    # (without axes: the variant in numpy_stack_rules.py)
-    return (cross_axes_grad_left(g, a, b, axisa, axisb, axisc, axis),
-            cross_axes_grad_right(g, a, b, axisa, axisb, axisc, axis))
-
-
-# ---- splitting: the parts' cotangents put back in place -----------------------------------
+# ---- splitting: the parts' cotangents put back in place -------------------------------------
 
 def _split_kind(args, kws):
     """As many parts as indices + 1, or as the number of sections when it is
@@ -369,3 +430,26 @@ def vsplit(g, ans, ary, indices_or_sections):
          values={"indices_or_sections": INT_OR_INTS})
 def dsplit(g, ans, ary, indices_or_sections):
     return unsplit(g, ary, indices_or_sections, 2)
+
+
+# ---- the forms numba lacks (s2sad/forms.py) -------------------------------------------------
+
+numba_form(np.array, rt.array_of, when=parts_literal, passing="tuple")
+numba_form(np.asarray, rt.array_of, when=parts_literal, passing="tuple",
+           takes_rule=False)  # (a list given to a definition)
+numba_form(np.array, rt.array_copy, when=copied)
+numba_form(np.atleast_1d, rt.atleast_1d_of, when=one_argument)
+numba_form(np.atleast_2d, rt.atleast_2d_of, when=one_argument)
+numba_form(np.atleast_3d, rt.atleast_3d_of, when=one_argument)
+
+
+# along an axis, or with a dtype (numba has only x.astype(), the method)
+numba_form(getattr(np, "astype", None), rt.astype_of)
+
+
+numba_form(np.squeeze, rt.squeeze_axis, when=given("axis"))
+numba_form(np.diff, rt.diff_axis, when=given("axis"))
+numba_form(np.repeat, rt.repeat_axis, when=given("axis"))
+numba_form(np.roll, rt.roll_axis)
+numba_form(np.sort, rt.sort_axis)
+numba_form(np.pad, rt.pad_of)

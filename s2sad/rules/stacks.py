@@ -1,18 +1,17 @@
 """numpy's linear algebra beyond single matrices: np.dot and np.matmul / @ of
 N-d operands, np.cross along any axes, and np.linalg's functions of stacks
 of matrices (..., n, n), which numpy broadcasts over the leading axes.
-These are variants of the rules in numpy_rules.py, numpy_shape_rules.py,
-numpy_more_rules.py and numpy_linalg_rules.py, chosen by the arguments'
-ranks. Names like `dot_subscripts` are helpers of `s2sad.runtime_stacks`."""
+These are variants of the rules in operators.py, contractions.py and
+linalg.py, chosen by the arguments' ranks. Names like `dot_subscripts` are
+helpers of `s2sad.runtime.stacks`."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import operator
 
 import numpy as np
 
-from .. import runtime_stack_loops as rs_loops
-from .. import runtime_stacks as rs
-from ..registry import REGISTRY, Rule, adjoint, nondifferentiable, refused, tangent
-from ..transforms.analysis import kinds as K
+from ..extend import (K, REGISTRY, adjoint, nondifferentiable, numba_form, refused, Rule, tangent)
+from ..runtime import stack_overloads as rs_loops
+from ..runtime import stacks as rs
 
 
 # ---- products: numpy's N-d dot, and matmul of a vector with a stack -----------------------
@@ -122,3 +121,9 @@ _linear(rs_loops.dot_grad_left, lambda args, kws: args[1], positions=(0, 2))
 _linear(rs_loops.dot_grad_right, lambda args, kws: args[2], positions=(0, 1))
 _linear(rs_loops.matmul_stack_grad_left, lambda args, kws: args[1], positions=(0, 2))
 _linear(rs_loops.matmul_stack_grad_right, lambda args, kws: args[2], positions=(0, 1))
+
+
+# ---- the forms numba lacks (s2sad/forms.py): np.matmul (numba has `@`), np.inner ---------
+
+numba_form(np.matmul, rs.matmul_of)
+numba_form(np.inner, rs.inner_of)

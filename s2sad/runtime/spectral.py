@@ -6,7 +6,7 @@ calls, so the eigenvectors' (singular vectors') signs are the primal's
 import numpy as np
 from numba.extending import register_jitable
 
-from .runtime_linalg import _eigen_gaps  # (one copy of the eigenvalue gaps)
+from .linalg import _eigen_gaps  # (one copy of the eigenvalue gaps)
 
 __all__ = ["eigh_lower_grad", "eigh_lower_tangent", "reduced_svd", "singular_values", "svd_grad", "svd_values_grad", "svd_tangent", "svd_values_tangent", "pinv_grad",
            "pinv_tangent"]

@@ -1,10 +1,14 @@
-"""Run-time helpers called by generated derivative code.
+"""The base run-time helpers of generated derivative code: cotangents
+summed back over broadcast axes (`unbroadcast`), reductions undone
+(`unreduce`, `keep_axes`, `sum_axis`), the extremum, reshape, transpose,
+slice, concatenate and stack gradients, and `@`'s.
 
-This module is self-contained (numpy and numba only), so exported
-derivative source runs without s2sad. Each helper is a plain numpy function
-(used with `jit=False` and NUMBA_DISABLE_JIT=1) with a numba overload that
-generates specialised code per argument types at compile time: reductions
-over broadcast axes cost nothing when shapes already agree.
+Like every module of s2sad.runtime (which re-exports it), it needs numpy
+and numba only, so exported derivative source runs without s2sad. Each
+helper is a plain numpy function (used with `jit=False` and
+NUMBA_DISABLE_JIT=1) with a numba overload that generates specialised code
+per argument types at compile time: reductions over broadcast axes cost
+nothing when shapes already agree.
 """
 import math
 
@@ -494,95 +498,3 @@ def _matmul_grad_right(g, x, y):
     if y.ndim == 2:
         return lambda g, x, y: np.dot(np.ascontiguousarray(x.T), g)
     return lambda g, x, y: np.dot(g, x)
-
-
-# ---- the helpers of s2sad.runtime_products (np.prod's gradients; copied in by s2sad.export) ----
-from .runtime_products import *  # noqa: E402,F401,F403
-from . import runtime_products as _products  # noqa: E402
-
-__all__ = __all__ + _products.__all__
-
-
-# ---- the helpers of s2sad.runtime_shapes (copied in by s2sad.export) ----------
-from .runtime_shapes import *  # noqa: E402,F401,F403
-from . import runtime_shapes as _shapes  # noqa: E402
-
-__all__ = __all__ + _shapes.__all__
-MAY_RETURN_FIRST_ARGUMENT = MAY_RETURN_FIRST_ARGUMENT + ("unstack_nd",)
-
-
-# ---- the helpers of s2sad.runtime_forms (copied in by s2sad.export) ----------
-from .runtime_forms import *  # noqa: E402,F401,F403
-from . import runtime_forms as _forms  # noqa: E402
-
-__all__ = __all__ + _forms.__all__
-
-
-# ---- the helpers of s2sad.checkpointing (binomial checkpointing of loops) -----
-from .checkpointing import *  # noqa: E402,F401,F403
-from . import checkpointing as _checkpointing  # noqa: E402
-
-__all__ = __all__ + _checkpointing.__all__
-# ---- the helpers of s2sad.runtime_special (scipy.special; copied in by s2sad.export) ----
-from .runtime_special import *  # noqa: E402,F401,F403
-from . import runtime_special as _special  # noqa: E402
-
-__all__ = __all__ + _special.__all__
-
-
-# ---- the helpers of s2sad.runtime_linalg (scipy.linalg; copied in by s2sad.export) ----
-from .runtime_linalg import *  # noqa: E402,F401,F403
-from . import runtime_linalg as _linalg  # noqa: E402
-
-__all__ = __all__ + _linalg.__all__
-
-
-# ---- the helpers of s2sad.runtime_linalg_more (np.linalg's svd, pinv; copied in by s2sad.export) ----
-from .runtime_linalg_more import *  # noqa: E402,F401,F403
-from . import runtime_linalg_more as _linalg_more  # noqa: E402
-
-__all__ = __all__ + _linalg_more.__all__
-
-
-# ---- the helpers of s2sad.runtime_forms_axes (numpy forms along an axis; copied in by s2sad.export) ----
-from .runtime_forms_axes import *  # noqa: E402,F401,F403
-from . import runtime_forms_axes as _forms_axes  # noqa: E402
-
-__all__ = __all__ + _forms_axes.__all__
-
-
-# ---- the helpers of s2sad.runtime_values (zeros and ones like a value, digamma, x.item(); copied in by s2sad.export) ----
-from .runtime_values import *  # noqa: E402,F401,F403
-from . import runtime_values as _values  # noqa: E402
-
-__all__ = __all__ + _values.__all__
-
-
-# ---- the helpers of s2sad.runtime_contractions (einsum, tensordot, kron; copied in by s2sad.export) ----
-from .runtime_contractions import *  # noqa: E402,F401,F403
-from . import runtime_contractions as _contractions  # noqa: E402
-
-__all__ = __all__ + _contractions.__all__
-
-
-# ---- the helpers of s2sad.runtime_writes (copied in by s2sad.export) ----
-from .runtime_writes import *  # noqa: E402,F401,F403
-from . import runtime_writes as _writes  # noqa: E402
-
-__all__ = __all__ + _writes.__all__
-
-
-# ---- the helpers of s2sad.runtime_stacks (N-d products, np.cross's axes, stacks of ----
-# ---- matrices; copied in by s2sad.export) ----
-from .runtime_stacks import *  # noqa: E402,F401,F403
-from . import runtime_stacks as _stacks  # noqa: E402
-
-__all__ = __all__ + _stacks.__all__
-
-
-# ---- the helpers of s2sad.runtime_stack_loops (numba overloads of numpy's stacked linear ----
-# ---- algebra; copied in by s2sad.export) ----
-from .runtime_stack_loops import *  # noqa: E402,F401,F403
-from . import runtime_stack_loops as _stack_loops  # noqa: E402
-
-__all__ = __all__ + _stack_loops.__all__

@@ -146,7 +146,7 @@ def np_cholesky(a, upper=False):
 
 @overload(np_cholesky)
 def _np_cholesky(a, upper=False):
-    if isinstance(a, types.Array) and a.ndim > 2:  # (s2sad.runtime_stack_loops: each matrix)
+    if isinstance(a, types.Array) and a.ndim > 2:  # (s2sad.runtime.stack_overloads: each matrix)
         return lambda a, upper=False: np.linalg.cholesky(a, upper)
     return lambda a, upper=False: _cholesky(a, not upper)
 
@@ -558,15 +558,3 @@ def cho_factor_tangent(t, factor, lower):
     (tangent of c, lower)."""
     other = _triu(t, 1) if lower else _tril(t, -1)
     return cholesky_tangent(t, factor, lower) + other, lower
-
-
-# the scipy function each helper stands for (its gradient rule is that one's)
-_STANDS = [(_la.cholesky, "la_cholesky"), (_la.cho_factor, "la_cho_factor"),
-           (_la.cho_solve, "la_cho_solve"), (_la.solve_triangular, "la_solve_triangular"),
-           (_la.solve, "la_solve"), (_la.inv, "la_inv"), (_la.det, "la_det"),
-           (_la.expm, "la_expm"), (_la.eigh, "la_eigh")]
-FORMS = [(fn, lambda call: True, helper, "same") for fn, helper in _STANDS]
-FORMS.append((np.linalg.cholesky, lambda call: any(k.arg == "upper" for k in call.keywords),
-              "np_cholesky", "same"))
-STANDS_FOR = {helper: fn for fn, helper in _STANDS}
-STANDS_FOR["np_cholesky"] = np.linalg.cholesky

@@ -22,9 +22,8 @@ from llvmlite import binding as _llvm
 from numba.core import types
 from numba.extending import get_cython_function_address, overload, register_jitable
 
-# (runtime defines these before it imports this module, which it re-exports)
-from .runtime import keep_axes, sum_axis
-from .runtime_forms import max_axis
+from .base import keep_axes, sum_axis
+from .reductions import max_axis
 
 __all__ = ["sp_gammaln", "sp_digamma", "sp_polygamma", "sp_betaln", "sp_erf", "sp_erfc",
            "sp_erfinv", "sp_ndtr", "sp_log_ndtr", "sp_ndtri", "sp_expit", "sp_logit",
@@ -414,22 +413,3 @@ def _sp_log_softmax(x, axis=None):
         shifted = x - keep_axes(_finite_or_zero(max_axis(x, axis)), x, axis)
         return shifted - keep_axes(np.log(sum_axis(np.exp(shifted), axis)), x, axis)
     return impl
-
-
-# ---- the table the late pass (transforms/emit/numba_forms.py) reads -------------------------
-
-# (scipy function, helper name): every call of the function becomes a call of the helper
-_SPECIAL = [(_sp.gammaln, "sp_gammaln"), (_sp.digamma, "sp_digamma"),
-                 (_sp.psi, "sp_digamma"), (_sp.polygamma, "sp_polygamma"),
-                 (_sp.betaln, "sp_betaln"), (_sp.erf, "sp_erf"), (_sp.erfc, "sp_erfc"),
-                 (_sp.erfinv, "sp_erfinv"), (_sp.ndtr, "sp_ndtr"),
-                 (_sp.log_ndtr, "sp_log_ndtr"), (_sp.ndtri, "sp_ndtri"),
-                 (_sp.expit, "sp_expit"), (_sp.logit, "sp_logit"),
-                 (_sp.log_expit, "sp_log_expit"), (_sp.xlogy, "sp_xlogy"),
-                 (_sp.xlog1py, "sp_xlog1py"), (_sp.i0, "sp_i0"), (_sp.i1, "sp_i1"),
-                 (_sp.i0e, "sp_i0e"), (_sp.i1e, "sp_i1e"),
-                 (_sp.multigammaln, "sp_multigammaln"), (_sp.logsumexp, "sp_logsumexp"),
-                 (_sp.softmax, "sp_softmax"), (_sp.log_softmax, "sp_log_softmax")]
-FORMS = [(fn, lambda call: True, helper, "same") for fn, helper in _SPECIAL]
-# the scipy function each helper stands for (its gradient rule is that one's)
-STANDS_FOR = {helper: fn for fn, helper in _SPECIAL if fn is not _sp.psi}

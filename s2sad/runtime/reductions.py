@@ -1,29 +1,28 @@
-"""numpy call forms numba lacks, as helpers with numpy's semantics.
+"""Run-time helpers of numpy's reductions.
 
-Generated code (the user's primal in the forward sweep, and the adjoint
-templates) calls numpy as the user wrote it; where numba has no
-implementation of a form (`np.mean(x, axis=0)`, `np.max(x, axis=(0, 2))`,
-`np.linalg.norm(x, axis=1)`, `np.array((a, b))` of arrays, ...), the late
-pass transforms/emit/numba_forms.py rewrites the call into one of these helpers
-by the table FORMS below: `np.mean(x, axis=0)` reads `mean_axis(x, axis=0)`.
+The forms numba lacks, with numpy's semantics (s2sad/forms.py rewrites a
+call into them): np.sum with keepdims, np.mean, max, min, prod, var and std
+over an axis or a tuple of axes, np.linalg.norm over an axis and the
+Frobenius norm. Each is plain numpy (jit=False, NUMBA_DISABLE_JIT=1) with
+a numba overload that generates code per argument types; an axis written
+as a constant is a literal type, so the code is specialised to it.
 
-Like s2sad.runtime (which re-exports every name here), this module needs
-numpy and numba only; s2sad.export copies it into exported derivatives.
-Each helper is plain numpy (jit=False, NUMBA_DISABLE_JIT=1) with a numba
-overload that generates code per argument types; an axis written as a
-constant is a literal type, so the code is specialised to it.
-"""
+np.prod's gradients: for each element, the product of the others along an
+axis (and its derivative, for second derivatives), as exclusive running
+products, exact where elements are 0.
+
+Like every module of s2sad.runtime (which re-exports it), it needs numpy
+and numba only, so exported derivatives copy it in."""
 import itertools
 
 import numpy as np
 from numba.core import types
 from numba.core.errors import TypingError
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 __all__ = ["sum_kept", "mean_axis", "max_axis", "min_axis", "prod_axis", "var_axis", "std_axis",
-           "norm_axis", "array_of", "array_copy", "matmul_of", "atleast_1d_of", "atleast_2d_of",
-           "atleast_3d_of"]
+           "norm_axis", "prod_others", "prod_others_tangent"]
 
 
 # ---- reductions over an axis or a tuple of axes -------------------------------
@@ -256,155 +255,109 @@ def _norm_axis(x, ord=None, axis=None, keepdims=False):
                         env={"p_norm": njit(_p_norm)}, keep=keep)
 
 
-# ---- np.array of a tuple or list of arrays ---------------------------------------
-
-def array_of(parts):
-    """np.array(parts) of a tuple of equally shaped arrays (or of numbers):
-    np.stack, which numba has."""
-    return np.array(parts)
+# ---- np.prod's gradients --------------------------------------------------------------
 
 
-@overload(array_of)
-def _array_of(parts):
-    if isinstance(parts, types.BaseTuple) and len(parts) and \
-            all(isinstance(t, types.Array) for t in parts.types):
-        return lambda parts: np.stack(parts)
-    if isinstance(parts, types.BaseTuple) and \
-            all(isinstance(t, (types.Number, types.Boolean)) for t in parts.types):
-        return lambda parts: np.array(parts)
-    return None
+def _is_array(t):
+    return isinstance(t, types.Array)
 
 
-def array_copy(object, dtype=None):
-    """np.array(x) of an array (a copy) or a number (a 0-d array); dtype
-    None or float64, the ones the gradient rule takes."""
-    return np.array(object, dtype=dtype)
+def _as_blocks(x, axis):
+    """x as (before, n, after) blocks along `axis` (None: all of x as one
+    row), and the transposition that undoes a tuple axis (or None)."""
+    x = np.asarray(x, dtype=float)
+    if axis is None:
+        return x.reshape(1, -1, 1), None
+    axes = tuple(a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if len(axes) == 1:
+        a = axes[0]
+        return x.reshape(int(np.prod(x.shape[:a])), x.shape[a], -1), None
+    order = [k for k in range(x.ndim) if k not in axes] + list(axes)
+    moved = np.transpose(x, order)
+    return moved.reshape(-1, int(np.prod([x.shape[a] for a in axes])), 1), order
 
 
-@overload(array_copy)
-def _array_copy(object, dtype=None):
-    if isinstance(object, types.Array):
-        if _not_given(dtype):
-            return lambda object, dtype=None: object.copy()
-        return lambda object, dtype=None: object.astype(np.float64)
-    if isinstance(object, (types.Number, types.Boolean)):
-        if _not_given(dtype):
-            return lambda object, dtype=None: np.array(object)
-        return lambda object, dtype=None: np.array(np.float64(object))
-    if isinstance(object, types.BaseTuple):  # a tuple variable: as a literal one
-        if _not_given(dtype):
-            return lambda object, dtype=None: array_of(object)
-        return lambda object, dtype=None: array_of(object).astype(np.float64)
-    return None
+def _from_blocks(blocks, x, order):
+    if order is None:
+        return blocks.reshape(np.shape(x))
+    return np.transpose(blocks.reshape([np.shape(x)[k] for k in order]), np.argsort(order))
 
 
-# ---- np.atleast_1d / 2d / 3d of a number (numba's take arrays only) ---------------------
-
-def atleast_1d_of(arys):
-    return np.atleast_1d(arys)
-
-
-def atleast_2d_of(arys):
-    return np.atleast_2d(arys)
-
-
-def atleast_3d_of(arys):
-    return np.atleast_3d(arys)
-
-
-def _at_least(numpy_fn, ones):
-    def typer(arys):
-        if isinstance(arys, types.Array):
-            return lambda arys: numpy_fn(arys)
-        if isinstance(arys, (types.Number, types.Boolean)):
-            return lambda arys: np.full(ones, arys)
-        return None
-    return typer
+def _others(a, t):
+    """Along axis 1 of the blocks: the product of the other elements, and
+    (for t) its derivative along t, as exclusive running products from the
+    left and the right: exact where elements are 0 (np.prod's rule divided
+    by them)."""
+    n = a.shape[1]
+    left, right = np.ones_like(a), np.ones_like(a)
+    dleft, dright = np.zeros_like(a), np.zeros_like(a)
+    for j in range(1, n):
+        left[:, j] = left[:, j - 1] * a[:, j - 1]
+        dleft[:, j] = dleft[:, j - 1] * a[:, j - 1] + left[:, j - 1] * t[:, j - 1]
+        k = n - 1 - j
+        right[:, k] = right[:, k + 1] * a[:, k + 1]
+        dright[:, k] = dright[:, k + 1] * a[:, k + 1] + right[:, k + 1] * t[:, k + 1]
+    return left * right, dleft * right + left * dright
 
 
-overload(atleast_1d_of)(_at_least(np.atleast_1d, (1,)))
-overload(atleast_2d_of)(_at_least(np.atleast_2d, (1, 1)))
-overload(atleast_3d_of)(_at_least(np.atleast_3d, (1, 1, 1)))
+def prod_others(x, axis=None):
+    """For each element of x, the product of the others along `axis` (all of
+    x for None): the partial derivatives of np.prod(x, axis)."""
+    if np.ndim(x) == 0:
+        return 1.0
+    blocks, order = _as_blocks(x, axis)
+    return _from_blocks(_others(blocks, np.zeros_like(blocks))[0], x, order)
 
 
-# ---- np.matmul of vectors and matrices ---------------------------------------------
-
-def matmul_of(a, b):
-    """np.matmul(a, b) (numba has `@`, not the function; of stacks: s2sad.runtime_stack_loops)."""
-    return np.matmul(a, b)
-
-
-@overload(matmul_of)
-def _matmul_of(a, b):
-    if isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim <= 2 \
-            and b.ndim <= 2:
-        return lambda a, b: np.dot(a, b)
-    if isinstance(a, types.Array) and isinstance(b, types.Array):
-        return lambda a, b: a @ b  # stacks (s2sad.runtime_stack_loops)
-    return None
+def prod_others_tangent(x, t, axis=None):
+    """The derivative of prod_others(x, axis) along t (second derivatives
+    of np.prod)."""
+    if np.ndim(x) == 0:
+        return 0.0
+    blocks, order = _as_blocks(x, axis)
+    return _from_blocks(_others(blocks, _as_blocks(t, axis)[0])[1], x, order)
 
 
-# ---- the table the late pass (transforms/emit/numba_forms.py) reads ---------------------
-
-def _given(name):
-    """The call passes parameter `name` (numba lacks even `axis=None`)."""
-    def test(call):
-        return any(k.arg == name for k in call.keywords)
-    return test
-
-
-def _fro(call):
-    return any(k.arg == "ord" and getattr(k.value, "value", None) == "fro" for k in call.keywords)
+def _axis_blocks(x, axis):
+    """The (before, n, after) view of _as_blocks, for an int axis (numba)."""
+    ax = axis + x.ndim if axis < 0 else axis
+    before = 1
+    for k in range(ax):
+        before *= x.shape[k]
+    n = x.shape[ax]
+    return np.ascontiguousarray(x).reshape((before, n, x.size // max(before * n, 1)))
 
 
-def _copied(call):
-    """np.array(x) of a name (an array or a number): a copy."""
-    return len(call.args) == 1 and type(call.args[0]).__name__ == "Name"
+def _whole_blocks(x, axis):
+    return np.ascontiguousarray(x).reshape((1, x.size, 1))
 
 
-def _one_argument(call):
-    return len(call.args) == 1 and not call.keywords
+_others_jit = register_jitable(_others)
 
 
-def _any(*tests):
-    return lambda call: any(t(call) for t in tests)
+def _blocks_for(axis):
+    whole = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
+    return register_jitable(_whole_blocks if whole else _axis_blocks)
 
 
-def _parts_literal(call):
-    """np.array((a, b)) / np.array([a, 2 * b]) of arrays or numbers (not nested), no dtype."""
-    if len(call.args) != 1 or call.keywords:
-        return False
-    arg = call.args[0]
-    return type(arg).__name__ in ("Tuple", "List") and arg.elts and \
-        not any(type(e).__name__ in ("Tuple", "List", "Starred") for e in arg.elts)
+@overload(prod_others)
+def _prod_others(x, axis=None):
+    if not _is_array(x):
+        return lambda x, axis=None: 1.0
+    blocks = _blocks_for(axis)
+
+    def impl(x, axis=None):
+        a = blocks(x, axis)
+        return _others_jit(a, np.zeros_like(a))[0].reshape(x.shape)
+    return impl
 
 
-# (numpy function, test on the bound call node, helper, how to pass the arguments)
-# (keepdims reaches a helper only in a helper's primal copy, which is not bound:
-# a differentiated call's keepdims is a reshape, bind.py)
-# "same": the call's own arguments; "tuple": the literal's elements as a tuple.
-FORMS = [
-    (np.sum, _given("keepdims"), "sum_kept", "same"),
-    (np.mean, _any(_given("axis"), _given("keepdims")), "mean_axis", "same"),
-    (np.max, _any(_given("axis"), _given("keepdims")), "max_axis", "same"),
-    (np.amax, _any(_given("axis"), _given("keepdims")), "max_axis", "same"),
-    (np.min, _any(_given("axis"), _given("keepdims")), "min_axis", "same"),
-    (np.amin, _any(_given("axis"), _given("keepdims")), "min_axis", "same"),
-    (np.prod, _any(_given("axis"), _given("keepdims")), "prod_axis", "same"),
-    (np.var, _any(_given("axis"), _given("ddof"), _given("keepdims")), "var_axis", "same"),
-    (np.std, _any(_given("axis"), _given("ddof"), _given("keepdims")), "std_axis", "same"),
-    (np.linalg.norm, _any(_given("axis"), _fro, _given("keepdims")), "norm_axis", "same"),
-    (np.array, _parts_literal, "array_of", "tuple"),
-    (np.asarray, _parts_literal, "array_of", "tuple"),  # (a list given to a definition)
-    (np.array, _copied, "array_copy", "same"),
-    (np.matmul, lambda call: True, "matmul_of", "same"),
-    (np.atleast_1d, _one_argument, "atleast_1d_of", "same"),
-    (np.atleast_2d, _one_argument, "atleast_2d_of", "same"),
-    (np.atleast_3d, _one_argument, "atleast_3d_of", "same"),
-]
-# the numpy function each helper stands for (its gradient rule is that one's)
-STANDS_FOR = {"sum_kept": np.sum, "mean_axis": np.mean, "max_axis": np.max,
-              "min_axis": np.min, "prod_axis": np.prod, "var_axis": np.var, "std_axis": np.std,
-              "norm_axis": np.linalg.norm, "array_of": np.array, "array_copy": np.array,
-              "matmul_of": np.matmul, "atleast_1d_of": np.atleast_1d,
-              "atleast_2d_of": np.atleast_2d, "atleast_3d_of": np.atleast_3d}
+@overload(prod_others_tangent)
+def _prod_others_tangent(x, t, axis=None):
+    if not _is_array(x):
+        return lambda x, t, axis=None: 0.0
+    blocks = _blocks_for(axis)
+
+    def impl(x, t, axis=None):
+        return _others_jit(blocks(x, axis), blocks(t, axis))[1].reshape(x.shape)
+    return impl

@@ -1,17 +1,17 @@
 """scipy.special: the gamma family, error functions, the normal
 distribution's functions, logistic functions, xlogy, Bessel functions and
 the log-sum-exp family. Names like `sp_digamma` are helpers of
-`s2sad.runtime_special` (scipy's C functions, compiled by numba); each
+`s2sad.runtime.special` (scipy's C functions, compiled by numba); each
 helper takes the rule of the scipy function it stands for, so generated
 derivatives can be differentiated again."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 import scipy.special as sp
 
-from .. import runtime, runtime_special
-from ..parameters import AXIS, INT, KEEPDIMS, Values
-from ..registry import REGISTRY, adjoint, broadcast_float, reduction, same_as_first, tangent
-from ..transforms.analysis import kinds as K
+from .. import runtime
+from ..extend import (K, AXIS, INT, KEEPDIMS, REGISTRY, adjoint, broadcast_float, numba_form,
+                      reduction, same_as_first, tangent, Values)
+from ..runtime import special as runtime_special
 
 def _unary(*fns):
     return adjoint(*fns, kind=same_as_first, pointwise=True)
@@ -199,8 +199,18 @@ def log_softmax_tangent(t, ans, x, axis=None):
     return t - keep_axes(sum_axis(np.exp(ans) * t, axis), x, axis)
 
 
-# ---- the helpers generated code calls take the rules of what they stand for -------------
+# ---- every call of a function is a call of its helper, which takes the function's rule ----
+# (s2sad/forms.py; sp.psi is sp.digamma, whose helper sp_digamma takes no rule here)
 
-for _name, _fn in runtime_special.STANDS_FOR.items():
-    REGISTRY.register(getattr(runtime_special, _name), REGISTRY.lookup(_fn))
+for _fn, _helper in [
+        (sp.gammaln, "sp_gammaln"), (sp.digamma, "sp_digamma"), (sp.psi, "sp_digamma"),
+        (sp.polygamma, "sp_polygamma"), (sp.betaln, "sp_betaln"), (sp.erf, "sp_erf"),
+        (sp.erfc, "sp_erfc"), (sp.erfinv, "sp_erfinv"), (sp.ndtr, "sp_ndtr"),
+        (sp.log_ndtr, "sp_log_ndtr"), (sp.ndtri, "sp_ndtri"), (sp.expit, "sp_expit"),
+        (sp.logit, "sp_logit"), (sp.log_expit, "sp_log_expit"), (sp.xlogy, "sp_xlogy"),
+        (sp.xlog1py, "sp_xlog1py"), (sp.i0, "sp_i0"), (sp.i1, "sp_i1"), (sp.i0e, "sp_i0e"),
+        (sp.i1e, "sp_i1e"), (sp.multigammaln, "sp_multigammaln"),
+        (sp.logsumexp, "sp_logsumexp"), (sp.softmax, "sp_softmax"),
+        (sp.log_softmax, "sp_log_softmax")]:
+    numba_form(_fn, getattr(runtime_special, _helper), takes_rule=_fn is not sp.psi)
 REGISTRY.register(sp.psi, REGISTRY.lookup(sp.digamma))

@@ -2,7 +2,7 @@
 N-d products (np.dot, np.matmul with a 1-d operand beside a stack), np.cross
 along any axes, and np.linalg's slogdet, cholesky and eigh of stacks of
 matrices (..., n, n), with eigh's UPLO (the other stacked rules are numpy
-expressions: s2sad/rules/numpy_stack_rules.py). Plain numpy: numba compiles none of these forms (its
+expressions: s2sad/rules/stacks.py). Plain numpy: numba compiles none of these forms (its
 np.dot, @ and np.linalg take 1-d and 2-d arrays only), so a derivative that
 uses them runs as Python (s2sad.NumbaFallbackWarning under jit=True).
 
@@ -12,15 +12,33 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-from .runtime_linalg import cholesky_grad, cholesky_tangent
-from .runtime_shapes import cross_grad
+from .linalg import cholesky_grad, cholesky_tangent
+from .shapes import cross_grad
 
-__all__ = ["inner_of", "inner_grad_left", "inner_grad_right", "dot_subscripts", "matmul_subscripts",
+__all__ = ["matmul_of", "inner_of", "inner_grad_left", "inner_grad_right", "dot_subscripts", "matmul_subscripts",
            "cross_axes_grad_left", "cross_axes_grad_right",
            "slogdet_stack_tangent", "cholesky_stack_grad", "cholesky_stack_tangent",
            "eigh_uplo_grad", "eigh_uplo_tangent"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+# ---- np.matmul of vectors and matrices ---------------------------------------------
+
+def matmul_of(a, b):
+    """np.matmul(a, b) (numba has `@`, not the function; of stacks:
+    s2sad.runtime.stack_overloads)."""
+    return np.matmul(a, b)
+
+
+@overload(matmul_of)
+def _matmul_of(a, b):
+    if isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim <= 2 \
+            and b.ndim <= 2:
+        return lambda a, b: np.dot(a, b)
+    if isinstance(a, types.Array) and isinstance(b, types.Array):
+        return lambda a, b: a @ b  # stacks (s2sad.runtime.stack_overloads)
+    return None
 
 
 # ---- np.inner as matrix products (numba has no np.inner) ------------------------------------
@@ -89,7 +107,7 @@ overload(inner_grad_left)(_inner_grad_overload(True))
 overload(inner_grad_right)(_inner_grad_overload(False))
 
 
-# ---- products as einsums (their gradients: s2sad.runtime_contractions.einsum_grad) -------
+# ---- products as einsums (their gradients: s2sad.runtime.contractions.einsum_grad) -------
 
 def dot_subscripts(a, b):
     """np.dot(a, b) as an einsum: the sum over a's last axis and b's
@@ -122,19 +140,12 @@ def _sum_to(g, like):
     return g.sum(axis=ones, keepdims=True) if ones else g
 
 
-
-# the late pass's table (transforms/emit/numba_forms.py, with s2sad.runtime_forms.FORMS):
-# np.inner is compiled as inner_of, which stands for it (rules/forms_rules.py)
-FORMS = [(np.inner, lambda call: True, "inner_of", "same")]
-STANDS_FOR = {"inner_of": np.inner}
-
-
 # ---- np.cross along any axes ----------------------------------------------------------
 
 def _cross_axes_grad(g, a, b, axisa, axisb, axisc, axis, k):
     """The cotangent of a (k = 0) or b (k = 1) in np.cross(a, b, axisa,
     axisb, axisc, axis): the vectors moved to the last axis, the product's
-    cotangent there (s2sad.runtime_shapes.cross_grad), summed over the axes
+    cotangent there (s2sad.runtime.shapes.cross_grad), summed over the axes
     the vectors broadcast along, and moved back."""
     if axis is not None:  # numpy's rule: it stands for all three
         axisa = axisb = axisc = axis
@@ -203,7 +214,7 @@ def _matrices(x, a):
 
 def _gaps(w):
     """F[..., i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (as
-    runtime_linalg's for one matrix: equal eigenvalues give inf)."""
+    s2sad.runtime.linalg's for one matrix: equal eigenvalues give inf)."""
     n = np.shape(w)[-1]
     d = w[..., None, :] - w[..., :, None]
     with np.errstate(divide="ignore"):
