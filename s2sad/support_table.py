@@ -5,9 +5,9 @@ implements.
 
 The status column:
 - "compiled": numba compiles the call, by its own implementation or by one of
-  s2sad's runtime helpers (the call-form tables of runtime_forms*.py,
-  runtime_special.py, runtime_linalg.py, runtime_stacks.py); for a function
-  s2sad defines in numpy (numpy_definitions*.py), when every function the
+  s2sad's runtime helpers (the call forms the rule modules register in
+  forms.py); for a function s2sad defines in numpy (s2sad/definitions/),
+  when every function the
   definition calls does. Some forms of a compiled function still run as
   Python (the notes say which, and `jit=True` warns when it happens);
 - "Python": numba has no implementation, so under `jit="auto"` or `jit=True`
@@ -34,12 +34,10 @@ COMPILED, PYTHON, NO_GRADIENT, REFUSED = "compiled", "Python", "no gradient", "r
 
 
 def _call_forms():
-    from . import runtime_forms, runtime_forms_axes, runtime_linalg, runtime_special, runtime_stacks
+    from .forms import FORMS
     forms = {}
-    for table in (runtime_forms.FORMS, runtime_forms_axes.FORMS, runtime_special.FORMS,
-                  runtime_linalg.FORMS, runtime_stacks.FORMS):
-        for fn, _test, helper, _passing in table:
-            forms.setdefault(id(fn), []).append(helper)
+    for fn, _test, helper, _passing in FORMS:
+        forms.setdefault(id(fn), []).append(helper)
     return forms
 
 
@@ -69,8 +67,8 @@ _FORMS = functools.lru_cache(maxsize=None)(_call_forms)
 
 
 def _definitions():
-    from .numpy_definitions import _DEFINITIONS
-    return _DEFINITIONS
+    from .definitions.registry import DEFINITIONS
+    return DEFINITIONS
 
 
 def _called_functions(definition):
@@ -104,7 +102,7 @@ def status(fn, rule):
 def rows():
     """(name, status, what the rule implements) for every registered function
     with a public name, and for every function s2sad defines."""
-    from .numpy_definitions import TABLE
+    from .definitions import TABLE
     found = {}
     for fn, rule in list(REGISTRY._rules.items()):
         name = _qualified(fn)
