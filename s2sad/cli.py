@@ -1,4 +1,5 @@
-"""The command line: `python -m s2sad show|export path/to/file.py:func`.
+"""The command line: `python -m s2sad show|export path/to/file.py:func`, and
+`python -m s2sad docs` (the documentation site, docs_command.py).
 
     python -m s2sad show model.py:loss --wrt w,b --args "array2,array1,float"
     python -m s2sad show model.py:loss --mode hessian
@@ -11,6 +12,8 @@ import argparse
 import importlib.util
 import os
 import sys
+
+from . import docs_command
 
 _MODES = ("grad", "value_and_grad", "vjp", "jvp", "hessian")
 _KIND_HELP = ("comma-separated kinds of the arguments, in order: float, int, bool, "
@@ -34,7 +37,10 @@ def main(argv=None):
         sub.add_argument("--args", dest="kinds", default=None, help=_KIND_HELP)
         if command == "export":
             sub.add_argument("-o", "--output", required=True, help="the module to write")
+    docs_command.add_parser(commands)
     options = parser.parse_args(argv)
+    if options.command == "docs":
+        return docs_command.run(options)
     try:
         fn = load(options.target)
         wrt = _wrt(options.wrt)

@@ -7,8 +7,7 @@ closures, so a TensorFlow-style `backward` closure is split off by the
 compiler and the values it uses are carried as residuals."""
 import functools
 
-from .registry import REGISTRY, Rule
-from .transforms.analysis import kinds as K
+from .extend import REGISTRY, K, Rule
 
 
 class custom_gradient:

@@ -1,6 +1,6 @@
 """The part of s2sad's runtime an exported derivative calls, as source.
 
-The runtime modules (s2sad.runtime and the modules it re-exports) are read
+The runtime modules (s2sad.runtime's and the modules it re-exports) are read
 statement by statement: a function, a class, an assignment, an import, a
 registration with numba. Starting from the names the derivative reads,
 the statements defining them are taken, then what their own code reads
@@ -135,14 +135,17 @@ class _Module:
         self.aliases = {}  # name -> (runtime module, its name there)
         self.stars = []    # runtime modules whose names this one re-exports
         self.imports = {}  # name -> the dotted name of the module or object it imports
+        package = name.split(".") if hasattr(module, "__path__") else name.split(".")[:-1]
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and node.level:
+                source = ".".join(package[:len(package) - node.level + 1] + [node.module]) \
+                    if node.module else None
                 for a in node.names:
                     if a.name == "*":
-                        self.stars.append(node.module)
-                    elif node.module:
-                        self.aliases[a.asname or a.name] = (node.module, a.name)
-                continue  # (`from . import x as _x`: the re-exports' bookkeeping)
+                        self.stars.append(source)
+                    elif source:
+                        self.aliases[a.asname or a.name] = (source, a.name)
+                continue  # (`from . import base`: the re-exports' bookkeeping)
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for a in node.names:  # one statement per name: taken one by one
                     local = a.asname or a.name.split(".")[0]
@@ -272,7 +275,7 @@ class _Modules:
             for module in by_module:
                 if identity[module] in plain:
                     continue
-                new = f"{name}_{module.replace('runtime_', '')}"
+                new = f"{name}_{module.rsplit('.', 1)[-1]}"
                 while new in used:
                     new += "_"
                 used.add(new)

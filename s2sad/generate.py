@@ -12,10 +12,8 @@ from . import runtime
 from . import rules  # noqa: F401  (registers the gradient templates)
 from .markers import MARKERS
 from .precision import to_float32
+from .forms import FORMS
 from .registry import REGISTRY
-from .runtime_forms import FORMS
-from .runtime_special import FORMS as SPECIAL_FORMS
-from .runtime_linalg import FORMS as LINALG_FORMS
 from .transforms.program import Program
 from .version import __version__
 
@@ -92,9 +90,8 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
         program.aux_functions.add(fn)
     program.module_names.update(runtime.__all__)
     program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
-    # numpy forms numba lacks, scipy.special and scipy.linalg, as helpers
-    # (runtime_forms.py, runtime_special.py, runtime_linalg.py)
-    program.call_forms = FORMS + SPECIAL_FORMS + LINALG_FORMS
+    # numpy forms numba lacks, scipy.special and scipy.linalg, as helpers (forms.py)
+    program.call_forms = FORMS
     program.chunks = numba.get_num_threads()  # per parallel loop with accumulators
     program.runtime_helpers.update(
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})

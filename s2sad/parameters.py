@@ -211,7 +211,7 @@ def describe_values(signature, values, diff_params):
     return "; ".join(parts)
 
 
-# ---- values of the shape, sorting and contraction rules (rules/numpy_shape_rules.py) ----
+# ---- values of the shape, sorting and contraction rules (rules/shapes.py, contractions.py) ----
 
 # np.squeeze's axis: the cotangent is a reshape to the argument's shape whatever it is
 AXIS_OF_SHAPE = Values("None, an int or a tuple of ints", _axis, gradient_free=True)

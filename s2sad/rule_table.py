@@ -1,7 +1,8 @@
-"""The README's table of gradient rules, made from the registry so it cannot
-drift: each rule with the parameters it implements and, for each optional
-one, the values. `python -m s2sad.rule_table --write` rewrites the README's
-table; the tests check that it is current."""
+"""The table of gradient rules, made from the registry so it cannot drift:
+each rule with the parameters it implements and, for each optional one, the
+values. `python -m s2sad.rule_table` prints it. The documentation's table of
+functions (s2sad/support_table.py, docs/accepts.md) is made from the same
+registry, with each function's status, when the site is built."""
 import math
 import operator
 import pathlib
@@ -14,7 +15,7 @@ import scipy.special
 from . import rules  # noqa: F401  (registers the rules)
 from .registry import REGISTRY
 
-START, END = "<!-- rule table: made by python -m s2sad.rule_table --write -->", "<!-- end of rule table -->"
+START, END = "<!-- rule table: made by python -m s2sad.rule_table -->", "<!-- end of rule table -->"
 _NAMESPACES = [("np.", np), ("np.linalg.", np.linalg), ("math.", math), ("", __builtins__),
                ("operator.", operator), ("scipy.special.", scipy.special),
                ("scipy.linalg.", scipy.linalg)]
@@ -46,7 +47,7 @@ def table():
             continue
         text = rule.parameters_text()
         rows.setdefault(text, []).append(name)
-    from .numpy_definitions import TABLE  # functions (or spellings) s2sad defines
+    from .definitions import TABLE  # functions (or spellings) s2sad defines
     for fn, text in TABLE:
         rows.setdefault(text, []).append(_qualified(fn))
     lines = ["| functions | parameters (and the values each rule implements) |", "|---|---|"]
@@ -55,27 +56,12 @@ def table():
     return "\n".join([START] + lines + [END])
 
 
-def readme_path():
-    return pathlib.Path(__file__).resolve().parent.parent / "README.md"
-
-
-def current(readme_text):
-    a, b = readme_text.find(START), readme_text.find(END)
-    return readme_text[a:b + len(END)] if a >= 0 and b >= 0 else None
-
-
 def main(argv):
-    text = table()
     if "--write" in argv:
-        path = readme_path()
-        old = path.read_text()
-        found = current(old)
-        if found is None:
-            raise SystemExit(f"{path} has no rule table between the markers {START!r} and "
-                             f"{END!r}: add them where the table goes")
-        path.write_text(old.replace(found, text))
-    else:
-        print(text)
+        raise SystemExit("the README no longer holds the rule table: the documentation site "
+                         "makes it from the registry when it is built (docs/accepts.md; "
+                         "python -m s2sad.support_table prints it)")
+    print(table())
 
 
 if __name__ == "__main__":

@@ -44,7 +44,8 @@ def check(call, report):
     else:
         moves = {call.wrt[k]: direction(call.values[call.wrt[k]], rng) for k in positions}
         slope = sum(_inner(call.grad_list[k], moves[call.wrt[k]]) for k in positions)
-    outcome = _test(call, weights, moves, slope)
+    scale = _slope_scale(call, weights, moves)
+    outcome = _test(call, weights, moves, slope, scale)
     if outcome[0] == "kinks":
         # several kinks along v (elements at ties, knots, zeros), each of whose
         # conventions may take another side: coordinate by coordinate
@@ -55,7 +56,8 @@ def check(call, report):
         return
     # which argument: the test along each alone
     blamed = [call.names[p] for p in moves
-              if _test(call, weights, {p: moves[p]}, _slope_of(call, p, moves[p], weights))[0]
+              if _test(call, weights, {p: moves[p]}, _slope_of(call, p, moves[p], weights),
+                       scale)[0]
               == "failed"] if call.mode != "jvp" and len(moves) > 1 else \
         [call.names[p] for p in moves]
     raise GradientCheckError(
@@ -72,12 +74,25 @@ def _slope_of(call, p, v, weights):
     return _inner(call.grad_list[k], v)
 
 
-def _test(call, weights, moves, slope):
-    """("passed" | "skipped" | "failed", detail)."""
+def _slope_scale(call, weights, moves):
+    """The size of the terms <g, v> adds up, over every argument moved: the
+    rounding of the computed gradient is a part of it (float32 gives a
+    gradient that is 0 in exact arithmetic as 1e-10, not 0)."""
+    if call.mode == "jvp":
+        return abs_inner(weights, call.grads)
+    return sum(abs_inner(call.grad_list[call.wrt.index(p)], v) for p, v in moves.items())
+
+
+def _test(call, weights, moves, slope, scale=0.0):
+    """("passed" | "skipped" | "failed", detail). `scale`: the size of the
+    terms of the whole <g, v>, whose rounding the slope may carry."""
     phi0 = _phi(call, weights, {})
     if phi0 is None or not np.isfinite(phi0):
         return "skipped", "the output is not finite at x"
     eps = _EPS[call.dtype]
+    # phi is a sum: its rounding is relative to the size of its terms (outputs
+    # that cancel give a phi of 1e-18 with noise of their own size)
+    size = abs_inner(weights, call.output(call.value))
     if not np.isfinite(slope):
         return "failed", f"<g, v> is {slope} where the function is finite."
     h0, first = _H0[call.dtype], None
@@ -88,8 +103,8 @@ def _test(call, weights, moves, slope):
             rests = [abs(a - phi0 - h * slope) for a, h in zip(ahead, steps)]
             # (a remainder below a 1e-9 part of the first-order term agrees to
             # that: rounding, whatever cancellation made phi small)
-            noise = [max(eps * (abs(phi0) + abs(a)), _AGREE[call.dtype] * abs(h * slope))
-                     + 1e-300 for a, h in zip(ahead, steps)]
+            noise = [max(eps * (abs(phi0) + abs(a) + size), _AGREE[call.dtype] * abs(h * slope))
+                     + _AGREE[call.dtype] * h * scale + 1e-300 for a, h in zip(ahead, steps)]
             if _rate(rests, noise) == "passed":
                 return "passed", "h^2" if attempt == 0 else "h^2 closer to x: a kink near it"
             first = first or (steps, ahead, rests)

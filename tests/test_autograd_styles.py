@@ -624,7 +624,6 @@ case("select", lambda a, b, c: np.select(SEL_C, [a, b, c], default=1.1), R(3, 4,
 # where autograd has them)
 
 REFUSED = {
-    "index-mixed": UnsupportedSyntaxError,          # x[3, 2:, [1, 3]]: an index array after a slice
     "ufunc-real_if_close": LookupError,             # numpy's Python source, asanyarray
     "ufunc-angle": LookupError,
     "inner-float": LookupError,                     # np.inner of two numbers

@@ -92,7 +92,7 @@ def dot_of_a_stack(a, b):
 
 
 def reductions_and_stacks(a, b):
-    # np.mean over an axis (runtime_forms' helpers) and @ of stacks (runtime_stack_loops'
+    # np.mean over an axis (runtime.reductions' helpers) and @ of stacks (runtime.stack_overloads'
     # overload): each module has its own private `_result_dtype`
     return np.sum(np.mean(a @ b, axis=0) ** 2)
 

@@ -1,9 +1,9 @@
-"""numpy's linear algebra beyond single matrices (s2sad/rules/numpy_stack_rules.py):
+"""numpy's linear algebra beyond single matrices (s2sad/rules/stacks.py):
 np.inner, np.dot and np.matmul / @ of N-d operands (1-d operands beside stacks,
 broadcast batch axes), np.cross along any axes, np.linalg's functions of
 stacks of matrices, and np.linalg.eigh with UPLO. Gradients against central
 finite differences of numpy's own functions, reverse and forward mode, as
-Python and compiled: numba has none of these forms, and s2sad.runtime_stack_loops
+Python and compiled: numba has none of these forms, and s2sad.runtime.stack_overloads
 teaches them to it (a loop over the leading axes calling numba's 2-D operation), so
 the compiled checks also check that no s2sad.NumbaFallbackWarning is raised (a sample
 by default; S2SAD_FULL=1 compiles every case). Every keyword is also spelled
@@ -334,7 +334,7 @@ def test_svd_of_a_stack_names_the_users_line():
             make()
         text = str(info.value)
         assert f"{__file__}:{svd_of_stack.__code__.co_firstlineno + 1}, in svd_of_stack" in text
-        assert "numpy_definitions" not in text and "stacks of matrices" in text
+        assert "definitions" not in text and "stacks of matrices" in text
 
 
 def test_second_derivatives_through_stacks_are_refused():

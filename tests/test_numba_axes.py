@@ -1,5 +1,5 @@
 """Calls numba has no implementation of, compiled through s2sad's helpers
-(s2sad/runtime_forms_axes.py, runtime_forms.py): x.astype(dtype), np.squeeze
+(s2sad/runtime/axes.py, runtime/reductions.py): x.astype(dtype), np.squeeze
 with an axis, np.diff / repeat / roll / sort along an axis, np.pad, and
 np.atleast_1d / 2d of a number. Gradients against finite differences and
 values against numpy's, compiled (a fallback to Python fails the test: see

@@ -1,4 +1,4 @@
-"""numpy forms numba lacks, rewritten into s2sad.runtime_forms helpers by
+"""numpy forms numba lacks, rewritten into s2sad.runtime helpers (s2sad/forms.py) by
 the late pass transforms/emit/numba_forms.py: each helper gives numpy's result
 (values, shape, dtype) compiled and as Python, and derivatives using the
 forms compile (a NumbaFallbackWarning is an error here, see conftest.py)
@@ -13,7 +13,7 @@ import pytest
 
 import s2sad
 from gradcheck import check_grad, check_jvp, numerical_grad
-from s2sad import runtime_forms as F
+from s2sad import runtime as F
 
 rng = np.random.default_rng(7)
 ARRAYS = {1: rng.standard_normal(5) + 0.5, 2: rng.standard_normal((3, 4)) + 0.5,
@@ -303,7 +303,7 @@ _SPD_LOWER_JUNK = _SPD + np.tril(np.full((3, 3), 5.0), -1)  # numpy reads the up
 
 @pytest.mark.parametrize("upper", [True, False])
 def test_np_cholesky_helper_is_numpys(upper):
-    from s2sad.runtime_linalg import np_cholesky
+    from s2sad.runtime import np_cholesky
     A = _SPD_LOWER_JUNK if upper else _SPD_LOWER_JUNK.T
     expected = np.linalg.cholesky(A, upper=upper)
     _same(np_cholesky(A, upper=upper), expected)

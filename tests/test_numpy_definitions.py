@@ -1,5 +1,5 @@
 """numpy functions s2sad differentiates through its own definitions
-(s2sad/numpy_definitions.py), the casts np.float64(x) and x.item(), and
+(s2sad/definitions/), the casts np.float64(x) and x.item(), and
 `is None` / isinstance tests of a parameter, decided by the argument's kind: against finite differences (and numpy's
 values), compiled and as Python, reverse and forward mode."""
 import numpy as np
@@ -40,7 +40,7 @@ def test_definitions_against_finite_differences(fn, args, wrts, jit):
 
 
 def test_definitions_agree_with_numpy():
-    from s2sad import numpy_definitions as d
+    from s2sad.definitions import reductions as d
     np.testing.assert_allclose(d.average(A, 0, W2), np.average(A, axis=0, weights=W2))
     np.testing.assert_allclose(d.average(A, 1, W3), np.average(A, axis=1, weights=W3))
     np.testing.assert_allclose(d.average(A, None, A * A), np.average(A, weights=A * A))
@@ -61,7 +61,7 @@ def cumprod_columns_with_zero(a):
 
 
 def test_definitions_agree_with_numpy_along_axes():
-    from s2sad import numpy_definitions as d
+    from s2sad.definitions import reductions as d
     cube = np.arange(1.0, 25.0).reshape(2, 3, 4) / 10
     for axis in (0, 1, 2, -1):
         np.testing.assert_allclose(d.cumprod(cube, axis), np.cumprod(cube, axis=axis))
@@ -81,7 +81,7 @@ def trapezoid_forms(a):
 
 def test_trapezoid(jit):
     check_grad(trapezoid_forms, [A.copy()], jit=jit)
-    from s2sad import numpy_definitions as d
+    from s2sad.definitions import reductions as d
     grid = np.linspace(0.0, 1.0, A.shape[1])
     np.testing.assert_allclose(d.trapezoid(A, None, 0.5, 0), np.trapezoid(A, dx=0.5, axis=0))
     np.testing.assert_allclose(d.trapezoid(A, grid, 1.0, -1), np.trapezoid(A, x=grid))
@@ -157,7 +157,7 @@ def take_one_along_an_axis(A):
 def test_take(jit):
     check_grad(takes, (A,), jit=jit)
     check_jvp(takes, (A,), jit=jit)
-    from s2sad import numpy_definitions as d
+    from s2sad.definitions import shapes as d
     np.testing.assert_allclose(d.take(A, np.array([2, 0, 2]), 1), np.take(A, [2, 0, 2], axis=1))
 
 
@@ -189,12 +189,12 @@ def test_eigvalsh_and_meshgrid(fn, jit):
 
 
 def test_eigvalsh_and_meshgrid_agree_with_numpy():
-    from s2sad import numpy_definitions_more as d
+    from s2sad.definitions import linalg, shapes
     a = np.outer(X6[:3], X6[:3]) + np.eye(3)
     a[0, 2] += 0.3
     for uplo in ("L", "U"):
-        np.testing.assert_allclose(d.eigvalsh(a, uplo), np.linalg.eigvalsh(a, uplo))
+        np.testing.assert_allclose(linalg.eigvalsh(a, uplo), np.linalg.eigvalsh(a, uplo))
     for indexing in ("xy", "ij"):
-        for got, want in zip(d.meshgrid(X6[:3], X6[3:5].reshape(1, 2), indexing),
+        for got, want in zip(shapes.meshgrid(X6[:3], X6[3:5].reshape(1, 2), indexing),
                              np.meshgrid(X6[:3], X6[3:5].reshape(1, 2), indexing=indexing)):
             np.testing.assert_array_equal(got, want)

@@ -1,5 +1,5 @@
 """numpy functions s2sad differentiates through definitions chosen by the
-call (s2sad/numpy_definitions_more.py) and np.linalg's eigh, svd and pinv
+call (s2sad/definitions/) and np.linalg's eigh, svd and pinv
 rules: gradients against finite differences (reverse and forward mode,
 compiled and as Python), values against numpy's own, and the calls that
 are refused."""

@@ -209,7 +209,7 @@ print(json.dumps({{"dx": dx.tolist(), "dy": dy.tolist()}}))
 
 
 def test_export_copies_the_shape_helpers(tmp_path):
-    """An exported derivative that calls helpers of s2sad.runtime_shapes
+    """An exported derivative that calls helpers of s2sad.runtime.shapes
     (unpermute, unstack_nd, undiff, unkron_*) runs without s2sad, compiled."""
     import json
     import subprocess

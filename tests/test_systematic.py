@@ -92,7 +92,7 @@ def test_rule_jit(case, functions, fallbacks):
 
 
 # Forms numba lacks, rewritten into runtime helpers by the late pass
-# (transforms/emit/numba_forms.py, s2sad/runtime_forms.py): they ran as Python
+# (transforms/emit/numba_forms.py, s2sad/forms.py): they ran as Python
 # with jit=True before; now their derivatives must compile.
 MUST_COMPILE = [
     "numpy.mean:mean/2x3x4/axis=(2, 0)", "numpy.mean:mean/3/axis=None", "numpy.mean:mean/s/axis=()",

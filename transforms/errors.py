@@ -47,11 +47,6 @@ class SourceUnavailableError(S2sadError, TypeError):
     """The function's source code cannot be found."""
 
 
-class NotImplementedArgument(Exception):
-    """A call of a function s2sad defines, with an argument (or a value of
-    one) its definition does not implement; the binder names the line."""
-
-
 def missing_gradient(callee_name, location, node, obj=None):
     """TensorFlow's error for an operation without a gradient; `obj`, the
     callee, when known (a library's Python function is named as such)."""

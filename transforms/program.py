@@ -198,6 +198,10 @@ class Program:
             except (LookupError, NameError):
                 return K.UNKNOWN
             if prim.rule is not None:
+                if getattr(prim.rule, "user", False) and prim.rule.nondiff:
+                    # (a declared zero gradient: the self-checks do not take it
+                    # for the derivative; a registered one says so where applied)
+                    self.surrogates.add(f"{prim.rule.name} declared non-differentiable")
                 return _with_dtype(prim.rule.kind(arg_kinds, kw_kinds), call_node, parsed)
             if prim.helper is not None:
                 return self.helper_return_kind(prim.helper.function_for(arg_kinds), arg_kinds)

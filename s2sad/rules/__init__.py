@@ -1,8 +1,12 @@
-"""Gradient templates, one module per namespace. Importing this package
-registers them all."""
-from . import operators, math_rules, numpy_rules, builtin_rules, runtime_rules, numpy_shape_rules, \
-    numpy_more_rules  # noqa: F401
-from . import numpy_linalg_rules  # noqa: F401
-from . import numpy_stack_rules  # noqa: F401  (variants of the rules above)
-from . import forms_rules  # noqa: F401  (after every numpy rule)
-from . import scipy_special_rules, scipy_linalg_rules  # noqa: F401
+"""Gradient templates, one module per topic (numpy's by the topics of
+s2sad/runtime/ and s2sad/definitions/). Importing this package registers
+them all; a module adding variants of another's rules comes after it."""
+from . import operators, math_rules  # noqa: F401
+from . import elementwise, reductions, contractions, linalg, shapes  # noqa: F401
+from . import builtin_rules, runtime_rules  # noqa: F401
+from . import stacks  # noqa: F401  (variants of the rules above, for stacks of matrices)
+from . import special  # noqa: F401
+
+from ..extend import REGISTRY, give_helpers_their_rules  # noqa: E402
+
+give_helpers_their_rules(REGISTRY)  # (after every rule)

@@ -5,8 +5,8 @@ import builtins
 import numpy as np
 
 from .. import runtime as rt
-from ..registry import adjoint, broadcast_args, first_arg, int_scalar, nondifferentiable, refused
-from ..transforms.analysis import kinds as K
+from ..extend import (K, adjoint, broadcast_args, first_arg, int_scalar, nondifferentiable,
+                      refused)
 
 
 @adjoint(builtins.abs, kind=first_arg, pointwise=True)

@@ -2,9 +2,7 @@
 import inspect
 import math
 
-from ..parameters import NOT_ARRAY, NUMBER
-from ..registry import adjoint, float_scalar, nondifferentiable, int_scalar
-from ..transforms.analysis import kinds as K
+from ..extend import (K, NOT_ARRAY, NUMBER, adjoint, float_scalar, int_scalar, nondifferentiable)
 
 
 def _scalar(fn):

@@ -5,9 +5,9 @@ import operator
 
 import numpy as np
 
-from ..parameters import MATMUL_OPERAND
-from ..registry import adjoint, broadcast_args, broadcast_float, nondifferentiable
-from ..transforms.analysis import kinds as K
+from .. import runtime as rt
+from ..extend import (K, MATMUL_OPERAND, adjoint, broadcast_args, broadcast_float,
+                      nondifferentiable, takes_rule_of)
 
 
 @adjoint(operator.add, kind=broadcast_args, elementwise=True)
@@ -76,3 +76,8 @@ nondifferentiable(operator.and_, operator.or_, operator.xor, operator.lshift, op
 @adjoint(operator.matmul, when=lambda x, y: min(x.ndim, y.ndim) >= 2 and max(x.ndim, y.ndim) > 2)
 def matmul_stacked(g, ans, x, y):
     return unbroadcast(g @ np.swapaxes(y, -1, -2), x), unbroadcast(np.swapaxes(x, -1, -2) @ g, y)  # noqa: F821
+
+
+# python_power(a, b) is a ** b (transforms/emit/numba_forms.py: exponents that may be
+# negative integers)
+takes_rule_of(rt.python_power, operator.pow)

@@ -4,8 +4,7 @@ derivatives can be differentiated again (forward over reverse)."""
 import numpy as np
 
 from .. import runtime as rt
-from ..registry import REGISTRY, Rule, first_arg, nondifferentiable, refused
-from ..transforms.analysis import kinds as K
+from ..extend import (K, REGISTRY, first_arg, nondifferentiable, refused, Rule)
 
 
 def _linear(fn, kind, positions=(0,)):
@@ -48,7 +47,7 @@ nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
 REGISTRY.register(rt.prod_others, Rule(None, _arg(0), diff_argnums=(0,), name="prod_others"))
 refused(rt.prod_others_tangent, kind=_arg(0),
         reason="third derivatives of np.prod are not implemented")
-# rt.digamma's rule (polygamma) is scipy.special.digamma's: scipy_special_rules.py
+# rt.digamma's rule (polygamma) is scipy.special.digamma's: special.py
 nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
 nondifferentiable(rt.empty_stack, kind=lambda args, kws: K.array(
     args[1].ndim + 1, args[1].scalar_dtype) if args[1].is_array or args[1].is_scalar
@@ -125,7 +124,7 @@ def _prod_others_tangent(t, ans, x, axis=None):
 REGISTRY.lookup(rt.prod_others).tangent = _prod_others_tangent
 
 
-# ---- the helpers of s2sad.runtime_shapes: linear in the cotangent (or tangent) ----
+# ---- the helpers of s2sad.runtime.shapes: linear in the cotangent (or tangent) ----
 # (a permutation's helpers depend on ans and a only through the permutation,
 # which is locally constant)
 _linear(rt.diag_embed, _arg(1))

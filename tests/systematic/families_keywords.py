@@ -1,4 +1,4 @@
-"""Keyword forms of numpy functions (s2sad/numpy_definitions_keywords.py,
+"""Keyword forms of numpy functions (s2sad/definitions/masked_reductions.py,
 transforms/frontend/calls/respellings.py): where= (a mask that gets no
 gradient), initial=, dtype= of float64, np.diff's prepend= / append=,
 np.einsum's optimize=, np.average's returned= / keepdims=,

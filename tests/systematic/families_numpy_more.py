@@ -1,5 +1,5 @@
 """numpy functions differentiated through s2sad's definitions chosen by the
-call (s2sad/numpy_definitions_more.py: polyval, convolve, cov, interp,
+call (s2sad/definitions/: polyval, convolve, cov, interp,
 select, matrix_power, max/min with initial=, matrix norms, order="F"
 reshapes, svd) and np.linalg's eigh, svd and pinv rules: ranks, keyword
 and positional spellings, special points (knots of interp, ties with
@@ -258,7 +258,7 @@ def linalg_cases():
 
 
 def older_definition_cases():
-    """The definitions of numpy_definitions.py (tests/test_numpy_definitions.py has more)."""
+    """The definitions of s2sad/definitions/reductions.py and shapes.py (tests/test_numpy_definitions.py has more)."""
     m = {"x": ((2, 3), ANY)}
     return [make("numpy.average", "average/plain", "np.average(x)", m),
             make("numpy.average", "average/axis_weights", "np.average(x, axis=1, weights=y)",

@@ -1,6 +1,7 @@
 """Shape, joining, flipping, diagonal, padding, sorting and contraction rules
-(s2sad/rules/numpy_shape_rules.py), variance and standard deviation, the
-elementwise functions of numpy_more_rules.py, and the calls they refuse."""
+(s2sad/rules/shapes.py, contractions.py), variance and standard deviation,
+the elementwise functions beyond the common ones (s2sad/rules/elementwise.py),
+and the calls they refuse."""
 import numpy as np
 
 from .cases import SHAPES, const, make, matrix, rank_name, signed, spread, uni
@@ -422,7 +423,6 @@ def refusal_cases():
         ("numpy.gradient", "2d_all_axes", "np.gradient(x)", M),
         ("numpy.gradient", "edge_order", "np.gradient(x, edge_order=2)", V),
         ("numpy.atleast_1d", "two", "np.atleast_1d(x, x)[0]", V),
-        ("numpy.astype", "int", "x.astype(int) * x", V),
         ("numpy.kron", "3d", "np.kron(x, x)", T),
         ("numpy.split", "index_array", "np.split(x, np.array([1, 2]))[0]", V),
     ]

@@ -65,9 +65,9 @@ def registered_rules():
 
 def defined_functions():
     """Names of the numpy functions s2sad differentiates through definitions
-    (s2sad/numpy_definitions.py), which need cases as rules do."""
-    from s2sad import numpy_definitions as d
-    return {name for name in map(rule_name, list(d._DEFINITIONS) + list(d._BY_CALL))
+    (s2sad/definitions/), which need cases as rules do."""
+    from s2sad.definitions import registry as d
+    return {name for name in map(rule_name, list(d.DEFINITIONS) + list(d.BY_CALL))
             if name is not None}
 
 

@@ -3,7 +3,7 @@
 numpy keeps the last write: after `y[[0, 0, 1]] = v`, y[0] is v[1] and v[0]
 is lost. Only the last writer of each position may receive that position's
 cotangent, so the reverse sweep multiplies `dy[index]` by `last_writes(index,
-n)` (1.0 at each position's last writer, 0.0 elsewhere; s2sad.runtime_writes).
+n)` (1.0 at each position's last writer, 0.0 elsewhere; s2sad.runtime.writes).
 `y[index] += v` is `y[index] = y[index] + v` and keeps the last write too.
 A constant index with distinct entries of one sign needs no mask."""
 import gast

@@ -1,7 +1,7 @@
 """The last pass over a generated function: calls of a form the backend
 cannot compile become calls of a runtime helper with the same semantics.
 
-The forms come as a table (for numba: s2sad.runtime_forms.FORMS) of
+The forms come as a table (for numba: s2sad.forms.FORMS) of
 `(function, test on the call node, helper name, how the arguments pass)`:
 the call `np.mean(x, axis=0)` resolves to np.mean, whose entry's test
 holds, so it reads `mean_axis(x, axis=0)`. It runs on every function of a

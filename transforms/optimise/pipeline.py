@@ -137,7 +137,7 @@ def _reciprocals(d):
 
 
 def _parallel(d):
-    if d.program.parallel and not d.rev.helper:
+    if not d.rev.helper:
         # (a helper may run in a parallel loop: no nested parallel launches)
         parallelise(d.body, d.kinds, d.spec.namer, d.rev.parallel, d.program.chunks,
                     lambda: checked_copy(d.fdef, d.kinds, d.rev.adjoints,

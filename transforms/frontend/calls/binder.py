@@ -29,9 +29,9 @@ import numpy as np
 
 from .respellings import respell, without_defaults
 from ..read.read import readable_function
-from ...errors import NotImplementedArgument, UnsupportedSyntaxError
+from ...errors import UnsupportedSyntaxError
 from ...syntax import Transformer, clone, const
-from ....numpy_definitions import definition_arguments, numpy_definition
+from ....definitions import NotImplementedArgument, definition_arguments, numpy_definition
 from ....parameters import AXIS_VALUES
 
 ITEM = "item_of"  # the runtime helper x.item() becomes

@@ -11,7 +11,7 @@ they are before calls are bound (`respell_writes`):
     u.sort()   (also axis=)         u[...] = np.sort(u)
     y = np.multiply(a, b, out=u)    u[...] = np.multiply(a, b); y = u
     np.add.at(u, i, v)              u[...] = np.add.at(u, i, v)   (the call: s2sad's
-                                    definition, numpy_definitions_ufuncs.py; also
+                                    definition, s2sad/definitions/elementwise.py; also
                                     np.subtract.at)
 
 and any other call made for its effect on an array (a statement of its
@@ -147,7 +147,7 @@ class _Respell(gast.NodeTransformer):
     def ufunc_at(self, s, call):
         """`np.add.at(u, i, v)`: `u[...] = np.add.at(u, i, v)`, whose call the
         binder makes the definition returning the new value
-        (s2sad/numpy_definitions_ufuncs.py)."""
+        (s2sad/definitions/elementwise.py)."""
         if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name) \
                 or any(isinstance(a, gast.Starred) for a in call.args):
             raise UnsupportedSyntaxError(

@@ -1,0 +1,274 @@
+"""The documentation's table of the Python constructs s2sad differentiates:
+one row per construct, with its status and the front-end pass that handles it.
+
+The rows are data (CONSTRUCTS); what the table checks against the code:
+- every `handled_by` names a module of transforms/frontend/ (or another stage
+  of the compiler), so a row cannot point at a pass that is gone;
+- every syntax the front end refuses (transforms/frontend/source.py's
+  `_UNSUPPORTED`, what is left once the passes before it have rewritten the
+  forms they take) is either covered by a row that says which forms are taken
+  (`syntax=`), or gets a row of its own, generated, with the refusal's hint.
+The tests also check that every module of transforms/frontend/ is named by a
+row or listed in INTERNAL. To generate the rows from an ordered list of the
+front-end passes, `rows()` is the one place to change: join that list with
+CONSTRUCTS by `handled_by`.
+
+Status: "compiled" (numba compiles the derivative), "Python" (the derivative
+runs as Python: s2sad warns with NumbaFallbackWarning under jit="auto"),
+"refused" (an error naming the file, line and construct, saying what to
+write instead); "compiled; some forms refused" where the guide says which.
+
+`python -m s2sad.construct_table` prints the table as Markdown."""
+import dataclasses
+import importlib
+import sys
+
+COMPILED, PYTHON, REFUSED = "compiled", "Python", "refused"
+PARTLY = "compiled; some forms refused"
+
+
+@dataclasses.dataclass(frozen=True)
+class Construct:
+    section: str
+    construct: str
+    example: str
+    status: str
+    handled_by: str  # a module of the compiler, relative to transforms/ ("frontend.desugar")
+    guide: str  # the page (and anchor) of the user guide that says more
+    syntax: tuple = ()  # the gast node names of _UNSUPPORTED whose accepted forms this row is
+
+
+G = "guide/python-forms.md"
+CONSTRUCTS = [
+    # ---- control flow
+    Construct("Control flow", "`if` / `elif` / `else`, also on differentiated values",
+              "`if x[i] > 0.0: ...`", COMPILED, "frontend.desugar", G + "#control-flow"),
+    Construct("Control flow", "`for` over `range(...)`, an array's rows, `enumerate`, `zip`, "
+              "`reversed`", "`for i, (u, v) in enumerate(zip(a, b)):`", COMPILED,
+              "frontend.desugar", G + "#control-flow"),
+    Construct("Control flow", "`while` with a data-dependent end", "`while err > tol: ...`",
+              COMPILED, "frontend.desugar", G + "#control-flow"),
+    Construct("Control flow", "`break`, `continue`, `return` anywhere", "`if done: break`",
+              COMPILED, "frontend.desugar", G + "#control-flow"),
+    Construct("Control flow", "`for ... else`, `while ... else`", "`for ...: ... else: ...`",
+              REFUSED, "frontend.source", G + "#control-flow"),
+    Construct("Control flow", "`for` over a tuple or list written out, or a local dict's "
+              "`items()`", "`for w in (a, b, c):`", COMPILED, "frontend.literal_loops",
+              G + "#lists-tuples-and-dicts"),
+    Construct("Control flow", "`for` over a computed array", "`for t in np.linspace(0, 1, n):`",
+              COMPILED, "frontend.array_loops", G + "#control-flow"),
+    Construct("Control flow", "`numba.prange` loops", "`for i in prange(n):`", COMPILED,
+              "optimise.parallel", "guide/parallel.md"),
+    Construct("Control flow", "`raise`, `assert`", "`if x < 0: raise ValueError(...)`",
+              COMPILED, "frontend.source", G + "#statements"),
+    Construct("Control flow", "`try ... finally` (no `return`/`break` inside); "
+              "`try ... except` refused", "`try: ... finally: ...`", PARTLY,
+              "frontend.statement_forms", G + "#statements", syntax=("Try",)),
+    Construct("Control flow", "`match`", "`match mode: ...`", REFUSED, "frontend.source",
+              G + "#statements", syntax=("Match",)),
+    # ---- assignments and operators
+    Construct("Assignments and operators", "Assignment, augmented assignment, tuple unpacking, "
+              "swapping", "`a, b = b, a`", COMPILED, "frontend.normalize",
+              G + "#assignments-and-operators"),
+    Construct("Assignments and operators", "Chained assignment", "`a = b = 0.0`", COMPILED,
+              "frontend.source", G + "#assignments-and-operators"),
+    Construct("Assignments and operators", "Nested unpacking", "`a, (b, c) = h(x)`", COMPILED,
+              "frontend.nested_unpacking", G + "#assignments-and-operators"),
+    Construct("Assignments and operators", "Star-unpacking of a known length",
+              "`a, *rest = (p, q, r)`, `f(*args)`", PARTLY, "frontend.star_forms",
+              G + "#assignments-and-operators", syntax=("Starred",)),
+    Construct("Assignments and operators", "`+ - * / ** % //`, unary minus, `@`, with numpy "
+              "broadcasting", "`y = W @ x + b`", COMPILED, "frontend.normalize",
+              G + "#assignments-and-operators"),
+    Construct("Assignments and operators", "Comparisons, `and` / `or` / `not`, conditional "
+              "expressions", "`w = y or 1.0`, `a if c else b`", COMPILED,
+              "frontend.value_bools", G + "#assignments-and-operators"),
+    Construct("Assignments and operators", "The walrus operator", "`if (y := e) > 1:`", PARTLY,
+              "frontend.statement_forms", G + "#statements", syntax=("NamedExpr",)),
+    Construct("Assignments and operators", "Annotated assignment", "`y: float = e`", COMPILED,
+              "frontend.statement_forms", G + "#statements"),
+    Construct("Assignments and operators", "Assignment through an attribute",
+              "`a.flat[i] = v`, `obj.w = v`", REFUSED, "frontend.source",
+              "sharp-bits.md#writes-s2sad-cannot-follow"),
+    # ---- arrays and indexing
+    Construct("Arrays and indexing", "Reads and writes of elements and slices, on arguments "
+              "and local arrays", "`u[i + 1] = u[i] * k`", COMPILED, "reverse.tapes",
+              "guide/numpy-scipy.md#indexing"),
+    Construct("Arrays and indexing", "Index arrays and boolean masks",
+              "`x[idx]`, `logp[np.arange(n), labels]`, `x[x > 0]`", COMPILED,
+              "reverse.contributions", "guide/numpy-scipy.md#indexing"),
+    Construct("Arrays and indexing", "Chained subscript writes", "`A[i][j] = v`", PARTLY,
+              "frontend.chained_writes", "guide/numpy-scipy.md#indexing"),
+    Construct("Arrays and indexing", "Array attributes and methods",
+              "`x.T`, `x.shape`, `x.sum(axis=1)`, `x.flat`", COMPILED,
+              "frontend.array_attributes", "guide/numpy-scipy.md#indexing"),
+    Construct("Arrays and indexing", "Writes numpy hides in a call",
+              "`u.fill(v)`, `np.copyto(u, v)`, `out=u`, `np.add.at(u, i, v)`", PARTLY,
+              "frontend.effects", "sharp-bits.md#writes-s2sad-cannot-follow"),
+    Construct("Arrays and indexing", "Writing through a second name of an array's memory",
+              "`row = B[0]; row[j] = v` while `B` is read", REFUSED, "analysis.aliases",
+              "sharp-bits.md#writes-s2sad-cannot-follow"),
+    Construct("Arrays and indexing", "Complex values computed from differentiated ones",
+              "`z = x + 1j * y`", REFUSED, "analysis.kinds", "sharp-bits.md#complex-numbers"),
+    # ---- functions and calls
+    Construct("Functions and calls", "Calls of your own Python functions (helpers), "
+              "with keywords and defaults", "`step(u, k, dt=0.1)`", COMPILED, "frontend.bind",
+              G + "#functions-and-calls"),
+    Construct("Functions and calls", "A helper writing into an array it is given",
+              "`step(u, out, k)` filling `out`", COMPILED, "frontend.written_args",
+              G + "#functions-and-calls"),
+    Construct("Functions and calls", "Recursion", "`return n * f(n - 1)`", COMPILED,
+              "reverse.split_recursion", "guide/memory.md#recursion"),
+    Construct("Functions and calls", "Nested `def` and `lambda` (closures)",
+              "`sq = lambda u: u * w`", PARTLY, "frontend.closures", G + "#functions-and-calls",
+              syntax=("FunctionDef", "Lambda")),
+    Construct("Functions and calls", "A function passed to a helper", "`apply(lambda u: u * u, x)`",
+              COMPILED, "frontend.function_args", G + "#functions-and-calls"),
+    Construct("Functions and calls", "`functools.partial`, `map`, `functools.reduce`, "
+              "`np.vectorize(otypes=[float])`", "`sum(map(f, xs, ys))`", COMPILED,
+              "frontend.callable_forms", G + "#builtins-and-folds"),
+    Construct("Functions and calls", "`*args` / `**kwargs` of nested functions (of "
+              "module-level helpers: refused)", "`def h(*args): return sum(args)`", PARTLY,
+              "frontend.nested_varargs", G + "#functions-and-calls"),
+    Construct("Functions and calls", "Decorated functions, `functools.wraps` wrappers",
+              "`@timed def f(x): ...`", COMPILED, "frontend.wrappers", G + "#functions-and-calls"),
+    Construct("Functions and calls", "Imports among the function's first statements",
+              "`from scipy.special import erf`", PARTLY, "frontend.source", G + "#statements",
+              syntax=("Import", "ImportFrom")),
+    Construct("Functions and calls", "A function of an installed package or a C extension "
+              "without a rule", "`scipy.optimize.rosen(x)`", REFUSED, "libraries",
+              "guide/control.md#functions-s2sad-cannot-read"),
+    Construct("Functions and calls", "A derivative called inside a differentiated function",
+              "`s2sad.grad(loss)(x, W)` inside a loss", COMPILED, "program",
+              "guide/higher-order.md#nesting-derivatives"),
+    Construct("Functions and calls", "`if w is None:`, `isinstance(x, np.ndarray)` on a "
+              "parameter", "`if weights is None: ...`", COMPILED, "frontend.none_tests",
+              G + "#functions-and-calls"),
+    Construct("Functions and calls", "String arguments (a constant of the specialisation)",
+              "`if mode == \"edge\":`", COMPILED, "frontend.specialise", G + "#functions-and-calls"),
+    # ---- lists, tuples, dicts
+    Construct("Lists, tuples and dicts", "A list or tuple literal bound once",
+              "`v = [1.0, a, 3.0]; v[1]`", COMPILED, "frontend.literals",
+              G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A list built by appends (in straight-line code, or "
+              "once per iteration of a loop)", "`out = []; for ...: out.append(v)`", COMPILED,
+              "frontend.list_appends", G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A list used as a stack", "`s.append(v)` ... "
+              "`v = s.pop()`", COMPILED, "reverse.user_stacks", G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A list of lists written out", "`M = [[a, b], [c, d]]`",
+              COMPILED, "frontend.nested_literals", G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A local dict with constant keys",
+              "`p = {\"w\": W, \"b\": b}; p[\"w\"]`", COMPILED, "frontend.dicts",
+              G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A helper adding keys to, or assigning into, a dict it is "
+              "given", "`fill(d, x)` setting `d[\"y\"]`", PARTLY, "frontend.added_keys",
+              G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A helper changing a list or dict it is given through "
+              "a method", "`def add(out, v): out.append(v)`", REFUSED, "frontend.mutated_args",
+              G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "Lists and tuples of numbers as arguments",
+              "`f([0.3, 0.7])`", COMPILED, "frontend.sequence_args",
+              "guide/pytrees.md#lists-and-tuples-of-numbers"),
+    Construct("Lists, tuples and dicts", "Containers as arguments (dicts, NamedTuples, "
+              "dataclasses, lists)", "`loss(params, x)`", COMPILED, "frontend.flatten_args",
+              "guide/pytrees.md"),
+    Construct("Lists, tuples and dicts", "A NamedTuple or dataclass made inside the function",
+              "`p = P(a=x, b=y); p.a * p.b`", COMPILED, "frontend.record_locals",
+              "guide/pytrees.md#dataclasses-and-namedtuples"),
+    Construct("Lists, tuples and dicts", "A name started as a number, made an array by its "
+              "first update", "`res = 0; for v in [a, b]: res = res + v`", COMPILED,
+              "frontend.number_starts", G + "#lists-tuples-and-dicts"),
+    # ---- comprehensions and builtins
+    Construct("Comprehensions and builtins", "List comprehensions and generators",
+              "`np.array([f(x[i]) for i in range(n)])`", COMPILED, "frontend.containers",
+              G + "#lists-tuples-and-dicts"),
+    Construct("Comprehensions and builtins", "`sum(...)` of a generator",
+              "`sum(x[i] ** 2 for i in range(n))`", COMPILED, "frontend.containers",
+              G + "#lists-tuples-and-dicts"),
+    Construct("Comprehensions and builtins", "Dict comprehensions over constant keys or a "
+              "local dict", "`{k: v * w for k, v in d.items()}`", PARTLY,
+              "frontend.dict_comprehensions", G + "#lists-tuples-and-dicts", syntax=("DictComp",)),
+    Construct("Comprehensions and builtins", "`sum`, `max`, `min`, `abs`, `any`, `all`, "
+              "`divmod`, `math.fsum`", "`max(a, b, c)`", COMPILED,
+              "frontend.builtin_reductions", G + "#builtins-and-folds"),
+    Construct("Comprehensions and builtins", "`sorted(x)`, `list(x)`, `x.tolist()`",
+              "`s = sorted(x)`", COMPILED, "frontend.sorted_forms", G + "#builtins-and-folds"),
+    Construct("Comprehensions and builtins", "`max(items, key=f)`, `np.ndenumerate`",
+              "`max(xs, key=abs)`", COMPILED, "frontend.builtin_forms",
+              G + "#builtins-and-folds"),
+    # ---- statements
+    Construct("Statements", "`with np.errstate(...)` (ignore or warn), "
+              "`with s2sad.stop_recording()`", "`with np.errstate(divide=\"ignore\"):`", PARTLY,
+              "frontend.statement_forms", G + "#statements"),
+    Construct("Statements", "`del` of a local", "`del t`", PARTLY, "frontend.statement_forms",
+              G + "#statements", syntax=("Delete",)),
+    Construct("Statements", "`global` / `nonlocal` of names only read", "`global G`", PARTLY,
+              "frontend.statement_forms", G + "#statements", syntax=("Global", "Nonlocal")),
+]
+
+# Front-end modules that handle no construct of their own (shared code, or
+# the machinery every construct goes through)
+INTERNAL = {"containers_common", "custom", "aux_output", "lambda_source", "marker_passes",
+            "stale_source", "keyword_spellings", "spellings", "spread_arguments",
+            "container_loops", "tuples", "inline_nested", "nested_function_args",
+            "list_spellings"}
+
+
+def _unsupported():
+    from .transforms.frontend import source
+    return {cls.__name__: (what, source._HINTS.get(cls, "")) for cls, what in
+            source._UNSUPPORTED.items()}
+
+
+def rows():
+    """The table's rows: CONSTRUCTS, then a row per syntax the front end
+    refuses that no row covers."""
+    covered = {s for c in CONSTRUCTS for s in c.syntax}
+    generated = [Construct("Refused syntax", what[0].upper() + what[1:], hint and hint + ".",
+                           REFUSED, "frontend.source", "sharp-bits.md#refusals")
+                 for node, (what, hint) in _unsupported().items() if node not in covered]
+    unique = {}
+    for row in generated:  # (import and from ... import share a description)
+        unique.setdefault(row.construct, row)
+    return CONSTRUCTS + list(unique.values())
+
+
+def check_modules():
+    """The rows' `handled_by` modules that do not exist (empty when the table
+    is current)."""
+    missing = []
+    for c in CONSTRUCTS:
+        try:
+            importlib.import_module(f"s2sad.transforms.{c.handled_by}")
+        except ImportError:
+            missing.append(c.handled_by)
+    return missing
+
+
+def markdown(link_prefix=""):
+    """The table as Markdown, a section per kind of construct; `link_prefix`
+    makes the guide links relative to the page it goes in."""
+    out, section = [], None
+    for row in rows():
+        if row.section != section:
+            section = row.section
+            second = "what to write instead" if row.section == "Refused syntax" else "example"
+            out += ["", f"### {section}", "", f"| construct | {second} | status | more |",
+                    "|---|---|---|---|"]
+        more = f"[{_page_title(row.guide)}]({link_prefix}{row.guide})"
+        out.append(f"| {row.construct} | {row.example} | {row.status} | {more} |")
+    return "\n".join(out).lstrip("\n") + "\n"
+
+
+_TITLES = {"guide/python-forms.md": "Python forms", "guide/parallel.md": "Parallel",
+           "guide/memory.md": "Memory", "guide/numpy-scipy.md": "numpy and scipy",
+           "guide/pytrees.md": "Containers", "guide/control.md": "Control",
+           "guide/higher-order.md": "Higher order", "sharp-bits.md": "Sharp bits"}
+
+
+def _page_title(guide):
+    return _TITLES[guide.split("#")[0]]
+
+
+if __name__ == "__main__":
+    sys.stdout.write(markdown())

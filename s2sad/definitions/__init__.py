@@ -1,0 +1,23 @@
+"""numpy (and scipy.stats) functions s2sad differentiates through a
+definition in terms of functions that have rules, as jax.numpy defines
+them: a call of `np.average(x, axis=0, weights=w)` is a call of
+`reductions.average`, read as source, differentiated and compiled like a
+user's helper (so every argument, weights too, gets its gradient). Each
+definition follows numpy's documented semantics for the parameters it
+takes; a parameter it does not take is refused when the call is bound, as
+for any helper.
+
+Each is registered beside it (registry.py: `define`, `chooses`, `chosen`),
+by topic:
+
+    reductions         np.average, nansum, nanmean, cumprod, trapezoid, median, ptp
+    masked_reductions  np.sum, prod, nansum, mean, var, std, max, min with where= / initial=
+    shapes             np.take, select, meshgrid, reshape(order='F'), diff(prepend=, append=)
+    linalg             np.linalg.matrix_power, eigvalsh, the matrix norms, svd
+    contractions       np.vdot, np.convolve
+    elementwise        np.polyval, np.interp, the ufuncs' accumulate and at
+    statistics         np.cov, scipy.stats.norm.logpdf, multivariate_normal.logpdf"""
+from . import (contractions, elementwise, linalg, masked_reductions, reductions,  # noqa: F401
+               shapes, statistics)
+from .registry import (DECIDED, TABLE, NotImplementedArgument, definition_arguments,  # noqa: F401
+                       numpy_definition)

@@ -1,0 +1,54 @@
+"""The run-time helpers generated derivative code calls, by topic; generated
+code imports them all from here (`from s2sad.runtime import unbroadcast`).
+
+Every module of this package needs numpy and numba only (scipy for the
+scipy ones), so an exported derivative copies in the helpers it calls
+(s2sad/export_runtime.py reads these modules statement by statement).
+Each helper is plain numpy (jit=False, NUMBA_DISABLE_JIT=1) with a numba
+overload or a `register_jitable` where numba lacks the form.
+
+    base             broadcasting undone, reductions undone, the cotangents of
+                     indexing, reshaping, concatenating, stacking and `@`
+    reductions       np.sum / mean / max / ... over axes, np.linalg.norm over
+                     an axis, np.prod's gradients
+    shapes           the gradients of numpy's shape, stacking and sorting
+                     functions; np.array of parts, np.atleast_*d
+    axes             x.astype, np.squeeze / diff / repeat / roll / sort along
+                     an axis, np.pad
+    contractions     np.einsum, tensordot, inner, kron, gradient
+    stacks           N-d products (np.matmul, np.inner, np.dot), np.cross along
+                     axes, slogdet, cholesky and eigh of stacks
+    stack_overloads  numba implementations of numpy's stacked linear algebra
+    linalg           scipy.linalg, np.linalg.cholesky(upper=...)
+    spectral         np.linalg's eigh, svd and pinv
+    special          scipy.special
+    values           zeros and ones like a value, digamma, x.item(), a ** b
+    writes           assignments through an index array naming a position twice
+and s2sad.checkpointing's helpers (binomial checkpointing of loops)."""
+from . import axes, base, contractions, linalg, reductions, shapes, special, spectral, \
+    stack_overloads, stacks, values, writes
+from .. import checkpointing
+from .base import *  # noqa: F401,F403
+from .reductions import *  # noqa: F401,F403
+from .shapes import *  # noqa: F401,F403
+from ..checkpointing import *  # noqa: F401,F403
+from .special import *  # noqa: F401,F403
+from .linalg import *  # noqa: F401,F403
+from .spectral import *  # noqa: F401,F403
+from .axes import *  # noqa: F401,F403
+from .values import *  # noqa: F401,F403
+from .contractions import *  # noqa: F401,F403
+from .writes import *  # noqa: F401,F403
+from .stacks import *  # noqa: F401,F403
+from .stack_overloads import *  # noqa: F401,F403
+
+_MODULES = (base, reductions, shapes, checkpointing, special, linalg, spectral, axes, values,
+            contractions, writes, stacks, stack_overloads)
+__all__ = [name for module in _MODULES for name in module.__all__]
+
+# The helpers whose result may be their first argument, or a view of it (or,
+# for the *_parts ones, a tuple of views of it); every other helper returns
+# a new array or a scalar. The compiler relies on this to add into an
+# adjoint's memory in place.
+MAY_RETURN_FIRST_ARGUMENT = tuple(name for module in _MODULES
+                                  for name in getattr(module, "MAY_RETURN_FIRST_ARGUMENT", ()))
