@@ -33,7 +33,7 @@ class Construct:
     construct: str
     example: str
     status: str
-    handled_by: str  # a module of the compiler, relative to transforms/ ("frontend.desugar")
+    handled_by: str  # a module of the compiler, relative to transforms/ ("frontend.statements.desugar")
     guide: str  # the page (and anchor) of the user guide that says more
     syntax: tuple = ()  # the gast node names of _UNSUPPORTED whose accepted forms this row is
 
@@ -42,53 +42,56 @@ G = "guide/python-forms.md"
 CONSTRUCTS = [
     # ---- control flow
     Construct("Control flow", "`if` / `elif` / `else`, also on differentiated values",
-              "`if x[i] > 0.0: ...`", COMPILED, "frontend.desugar", G + "#control-flow"),
+              "`if x[i] > 0.0: ...`", COMPILED, "frontend.statements.desugar", G + "#control-flow"),
     Construct("Control flow", "`for` over `range(...)`, an array's rows, `enumerate`, `zip`, "
               "`reversed`", "`for i, (u, v) in enumerate(zip(a, b)):`", COMPILED,
-              "frontend.desugar", G + "#control-flow"),
+              "frontend.statements.desugar", G + "#control-flow"),
     Construct("Control flow", "`while` with a data-dependent end", "`while err > tol: ...`",
-              COMPILED, "frontend.desugar", G + "#control-flow"),
+              COMPILED, "frontend.statements.desugar", G + "#control-flow"),
     Construct("Control flow", "`break`, `continue`, `return` anywhere", "`if done: break`",
-              COMPILED, "frontend.desugar", G + "#control-flow"),
+              COMPILED, "frontend.statements.desugar", G + "#control-flow"),
     Construct("Control flow", "`for ... else`, `while ... else`", "`for ...: ... else: ...`",
-              REFUSED, "frontend.source", G + "#control-flow"),
+              REFUSED, "frontend.read.fence", G + "#control-flow"),
     Construct("Control flow", "`for` over a tuple or list written out, or a local dict's "
-              "`items()`", "`for w in (a, b, c):`", COMPILED, "frontend.literal_loops",
+              "`items()`", "`for w in (a, b, c):`", COMPILED, "frontend.containers.literal_loops",
               G + "#lists-tuples-and-dicts"),
     Construct("Control flow", "`for` over a computed array", "`for t in np.linspace(0, 1, n):`",
-              COMPILED, "frontend.array_loops", G + "#control-flow"),
+              COMPILED, "frontend.statements.array_loops", G + "#control-flow"),
+    Construct("Control flow", "a `range` stored and looped over later",
+              "`r = range(1, n); for t in r:`", COMPILED, "frontend.statements.stored_ranges",
+              G + "#control-flow"),
     Construct("Control flow", "`numba.prange` loops", "`for i in prange(n):`", COMPILED,
               "optimise.parallel", "guide/parallel.md"),
     Construct("Control flow", "`raise`, `assert`", "`if x < 0: raise ValueError(...)`",
-              COMPILED, "frontend.source", G + "#statements"),
+              COMPILED, "frontend.read.fence", G + "#statements"),
     Construct("Control flow", "`try ... finally` (no `return`/`break` inside); "
               "`try ... except` refused", "`try: ... finally: ...`", PARTLY,
-              "frontend.statement_forms", G + "#statements", syntax=("Try",)),
-    Construct("Control flow", "`match`", "`match mode: ...`", REFUSED, "frontend.source",
+              "frontend.statements.statement_forms", G + "#statements", syntax=("Try",)),
+    Construct("Control flow", "`match`", "`match mode: ...`", REFUSED, "frontend.read.fence",
               G + "#statements", syntax=("Match",)),
     # ---- assignments and operators
     Construct("Assignments and operators", "Assignment, augmented assignment, tuple unpacking, "
-              "swapping", "`a, b = b, a`", COMPILED, "frontend.normalize",
+              "swapping", "`a, b = b, a`", COMPILED, "frontend.statements.normalize",
               G + "#assignments-and-operators"),
     Construct("Assignments and operators", "Chained assignment", "`a = b = 0.0`", COMPILED,
-              "frontend.source", G + "#assignments-and-operators"),
+              "frontend.read.fence", G + "#assignments-and-operators"),
     Construct("Assignments and operators", "Nested unpacking", "`a, (b, c) = h(x)`", COMPILED,
-              "frontend.nested_unpacking", G + "#assignments-and-operators"),
+              "frontend.statements.nested_unpacking", G + "#assignments-and-operators"),
     Construct("Assignments and operators", "Star-unpacking of a known length",
-              "`a, *rest = (p, q, r)`, `f(*args)`", PARTLY, "frontend.star_forms",
+              "`a, *rest = (p, q, r)`, `f(*args)`", PARTLY, "frontend.calls.star_forms",
               G + "#assignments-and-operators", syntax=("Starred",)),
     Construct("Assignments and operators", "`+ - * / ** % //`, unary minus, `@`, with numpy "
-              "broadcasting", "`y = W @ x + b`", COMPILED, "frontend.normalize",
+              "broadcasting", "`y = W @ x + b`", COMPILED, "frontend.statements.normalize",
               G + "#assignments-and-operators"),
     Construct("Assignments and operators", "Comparisons, `and` / `or` / `not`, conditional "
               "expressions", "`w = y or 1.0`, `a if c else b`", COMPILED,
-              "frontend.value_bools", G + "#assignments-and-operators"),
+              "frontend.statements.value_bools", G + "#assignments-and-operators"),
     Construct("Assignments and operators", "The walrus operator", "`if (y := e) > 1:`", PARTLY,
-              "frontend.statement_forms", G + "#statements", syntax=("NamedExpr",)),
+              "frontend.statements.statement_forms", G + "#statements", syntax=("NamedExpr",)),
     Construct("Assignments and operators", "Annotated assignment", "`y: float = e`", COMPILED,
-              "frontend.statement_forms", G + "#statements"),
+              "frontend.statements.statement_forms", G + "#statements"),
     Construct("Assignments and operators", "Assignment through an attribute",
-              "`a.flat[i] = v`, `obj.w = v`", REFUSED, "frontend.source",
+              "`a.flat[i] = v`, `obj.w = v`", REFUSED, "frontend.read.fence",
               "sharp-bits.md#writes-s2sad-cannot-follow"),
     # ---- arrays and indexing
     Construct("Arrays and indexing", "Reads and writes of elements and slices, on arguments "
@@ -98,13 +101,13 @@ CONSTRUCTS = [
               "`x[idx]`, `logp[np.arange(n), labels]`, `x[x > 0]`", COMPILED,
               "reverse.contributions", "guide/numpy-scipy.md#indexing"),
     Construct("Arrays and indexing", "Chained subscript writes", "`A[i][j] = v`", PARTLY,
-              "frontend.chained_writes", "guide/numpy-scipy.md#indexing"),
+              "frontend.statements.chained_writes", "guide/numpy-scipy.md#indexing"),
     Construct("Arrays and indexing", "Array attributes and methods",
               "`x.T`, `x.shape`, `x.sum(axis=1)`, `x.flat`", COMPILED,
-              "frontend.array_attributes", "guide/numpy-scipy.md#indexing"),
+              "frontend.calls.array_attributes", "guide/numpy-scipy.md#indexing"),
     Construct("Arrays and indexing", "Writes numpy hides in a call",
               "`u.fill(v)`, `np.copyto(u, v)`, `out=u`, `np.add.at(u, i, v)`", PARTLY,
-              "frontend.effects", "sharp-bits.md#writes-s2sad-cannot-follow"),
+              "frontend.effects.numpy_writes", "sharp-bits.md#writes-s2sad-cannot-follow"),
     Construct("Arrays and indexing", "Writing through a second name of an array's memory",
               "`row = B[0]; row[j] = v` while `B` is read", REFUSED, "analysis.aliases",
               "sharp-bits.md#writes-s2sad-cannot-follow"),
@@ -112,28 +115,28 @@ CONSTRUCTS = [
               "`z = x + 1j * y`", REFUSED, "analysis.kinds", "sharp-bits.md#complex-numbers"),
     # ---- functions and calls
     Construct("Functions and calls", "Calls of your own Python functions (helpers), "
-              "with keywords and defaults", "`step(u, k, dt=0.1)`", COMPILED, "frontend.bind",
+              "with keywords and defaults", "`step(u, k, dt=0.1)`", COMPILED, "frontend.calls.bind",
               G + "#functions-and-calls"),
     Construct("Functions and calls", "A helper writing into an array it is given",
-              "`step(u, out, k)` filling `out`", COMPILED, "frontend.written_args",
+              "`step(u, out, k)` filling `out`", COMPILED, "frontend.effects.written_args",
               G + "#functions-and-calls"),
     Construct("Functions and calls", "Recursion", "`return n * f(n - 1)`", COMPILED,
               "reverse.split_recursion", "guide/memory.md#recursion"),
     Construct("Functions and calls", "Nested `def` and `lambda` (closures)",
-              "`sq = lambda u: u * w`", PARTLY, "frontend.closures", G + "#functions-and-calls",
+              "`sq = lambda u: u * w`", PARTLY, "frontend.functions.closures", G + "#functions-and-calls",
               syntax=("FunctionDef", "Lambda")),
     Construct("Functions and calls", "A function passed to a helper", "`apply(lambda u: u * u, x)`",
-              COMPILED, "frontend.function_args", G + "#functions-and-calls"),
+              COMPILED, "frontend.functions.passed_functions", G + "#functions-and-calls"),
     Construct("Functions and calls", "`functools.partial`, `map`, `functools.reduce`, "
               "`np.vectorize(otypes=[float])`", "`sum(map(f, xs, ys))`", COMPILED,
-              "frontend.callable_forms", G + "#builtins-and-folds"),
+              "frontend.calls.callable_forms", G + "#builtins-and-folds"),
     Construct("Functions and calls", "`*args` / `**kwargs` of nested functions (of "
               "module-level helpers: refused)", "`def h(*args): return sum(args)`", PARTLY,
-              "frontend.nested_varargs", G + "#functions-and-calls"),
+              "frontend.functions.nested_varargs", G + "#functions-and-calls"),
     Construct("Functions and calls", "Decorated functions, `functools.wraps` wrappers",
-              "`@timed def f(x): ...`", COMPILED, "frontend.wrappers", G + "#functions-and-calls"),
+              "`@timed def f(x): ...`", COMPILED, "frontend.read.wrappers", G + "#functions-and-calls"),
     Construct("Functions and calls", "Imports among the function's first statements",
-              "`from scipy.special import erf`", PARTLY, "frontend.source", G + "#statements",
+              "`from scipy.special import erf`", PARTLY, "frontend.read.fence", G + "#statements",
               syntax=("Import", "ImportFrom")),
     Construct("Functions and calls", "A function of an installed package or a C extension "
               "without a rule", "`scipy.optimize.rosen(x)`", REFUSED, "libraries",
@@ -142,80 +145,89 @@ CONSTRUCTS = [
               "`s2sad.grad(loss)(x, W)` inside a loss", COMPILED, "program",
               "guide/higher-order.md#nesting-derivatives"),
     Construct("Functions and calls", "`if w is None:`, `isinstance(x, np.ndarray)` on a "
-              "parameter", "`if weights is None: ...`", COMPILED, "frontend.none_tests",
+              "parameter", "`if weights is None: ...`", COMPILED, "frontend.statements.none_tests",
               G + "#functions-and-calls"),
     Construct("Functions and calls", "String arguments (a constant of the specialisation)",
               "`if mode == \"edge\":`", COMPILED, "frontend.specialise", G + "#functions-and-calls"),
     # ---- lists, tuples, dicts
     Construct("Lists, tuples and dicts", "A list or tuple literal bound once",
-              "`v = [1.0, a, 3.0]; v[1]`", COMPILED, "frontend.literals",
+              "`v = [1.0, a, 3.0]; v[1]`", COMPILED, "frontend.containers.literals",
               G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A list built by appends (in straight-line code, or "
               "once per iteration of a loop)", "`out = []; for ...: out.append(v)`", COMPILED,
-              "frontend.list_appends", G + "#lists-tuples-and-dicts"),
+              "frontend.containers.list_appends", G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A list used as a stack", "`s.append(v)` ... "
               "`v = s.pop()`", COMPILED, "reverse.user_stacks", G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A list of lists written out", "`M = [[a, b], [c, d]]`",
-              COMPILED, "frontend.nested_literals", G + "#lists-tuples-and-dicts"),
+              COMPILED, "frontend.containers.nested_literals", G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A local dict with constant keys",
-              "`p = {\"w\": W, \"b\": b}; p[\"w\"]`", COMPILED, "frontend.dicts",
+              "`p = {\"w\": W, \"b\": b}; p[\"w\"]`", COMPILED, "frontend.containers.dicts",
               G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A helper adding keys to, or assigning into, a dict it is "
-              "given", "`fill(d, x)` setting `d[\"y\"]`", PARTLY, "frontend.added_keys",
+              "given", "`fill(d, x)` setting `d[\"y\"]`", PARTLY, "frontend.containers.added_keys",
               G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A helper changing a list or dict it is given through "
-              "a method", "`def add(out, v): out.append(v)`", REFUSED, "frontend.mutated_args",
+              "a method", "`def add(out, v): out.append(v)`", REFUSED, "frontend.effects.mutated_args",
               G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "Lists and tuples of numbers as arguments",
-              "`f([0.3, 0.7])`", COMPILED, "frontend.sequence_args",
+              "`f([0.3, 0.7])`", COMPILED, "frontend.containers.sequence_args",
               "guide/pytrees.md#lists-and-tuples-of-numbers"),
     Construct("Lists, tuples and dicts", "Containers as arguments (dicts, NamedTuples, "
-              "dataclasses, lists)", "`loss(params, x)`", COMPILED, "frontend.flatten_args",
+              "dataclasses, lists)", "`loss(params, x)`", COMPILED, "frontend.containers.flatten_args",
               "guide/pytrees.md"),
     Construct("Lists, tuples and dicts", "A NamedTuple or dataclass made inside the function",
-              "`p = P(a=x, b=y); p.a * p.b`", COMPILED, "frontend.record_locals",
+              "`p = P(a=x, b=y); p.a * p.b`", COMPILED, "frontend.containers.records",
               "guide/pytrees.md#dataclasses-and-namedtuples"),
     Construct("Lists, tuples and dicts", "A name started as a number, made an array by its "
               "first update", "`res = 0; for v in [a, b]: res = res + v`", COMPILED,
-              "frontend.number_starts", G + "#lists-tuples-and-dicts"),
+              "frontend.statements.number_starts", G + "#lists-tuples-and-dicts"),
     # ---- comprehensions and builtins
     Construct("Comprehensions and builtins", "List comprehensions and generators",
-              "`np.array([f(x[i]) for i in range(n)])`", COMPILED, "frontend.containers",
+              "`np.array([f(x[i]) for i in range(n)])`", COMPILED, "frontend.containers.comprehensions",
               G + "#lists-tuples-and-dicts"),
     Construct("Comprehensions and builtins", "`sum(...)` of a generator",
-              "`sum(x[i] ** 2 for i in range(n))`", COMPILED, "frontend.containers",
+              "`sum(x[i] ** 2 for i in range(n))`", COMPILED, "frontend.containers.comprehensions",
               G + "#lists-tuples-and-dicts"),
     Construct("Comprehensions and builtins", "Dict comprehensions over constant keys or a "
               "local dict", "`{k: v * w for k, v in d.items()}`", PARTLY,
-              "frontend.dict_comprehensions", G + "#lists-tuples-and-dicts", syntax=("DictComp",)),
+              "frontend.containers.dict_comprehensions", G + "#lists-tuples-and-dicts", syntax=("DictComp",)),
     Construct("Comprehensions and builtins", "`sum`, `max`, `min`, `abs`, `any`, `all`, "
               "`divmod`, `math.fsum`", "`max(a, b, c)`", COMPILED,
-              "frontend.builtin_reductions", G + "#builtins-and-folds"),
+              "frontend.calls.builtin_reductions", G + "#builtins-and-folds"),
     Construct("Comprehensions and builtins", "`sorted(x)`, `list(x)`, `x.tolist()`",
-              "`s = sorted(x)`", COMPILED, "frontend.sorted_forms", G + "#builtins-and-folds"),
+              "`s = sorted(x)`", COMPILED, "frontend.calls.sorted_forms", G + "#builtins-and-folds"),
     Construct("Comprehensions and builtins", "`max(items, key=f)`, `np.ndenumerate`",
-              "`max(xs, key=abs)`", COMPILED, "frontend.builtin_forms",
+              "`max(xs, key=abs)`", COMPILED, "frontend.calls.builtin_forms",
               G + "#builtins-and-folds"),
     # ---- statements
     Construct("Statements", "`with np.errstate(...)` (ignore or warn), "
               "`with s2sad.stop_recording()`", "`with np.errstate(divide=\"ignore\"):`", PARTLY,
-              "frontend.statement_forms", G + "#statements"),
-    Construct("Statements", "`del` of a local", "`del t`", PARTLY, "frontend.statement_forms",
+              "frontend.statements.statement_forms", G + "#statements"),
+    Construct("Statements", "`del` of a local", "`del t`", PARTLY, "frontend.statements.statement_forms",
               G + "#statements", syntax=("Delete",)),
     Construct("Statements", "`global` / `nonlocal` of names only read", "`global G`", PARTLY,
-              "frontend.statement_forms", G + "#statements", syntax=("Global", "Nonlocal")),
+              "frontend.statements.statement_forms", G + "#statements", syntax=("Global", "Nonlocal")),
 ]
 
 # Front-end modules that handle no construct of their own (shared code, or
 # the machinery every construct goes through)
-INTERNAL = {"containers_common", "custom", "aux_output", "lambda_source", "marker_passes",
-            "stale_source", "keyword_spellings", "spellings", "spread_arguments",
-            "container_loops", "tuples", "inline_nested", "nested_function_args",
-            "list_spellings"}
+INTERNAL = {"calls.binder", "calls.list_spellings", "calls.missing_attributes",
+            "calls.read_respellings", "calls.respellings", "containers.assigned_keys",
+            "containers.aux", "containers.aux_output", "containers.aux_pairs",
+            "containers.common", "containers.container_loops", "containers.dict_keys",
+            "containers.flatten", "containers.materialised_lists", "containers.structure",
+            "containers.tuples", "context", "effects.arrays_written",
+            "effects.calls_for_effect", "effects.helper_effects", "effects.hidden_writes",
+            "effects.own_copies", "effects.whole_slices", "effects.writing_copies",
+            "functions.custom", "functions.inline_nested", "functions.lifted",
+            "functions.markers", "functions.nested_function_args", "functions.passed_lambdas",
+            "pipeline", "read.imports", "read.lambda_source", "read.read",
+            "read.stale_source", "statements.chained_assignments", "statements.chains",
+            "statements.changing_kinds", "steps"}
 
 
 def _unsupported():
-    from .transforms.frontend import source
+    from .transforms.frontend.read import fence as source
     return {cls.__name__: (what, source._HINTS.get(cls, "")) for cls, what in
             source._UNSUPPORTED.items()}
 
@@ -225,7 +237,7 @@ def rows():
     refuses that no row covers."""
     covered = {s for c in CONSTRUCTS for s in c.syntax}
     generated = [Construct("Refused syntax", what[0].upper() + what[1:], hint and hint + ".",
-                           REFUSED, "frontend.source", "sharp-bits.md#refusals")
+                           REFUSED, "frontend.read.fence", "sharp-bits.md#refusals")
                  for node, (what, hint) in _unsupported().items() if node not in covered]
     unique = {}
     for row in generated:  # (import and from ... import share a description)

@@ -147,7 +147,7 @@ SPECIALISE = [
          after=("infer_kinds",)),
     step(missing_attributes, "x.ptp() of an array: numpy 2's AttributeError",
          after=("infer_kinds",)),
-    step(chained_writes, "a[i][j] = v: the write checked to reach a", after=("infer_kinds",)),
+    step(chained_writes, "`a[i][j] = v`: the write checked to reach a", after=("infer_kinds",)),
     step(changing_kinds, "sum(res) of a number made an array in a loop: refused",
          after=("number_starts",)),
     step(builtin_reductions, "sum(x), max(x) of an array: np.sum(x, axis=0)",
