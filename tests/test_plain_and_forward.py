@@ -77,3 +77,21 @@ def reset_after_a_branch(x, c):
 def test_jvp_refuses_reset_after_a_name_bound_on_some_paths():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="some paths only"):
         s2sad.jvp(reset_after_a_branch, wrt=(0,), jit=False)(X, 0.7, (np.ones(3),))
+
+
+def two_outputs_sharing_an_array(x, scale, t):
+    p = t * scale
+    e = np.exp(scale * x)
+    q = p * e
+    s = np.sum(q)
+    return (np.sum(e), s)
+
+
+@pytest.mark.parametrize("optimise", [True, False])
+def test_a_spread_cotangent_added_to_later_keeps_the_addition(jit, optimise):
+    # `de = unreduce(dsum, e)` then `de += dq * p`: scalar_cotangents read the
+    # scalar in place of de, dropping the second output's part (a wrong
+    # gradient with no error, found by the self-check on a jvp's vjp)
+    t = np.array([1.0, 2.0, -1.0])
+    g = s2sad.grad(two_outputs_sharing_an_array, jit=jit, optimise=optimise, check=False)(X, 0.5, t)
+    np.testing.assert_allclose(g, 0.5 * np.exp(0.5 * X) + 0.25 * np.exp(0.5 * X) * t, rtol=1e-12)

@@ -99,6 +99,10 @@ def broadcast_scalar_cotangents(stmts, scalars, changed=lambda statements: None)
     if not spreads:
         return  # (most functions: no walk of the whole function)
     counts = binding_counts(stmts)
+    # `dv += e` after the spread changes dv's values too: not bound once
+    for s in walk_stmts(stmts):
+        if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
+            counts[s.target.id] = counts.get(s.target.id, 0) + 1
     tree = gast.Module(body=stmts, type_ignores=[])
     operands = {}  # name -> list of (binop, side) where it is read as an operand
     loads = {}
