@@ -19,13 +19,13 @@ else of s2sad's internals.
   (s2sad/forms.py)."""
 from .forms import (any_of, copied, every_call, frobenius, give_helpers_their_rules, given,
                     numba_form, one_argument, parts_literal, takes_rule_of)
-from .parameters import (ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXES, AXIS, AXIS_INT,
-                         AXIS_INT_OR_NONE, AXIS_OF_SHAPE, BOOL, DOT_OPERAND, EINSUM_SUBSCRIPTS,
-                         FLOAT_DTYPE, GRADIENT_OF, INT, INT_OR_INTS, KEEPDIMS, MATMUL_OPERAND,
-                         MATRICES, MATRIX, NORM_ORD, NOT_ARRAY, NOT_NONE, NUMBER, PAD_MODE,
-                         PAD_WIDTH, PAIR_OF_AXES, REAL, SCALAR, SHAPE_ONLY, SORT_KIND,
-                         TENSORDOT_AXES, UPLO, VECTOR_OR_MATRIX, Values)
-from .parameters import _constant as constant
+from .transforms.parameters import (ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXES, AXIS, AXIS_INT,
+                 AXIS_INT_OR_NONE, AXIS_OF_SHAPE, BOOL, DOT_OPERAND, EINSUM_SUBSCRIPTS,
+                 FLOAT_DTYPE, GRADIENT_OF, INT, INT_OR_INTS, KEEPDIMS, MATMUL_OPERAND,
+                 MATRICES, MATRIX, NORM_ORD, NOT_ARRAY, NOT_NONE, NUMBER, PAD_MODE,
+                 PAD_WIDTH, PAIR_OF_AXES, REAL, SCALAR, SHAPE_ONLY, SORT_KIND,
+                 TENSORDOT_AXES, UPLO, VECTOR_OR_MATRIX, Values)
+from .transforms.parameters import _constant as constant
 from .registry import (REGISTRY, Rule, adjoint, bool_like_first, broadcast_args, broadcast_float,
                        created_array, first_arg, float_scalar, int_scalar, like_first,
                        nondifferentiable, norm_kind, reduction, refused, same_as_first,

@@ -8,7 +8,7 @@ import types
 import numba
 import numpy as np
 
-from . import runtime
+from . import checkpointing, definitions, runtime
 from . import rules  # noqa: F401  (registers the gradient templates)
 from .markers import MARKERS
 from .precision import to_float32
@@ -75,10 +75,27 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
             gc.enable()
 
 
+def new_program(boundscheck=True):
+    """A compiler's Program given what the package defines: the gradient
+    rules, the markers, the numpy definitions and the runtime helpers (the
+    compiler imports none of them)."""
+    program = Program(REGISTRY, MARKERS, index_checks=boundscheck, definitions=definitions)
+    program.module_names.update(runtime.__all__)
+    program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
+    # the memory checks and step functions of loops (reverse/checkpoint_loops.py)
+    program.runtime_objects.update({n: getattr(checkpointing, n) for n in
+                                    ("check_memory", "trip_count", "state_nbytes")})
+    program.runtime_helpers.update(
+        {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
+    # numpy forms numba lacks, scipy.special and scipy.linalg, as helpers (forms.py)
+    program.call_forms = FORMS
+    return program
+
+
 def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, flat,
               memory=None, memory_guard=None, parallel=False, split_recursion=True,
               has_aux=False, optimisations=None):
-    program = Program(REGISTRY, MARKERS, index_checks=boundscheck)
+    program = new_program(boundscheck)
     if optimisations is not None:
         program.optimisations = frozenset(optimisations)
     program.split_recursion = split_recursion
@@ -88,13 +105,7 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     program.flat_arguments = {fn: flat.structures} if flat else {}
     if has_aux:
         program.aux_functions.add(fn)
-    program.module_names.update(runtime.__all__)
-    program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
-    # numpy forms numba lacks, scipy.special and scipy.linalg, as helpers (forms.py)
-    program.call_forms = FORMS
     program.chunks = numba.get_num_threads()  # per parallel loop with accumulators
-    program.runtime_helpers.update(
-        {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
     if mode == "jvp":
         entry = program.jvp(fn, list(arg_kinds), list(wrt), single=single, has_aux=has_aux)
     else:

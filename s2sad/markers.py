@@ -5,6 +5,8 @@ numba compiles no context managers)."""
 import numba
 from numba.extending import overload
 
+from .checkpointing import checkpointed
+
 
 def stop_gradient(x):
     """`x`, through which no gradient flows (tf.stop_gradient)."""
@@ -42,3 +44,6 @@ MARKERS = {stop_gradient: "stop_gradient", stop_recording: "stop_recording",
 # numba.prange: a loop over range whose iterations may run in parallel
 # (transforms/optimise/parallel.py)
 MARKERS[numba.prange] = "prange"
+# for t in s2sad.checkpointed(range(n)): a loop whose tape is snapshots
+# (transforms/reverse/checkpoint_loops.py)
+MARKERS[checkpointed] = "checkpointed"

@@ -8,7 +8,7 @@ to, so `np.sin`, `math.sin` and a user's `from numpy import sin` agree.
 """
 import inspect
 
-from .parameters import describe_values, rule_signature, unread_parameters
+from .transforms.parameters import describe_values, rule_signature, unread_parameters
 from .transforms.analysis import kinds as K
 from .transforms.templates import template_of
 
@@ -33,7 +33,7 @@ class Rule:
         self.name = name
         self.variants = []  # (predicate on argument kinds, template), tried first
         self.tangent_variants = []
-        # What the rule implements (parameters.py): None for rules without a
+        # What the rule implements (transforms/parameters.py): None for rules without a
         # template (user rules, no-gradient rules), whose calls are not bound.
         self.signature = None
         self.values = {}
@@ -41,7 +41,7 @@ class Rule:
 
     def declare(self, fn, values):
         """Take the template's parameters as what this rule implements of
-        `fn`, and check the template against `fn` (see parameters.py)."""
+        `fn`, and check the template against `fn` (see transforms/parameters.py)."""
         self.signature = rule_signature(fn, self.template, values, 2)
         self.values = dict(values)
         unread = unread_parameters(template_of(self.template).loads, self.signature, values)
@@ -139,7 +139,7 @@ def adjoint(*functions, kind=None, elementwise=False, diff_argnums=None, when=No
 
     The template's parameters after `g, ans` are the function's, named as
     the function names them; `values` gives, for each optional one, the
-    values the rule implements (`s2sad.parameters`). Calls are bound to
+    values the rule implements (`s2sad.transforms.parameters`). Calls are bound to
     this signature, and anything else is refused.
 
     With `when` (a predicate on the argument kinds) the template is a

@@ -7,6 +7,11 @@ class S2sadError(Exception):
     """Base class of the errors s2sad raises for problems in user code."""
 
 
+class NotImplementedArgument(Exception):
+    """A call of a function s2sad defines, with an argument (or a value of
+    one) its definition does not implement; the binder names the line."""
+
+
 class SourceLocation:
     """Where a node of the user's function came from."""
 

@@ -32,9 +32,11 @@ from .syntax import (assign, call, clone, const, name, names_loaded, names_store
 
 
 class Program:
-    def __init__(self, registry, markers=None, index_checks=True):
+    def __init__(self, registry, markers=None, index_checks=True, definitions=None):
         self.registry = registry
         self.markers = markers or {}  # marker object -> "stop_gradient", ...
+        # numpy functions defined as Python (numpy_definition, definition_arguments)
+        self.definitions = definitions
         # generated functions check their own indices (bounds.py) where they
         # can; those that do are compiled without numba's bounds checks
         self.index_checks = index_checks

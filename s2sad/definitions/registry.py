@@ -15,17 +15,14 @@ A function may have a definition, a chooser or both: with a chooser, the
 definition it returns (None: the plain definition, or the function's rule)."""
 import inspect
 
+from ..transforms.errors import NotImplementedArgument
+
 DEFINITIONS = {}      # numpy function -> its definition
 NOT_IMPLEMENTED = {}  # numpy function -> {parameter: (values allowed, what to do)}
 BY_CALL = {}          # numpy function -> chooser(given) -> a definition, or None
 DECIDED = {}          # definition -> the parameter(s) its chooser decided (not passed to it)
 TABLE = []            # (numpy function, what the definition implements): README's rule table
 _OWN_PACKAGE = __name__.rsplit(".", 1)[0]
-
-
-class NotImplementedArgument(Exception):
-    """A call of a function s2sad defines, with an argument (or a value of
-    one) its definition does not implement; the binder names the line."""
 
 
 def define(*functions, refuses=None, table=None):

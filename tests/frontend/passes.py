@@ -16,17 +16,12 @@ import textwrap
 
 import numpy as np
 
-from s2sad import runtime
-from s2sad.markers import MARKERS
-from s2sad.registry import REGISTRY
+from s2sad.generate import new_program
 from s2sad.transforms.analysis import kinds as K
 from s2sad.transforms.emit.unparse import stmt_source
 from s2sad.transforms.frontend import pipeline
 from s2sad.transforms.frontend.context import Context
 from s2sad.transforms.frontend.read import read
-from s2sad.transforms.program import Program
-
-import s2sad.rules  # noqa: F401  (registers the gradient rules)
 
 
 def source(text):
@@ -36,10 +31,7 @@ def source(text):
 
 def program(fn=None, has_aux=False, structures=None):
     """A Program configured as s2sad/generate.py configures one."""
-    p = Program(REGISTRY, MARKERS)
-    p.module_names.update(runtime.__all__)
-    p.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
-    p.runtime_helpers.update({n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
+    p = new_program()
     p.flat_arguments = {fn: structures} if structures else {}
     if has_aux:
         p.aux_functions.add(fn)

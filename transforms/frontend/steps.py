@@ -20,8 +20,8 @@ def lift_loops(tree, ctx):
     line is noted for the loops that could be."""
     budgeted = ctx.loops == "budget"
     checkpoint_loops.lift_loops(
-        ctx.parsed, ctx.program.memory_budget if budgeted else None, lift=ctx.loops is not None,
-        stopped=ctx.stopped, skip=ctx.skip,
+        ctx.parsed, ctx.program, ctx.program.memory_budget if budgeted else None,
+        lift=ctx.loops is not None, stopped=ctx.stopped, skip=ctx.skip,
         guard=ctx.program.memory_guard if budgeted else None)
     return ctx.parsed.tree
 
@@ -99,5 +99,5 @@ def note_written_arguments(tree, ctx):
 def strip_checkpoint_marks(tree, ctx):
     """`for t in s2sad.checkpointed(range(n))` runs as `for t in range(n)` in
     a primal copy."""
-    checkpoint_loops.strip_marks(tree, ctx.parsed)
+    checkpoint_loops.strip_marks(tree, ctx.parsed, ctx.program)
     return tree

@@ -71,7 +71,7 @@ def is_loop(obj):
 
 # ---- lifting --------------------------------------------------------------
 
-def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
+def lift_loops(parsed, vocabulary, budget=None, lift=True, stopped=(), skip=(), guard=None):
     """Rewrite the top-level counted loops of `parsed.tree` (in place) that
     are marked checkpointed, or, under `budget` bytes, every one whose body
     can be a step function. `lift` False: only drop the marks. `stopped`:
@@ -79,10 +79,13 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
     lifted: its step function would not know). `skip`: lines of loops
     not to lift under the budget. `guard` (bytes, the default budget, with
     `budget` None): no loop is lifted, but one that could be gets a
-    `check_memory(...)` line before it (s2sad.checkpointing.check_memory)."""
+    `check_memory(...)` line before it (s2sad.checkpointing.check_memory).
+    `vocabulary`: the program, whose `markers` name s2sad.checkpointed and
+    reset_recording and whose `runtime_objects` give the functions the
+    checks call (the compiler imports neither)."""
     parsed.memory_checks = []  # (loop line, its check_memory statement)
     if not lift:
-        strip_marks(parsed.tree, parsed)
+        strip_marks(parsed.tree, parsed, vocabulary)
         return
     body = parsed.tree.body
     out = []
@@ -91,7 +94,7 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
     loads = [None] * len(body)
     local = None
     for k, s in enumerate(body):
-        marked = _marked(s, parsed)
+        marked = _marked(s, parsed, vocabulary)
         checked = guard is not None and budget is None and marked is None
         if marked is None and ((budget is None and not checked) or not _counted(s)
                                or s.lineno in skip):
@@ -100,7 +103,7 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
         for j in range(k + 1, len(body)):
             if loads[j] is None:
                 loads[j] = names_loaded(body[j])
-        refusal = _refusal(s, body[k + 1:], parsed, set(stopped),
+        refusal = _refusal(s, body[k + 1:], parsed, vocabulary, set(stopped),
                            set().union(*loads[k + 1:]))
         if refusal is not None:
             if marked is not None:
@@ -111,20 +114,21 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
         if checked:  # (placed in the generated forward sweep: place_memory_checks)
             if local is None:
                 local = set(parsed.arg_names) | names_stored(body)
-            check = _tape_check(s, body[k + 1:], parsed, guard, local)
+            check = _tape_check(s, body[k + 1:], parsed, guard, vocabulary, local)
             if check is not None:
                 parsed.memory_checks.append((parsed.location.line_of(s), check))
             out.append(s)
             continue
         try:
-            out.extend(_lift(s, body[k + 1:], parsed, marked, budget))
+            out.extend(_lift(s, body[k + 1:], parsed, marked, budget, vocabulary))
         except UnsupportedSyntaxError:
             if marked is not None:
                 raise
             out.append(s)  # under a budget: recorded as usual
     parsed.tree.body = out
     for s in walk(parsed.tree):  # a marked loop that is not at the top
-        if isinstance(s, gast.For) and s not in out and _marked(s, parsed) is not None:
+        if isinstance(s, gast.For) and s not in out \
+                and _marked(s, parsed, vocabulary) is not None:
             raise UnsupportedSyntaxError(
                 "s2sad.checkpointed on a loop inside another statement", parsed.location, s,
                 "Mark a loop at the top level of the function, or move the loop into a "
@@ -133,23 +137,22 @@ def lift_loops(parsed, budget=None, lift=True, stopped=(), skip=(), guard=None):
         del parsed._locals
 
 
-def strip_marks(tree, parsed):
+def strip_marks(tree, parsed, vocabulary):
     """`for t in s2sad.checkpointed(range(n), snapshots=k)` as `for t in
     range(n)` (forward mode and primal copies run the loop as it is)."""
     for s in walk(tree):
         if isinstance(s, gast.For):
-            marked = _marked(s, parsed)
+            marked = _marked(s, parsed, vocabulary)
             if marked is not None:
                 s.iter = marked[0]
 
 
-def _marked(s, parsed):
+def _marked(s, parsed, vocabulary):
     """For `for t in s2sad.checkpointed(range(...), snapshots=k)`: (the
     range call, the snapshots expression or None)."""
     if not isinstance(s, gast.For) or not isinstance(s.iter, gast.Call):
         return None
-    from s2sad.checkpointing import checkpointed
-    if parsed.resolve(s.iter.func) is not checkpointed:
+    if _marker(parsed.resolve(s.iter.func), vocabulary) != "checkpointed":
         return None
     args = list(s.iter.args)
     kws = {k.arg: k.value for k in s.iter.keywords}
@@ -173,17 +176,17 @@ def _counted(s):
         and s.iter.func.id == "range" and not s.orelse
 
 
-def _refusal(loop, after, parsed, stopped=frozenset(), after_loads=None):
+def _refusal(loop, after, parsed, vocabulary, stopped=frozenset(), after_loads=None):
     """(what, node, hint) if the loop cannot be lifted into a step function.
     `after_loads`: names_loaded(after), if known."""
-    from s2sad.markers import reset_recording
     stopped_here = sorted(stopped & names_stored(loop.body))
     if stopped_here:
         return (f"a variable named in stop_gradients ('{stopped_here[0]}') assigned in it",
                 loop, "Assign it outside the loop, or leave the loop unmarked")
     nodes = walk(gast.Module(body=loop.body, type_ignores=[]))  # (for both walks below)
     for node in nodes:
-        if isinstance(node, gast.Call) and parsed.resolve(node.func) is reset_recording:
+        if isinstance(node, gast.Call) and _marker(parsed.resolve(node.func), vocabulary) \
+                == "reset_recording":
             return ("reset_recording() in its body", node,
                     "Call it outside the loop, or leave the loop unmarked")
     if loop.orelse:
@@ -277,7 +280,7 @@ def _carried(loop, after, parsed, local=None):
     return state, consts
 
 
-def _tape_check(loop, after, parsed, guard, local=None):
+def _tape_check(loop, after, parsed, guard, vocabulary, local=None):
     """`check_memory(trip_count(start, stop, stride) * <bytes a step records>,
     guard, line)` before a loop the default budget may not hold (None if its
     state is not known before it, or it changes nothing: it is recorded)."""
@@ -290,7 +293,7 @@ def _tape_check(loop, after, parsed, guard, local=None):
         "check_memory", _times_per_step(_steps(*_bounds(loop.iter)), loop.body, state),
         const(int(guard)), const(line)))
     for n in ("check_memory", "trip_count", "state_nbytes"):
-        parsed.namespace.setdefault(n, _runtime(n))
+        parsed.namespace.setdefault(n, vocabulary.runtime_objects[n])
     gast.copy_location(check, loop)
     _locate(check, loop)
     return check
@@ -386,7 +389,7 @@ def _bounds(rng):
     return start, stop, a[2] if len(a) == 3 else const(1)
 
 
-def _lift(loop, after, parsed, marked, budget):
+def _lift(loop, after, parsed, marked, budget, vocabulary):
     body = loop.body
     counter = loop.target.id
     state, consts = _carried(loop, after, parsed)
@@ -422,17 +425,19 @@ def _lift(loop, after, parsed, marked, budget):
     # under a budget: the recorded loop when its tape fits
     trips = call("trip_count", *(plain_copy(e) for e in (start, stop, stride)))
     test = compare(_times_per_step(trips, body, state), "<=", const(int(budget)))
-    parsed.namespace.setdefault("trip_count", _runtime("trip_count"))
-    parsed.namespace.setdefault("state_nbytes", _runtime("state_nbytes"))
+    for n in ("trip_count", "state_nbytes"):
+        parsed.namespace.setdefault(n, vocabulary.runtime_objects[n])
     choice = gast.If(test=test, body=[loop], orelse=[lifted])
     gast.copy_location(choice, loop)
     _locate(choice, loop)
     return [choice]
 
 
-def _runtime(n):
-    from s2sad import checkpointing
-    return getattr(checkpointing, n)
+def _marker(obj, vocabulary):
+    try:
+        return vocabulary.markers.get(obj)
+    except TypeError:  # (an unhashable object)
+        return None
 
 
 def _assignments(body):

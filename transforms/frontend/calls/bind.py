@@ -11,5 +11,6 @@ from .binder import CallBinder
 
 
 def run(tree, ctx):
-    ctx.binder = CallBinder(ctx.parsed, ctx.registry, ctx.runtime_objects)
+    ctx.binder = CallBinder(ctx.parsed, ctx.registry, ctx.runtime_objects,
+                            ctx.program.definitions)
     return ctx.binder.bind_tree(tree, rules=not ctx.helper_copy)

@@ -29,19 +29,21 @@ import numpy as np
 
 from .respellings import respell, without_defaults
 from ..read.read import readable_function
-from ...errors import UnsupportedSyntaxError
+from ...errors import NotImplementedArgument, UnsupportedSyntaxError
 from ...syntax import Transformer, clone, const
-from ....definitions import NotImplementedArgument, definition_arguments, numpy_definition
-from ....parameters import AXIS_VALUES
+from ...parameters import AXIS_VALUES
 
 ITEM = "item_of"  # the runtime helper x.item() becomes
 KEEP_AXES = "keep_axes"  # the runtime helper keepdims=True becomes
 
 
 class CallBinder:
-    def __init__(self, parsed, registry, runtime_objects=None):
+    def __init__(self, parsed, registry, runtime_objects=None, definitions=None):
         self.parsed = parsed
         self.registry = registry
+        # the package's numpy definitions (s2sad/definitions): np.average,
+        # np.convolve, ... as Python the compiler reads
+        self.definitions = definitions
         self.runtime_objects = runtime_objects or {}
 
     def __call__(self, node):
@@ -67,7 +69,8 @@ class CallBinder:
             return self(respelled)  # another function's call (np.clip -> np.minimum)
         node = respelled
         try:  # np.average, or a call np.convolve's mode or np.max's initial= decides
-            definition = numpy_definition(obj, node, getattr(self.parsed, "fn", None))
+            definition = None if self.definitions is None else \
+                self.definitions.numpy_definition(obj, node, getattr(self.parsed, "fn", None))
         except NotImplementedArgument as exc:
             raise LookupError(f"{self.parsed.location.describe(node)}: {exc}") from None
         if definition is not None:
@@ -90,7 +93,7 @@ class CallBinder:
             ref += "_"
         func = gast.Name(id=ref, ctx=gast.Load(), annotation=None, type_comment=None)
         # a list literal is an array to numpy (np.take(a, [0, 2], axis=1))
-        args, keywords = definition_arguments(obj, node, definition)
+        args, keywords = self.definitions.definition_arguments(obj, node, definition)
         args = [_as_array(a) for a in args]
         keywords = [gast.keyword(arg=k.arg, value=_as_array(k.value)) for k in keywords]
         return gast.copy_location(gast.Call(func=func, args=args, keywords=keywords), node)

@@ -32,7 +32,7 @@ import gast
 import numpy as np
 
 from ...syntax import clone
-from ....parameters import _float_dtype
+from ...parameters import _float_dtype
 
 
 def respell(node, fn, bind):
