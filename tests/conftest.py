@@ -42,6 +42,8 @@ FULL = os.environ.get("S2SAD_FULL", "") not in ("", "0")
 _GRID_MODULES = {"test_forward.py", "test_rules.py", "test_binding.py", "test_functions.py",
                  "test_errors.py", "test_numba_forms.py", "test_pytrees.py",
                  "test_containers.py", "test_float32.py", "test_language.py"}
+# whole programs as their authors wrote them: compiled every time
+_EVERY_CASE_MODULES = {"test_adbench.py"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -51,7 +53,8 @@ def pytest_collection_modifyitems(config, items):
     kept, dropped = [], []
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if params.get("jit") is not True:
+        if params.get("jit") is not True \
+                or os.path.basename(str(item.fspath)) in _EVERY_CASE_MODULES:
             kept.append(item)
             continue
         every = 6 if os.path.basename(str(item.fspath)) in _GRID_MODULES else 4
