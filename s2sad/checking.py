@@ -3,6 +3,7 @@ the function, along random directions, as `jax.test_util.check_grads` and
 `torch.autograd.gradcheck` do. It is how a user checks a custom gradient
 (`custom_gradient`, `custom_vjp`, `register_gradient`)."""
 import numpy as np
+from .transforms.errors import S2sadTypeError, S2sadValueError
 
 _MODES = ("rev", "fwd")
 
@@ -24,18 +25,18 @@ def check_grads(f, args, order=1, modes=_MODES, wrt=0, rtol=None, atol=None, eps
     naming the argument, the order, the mode and the largest error."""
     from .api import jvp, vjp
     if order not in (1, 2):
-        raise ValueError(f"check_grads checks order 1 or 2, not {order!r}")
+        raise S2sadValueError(f"check_grads checks order 1 or 2, not {order!r}")
     modes = (modes,) if isinstance(modes, str) else tuple(modes)
     unknown = [m for m in modes if m not in _MODES]
     if unknown or not modes:
-        raise ValueError(f"modes are 'rev' and 'fwd', not {unknown or modes!r}")
+        raise S2sadValueError(f"modes are 'rev' and 'fwd', not {unknown or modes!r}")
     args = tuple(args)
     positions = _positions(f, args, wrt)
     rng = np.random.default_rng(seed)
     for pos in positions:
         x = args[pos]
         if not (isinstance(x, float) or (isinstance(x, np.ndarray) and x.dtype.kind == "f")):
-            raise TypeError(f"check_grads: argument {_label(f, pos)} is "
+            raise S2sadTypeError(f"check_grads: argument {_label(f, pos)} is "
                             f"{type(x).__name__}; it checks float and float-array arguments")
         tol = _tolerances(x, rtol, atol, eps)
         t = _direction(x, rng)
@@ -141,10 +142,10 @@ def _positions(f, args, wrt):
     for w in wrt:
         if isinstance(w, str):
             if w not in names:
-                raise ValueError(f"check_grads: {_name(f)} has no argument '{w}'")
+                raise S2sadValueError(f"check_grads: {_name(f)} has no argument '{w}'")
             w = names.index(w)
         if not isinstance(w, int) or not -len(args) <= w < len(args):
-            raise ValueError(f"check_grads: wrt {w!r} is not an argument position of "
+            raise S2sadValueError(f"check_grads: wrt {w!r} is not an argument position of "
                              f"{len(args)} arguments")
         out.append(w % len(args))
     return out

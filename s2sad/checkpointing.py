@@ -30,6 +30,7 @@ for `jit=False`.
 """
 import numpy as np
 from numba.extending import register_jitable
+from .transforms.errors import S2sadTypeError, S2sadValueError
 
 ADVANCE, TAKESHOT, RESTORE, FIRSTURN, YOUTURN, TERMINATE = 1, 2, 3, 4, 5, 6
 
@@ -258,13 +259,13 @@ def memory_budget(memory):
             return None
     if isinstance(memory, (int, np.integer)) and not isinstance(memory, bool):
         if memory <= 0:
-            raise ValueError(f"memory must be positive, not {memory}")
+            raise S2sadValueError(f"memory must be positive, not {memory}")
         return int(memory)
     if isinstance(memory, str):
         m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]i?b|b)?\s*", memory.lower())
         if m and float(m.group(1)) > 0:
             return int(float(m.group(1)) * _UNITS[m.group(2) or ""])
-    raise ValueError(f"memory must be a positive number of bytes or a string such as "
+    raise S2sadValueError(f"memory must be a positive number of bytes or a string such as "
                      f"'64MB' or '2GiB', not {memory!r}")
 
 
@@ -281,7 +282,7 @@ def checkpointed(iterable, snapshots=None):
     itself."""
     if snapshots is not None and (not isinstance(snapshots, (int, np.integer))
                                   or isinstance(snapshots, bool) or snapshots < 1):
-        raise ValueError(f"snapshots must be a positive int, not {snapshots!r}")
+        raise S2sadValueError(f"snapshots must be a positive int, not {snapshots!r}")
     return iterable
 
 
@@ -299,9 +300,9 @@ def checkpoint(fn):
     (transforms/reverse/split_recursion.py)."""
     import inspect
     if not callable(fn):
-        raise TypeError(f"s2sad.checkpoint takes a function, not {fn!r}")
+        raise S2sadTypeError(f"s2sad.checkpoint takes a function, not {fn!r}")
     if not (inspect.isfunction(fn) or getattr(fn, "__s2sad_derivative__", False)):
-        raise TypeError(f"s2sad.checkpoint takes a Python function s2sad can read; {fn!r} "
+        raise S2sadTypeError(f"s2sad.checkpoint takes a Python function s2sad can read; {fn!r} "
                         f"has a gradient rule or no source, and is not recomputed")
     if inspect.isfunction(fn):
         fn.__s2sad_checkpoint__ = True

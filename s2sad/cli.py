@@ -14,6 +14,7 @@ import os
 import sys
 
 from . import docs_command
+from .transforms.errors import S2sadValueError
 
 _MODES = ("grad", "value_and_grad", "vjp", "jvp", "hessian")
 _KIND_HELP = ("comma-separated kinds of the arguments, in order: float, int, bool, "
@@ -61,7 +62,7 @@ def load(target):
     its folder first on sys.path, as `python path.py` would have it)."""
     path, sep, qualname = target.rpartition(":")
     if not sep or not path or not qualname:
-        raise ValueError(f"'{target}' is not path/to/file.py:function")
+        raise S2sadValueError(f"'{target}' is not path/to/file.py:function")
     if not os.path.isfile(path):
         raise OSError(f"no file {path}")
     folder = os.path.dirname(os.path.abspath(path))
@@ -98,7 +99,7 @@ def show(fn, wrt, mode, kinds=None):
 def export(fn, wrt, mode, kinds, output):
     from .export import export as write
     if mode == "hessian":
-        raise ValueError("export writes grad, value_and_grad, vjp or jvp modules; a Hessian "
+        raise S2sadValueError("export writes grad, value_and_grad, vjp or jvp modules; a Hessian "
                          "is computed from the exported gradient by forward mode")
     derivative = _derivative(fn, wrt, mode)
     derivative.specialisation(kinds)  # its kinds become those export writes
@@ -115,7 +116,7 @@ def _derivative(fn, wrt, mode):
 def _wrt(text):
     items = [t.strip() for t in text.split(",") if t.strip()]
     if not items:
-        raise ValueError("--wrt names no argument")
+        raise S2sadValueError("--wrt names no argument")
     values = tuple(int(t) if t.lstrip("-").isdigit() else t for t in items)
     return values[0] if len(values) == 1 else values
 
@@ -129,5 +130,5 @@ def _kinds(text):
         elif item.startswith("array") and (item[5:] == "" or item[5:].isdigit()):
             out.append(K.array(int(item[5:] or 1)))
         else:
-            raise ValueError(f"--args: '{item}' is not a kind; {_KIND_HELP}")
+            raise S2sadValueError(f"--args: '{item}' is not a kind; {_KIND_HELP}")
     return out

@@ -1,6 +1,6 @@
 """Errors and warnings of s2sad."""
-from .transforms.errors import (S2sadError, SourceUnavailableError,  # noqa: F401
-                                UnsupportedSyntaxError)
+from .transforms.errors import (NoGradientError, S2sadError, S2sadTypeError,  # noqa: F401
+                                S2sadValueError, SourceUnavailableError, UnsupportedSyntaxError)
 
 
 class NumbaFallbackWarning(UserWarning):

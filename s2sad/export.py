@@ -7,6 +7,7 @@ import os
 
 from .version import __version__
 from .export_runtime import runtime_source
+from .transforms.errors import S2sadValueError
 
 _RUNTIME_IMPORT = "from s2sad.runtime import "
 
@@ -65,7 +66,7 @@ def _import_line(name, obj):
     qualname = getattr(obj, "__qualname__", None) or getattr(
         getattr(obj, "py_func", None), "__qualname__", None)
     if not module or not qualname or module == "__main__" or "<" in qualname:
-        raise ValueError(
+        raise S2sadValueError(
             f"cannot export: the derivative uses {name!r} ({obj!r}), which is not importable "
             f"from a module. Define it in a module of its own (not __main__) and try again.")
     try:
@@ -73,7 +74,7 @@ def _import_line(name, obj):
         for part in qualname.split("."):
             found = getattr(found, part)
     except (ImportError, AttributeError):
-        raise ValueError(f"cannot export: {module}.{qualname} (used as {name!r}) cannot be "
+        raise S2sadValueError(f"cannot export: {module}.{qualname} (used as {name!r}) cannot be "
                          f"imported") from None
     return f"from {module} import {qualname} as {name}" if qualname != name else \
         f"from {module} import {name}"

@@ -9,6 +9,7 @@ import types
 import numpy as np
 
 from .registry import REGISTRY
+from .transforms.errors import S2sadTypeError, S2sadValueError
 
 _MISSING = object()
 _CODE = object()
@@ -31,23 +32,23 @@ def check_arguments(where, names, values, wrt):
     function and its file and line; `wrt` are argument positions."""
     for k, (n, v) in enumerate(zip(names, values)):
         if isinstance(v, np.ndarray) and v.dtype.kind not in "biufc":
-            raise TypeError(f"{where}: argument '{n}' is {_what(v)}; s2sad works on numeric "
+            raise S2sadTypeError(f"{where}: argument '{n}' is {_what(v)}; s2sad works on numeric "
                             f"arrays. Convert it, e.g. np.asarray({n}, dtype=float).")
         if isinstance(v, dict) or (isinstance(v, tuple) and hasattr(v, "_fields")):
-            raise TypeError(f"{where}: argument '{n}' is a {type(v).__name__}; s2sad does not "
+            raise S2sadTypeError(f"{where}: argument '{n}' is a {type(v).__name__}; s2sad does not "
                             f"take dicts or NamedTuples as arguments yet. Pass their fields as "
                             f"separate arguments (float scalars or arrays).")
         if isinstance(v, list):
-            raise TypeError(f"{where}: argument '{n}' is a list that is not a rectangular "
+            raise S2sadTypeError(f"{where}: argument '{n}' is a list that is not a rectangular "
                             f"array of numbers. Pass a numpy array.")
         if k not in wrt or _differentiable(v):
             continue
         if isinstance(v, (complex, np.complexfloating)) or \
                 (isinstance(v, np.ndarray) and v.dtype.kind == "c"):
-            raise TypeError(f"{where}: argument '{n}' is complex; s2sad differentiates real "
+            raise S2sadTypeError(f"{where}: argument '{n}' is complex; s2sad differentiates real "
                             f"functions. Pass the real and imaginary parts as two float "
                             f"arguments.")
-        raise TypeError(f"{where}: argument '{n}' is {_what(v)}; only float scalars and float "
+        raise S2sadTypeError(f"{where}: argument '{n}' is {_what(v)}; only float scalars and float "
                         f"arrays can be differentiated. Pass a float (e.g. {n}=float(...)) "
                         f"or leave it out of wrt.")
 
@@ -76,14 +77,14 @@ def check_seed(where, out_kind, seed):
         if isinstance(seed, np.ndarray) and seed.shape == (n,) and \
                 all(k.is_scalar for k in out_kind.items):
             return
-        raise ValueError(f"{where}: the function returns a tuple of {n} values, so the seed "
+        raise S2sadValueError(f"{where}: the function returns a tuple of {n} values, so the seed "
                          f"must be a tuple of {n} seeds (one per output), not {_what(seed)}"
                          f"{_shape_text(seed)}.")
     ndim = out_kind.ndim if out_kind.is_array else 0
     if out_kind.is_scalar or out_kind.is_array:
         if not isinstance(seed, (int, float, np.number, np.ndarray)) or np.ndim(seed) != ndim:
             expected = "a float" if ndim == 0 else f"a {ndim}-d array"
-            raise ValueError(f"{where}: the output is {expected}, so the seed must be "
+            raise S2sadValueError(f"{where}: the output is {expected}, so the seed must be "
                              f"{expected} of the output's shape, not {_what(seed)}"
                              f"{_shape_text(seed)}.")
 
@@ -97,7 +98,7 @@ def check_seed_shape(where, value, seed):
             check_seed_shape(where, v, s)
         return
     if np.shape(value) != np.shape(seed):
-        raise ValueError(f"{where}: the seed has shape {np.shape(seed)}, but the output has "
+        raise S2sadValueError(f"{where}: the seed has shape {np.shape(seed)}, but the output has "
                          f"shape {np.shape(value)}; pass a seed of the output's shape.")
 
 
@@ -121,7 +122,7 @@ def check_tangents(where, names, values, wrt, tangents):
             continue
         if not isinstance(t, (int, float, np.number, np.ndarray)) or \
                 np.shape(t) != np.shape(values[w]):
-            raise ValueError(f"{where}: the tangent of '{names[w]}' must have its shape "
+            raise S2sadValueError(f"{where}: the tangent of '{names[w]}' must have its shape "
                              f"{np.shape(values[w])}, not {_what(t)}{_shape_text(t)}.")
 
 
@@ -136,7 +137,7 @@ def check_written_aliases(where, names, values, written):
             continue
         for j, b in enumerate(values):
             if j != i and isinstance(b, np.ndarray) and np.may_share_memory(a, b):
-                raise ValueError(
+                raise S2sadValueError(
                     f"{where}: the function writes into '{names[i]}', and '{names[j]}' is "
                     f"the same array (or shares its memory). The derivative works on a copy "
                     f"of '{names[i]}', so '{names[j]}' would not see the writes as it does in "

@@ -12,6 +12,7 @@ from .api import Derivative, _as_value, jvp, vjp
 from .transforms.frontend.containers.aux import rebuild_aux
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
+from .transforms.errors import S2sadTypeError, S2sadValueError
 
 
 class _Transform:
@@ -29,11 +30,11 @@ class _Transform:
         params = [p for p in every if p not in fixed_parameters(fn)]  # a partial's own
         if isinstance(wrt, str):
             if wrt not in params:
-                raise ValueError(f"wrt names '{wrt}', but {fn.__name__} has no argument of "
+                raise S2sadValueError(f"wrt names '{wrt}', but {fn.__name__} has no argument of "
                                  f"that name; its arguments are {', '.join(params)}")
             wrt = params.index(wrt)
         if not isinstance(wrt, int) or not -len(params) <= wrt < len(params):
-            raise ValueError(f"wrt must be one argument (position or name) of {fn.__name__}")
+            raise S2sadValueError(f"wrt must be one argument (position or name) of {fn.__name__}")
         self.wrt = every.index(params[wrt])
 
     def __reduce__(self):
@@ -56,14 +57,14 @@ class _Transform:
         values = [_as_value(v) for v in bound.arguments.values()]
         x = values[self.wrt]
         if not containers and any(pytrees.is_container(v) for v in values):
-            raise TypeError(f"{type(self).__name__} of {self.fn.__name__}: container arguments "
+            raise S2sadTypeError(f"{type(self).__name__} of {self.fn.__name__}: container arguments "
                             f"(dicts, NamedTuples, lists of arrays) are not supported here; "
                             f"jacobian, grad, vjp and jvp take them. Pass their leaves as "
                             f"separate arguments.")
         if containers and pytrees.is_container(x):
             return values, x
         if not isinstance(x, (float, np.ndarray)):
-            raise TypeError(f"the argument differentiated must be a float or a float array, "
+            raise S2sadTypeError(f"the argument differentiated must be a float or a float array, "
                             f"not {type(x).__name__}")
         return values, x
 
@@ -92,14 +93,14 @@ class jacobian(_Transform):
         self.has_aux = bool(has_aux)
         if isinstance(wrt, tuple):
             if not wrt:
-                raise ValueError("wrt must name at least one argument")
+                raise S2sadValueError("wrt must name at least one argument")
             self._parts = tuple(jacobian(fn, w, mode=mode, jit=jit, has_aux=has_aux,
                                          optimise=optimise, check=check)
                                 for w in wrt)
             wrt = wrt[0]
         super().__init__(fn, wrt, jit, optimise, check)
         if mode not in ("auto", "rev", "fwd"):
-            raise ValueError(f"mode must be 'auto', 'rev' or 'fwd', not {mode!r}")
+            raise S2sadValueError(f"mode must be 'auto', 'rev' or 'fwd', not {mode!r}")
         self.mode = mode
         self._vjp = vjp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux, **self.options)
         self._jvp = jvp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux, **self.options)
@@ -114,7 +115,7 @@ class jacobian(_Transform):
         raw = self.call(self.fn, values)
         if self.has_aux:
             if not isinstance(raw, (tuple, list)) or len(raw) != 2:
-                raise TypeError(f"jacobian of {self.fn.__name__}: expected a function with aux "
+                raise S2sadTypeError(f"jacobian of {self.fn.__name__}: expected a function with aux "
                                 f"output to return a two-element tuple (output, aux), but it "
                                 f"returned {type(raw).__name__} {raw!r}")
             raw, aux = raw
@@ -215,7 +216,7 @@ class batch_jacobian(_Transform):
             raw, aux = _output_and_aux(raw, "batch_jacobian", self.fn)
         out = np.asarray(raw)
         if np.ndim(x) < 1 or out.ndim < 1 or out.shape[0] != np.shape(x)[0]:
-            raise ValueError(f"batch_jacobian needs an argument and an output with the same "
+            raise S2sadValueError(f"batch_jacobian needs an argument and an output with the same "
                              f"first (batch) axis; got {np.shape(x)} and {out.shape}")
         batch = out.shape[0]
         outs = out.reshape(batch, -1).shape[1]
@@ -292,7 +293,7 @@ class hessian(_Transform):
 def _output_and_aux(raw, what, fn):
     """(output, aux) of a function with aux output, or JAX's TypeError."""
     if not isinstance(raw, (tuple, list)) or len(raw) != 2:
-        raise TypeError(f"{what} of {fn.__name__}: expected a function with aux output to "
+        raise S2sadTypeError(f"{what} of {fn.__name__}: expected a function with aux output to "
                         f"return a two-element tuple (output, aux), but it returned "
                         f"{type(raw).__name__} {raw!r}")
     return raw[0], raw[1]

@@ -23,6 +23,7 @@ import numpy as np
 
 from .transforms.errors import SourceUnavailableError
 from .transforms.names import fresh_name
+from .transforms.errors import S2sadTypeError
 
 _COUNT = itertools.count()
 
@@ -55,7 +56,7 @@ def unpartial(obj):
             from .registry import REGISTRY
             inner = REGISTRY.lookup(func).signature
     if inner is None:
-        raise TypeError(f"s2sad cannot differentiate {obj!r}: the signature of "
+        raise S2sadTypeError(f"s2sad cannot differentiate {obj!r}: the signature of "
                         f"{fname} is unknown") from None
     params = list(inner.parameters.values())
     if primitive:
@@ -67,7 +68,7 @@ def unpartial(obj):
         params = [p for i, p in enumerate(params) if p.name in required
                   or p.name in obj.keywords or i < len(obj.args)]
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        raise TypeError(f"s2sad cannot differentiate a partial of {fname}, which takes *args or "
+        raise S2sadTypeError(f"s2sad cannot differentiate a partial of {fname}, which takes *args or "
                         f"**kwargs: give it plain parameters")
     namespace = {fname: func}
     taken = {fname} | {p.name for p in params}
@@ -95,11 +96,11 @@ def unpartial(obj):
 
     positional = [p for p in params if p.kind != p.KEYWORD_ONLY]
     if len(obj.args) > len(positional):
-        raise TypeError(f"partial of {fname}: {len(obj.args)} bound arguments for "
+        raise S2sadTypeError(f"partial of {fname}: {len(obj.args)} bound arguments for "
                         f"{len(positional)} positional parameters")
     unknown = set(obj.keywords) - {p.name for p in params}
     if unknown:
-        raise TypeError(f"partial of {fname}: unknown keyword(s) {sorted(unknown)}")
+        raise S2sadTypeError(f"partial of {fname}: unknown keyword(s) {sorted(unknown)}")
     call_args = [bound(p, v, False) for p, v in zip(positional, obj.args)]
     keywords, plain, kwonly = [], [], []
     for p in params[len(obj.args):]:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .precision import cast_like
 from .transforms.frontend.containers.structure import Structure, path_text
+from .transforms.errors import S2sadTypeError, S2sadValueError
 
 
 def is_container(v):
@@ -56,7 +57,7 @@ def _fields(v, where="", path=("",)):
     names = []
     for f in dataclasses.fields(v):
         if not f.init:
-            raise TypeError(f"{where}: argument {path_text(path[0], path[1:])} is a "
+            raise S2sadTypeError(f"{where}: argument {path_text(path[0], path[1:])} is a "
                             f"{type(v).__name__} (dataclass) with the field '{f.name}' set "
                             f"outside __init__ (init=False); s2sad takes dataclasses whose "
                             f"fields are all constructor arguments.")
@@ -71,7 +72,7 @@ def structure_of(value, where, path):
         keys = tuple(value)
         for k in keys:
             if not isinstance(k, (str, int)) or isinstance(k, bool):
-                raise TypeError(f"{where}: argument {path} has the key {k!r}; s2sad takes dicts "
+                raise S2sadTypeError(f"{where}: argument {path} has the key {k!r}; s2sad takes dicts "
                                 f"with str or int keys. Use string keys.")
         return Structure("dict", keys, tuple(structure_of(value[k], where, path + (k,))
                                              for k in keys), "dict")
@@ -93,7 +94,7 @@ def structure_of(value, where, path):
         return Structure("leaf")
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return Structure("leaf")
-    raise TypeError(f"{where}: argument {path_text(path[0], path[1:])} is "
+    raise S2sadTypeError(f"{where}: argument {path_text(path[0], path[1:])} is "
                     f"{type(value).__name__ if not isinstance(value, np.ndarray) else 'an array of dtype ' + str(value.dtype)}; "
                     f"the leaves of a container argument must be floats, ints or numeric arrays "
                     f"(or strings, as fields of a NamedTuple or dataclass). "
@@ -129,18 +130,18 @@ def leaves_like(structure, value, where, what):
         return [value]
     if structure.node == "dict":
         if not isinstance(value, dict) or set(value) != set(structure.keys):
-            raise ValueError(f"{where}: {what} must be a dict with the keys "
+            raise S2sadValueError(f"{where}: {what} must be a dict with the keys "
                              f"{list(structure.keys)}, not {_describe(value)}")
         return [x for k, c in zip(structure.keys, structure.children)
                 for x in leaves_like(c, value[k], where, f"{what}[{k!r}]")]
     if structure.node == "dataclass":
         if not _is_dataclass(value) or _fields(value) != structure.keys:
-            raise ValueError(f"{where}: {what} must be a {structure.type_name} (dataclass) "
+            raise S2sadValueError(f"{where}: {what} must be a {structure.type_name} (dataclass) "
                              f"with the fields {list(structure.keys)}, not {_describe(value)}")
         return [x for k, c in zip(structure.keys, structure.children)
                 for x in leaves_like(c, getattr(value, k), where, f"{what}.{k}")]
     if not isinstance(value, (list, tuple)) or len(value) != len(structure.children):
-        raise ValueError(f"{where}: {what} must be {structure.describe()} of "
+        raise S2sadValueError(f"{where}: {what} must be {structure.describe()} of "
                          f"{len(structure.children)} items, not {_describe(value)}")
     return [x for k, c, e in zip(structure.keys, structure.children, value)
             for x in leaves_like(c, e, where, f"{what}[{k!r}]")]
@@ -212,7 +213,7 @@ class Flat:
             if arg in self.structures:
                 positions = [k for k in positions if is_float(self.values[k])]
                 if not positions:
-                    raise TypeError(f"{where}: argument '{arg}' ({self.structures[arg].describe()}"
+                    raise S2sadTypeError(f"{where}: argument '{arg}' ({self.structures[arg].describe()}"
                                     f") holds no float or float array; only those can be "
                                     f"differentiated. Leave it out of wrt.")
             self.groups.append((arg, list(range(len(self.wrt), len(self.wrt) + len(positions)))))

@@ -11,6 +11,7 @@ import inspect
 from .transforms.parameters import describe_values, rule_signature, unread_parameters
 from .transforms.analysis import kinds as K
 from .transforms.templates import template_of
+from .transforms.errors import S2sadTypeError
 
 
 class Rule:
@@ -46,7 +47,7 @@ class Rule:
         self.values = dict(values)
         unread = unread_parameters(template_of(self.template).loads, self.signature, values)
         if unread:
-            raise TypeError(f"gradient rule {self.template.__qualname__} of {self.name} "
+            raise S2sadTypeError(f"gradient rule {self.template.__qualname__} of {self.name} "
                             f"never reads {', '.join(unread)}: a rule must use every "
                             f"parameter it declares, or not declare it (calls with it are "
                             f"then refused)")
@@ -60,7 +61,7 @@ class Rule:
         theirs = list(self.signature.parameters)
         n = min(len(mine), len(theirs))
         if mine[:n] != theirs[:n]:
-            raise TypeError(f"template {template.__qualname__} takes {mine}, but its rule "
+            raise S2sadTypeError(f"template {template.__qualname__} takes {mine}, but its rule "
                             f"{self.template.__qualname__} takes {theirs}")
         if len(mine) > len(theirs):
             extended = rule_signature(fn, template, values, 2)
@@ -190,7 +191,7 @@ def _one_expression(template):
     except (OSError, TypeError):
         return
     if any(isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple) for r in ast.walk(tree)):
-        raise TypeError(f"tangent template {template.__qualname__} returns a tuple of "
+        raise S2sadTypeError(f"tangent template {template.__qualname__} returns a tuple of "
                         f"expressions: return one (a helper's call that makes the tuple)")
 
 
@@ -209,7 +210,7 @@ def _same_parameters(template, reference, skip, skip_reference):
     mine = list(inspect.signature(template).parameters)[skip:]
     theirs = list(inspect.signature(reference).parameters)[skip_reference:]
     if mine != theirs:
-        raise TypeError(f"template {template.__qualname__} takes {mine}, but its rule "
+        raise S2sadTypeError(f"template {template.__qualname__} takes {mine}, but its rule "
                         f"{reference.__qualname__} takes {theirs}")
 
 

@@ -7,6 +7,19 @@ class S2sadError(Exception):
     """Base class of the errors s2sad raises for problems in user code."""
 
 
+class NoGradientError(S2sadError, LookupError):
+    """No gradient is defined for an operation, or for this use of it (a
+    LookupError, as TensorFlow raises)."""
+
+
+class S2sadTypeError(S2sadError, TypeError):
+    """An argument or construct of the wrong type (a TypeError too)."""
+
+
+class S2sadValueError(S2sadError, ValueError):
+    """An argument or option with a value s2sad cannot take (a ValueError too)."""
+
+
 class NotImplementedArgument(Exception):
     """A call of a function s2sad defines, with an argument (or a value of
     one) its definition does not implement; the binder names the line."""
@@ -60,7 +73,7 @@ def missing_gradient(callee_name, location, node, obj=None):
     if is_library_function(obj):
         library = (f": {describe_library_function(obj)} is a function of an installed package, "
                    f"whose source s2sad does not differentiate")
-    return LookupError(
+    return NoGradientError(
         f"No gradient defined for operation '{callee_name}' "
         f"({location.describe(node)}){library}. Give it a rule with s2sad.register_gradient, "
         f"declare it s2sad.non_differentiable, or wrap its result in s2sad.stop_gradient.")
@@ -81,5 +94,5 @@ def in_definition(exc, helper_fn, location, node):
     text = re.sub(r"^(.*?)(?:" + re.escape(package) + r"|[^:]*[/\\]s2sad[/\\])[^:]*\.py:\d+, in \w+",
                   r"\1here", text, count=1)
     text = text[len("here: "):] if text.startswith("here: ") else text
-    return LookupError(f"{location.describe(node)}: through s2sad's definition {name} of the "
+    return NoGradientError(f"{location.describe(node)}: through s2sad's definition {name} of the "
                        f"numpy function called here: {text}")

@@ -10,6 +10,7 @@ from .emit.unparse import stmt_source
 from .errors import missing_gradient
 from .libraries import is_library_function
 from .frontend.read.read import is_missing
+from .errors import NoGradientError
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -153,7 +154,7 @@ def check_rule_application(rule, callee, args, keywords, kind_of, is_active, loc
     a parameter the rule has no gradient for. `kind_of(atom)` and
     `is_active(atom)` see the generated code's operands."""
     if getattr(rule, "refusal", None):
-        raise LookupError(f"No gradient defined for operation '{callee}' "
+        raise NoGradientError(f"No gradient defined for operation '{callee}' "
                           f"({location.describe(stmt)}): {rule.refusal}")
     if rule.signature is None or rule.nondiff:
         return
@@ -162,7 +163,7 @@ def check_rule_application(rule, callee, args, keywords, kind_of, is_active, loc
     except TypeError as exc:
         unknown = [k for k in keywords if k not in rule.signature.parameters]
         what = f"parameter '{unknown[0]}'" if unknown else f"these arguments ({exc})"
-        raise LookupError(
+        raise NoGradientError(
             f"{location.describe(stmt)}: the gradient rule of {callee} does not implement "
             f"{what} (it implements {callee}{rule.signature}). Leave it out, or give "
             f"{callee} a rule with s2sad.register_gradient") from None
@@ -173,7 +174,7 @@ def check_rule_application(rule, callee, args, keywords, kind_of, is_active, loc
     for p, node in bound.items():
         values = rule.values.get(p)
         if values is not None and not values.allows(node, kinds[p], kinds):
-            raise LookupError(
+            raise NoGradientError(
                 f"{location.describe(stmt)}: the gradient rule of {callee} implements its "
                 f"parameter '{p}' for {values.text}; here it is `{_describe_value(node)}` "
                 f"({kinds[p]})")
@@ -183,7 +184,7 @@ def check_rule_application(rule, callee, args, keywords, kind_of, is_active, loc
         takes_gradient = position < len(args) and diff[position]
         shape_only = getattr(rule.values.get(p), "shape_only", False)
         if not takes_gradient and not shape_only and any(is_active(a) for a in _atoms(node)):
-            raise LookupError(
+            raise NoGradientError(
                 f"No gradient defined for operation '{callee}' with respect to its parameter "
                 f"'{p}' ({location.describe(stmt)}): the value passed there depends on what "
                 f"is differentiated. Wrap it in s2sad.stop_gradient if it is meant as a "
@@ -204,7 +205,7 @@ def refuse_active_index(value, is_active, location, stmt):
     """A value that needs a gradient used inside an index (np.r_[x, y],
     A[x]) would get none: refused, never taken as a constant."""
     if any(is_active(n) for n in index_values(value.slice)):
-        raise LookupError(
+        raise NoGradientError(
             f"No gradient defined for indexing with a value that needs a gradient "
             f"({location.describe(stmt)}): `{_describe_value(value)}`. An index is a constant "
             f"for the derivative; np.r_[...] and np.c_[...] are indexing too: build the array "

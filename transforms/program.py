@@ -29,6 +29,7 @@ from .analysis.differentiable import check_float_output, check_wrt_arguments, de
 from .reverse.split_recursion import sweep_marker, split_recursion
 from .syntax import (assign, call, clone, const, name, names_loaded, names_stored,
                     subscript, walk, walk_stmts)
+from .errors import S2sadTypeError
 
 
 class Program:
@@ -102,7 +103,7 @@ class Program:
         self.surrogates.add(f"the custom gradient of {getattr(obj, '__name__', obj)}")
         if style == "vjp":
             if obj.fwd is None:
-                raise TypeError(f"{obj.__name__} is a custom_vjp without a rule: call "
+                raise S2sadTypeError(f"{obj.__name__} is a custom_vjp without a rule: call "
                                 f"{obj.__name__}.defvjp(fwd, bwd) before differentiating it")
             fwd, bwd = self.provide(obj.fwd), self.provide(obj.bwd)
             kind = self.helper_return_kind(obj.fwd, arg_kinds)
@@ -145,7 +146,7 @@ class Program:
             return False
         code = getattr(obj.bwd, "__code__", None)
         where = f"{code.co_filename}:{code.co_firstlineno}: " if code is not None else ""
-        raise TypeError(f"{where}the bwd of custom_vjp {obj.__name__} returns one value, but "
+        raise S2sadTypeError(f"{where}the bwd of custom_vjp {obj.__name__} returns one value, but "
                         f"{obj.__name__} takes {n_inputs} arguments: return a tuple with one "
                         f"cotangent per argument, as in JAX")
 

@@ -4,6 +4,7 @@ import gast
 
 from .ast_convert import parse
 from .expressions import binop, compare, dotted, number, plain_copy  # noqa: F401 (re-exported)
+from .errors import S2sadTypeError
 
 __all__ = [
     "name", "store", "const", "assign", "call", "attr", "subscript", "binop", "compare",
@@ -354,9 +355,9 @@ class Transformer(gast.NodeTransformer):
         leaves = [m for m in vars(cls) if m.startswith("visit_")
                   and issubclass(getattr(gast, m[6:], gast.AST), _LEAVES)]
         if leaves:
-            raise TypeError(f"{cls.__name__}: Transformer does not visit {', '.join(leaves)}")
+            raise S2sadTypeError(f"{cls.__name__}: Transformer does not visit {', '.join(leaves)}")
         if "generic_visit" in vars(cls) or "visit" in vars(cls):
-            raise TypeError(f"{cls.__name__}: Transformer's visit and generic_visit are its own")
+            raise S2sadTypeError(f"{cls.__name__}: Transformer's visit and generic_visit are its own")
         cls._visit_methods = {}  # node class -> this class's visit_ method, or None
 
     def visit(self, node):

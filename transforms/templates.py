@@ -20,6 +20,7 @@ import gast
 
 from .ast_convert import parse
 from .syntax import clone, rewrite, walk
+from .errors import S2sadValueError
 
 
 class Template:
@@ -35,7 +36,7 @@ class Template:
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]  # docstring
         if not body or not isinstance(body[-1], gast.Return):
-            raise ValueError(f"gradient template {fn.__qualname__} must end with a return")
+            raise S2sadValueError(f"gradient template {fn.__qualname__} must end with a return")
         self.prelude = body[:-1]
         ret = body[-1].value
         self.results = ret.elts if isinstance(ret, gast.Tuple) else [ret]

@@ -5,6 +5,7 @@ import gast
 
 from . import kinds as K
 from ..syntax import names_stored, walk_stmts
+from ..errors import S2sadTypeError, S2sadValueError
 
 
 def check_wrt_arguments(spec, wrt_names):
@@ -13,7 +14,7 @@ def check_wrt_arguments(spec, wrt_names):
     for w in wrt_names:
         kind = spec.kinds.get(w, K.UNKNOWN)
         if w in parsed.arg_names and not kind.differentiable:
-            raise TypeError(
+            raise S2sadTypeError(
                 f"{parsed.location.describe()}: argument '{w}' is {kind}; only "
                 f"float scalars and float arrays can be differentiated. Pass a float "
                 f"(e.g. {w}=float(...)) or leave it out of wrt.")
@@ -33,7 +34,7 @@ def check_float_output(spec, parsed, outputs=None):
             return
     if kinds and all(k.known and not k.differentiable for k in kinds):
         what = kinds[0] if len(kinds) == 1 else "(" + ", ".join(map(str, kinds)) + ")"
-        raise TypeError(f"{parsed.location.describe()}: {parsed.name} returns {what}; gradients "
+        raise S2sadTypeError(f"{parsed.location.describe()}: {parsed.name} returns {what}; gradients "
                         f"are defined for float outputs, as in JAX and TensorFlow (an integer "
                         f"or bool value is constant wherever it has a derivative). Return a "
                         f"float value to differentiate.")
@@ -45,11 +46,11 @@ def defined_once(tree, var, parsed):
     everywhere = [s for s in walk_stmts(tree.body) if isinstance(s, gast.Assign)
                   and var in names_stored([s])]
     if not everywhere:
-        raise ValueError(f"{parsed.location.describe()}: wrt names '{var}', which is neither "
+        raise S2sadValueError(f"{parsed.location.describe()}: wrt names '{var}', which is neither "
                          f"an argument nor a variable of {parsed.name}")
     if len(everywhere) > 1 or len(top) != 1:
         where = "inside a loop or branch" if len(everywhere) == 1 else "more than once"
-        raise ValueError(f"{parsed.location.describe(everywhere[-1])}: wrt names the variable "
+        raise S2sadValueError(f"{parsed.location.describe(everywhere[-1])}: wrt names the variable "
                          f"'{var}', which is assigned {where}; the derivative w.r.t. a variable "
                          f"is defined for one value. Assign it once, outside loops.")
     return True

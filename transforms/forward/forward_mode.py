@@ -15,6 +15,7 @@ from ..ops import (ARRAY_METADATA, BINOPS, callee_text, check_rule_application, 
 from ..syntax import (assign, base_name, call, clone, const, name, names_loaded,
                       names_stored, store)
 from ..templates import inline, template_of
+from ..errors import NoGradientError
 
 
 class ForwardMode:
@@ -271,7 +272,7 @@ class ForwardMode:
         obj = self.fn.resolve(value.func)
         if getattr(obj, "__s2sad_custom__", None):
             if any(self.is_active(a) for a in value.args):
-                raise LookupError(
+                raise NoGradientError(
                     f"No forward-mode rule for the custom gradient '{callee_text(value)}' "
                     f"({self.fn.location.describe(self._stmt)}): a custom vjp only defines "
                     f"reverse mode (as in JAX). Use reverse mode (grad, vjp, jacobian "
@@ -352,7 +353,7 @@ class ForwardMode:
                 if pos < len(results) and results[pos] is not None:
                     terms.append(results[pos])
             return _total(terms)
-        raise LookupError(f"No forward-mode rule for operation '{callee_text(value)}' "
+        raise NoGradientError(f"No forward-mode rule for operation '{callee_text(value)}' "
                           f"({self.fn.location.describe(self._stmt)})")
 
 

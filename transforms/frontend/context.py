@@ -23,6 +23,7 @@ from functools import cached_property
 from .read.read import readable_function
 from ..analysis import kinds as K
 from ..syntax import names_stored, walk
+from ..errors import S2sadTypeError
 
 
 class Restart(Exception):
@@ -55,7 +56,7 @@ class Context:
     def __init__(self, parsed, parse, program=None, **facts):
         unknown = set(facts) - set(self._FACTS)
         if unknown:
-            raise TypeError(f"unknown context facts: {sorted(unknown)}")
+            raise S2sadTypeError(f"unknown context facts: {sorted(unknown)}")
         self.parsed = parsed
         self._tree = parsed.tree
         self.parse = parse

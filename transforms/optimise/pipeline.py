@@ -29,6 +29,7 @@ from ..analysis import kinds as K
 from ..analysis.aliases import Ownership
 from ..checks.bounds import add_index_checks, undo_unproven_promotions
 from ..syntax import clone, names_loaded
+from ..errors import S2sadValueError
 
 
 class Optimisation(NamedTuple):
@@ -270,11 +271,11 @@ def enabled_optimisations(setting=None):
     items = list(setting)
     unknown = [p for p in items if p.lstrip("+-") not in OPTIMISATIONS]
     if unknown:
-        raise ValueError(f"unknown optimisation(s) {', '.join(map(repr, unknown))}; the "
+        raise S2sadValueError(f"unknown optimisation(s) {', '.join(map(repr, unknown))}; the "
                          f"optimisations are {', '.join(OPTIMISATIONS)}")
     removed = {p[1:] for p in items if p.startswith("-")}
     kept = {p.lstrip("+") for p in items if not p.startswith("-")}
     if removed and kept:
-        raise ValueError(f"optimise={setting!r} mixes names to keep and names to remove "
+        raise S2sadValueError(f"optimise={setting!r} mixes names to keep and names to remove "
                          f"('-name'): give one or the other")
     return frozenset(OPTIMISATIONS) - removed if removed else frozenset(kept)

@@ -16,6 +16,7 @@ from ..ops import (ARRAY_METADATA, BINOPS, UNARYOPS, callee_text, check_rule_app
                    operator_text, refuse_active_index, resolve_call)
 from ..syntax import assign, base_name, call, clone, const, name, store, structure, subscript, walk
 from ..templates import inline, template_of
+from ..errors import NoGradientError
 
 
 class Contributions:
@@ -156,7 +157,7 @@ class Contributions:
         if rule.function is not None:
             return self.call_user_rule(rule, g, ans, args)
         if rule.template is None:
-            raise LookupError(f"No gradient defined for operation '{rule.name}' (in "
+            raise NoGradientError(f"No gradient defined for operation '{rule.name}' (in "
                               f"{self.fn.location.describe()}): it has a forward-mode rule only")
         arg_kinds = [self.atom_kind(a) for a in args]
         kw_kinds = {k: self.atom_kind(v) for k, v in keywords.items()}
@@ -314,7 +315,7 @@ class Contributions:
             i, self.kinds, call_kind) for i in items]
         unknown = [i for i, k in zip(items, kinds) if k is not None and not k.known]
         if unknown:  # an int or an index array? The gradient differs: never guess
-            raise LookupError(
+            raise NoGradientError(
                 f"{self.fn.location.describe(atom)}: s2sad cannot tell whether the index "
                 f"`{stmt_source(unknown[0])}` is an integer or an array of indices, whose "
                 f"repeated entries add up. Give it a known type (an argument, an int "

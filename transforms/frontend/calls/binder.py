@@ -32,6 +32,7 @@ from ..read.read import readable_function
 from ...errors import NotImplementedArgument, UnsupportedSyntaxError
 from ...syntax import Transformer, clone, const
 from ...parameters import AXIS_VALUES
+from ...errors import NoGradientError, S2sadTypeError
 
 ITEM = "item_of"  # the runtime helper x.item() becomes
 KEEP_AXES = "keep_axes"  # the runtime helper keepdims=True becomes
@@ -72,7 +73,7 @@ class CallBinder:
             definition = None if self.definitions is None else \
                 self.definitions.numpy_definition(obj, node, getattr(self.parsed, "fn", None))
         except NotImplementedArgument as exc:
-            raise LookupError(f"{self.parsed.location.describe(node)}: {exc}") from None
+            raise NoGradientError(f"{self.parsed.location.describe(node)}: {exc}") from None
         if definition is not None:
             return self.bind_helper(self.definition_call(node, definition, obj), definition)
         rule = self.registry.lookup(obj)
@@ -162,7 +163,7 @@ class CallBinder:
         try:
             bound = sig.bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except TypeError as exc:
-            raise TypeError(f"{self.parsed.location.describe(node)}: {fn.__name__}(): "
+            raise S2sadTypeError(f"{self.parsed.location.describe(node)}: {fn.__name__}(): "
                             f"{exc}") from None
         args = []
         for p in params:
@@ -199,7 +200,7 @@ class CallBinder:
             values = getattr(rule, "values", {}).get(p.name)
             if isinstance(value, gast.List) and values is not None and values.text in AXIS_VALUES:
                 # numpy's reductions take an int or a tuple: a list raises TypeError
-                raise TypeError(f"{self.parsed.location.describe(node)}: {_callee_text(node)}(): "
+                raise S2sadTypeError(f"{self.parsed.location.describe(node)}: {_callee_text(node)}(): "
                                 f"{p.name} must be an int or a tuple of ints, not a list "
                                 f"(numpy raises TypeError for it)")
             if p.default is p.empty or p.kind == p.POSITIONAL_ONLY:

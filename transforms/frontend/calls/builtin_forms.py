@@ -6,7 +6,7 @@ and comprehensions lowered (comprehensions.py):
     q, r = divmod(a, b)             q, r = (a // b, a % b)
     p = functools.reduce(f, xs)     reduce_items = xs
                                     if len(reduce_items) == 0:
-                                        raise TypeError(...)
+                                        raise S2sadTypeError(...)
                                     reduce_value = reduce_items[0]
                                     for reduce_k in range(1, len(reduce_items)):
                                         reduce_value = f(reduce_value, reduce_items[reduce_k])
@@ -42,6 +42,7 @@ from ...expressions import for_range, generator, raising
 from ...names import fresh_name
 from ...syntax import (assign, attr, binop, call, compare, const, plain_copy, subscript,
                        walk)
+from ...errors import S2sadTypeError
 
 _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
               operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
@@ -385,7 +386,7 @@ class _Rewrite(gast.NodeTransformer):
 
     def divmod(self, node):
         if len(node.args) != 2 or node.keywords:
-            raise TypeError(f"{self.forms.location.describe(node)}: divmod expected 2 "
+            raise S2sadTypeError(f"{self.forms.location.describe(node)}: divmod expected 2 "
                             f"arguments")
         a, b = node.args
         if any(isinstance(n, gast.Call) for n in walk(a) + walk(b)):

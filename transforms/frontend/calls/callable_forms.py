@@ -28,6 +28,7 @@ from ...emit.unparse import stmt_source
 from ...errors import UnsupportedSyntaxError
 from ...names import fresh_name
 from ...syntax import assign, const, name, number, plain_copy, store, walk
+from ...errors import S2sadTypeError
 
 
 def run(tree, ctx):
@@ -109,13 +110,13 @@ def _partial(stmt, resolve, taken, location):
             f"positional-only parameters", location, stmt, "Give it plain parameters")
     bound = call.args[1:]
     if len(bound) > len(params):
-        raise TypeError(f"{location.describe(stmt)}: functools.partial gives "
+        raise S2sadTypeError(f"{location.describe(stmt)}: functools.partial gives "
                         f"{stmt_source(callee)} more arguments than it takes")
     by_keyword = {k.arg: k.value for k in call.keywords}
     names = {p.name for p in params}
     for k in by_keyword:
         if k not in names:
-            raise TypeError(f"{location.describe(stmt)}: {stmt_source(callee)}() has no "
+            raise S2sadTypeError(f"{location.describe(stmt)}: {stmt_source(callee)}() has no "
                             f"parameter '{k}'")
     out, args, remaining, defaults = [], [], [], []
     for k, value in enumerate(bound):  # evaluated now, as functools.partial does

@@ -7,6 +7,7 @@ import gast
 from ...analysis import kinds as K
 from ...errors import UnsupportedSyntaxError
 from ...syntax import clone, const
+from ...errors import S2sadTypeError
 
 HINT = ("With has_aux=True the function returns a pair (output, aux), as in JAX: only "
         "the output is differentiated")
@@ -19,7 +20,7 @@ def check_pair(spec, parsed):
     if not spec.returns_tuple or len(spec.outputs) != 2:
         what = (f"a tuple of {len(spec.outputs)} values" if spec.returns_tuple
                 else "a single value")
-        raise TypeError(f"{parsed.location.describe(ret)}: expected a function with aux output "
+        raise S2sadTypeError(f"{parsed.location.describe(ret)}: expected a function with aux output "
                         f"to return a two-element tuple (output, aux), but {parsed.name} "
                         f"returns {what}. {HINT}; return `output, aux`, or differentiate "
                         f"without has_aux.")

@@ -2,6 +2,7 @@
 `return pair` (aux_output.py names it) must be a tuple of two values."""
 from .aux import HINT
 from ...analysis import kinds as K
+from ...errors import S2sadTypeError
 
 
 def run(tree, ctx):
@@ -14,7 +15,7 @@ def run(tree, ctx):
         if kind.tag != "tuple" or len(kind.items) != 2:
             what = f"a tuple of {len(kind.items)} values" if kind.tag == "tuple" else \
                 (f"a value of kind {kind}" if kind.known else "a value of unknown kind")
-            raise TypeError(f"{location.describe(stmt)}: expected a function with aux output "
+            raise S2sadTypeError(f"{location.describe(stmt)}: expected a function with aux output "
                             f"to return a two-element tuple (output, aux), but it returns "
                             f"{what}. {HINT}; return `output, aux`, or differentiate "
                             f"without has_aux.")

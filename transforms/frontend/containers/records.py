@@ -27,6 +27,7 @@ import gast
 
 from ...names import fresh_name
 from ...syntax import walk
+from ...errors import S2sadTypeError
 
 
 def run(tree, ctx):
@@ -118,19 +119,19 @@ class _Record:
                 k.arg is None for k in call.keywords):
             self.refuse(call, "made with *args or **kwargs", "Pass each field")
         if len(call.args) > len(names):
-            raise TypeError(f"{self.location.describe(call)}: {self.cls.__name__}() takes "
+            raise S2sadTypeError(f"{self.location.describe(call)}: {self.cls.__name__}() takes "
                             f"{len(names)} arguments but {len(call.args)} were given")
         given = list(zip(names, call.args))
         for k in call.keywords:
             if k.arg not in names or k.arg in dict(given):
-                raise TypeError(f"{self.location.describe(call)}: {self.cls.__name__}() got an "
+                raise S2sadTypeError(f"{self.location.describe(call)}: {self.cls.__name__}() got an "
                                 f"unexpected or repeated keyword argument '{k.arg}'")
             given.append((k.arg, k.value))
         bound = dict(given)
         for f, default in fields:
             if f not in bound:
                 if default is None:
-                    raise TypeError(f"{self.location.describe(call)}: {self.cls.__name__}() "
+                    raise S2sadTypeError(f"{self.location.describe(call)}: {self.cls.__name__}() "
                                     f"missing required argument '{f}'")
                 given.append((f, default))
         return given  # in the order Python evaluates them

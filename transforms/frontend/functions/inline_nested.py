@@ -29,6 +29,7 @@ from ...names import fresh_name
 from ...syntax import clone, walk
 from ..effects.helper_effects import MUTATING_METHODS
 from .lifted import params_of, stored
+from ...errors import S2sadTypeError
 
 
 def run(tree, ctx):
@@ -249,14 +250,14 @@ def _bind(call, d, location, params_of):
     a = d.args
     positional = [p.id for p in list(getattr(a, "posonlyargs", None) or []) + list(a.args)]
     if len(call.args) > len(positional):
-        raise TypeError(f"{location.describe(call)}: {d.name}() takes {len(positional)} "
+        raise S2sadTypeError(f"{location.describe(call)}: {d.name}() takes {len(positional)} "
                         f"positional arguments but {len(call.args)} were given")
     given = dict(zip(positional, call.args))
     names = [p.id for p in params_of(a)]
     posonly = {p.id for p in getattr(a, "posonlyargs", None) or []}
     for k in call.keywords:
         if k.arg not in names or k.arg in given or k.arg in posonly:
-            raise TypeError(f"{location.describe(call)}: {d.name}() got an unexpected or "
+            raise S2sadTypeError(f"{location.describe(call)}: {d.name}() got an unexpected or "
                             f"repeated keyword argument '{k.arg}'")
         given[k.arg] = k.value
     defaults = dict(zip(positional[len(positional) - len(a.defaults):], a.defaults))
@@ -264,7 +265,7 @@ def _bind(call, d, location, params_of):
     for p in names:
         if p not in given:
             if p not in defaults:
-                raise TypeError(f"{location.describe(call)}: {d.name}() missing required "
+                raise S2sadTypeError(f"{location.describe(call)}: {d.name}() missing required "
                                 f"argument '{p}'")
             given[p] = clone(defaults[p])
     return given

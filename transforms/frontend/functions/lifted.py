@@ -12,6 +12,7 @@ import gast
 from ...emit.unparse import stmt_source
 from ...errors import SourceLocation, UnsupportedSyntaxError
 from ...syntax import clone
+from ...errors import S2sadTypeError
 
 SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
           gast.GeneratorExp)
@@ -137,12 +138,12 @@ def bind_call(node, site, location, from_nested):
     n_positional = len(getattr(a, "posonlyargs", None) or []) + len(a.args)
     posonly = {p.id for p in getattr(a, "posonlyargs", None) or []}
     if len(node.args) > n_positional:
-        raise TypeError(f"{location.describe(node)}: {site.name}() takes {n_positional} "
+        raise S2sadTypeError(f"{location.describe(node)}: {site.name}() takes {n_positional} "
                         f"positional arguments but {len(node.args)} were given")
     given = dict(zip(site.params, node.args))
     for k in node.keywords:
         if k.arg not in site.params or k.arg in posonly or k.arg in given:
-            raise TypeError(f"{location.describe(node)}: {site.name}() got an unexpected or "
+            raise S2sadTypeError(f"{location.describe(node)}: {site.name}() got an unexpected or "
                             f"repeated keyword argument '{k.arg}'")
         given[k.arg] = k.value
     out = []
@@ -158,7 +159,7 @@ def bind_call(node, site, location, from_nested):
                     f"Pass {p} explicitly")
             out.append(clone(d))
         else:
-            raise TypeError(f"{location.describe(node)}: {site.name}() missing required "
+            raise S2sadTypeError(f"{location.describe(node)}: {site.name}() missing required "
                             f"argument '{p}'")
     return out
 

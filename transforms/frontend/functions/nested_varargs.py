@@ -22,6 +22,7 @@ import gast
 from ...errors import UnsupportedSyntaxError
 from ...names import fresh_name
 from ...syntax import clone, walk
+from ...errors import S2sadTypeError
 
 
 def run(tree, ctx):
@@ -87,10 +88,10 @@ def _shape(d, c, location):
     extra = max(0, len(c.args) - len(positional))
     keys = tuple(k.arg for k in c.keywords if k.arg not in named)
     if extra and not a.vararg:
-        raise TypeError(f"{location.describe(c)}: {d.name}() takes {len(positional)} "
+        raise S2sadTypeError(f"{location.describe(c)}: {d.name}() takes {len(positional)} "
                         f"positional arguments but {len(c.args)} were given")
     if keys and not a.kwarg:
-        raise TypeError(f"{location.describe(c)}: {d.name}() got an unexpected keyword "
+        raise S2sadTypeError(f"{location.describe(c)}: {d.name}() got an unexpected keyword "
                         f"argument '{keys[0]}'")
     return extra, tuple(sorted(keys))
 

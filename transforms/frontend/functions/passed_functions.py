@@ -28,6 +28,7 @@ from ...errors import UnsupportedSyntaxError
 from ...libraries import is_library_function
 from ...names import fresh_name
 from ...syntax import Transformer, clone, name
+from ...errors import S2sadTypeError
 
 _SPECIALISED = {}  # (outer code, helper, its function parameters) -> (name, function, source)
 
@@ -94,7 +95,7 @@ def _specialised_call(node, h, by_name, namespace, location, fn, pending, parse)
     try:
         bound = sig.bind(*node.args, **{k.arg: k.value for k in node.keywords})
     except TypeError as exc:
-        raise TypeError(f"{location.describe(node)}: {h.__name__}(): {exc}") from None
+        raise S2sadTypeError(f"{location.describe(node)}: {h.__name__}(): {exc}") from None
     functions = {p: by_name[a.id] for p, a in bound.arguments.items()
                  if isinstance(a, gast.Name) and a.id in by_name}
     parsed = parse(h)
