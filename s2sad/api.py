@@ -14,6 +14,7 @@ from .primitives import as_function
 from .transforms.analysis import kinds as K
 from .transforms.frontend.containers.aux import rebuild_aux
 from .transforms.optimise.pipeline import enabled_optimisations
+from .transforms.errors import S2sadTypeError, S2sadValueError
 
 _JIT_CHOICES = (True, False, "require", "auto")
 
@@ -107,7 +108,7 @@ class Derivative:
     def __init__(self, fn, wrt, jit, mode, with_value, stop_gradients=(), boundscheck=True,
                  memory=None, parallel=False, has_aux=False, optimise=None, check=None):
         if jit not in _JIT_CHOICES:
-            raise ValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
+            raise S2sadValueError(f"jit must be one of {_JIT_CHOICES}, not {jit!r}")
         if optimise is not None:
             enabled_optimisations(optimise)  # (refuses unknown names now)
         # None: the S2SAD_OPTIMISE and S2SAD_CHECK environment variables, read
@@ -184,11 +185,11 @@ class Derivative:
         if self.mode in ("vjp", "jvp"):
             what = "seed" if self.mode == "vjp" else "tangent"
             if len(args) < 1:
-                raise TypeError(f"a {self.mode} takes the function's arguments and then a {what}")
+                raise S2sadTypeError(f"a {self.mode} takes the function's arguments and then a {what}")
             *args, last = args
             if self.mode == "jvp" and not self.single:
                 if not isinstance(last, (tuple, list)) or len(last) != len(self.wrt):
-                    raise ValueError(f"{self._where}: wrt has {len(self.wrt)} arguments, so "
+                    raise S2sadValueError(f"{self._where}: wrt has {len(self.wrt)} arguments, so "
                                      f"the tangent must be a tuple of {len(self.wrt)} tangents")
             extra = [last] if self.mode == "vjp" or self.single else list(last)
         if not kwargs and len(args) == self._positional:  # the common call: no binding
@@ -244,6 +245,8 @@ class Derivative:
             grads = grads[0] if self.single else tuple(grads)
         elif self.mode != "jvp":  # each gradient in its argument's dtype
             grads = _cast(grads, self.wrt, self.single, values)
+            # ... and in its structure: a tuple or list of numbers given gets one
+            grads = _structured_like(grads, self.wrt, self.single, given)
         if dtype is not None:  # numba returns a float32 scalar as a Python float
             value = precision.scalars_as(value, dtype)
             grads = precision.scalars_as(grads, dtype) if self.mode == "jvp" else grads
@@ -294,7 +297,7 @@ class Derivative:
         if not any(pytrees.is_container(v) for v in values):
             return None
         if getattr(self.fn, "__s2sad_derivative__", False):
-            raise TypeError(f"{self._where}: differentiating a derivative of a function that "
+            raise S2sadTypeError(f"{self._where}: differentiating a derivative of a function that "
                             f"takes containers (dicts, NamedTuples, lists of arrays) is not "
                             f"supported. Pass their leaves as separate arguments.")
         return pytrees.Flat(self._where, names, values, self.wrt)
@@ -402,7 +405,7 @@ class Derivative:
         differentiated function. A jvp's function takes its tangents as
         trailing arguments, one per `wrt`."""
         if self.mode == "vjp":
-            raise TypeError("a vjp cannot be differentiated again: differentiate a function "
+            raise S2sadTypeError("a vjp cannot be differentiated again: differentiate a function "
                             "that calls s2sad.grad, value_and_grad or jvp instead")
         arg_kinds = tuple(call_kinds)
         if self.mode == "jvp":
@@ -421,7 +424,7 @@ class Derivative:
                                has_aux=self.has_aux,
                                optimisations=enabled_optimisations(self.optimise))
                 if gen.aux_structure is not None:
-                    raise TypeError(f"{self._where}: a derivative with has_aux=True whose aux "
+                    raise S2sadTypeError(f"{self._where}: a derivative with has_aux=True whose aux "
                                     f"holds a dict or a list cannot be called inside a "
                                     f"differentiated function or differentiated again; "
                                     f"return the aux as a tuple there")
@@ -489,6 +492,25 @@ def _cast(grads, wrt, single, values):
                  for g, w in zip(grads, wrt))
 
 
+def _structured_like(grads, wrt, single, given):
+    """The gradient of an argument given as a tuple or (nested) list of
+    numbers has its structure, as JAX and autograd give it (s2sad computed
+    it as an array)."""
+    def like(g, v):
+        if isinstance(v, (tuple, list)) and np.ndim(g) >= 1 and len(g) == len(v):
+            return type(v)(like(e, x) for e, x in zip(g, v))
+        if isinstance(v, (int, float)) and np.ndim(g) == 0:
+            return float(g)
+        return g
+
+    def of(g, w):
+        v = given[w] if isinstance(w, int) and w < len(given) else None
+        return like(g, v) if isinstance(v, (tuple, list)) and not pytrees.is_container(v) else g
+    if single:
+        return of(grads, wrt[0])
+    return tuple(of(g, w) for g, w in zip(grads, wrt))
+
+
 def _has_loops(source):
     import ast
     return any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(ast.parse(source)))
@@ -554,23 +576,23 @@ def _resolve_wrt(fn, signature, wrt):
     single = not isinstance(wrt, (tuple, list))
     items = [wrt] if single else list(wrt)
     if not items:
-        raise ValueError(f"wrt is empty: name at least one argument of {fn.__name__}")
+        raise S2sadValueError(f"wrt is empty: name at least one argument of {fn.__name__}")
     positions = []
     for w in items:
         if isinstance(w, str):
             if not w.isidentifier():
-                raise ValueError(f"wrt names '{w}', which is not a Python name")
+                raise S2sadValueError(f"wrt names '{w}', which is not a Python name")
             # an argument, or a variable of the function (checked when compiled)
             if w in fixed_parameters(fn):
-                raise ValueError(f"wrt names '{w}', which the partial binds; differentiate "
+                raise S2sadValueError(f"wrt names '{w}', which the partial binds; differentiate "
                                  f"the function itself to get its gradient")
             positions.append(every.index(w) if w in every else w)
         elif isinstance(w, (int, np.integer)) and not isinstance(w, bool):
             if not -len(params) <= w < len(params):
-                raise ValueError(f"wrt={w} is out of range: {fn.__name__} has {len(params)} "
+                raise S2sadValueError(f"wrt={w} is out of range: {fn.__name__} has {len(params)} "
                                  f"argument(s)")
             positions.append(every.index(params[int(w)]))
         else:
-            raise TypeError(f"wrt must be an argument position or name, or a tuple of them; "
+            raise S2sadTypeError(f"wrt must be an argument position or name, or a tuple of them; "
                             f"got {w!r}")
     return tuple(positions), single
