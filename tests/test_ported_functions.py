@@ -510,6 +510,10 @@ def concatenated_alias(x):
     return np.prod(y + [1.0])
 
 
+def list_matmul(x):
+    return np.sum(x @ np.ones((2, 2)))
+
+
 def concatenated_in_a_helper(x):
     return concatenated(x[1:])
 
@@ -519,15 +523,16 @@ def shape_of_a_list(x):
 
 
 def test_array_attributes_of_a_list_argument_stay():
-    assert s2sad.grad(shape_of_a_list, jit=False)([2.0, 3.0]).tolist() == [2.0, 0.0]
+    assert s2sad.grad(shape_of_a_list, jit=False)([2.0, 3.0]) == [2.0, 0.0]  # (a list, as given)
 
 
 @pytest.mark.parametrize("fn, x, line, what", [
-    (concatenated, [2.0, 3.0], concatenated.__code__.co_firstlineno + 1, "`+` or `*` on a list"),
+    (concatenated, [2.0, 3.0], concatenated.__code__.co_firstlineno + 1, "`+` on a list"),
     (concatenated, (2.0, 3.0), concatenated.__code__.co_firstlineno + 1, "a tuple of numbers"),
-    (repeated, [2.0, 3.0], repeated.__code__.co_firstlineno + 1, "`+` or `*` on a list"),
+    (repeated, [2.0, 3.0], repeated.__code__.co_firstlineno + 1, "`*` on a list (repetition)"),
     (concatenated_alias, [2.0, 3.0], concatenated_alias.__code__.co_firstlineno + 2,
-     "`+` or `*` on a list"),
+     "`+` on a list (concatenation)"),
+    (list_matmul, [2.0, 3.0], list_matmul.__code__.co_firstlineno + 1, "`@` on a list"),
     (concatenated_in_a_helper, [2.0, 3.0, 4.0], concatenated.__code__.co_firstlineno + 1,
      "argument 'x', a list"),
 ])

@@ -28,7 +28,7 @@ def test_copied_and_summed():
 
 
 def test_a_list_use_is_refused():
-    with pytest.raises(UnsupportedSyntaxError, match="concatenation or repetition"):
+    with pytest.raises(UnsupportedSyntaxError, match=r"`\+` on a list \(concatenation\)"):
         lowered(materialised_lists, concatenated, np.ones(3))
 
 

@@ -110,6 +110,13 @@ def _without_containers(fn_tree, resolve):
     return True
 
 
+_LIST_OPERATIONS = {gast.Add: "`+` on a list (concatenation)",
+                    gast.Mult: "`*` on a list (repetition)"}
+_SYMBOLS = {gast.Sub: "-", gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%", gast.Pow: "**",
+            gast.MatMult: "@", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
+            gast.LShift: "<<", gast.RShift: ">>"}
+
+
 def list_only_use(fn_tree, names, resolve, depth=None, helpers=False, attributes=True):
     """The first (node, description) of a use of a list named in `names`
     where a list and an array differ, or None. `depth` ({name: levels}):
@@ -133,7 +140,10 @@ def list_only_use(fn_tree, names, resolve, depth=None, helpers=False, attributes
     for node in walk(fn_tree):
         bad = None
         if isinstance(node, gast.BinOp) and (is_list(node.left) or is_list(node.right)):
-            bad = "`+` or `*` on a list (concatenation or repetition)"
+            bad = _LIST_OPERATIONS.get(type(node.op), (
+                f"`{_SYMBOLS.get(type(node.op), '?')}` on a list (Python's lists have no such "
+                f"operator: with an array on the other side numpy converts the list; "
+                f"with a number or a list it raises TypeError)"))
         elif isinstance(node, gast.AugAssign) and is_list(node.target):
             bad = "an augmented assignment to a list"
         elif attributes and isinstance(node, gast.Attribute) and is_list(node.value):

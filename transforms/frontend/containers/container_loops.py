@@ -152,7 +152,8 @@ class _Substitute(gast.NodeTransformer):
 
 class StructureQueries(gast.NodeTransformer):
     """`p.get(key, default)` with a constant key is `p[key]` when the dict
-    has the key, else `default` (None when not given); `isinstance(p, T)`
+    has the key, else `default` (None when not given); `len(p)` is the
+    number of its entries; `isinstance(p, T)`
     of a dict, list or tuple argument is a constant (a NamedTuple is a
     tuple; any other class is left, and refused as a use of the whole)."""
 
@@ -173,6 +174,12 @@ class StructureQueries(gast.NodeTransformer):
                 else:
                     new = node.args[1] if len(node.args) == 2 else const(None)
                 return gast.copy_location(new, node)
+        if isinstance(func, gast.Name) and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.args[0], (gast.Name, gast.Subscript, gast.Attribute)) \
+                and self.rewrite.parsed.resolve(func) is len:
+            part = self.rewrite.part(node.args[0])
+            if part is not None and part[2].node in ("dict", "list", "tuple", "namedtuple"):
+                return gast.copy_location(const(len(part[2].children)), node)  # len(p)
         if isinstance(func, gast.Name) and len(node.args) == 2 and not node.keywords \
                 and self.rewrite.parsed.resolve(func) is isinstance \
                 and isinstance(node.args[0], (gast.Name, gast.Subscript, gast.Attribute)):

@@ -14,7 +14,9 @@ structure {"a": float, "b": array}, the parameters are `p_a, p_b` and
     s.x               ->  s_x                    (s a NamedTuple)
 
 A loop over a container (`for k, v in p.items()`, `for t in q`) is unrolled
-first (container_loops.py). Anything else that touches a container, whole
+first (container_loops.py). A tuple or list given whole to a call that is not
+a Python helper (`np.concatenate(q)`) is the literal of its leaves' reads
+(`np.concatenate((q_0, q_1))`), and `len(q)` its length. Anything else that touches a container, whole
 or in part, is refused with the file, line and construct: passing it to a
 call (a helper, `len`), a key that is not a constant, a method (`p.get`),
 assigning to it or into it, returning it. The passes after this one would
@@ -250,6 +252,13 @@ class _Rewrite:
                 spread = self.spread_call(node, parent, seq, part)
                 if spread:
                     continue
+                literal = self.as_literal(node, parent, part)
+                if literal is not None:  # np.concatenate(t): np.concatenate((t_0, t_1))
+                    if seq is not None:
+                        seq[seq.index(node)] = literal
+                    else:
+                        setattr(parent, field, literal)
+                    continue
                 self.refuse(node, self.whole_use(node, parent, part), arg,
                             "Read its leaves by constant keys (p['a'], t[0])")
             new = self.leaf_read(arg, path, node)
@@ -273,6 +282,28 @@ class _Rewrite:
         parent.args[k:k + 1] = leaves
         parent.func = gast.copy_location(name(ref), parent.func)
         return True
+
+    def as_literal(self, node, parent, part):
+        """A tuple or list (of tuples, lists and leaves) given whole to a
+        call (np.concatenate(t), np.stack(ws), np.select(conds, t)) is the
+        literal of its leaves' reads, which is what the call sees in
+        Python; None for any other use, or another container."""
+        arg, path, structure = part
+        if not (isinstance(parent, gast.Call) and node is not parent.func) \
+                and not isinstance(parent, gast.keyword):
+            return None
+
+        def literal(path, structure):
+            if structure.is_leaf:
+                return self.leaf_read(arg, path, node)
+            if structure.node not in ("tuple", "list"):
+                return None
+            elts = [literal(path + (k,), c) for k, c in zip(structure.keys, structure.children)]
+            if any(e is None for e in elts):
+                return None
+            kind = gast.Tuple if structure.node == "tuple" else gast.List
+            return gast.copy_location(kind(elts=elts, ctx=gast.Load()), node)
+        return literal(path, structure)
 
     def whole_use(self, node, parent, part):
         arg, path, structure = part
@@ -416,7 +447,11 @@ def _copy(fn, position, structure, parse):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     code = compile(text, filename, "exec")
     fn_code = next(c for c in code.co_consts if inspect.iscode(c) and c.co_name == name)
-    copy = types.FunctionType(fn_code, fn.__globals__, name, _defaults(fn, tree))
+    # the copies of helpers it passes the container on to (inner_spread) are
+    # names of the flattened tree's namespace, not of the helper's module
+    added = {k: v for k, v in parsed.namespace.items() if k not in fn.__globals__}
+    namespace = dict(fn.__globals__, **added) if added else fn.__globals__
+    copy = types.FunctionType(fn_code, namespace, name, _defaults(fn, tree))
     _COPIES[key] = copy
     return copy
 
