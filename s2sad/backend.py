@@ -241,12 +241,12 @@ class Entry:
             return self._compile(args, in_memory=False)
         except Exception as exc:  # numba raises many kinds, internal ones too
             if _caused_by_io(exc):  # numba could not save to its cache: disk full
-                _warn_cache(f"numba cannot save its cache ({_first_line(exc)})", stacklevel=5)
+                _warn_cache(f"numba cannot save its cache ({_numba_reason(exc)})", stacklevel=5)
                 try:
                     return self._compile(args, in_memory=True)
                 except Exception as again:
                     exc = again
-            reason = _first_line(exc)
+            reason = _numba_reason(exc)
             if self.jit == "require":
                 raise JitError(f"numba cannot compile the derivative of {self.label}: {reason}. "
                                f"Inspect it with .source; jit=True would run it as Python "
@@ -281,8 +281,21 @@ def _caused_by_io(exc):
     return False
 
 
-def _first_line(exc):
+def _numba_reason(exc, limit=600):
+    """numba's reason, whole: its first statement (with the lines a line
+    ending in ':' introduces), never cut inside a sentence or a word."""
     text = str(exc).strip()
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     useful = [ln for ln in lines if not ln.startswith(("Failed in nopython", "During:", "File"))]
-    return f"{type(exc).__name__}: {(useful or lines or [''])[0]}"[:400]
+    useful = useful or lines or [""]
+    taken = [useful[0]]
+    for ln in useful[1:]:
+        if not taken[-1].endswith(":") or len(" ".join(taken + [ln])) > limit:
+            break
+        taken.append(ln)
+    reason = " ".join(taken)
+    if len(reason) > limit:  # one long line: up to its last sentence (or word) that fits
+        head = reason[:limit]
+        end = max(head.rfind(". "), head.rfind("; "))
+        reason = head[:end + 1] if end > limit // 3 else head[:head.rfind(" ")] + " ..."
+    return f"{type(exc).__name__}: {reason}"

@@ -36,6 +36,13 @@ def generate_for_guess(fn, label, build, hint):
     """`build(kinds)` for the kinds guessed for `fn`'s arguments. A failure
     (the guess does not fit the function) is raised as GuessedKindsError
     saying so and what to do (`hint`), the compiler's error as its cause."""
+    fields = _fields_read(fn)
+    if fields:
+        raise GuessedKindsError(
+            f"{label}: s2sad generates a derivative for the kinds of the arguments it is called "
+            f"with, and cannot guess them from the source: {fields} reads a field, so its "
+            f"argument is a NamedTuple, a dataclass or another object, whose fields' types the "
+            f"source does not tell.\n{hint}")
     kinds = guess_kinds(fn)
     try:
         return build(tuple(kinds))
@@ -48,6 +55,25 @@ def generate_for_guess(fn, label, build, hint):
             f"{label}: s2sad generates a derivative for the kinds of the arguments it is "
             f"called with, and could not for those guessed from the source ({given}): "
             f"{type(exc).__name__}: {exc}\n{hint}") from exc
+
+
+_ARRAY_ATTRIBUTES = frozenset(dir(np.ndarray))
+
+
+def _fields_read(fn):
+    """`p.w` (as written) for the first parameter read by an attribute an
+    array does not have; None."""
+    from .transforms.frontend.pipeline import parse
+    tree = parse(fn, read_only=True).tree
+    params = {a.id for a in tree.args.args}
+    methods = {id(n.func) for n in walk(tree) if isinstance(n, gast.Call)}  # (p.startswith(...))
+    found = [node for node in walk(tree) if id(node) not in methods
+             if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name)
+             and node.value.id in params and node.attr not in _ARRAY_ATTRIBUTES]
+    if not found:
+        return None
+    first = min(found, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+    return f"{first.value.id}.{first.attr}"
 
 
 _MAX_NDIM = 4

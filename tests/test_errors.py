@@ -453,3 +453,23 @@ def test_a_count_beside_a_float_output_adds_nothing(jit):
     # (outputs are summed, as TensorFlow does: the constant adds a zero gradient)
     x = np.array([1.0, -2.0])
     np.testing.assert_allclose(s2sad.grad(returns_value_and_count, jit=jit)(x), 2 * x)
+
+
+def test_numbas_reason_is_given_whole():
+    """The fallback warning quotes numba's reason up to the end of a
+    sentence (or a word), with the lines a line ending in ':' introduces."""
+    from s2sad.backend import _numba_reason
+    typing = Exception(
+        "Failed in nopython mode pipeline (step: nopython frontend)\n"
+        "No implementation of function Function(<function vstack>) found for signature:\n"
+        " \n >>> vstack(array(float64, 2d, C))\n \n"
+        "There are 2 candidate implementations:\n"
+        "During: resolving callee type: Function(<function vstack>)\n")
+    reason = _numba_reason(typing)
+    assert reason == ("Exception: No implementation of function Function(<function vstack>) "
+                      "found for signature: >>> vstack(array(float64, 2d, C))")
+    long = Exception(("This sentence is long enough. " * 40) + "And it goes on without end " * 20)
+    reason = _numba_reason(long)
+    assert reason.endswith("long enough.") and len(reason) <= 620
+    words = Exception("word " * 400)
+    assert _numba_reason(words).endswith("word ...")

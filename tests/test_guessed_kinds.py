@@ -260,3 +260,16 @@ def test_every_example_and_readme_function_has_source_before_a_call(tmp_path):
             after = d.source
         assert after == before, name
     assert shown >= 0.8 * len(functions), shown
+
+
+def _reads_fields(p, x):
+    return np.sum(p.w * x) + p.b
+
+
+def test_a_record_argument_is_named_with_its_field():
+    """(The guess took p for an array and reported numpy's AttributeError.)"""
+    with pytest.raises(GuessedKindsError) as info:
+        s2sad.grad(_reads_fields, jit=False).source
+    text = str(info.value)
+    assert "p.w reads a field" in text and "NamedTuple" in text
+    assert "Call the derivative once" in text
