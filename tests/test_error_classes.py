@@ -4,7 +4,7 @@ s2sad.S2sadError, and stays the builtin class TensorFlow's API raises
 `except s2sad.S2sadError` and `except LookupError` catch it."""
 import glob
 import os
-import re
+import tokenize
 
 import numpy as np
 import pytest
@@ -41,7 +41,11 @@ def test_the_compiler_and_the_api_raise_no_bare_builtin():
     files += glob.glob(os.path.join(ROOT, "s2sad", "*.py"))
     found = []
     for f in files:
-        for k, line in enumerate(open(f, encoding="utf-8"), 1):
-            if re.match(r"\s*raise (LookupError|TypeError|ValueError)\(", line):
-                found.append(f"{os.path.relpath(f, ROOT)}:{k}: {line.strip()}")
+        with open(f, "rb") as source:
+            tokens = [t for t in tokenize.tokenize(source.readline)
+                      if t.type in (tokenize.NAME, tokenize.OP)]  # (code: no strings)
+        for a, b, c in zip(tokens, tokens[1:], tokens[2:]):
+            if a.string == "raise" and b.string in ("LookupError", "TypeError", "ValueError") \
+                    and c.string == "(":
+                found.append(f"{os.path.relpath(f, ROOT)}:{a.start[0]}: {a.line.strip()}")
     assert not found, "\n".join(found)

@@ -6,7 +6,7 @@ and comprehensions lowered (comprehensions.py):
     q, r = divmod(a, b)             q, r = (a // b, a % b)
     p = functools.reduce(f, xs)     reduce_items = xs
                                     if len(reduce_items) == 0:
-                                        raise S2sadTypeError(...)
+                                        raise TypeError(...)
                                     reduce_value = reduce_items[0]
                                     for reduce_k in range(1, len(reduce_items)):
                                         reduce_value = f(reduce_value, reduce_items[reduce_k])
@@ -37,12 +37,11 @@ import gast
 import numpy as np
 
 from ...emit.unparse import stmt_source
-from ...errors import UnsupportedSyntaxError
+from ...errors import S2sadTypeError, UnsupportedSyntaxError
 from ...expressions import for_range, generator, raising
 from ...names import fresh_name
 from ...syntax import (assign, attr, binop, call, compare, const, plain_copy, subscript,
                        walk)
-from ...errors import S2sadTypeError
 
 _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
               operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
