@@ -9,6 +9,7 @@ threads asking for the same derivative compile it once (numba serialises
 its own compilations with a global lock)."""
 import importlib.util
 import linecache
+import re
 import sys
 import threading
 import time
@@ -284,7 +285,7 @@ def _caused_by_io(exc):
 def _numba_reason(exc, limit=600):
     """numba's reason, whole: its first statement (with the lines a line
     ending in ':' introduces), never cut inside a sentence or a word."""
-    text = str(exc).strip()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()  # (numba's terminal colours)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     useful = [ln for ln in lines if not ln.startswith(("Failed in nopython", "During:", "File"))]
     useful = useful or lines or [""]

@@ -473,3 +473,7 @@ def test_numbas_reason_is_given_whole():
     assert reason.endswith("long enough.") and len(reason) <= 620
     words = Exception("word " * 400)
     assert _numba_reason(words).endswith("word ...")
+    coloured = Exception("\x1b[1m\x1b[1mUntyped global name 'h':\x1b[0m \x1b[1mCannot determine "
+                         "Numba type of <class 'function'>\x1b[0m")
+    assert _numba_reason(coloured) == ("Exception: Untyped global name 'h': Cannot determine "
+                                       "Numba type of <class 'function'>")

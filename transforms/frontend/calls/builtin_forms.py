@@ -3,6 +3,7 @@ and calls they compute, before nested functions are lifted (closures.py)
 and comprehensions lowered (comprehensions.py):
 
     s = math.fsum(e)                s = sum(e)
+    s = sum(e, start=c)             s = c + sum(e)
     q, r = divmod(a, b)             q, r = (a // b, a % b)
     p = functools.reduce(f, xs)     reduce_items = xs
                                     if len(reduce_items) == 0:
@@ -56,7 +57,7 @@ _READING_METHODS = {"sum", "mean", "prod", "max", "min", "copy", "ravel", "resha
 # what the forms call: a function that names none of them (most) is left at
 # once, after one walk
 _FORM_OBJECTS = (math.fsum, builtins.divmod, functools.reduce, builtins.max, builtins.min,
-                 builtins.sorted, np.ndenumerate, np.vectorize)
+                 builtins.sum, builtins.sorted, np.ndenumerate, np.vectorize)
 _FORM_ATTRIBUTES = {"fsum", "reduce", "ndenumerate", "vectorize"}
 
 
@@ -332,6 +333,10 @@ class _Rewrite(gast.NodeTransformer):
                 and forms.is_(_load("sum"), builtins.sum):
             node.func = gast.copy_location(_load("sum"), node.func)
             return node
+        if forms.is_(node.func, builtins.sum) and _start(node) is not None:
+            start = _start(node)  # sum(e, start): start + sum(e), as Python adds them
+            node.args, node.keywords = node.args[:1], []
+            return gast.copy_location(gast.BinOp(left=start, op=gast.Add(), right=node), node)
         if forms.is_(node.func, builtins.divmod):
             return self.divmod(node)
         if forms.is_(node.func, functools.reduce):
@@ -591,3 +596,15 @@ def _store(name):
 def _copy(node):
     import copy
     return copy.deepcopy(node)
+
+
+def _start(node):
+    """The start of `sum(e, start)` or `sum(e, start=s)`, unless it is a
+    list or tuple literal (sum(lists, []) concatenates; left as written)."""
+    if len(node.args) == 2 and not node.keywords:
+        start = node.args[1]
+    elif len(node.args) == 1 and [k.arg for k in node.keywords] == ["start"]:
+        start = node.keywords[0].value
+    else:
+        return None
+    return None if isinstance(start, (gast.List, gast.Tuple)) else start

@@ -14,6 +14,8 @@ import builtins
 
 import gast
 
+from ...analysis import kinds as K
+
 _NUMPY = {builtins.sum: "sum", builtins.max: "max", builtins.min: "min"}
 
 
@@ -24,13 +26,13 @@ def run(tree, ctx):
     changed = False
     for node in ctx.nodes:
         if not (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords
-                and isinstance(node.args[0], gast.Name)):
+                and isinstance(node.args[0], (gast.Name, gast.Subscript))):
             continue
         try:
             name = _NUMPY.get(resolve(node.func))
         except TypeError:  # (an unhashable callee)
             name = None
-        kind = kinds.get(node.args[0].id)
+        kind = K.of_atom(node.args[0], kinds)  # (min(x[0]): a row)
         if name is None or kind is None or not kind.is_array or kind.ndim < 1 \
                 or (name != "sum" and kind.ndim != 1):
             continue
