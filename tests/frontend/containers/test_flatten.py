@@ -100,3 +100,58 @@ def test_a_container_passed_down_two_helpers(jit):
     NameError 'inner_spread'.)"""
     p = {"W": np.array([[0.3, -0.2], [0.5, 0.1]]), "b": np.array([0.1, -0.2])}
     check_tree_grad(two_levels_down, (p, np.array([1.0, 2.0])), jit=jit)
+
+
+# ---- parameter lists used as lists ----------------------------------------------------
+
+W = np.array([[0.3, -0.2], [0.5, 0.1]])
+B = np.array([0.1, -0.2])
+LAYERS = [(W, B), (W * 0.5, B * 2.0), (W.T, -B)]
+X2 = np.array([1.0, 2.0])
+
+
+def all_but_last(layers, x):
+    for W, b in layers[:-1]:
+        x = np.tanh(W @ x + b)
+    W, b = layers[-1]  # (the loop's names bound again after it)
+    return np.sum(W @ x + b)
+
+
+def the_middle_ones(params, x):
+    for W, b in params[1:-1]:
+        x = np.tanh(W @ x + b)
+    return np.sum(x) + np.sum(params[::2][1][0])
+
+
+def last_entry_after_the_loop(params, x):
+    for W, b in params:
+        x = np.sin(W @ x) + b
+    return np.sum(x * b)  # (b is the last entry's, as in Python)
+
+
+def squares(params):
+    return sum([np.sum(w ** 2) for layer in params for w in layer])
+
+
+def apply_pair(pair):
+    p, x = pair
+    for W, b in p:
+        x = np.tanh(W @ x + b)
+    return x
+
+
+def in_a_tuple(params, x):
+    return np.sum(apply_pair((params, x)))
+
+
+@pytest.mark.parametrize("f", [all_but_last, the_middle_ones, last_entry_after_the_loop,
+                               in_a_tuple])
+def test_parameter_lists(f, jit):
+    """(Slices of a list argument, a loop's names read after it and a list
+    given to a helper inside a tuple were refused.)"""
+    check_tree_grad(f, (LAYERS, X2), wrt=0, jit=jit)
+    check_tree_grad(f, (LAYERS, X2), wrt=1, jit=jit)
+
+
+def test_a_comprehension_with_two_fors(jit):
+    check_tree_grad(squares, (LAYERS,), jit=jit)

@@ -20,8 +20,9 @@ A list comprehension or generator over one (`[w * 2 for w in ws]`,
 `sum(f(w) for w in ps)`) is the list literal of its element once per
 entry (`[ws[0] * 2, ws[1] * 2]`), as Python evaluates it; a generator is
 unrolled only where a call consumes it at once (an argument of `sum`,
-`tuple`, `np.stack`, ...). One with an `if`, several `for`s or a name
-bound again inside the element is refused (and a dict comprehension over a
+`tuple`, `np.stack`, ...). Several `for`s over a container and its entries
+(`[w for layer in params for w in layer]`) give the entries' elements in
+order. One with an `if` or a name bound again inside the element is refused (and a dict comprehension over a
 container argument, by dict_comprehensions.py)."""
 import gast
 
@@ -41,6 +42,25 @@ def unroll(rewrite, loop):
                           for s in loop.body for n in walk(s)):
         rewrite.refuse(loop, "a loop over a container argument with break, continue or else",
                        arg, "Write the loop without them")
+    mappings = []
+    for entry in entries[0]:
+        mappings.append({})
+        _bind(rewrite, loop, loop.target, entry, mappings[-1], arg)
+    keys = {n for m in mappings for n, e in m.items() if isinstance(e, gast.Constant)}
+    if all(_is_leaf(rewrite, e) for m in mappings for e in m.values()) and not any(
+            isinstance(n, gast.Name) and n.id in keys and not isinstance(n.ctx, gast.Load)
+            for s in loop.body for n in walk(s)):
+        # every name the loop binds is a key, a number or an array: assigned
+        # per entry as Python does (the last entry's stay after the loop);
+        # a key is also written in, for the reads it indexes (params[name])
+        out = []
+        for m in mappings:
+            out += [gast.copy_location(gast.Assign(targets=[gast.Name(
+                id=n, ctx=gast.Store(), annotation=None, type_comment=None)], value=clone(e),
+                type_comment=None), loop) for n, e in m.items()]
+            constants = _Substitute({n: e for n, e in m.items() if n in keys})
+            out += [constants.visit(clone(s)) for s in loop.body]
+        return out
     if any(isinstance(n, gast.Name) and n.id in targets and not isinstance(n.ctx, gast.Load)
            for s in loop.body for n in walk(s)):
         rewrite.refuse(loop, "assigning to the names of a loop over a container argument", arg,
@@ -55,11 +75,19 @@ def unroll(rewrite, loop):
         rewrite.refuse(loop, "a name of a loop over a container argument used outside the loop",
                        arg, "Use a name of its own outside the loop")
     out = []
-    for entry in entries[0]:
-        mapping = {}
-        _bind(rewrite, loop, loop.target, entry, mapping, arg)
+    for mapping in mappings:
         out += [_Substitute(mapping).visit(clone(s)) for s in loop.body]
     return out
+
+
+def _is_leaf(rewrite, entry):
+    """Whether an entry a loop binds is a constant (a key, a position) or a
+    leaf of a container argument (a number or an array)."""
+    if isinstance(entry, gast.Constant):
+        return True
+    part = rewrite.part(entry) if isinstance(entry, (gast.Name, gast.Subscript,
+                                                     gast.Attribute)) else None
+    return part is not None and part[2].is_leaf
 
 
 def _entries(rewrite, node):
@@ -194,6 +222,25 @@ class StructureQueries(gast.NodeTransformer):
         return node
 
 
+def _nested_entries(comprehensions, node, entries, arg):
+    """The elements of a comprehension with several fors whose first runs
+    over a container argument: per entry, those of the comprehension of the
+    other fors, which must run over the entry (a container too)."""
+    elements = []
+    for entry in entries:
+        mapping = {}
+        _bind(comprehensions.rewrite, node, node.generators[0].target, entry, mapping, arg)
+        inner = gast.ListComp(elt=clone(node.elt), generators=[clone(g) for g in
+                                                                 node.generators[1:]])
+        inner = comprehensions.visit(_Substitute(mapping).visit(inner))
+        if not isinstance(inner, gast.List):
+            comprehensions.rewrite.refuse(
+                node, "a comprehension whose second for does not run over a container "
+                "argument's entry", arg, "Write it as nested for loops")
+        elements += inner.elts
+    return elements
+
+
 def _isinstance(structure, types_):
     types_ = types_ if isinstance(types_, tuple) else (types_,)
     if not all(isinstance(t, type) for t in types_):
@@ -237,9 +284,11 @@ class Comprehensions(gast.NodeTransformer):
                                 "Give it directly to the call consuming it (sum(...)), or "
                                 "make it a list comprehension")
         gen = node.generators[0]
-        if len(node.generators) > 1 or gen.ifs:
-            self.rewrite.refuse(node, f"{what} with an if or several fors", arg,
+        if any(g.ifs for g in node.generators):
+            self.rewrite.refuse(node, f"{what} with an if", arg,
                                 "Write it as a for loop over the container")
+        if len(node.generators) > 1:  # [w for layer in params for w in layer]
+            return gast.copy_location(build(_nested_entries(self, node, entries, arg)), node)
         targets = {n.id for n in walk(gen.target) if isinstance(n, gast.Name)}
         parts = [node.elt]
         if any(isinstance(n, gast.NamedExpr) or isinstance(n, gast.Name) and n.id in targets

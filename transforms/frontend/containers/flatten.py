@@ -45,7 +45,7 @@ import types
 import gast
 
 from .container_loops import Comprehensions, StructureQueries, unroll
-from .structure import PytreeError, leaf_names, path_text
+from .structure import PytreeError, Structure, leaf_names, path_text
 from ..read.read import readable_function
 from ...emit.unparse import expr_source, stmt_source
 from ...syntax import name, walk
@@ -180,7 +180,7 @@ class _Rewrite:
                 return None
             arg, path, structure = base
             key = self.key(node, base)
-            child = structure.child(key)
+            child = _view(structure, key) if isinstance(key, Sliced) else structure.child(key)
             if child is None:
                 self.missing(node, base, key)
             return arg, path + (key,), child
@@ -195,6 +195,15 @@ class _Rewrite:
             self.refuse(node, f"{where}.{node.attr} on {structure.describe()}", arg,
                         "Read its entries by constant key or field (p['a'], s.x, t[0])")
         index = node.slice
+        if isinstance(index, gast.Slice) and structure.node in ("list", "tuple"):
+            bounds = [None if b is None else _constant(b)
+                      for b in (index.lower, index.upper, index.step)]
+            given = [b is not None for b in (index.lower, index.upper, index.step)]
+            if all(isinstance(b, int) or not g for b, g in zip(bounds, given)) and bounds[2] != 0:
+                return Sliced(structure.keys[slice(*bounds)], expr_source(index))
+            self.refuse(node, f"{where}[{expr_source(index)}] (a slice whose bounds are not "
+                        f"constants)", arg, "Slice a container with constant bounds "
+                        "(layers[:-1], params[1:])")
         value = _constant(index)
         if structure.node == "dict":
             if isinstance(value, (str, int)) and not isinstance(value, bool):
@@ -217,7 +226,7 @@ class _Rewrite:
                     "Use one of its keys")
 
     def leaf_read(self, arg, path, src):
-        return gast.copy_location(name(self.leaf_of[(arg, path)]), src)
+        return gast.copy_location(name(self.leaf_of[(arg, _original(path))]), src)
 
     def replace_reads(self, root):
         """Replace every leaf read; refuse any other use of a container."""
@@ -230,9 +239,11 @@ class _Rewrite:
                             parents[id(c)] = (node, field, child)
                 elif isinstance(child, gast.AST):
                     parents[id(child)] = (node, field, None)
-        todo = [root]
+        todo, spread_literals = [root], set()
         while todo:
             node = todo.pop()
+            if id(parents.get(id(node), (None,))[0]) in spread_literals:
+                continue  # (an element of a literal given to a helper's copy whole)
             part = self.part(node) if isinstance(node, (gast.Name, gast.Subscript,
                                                         gast.Attribute)) else None
             if part is None:
@@ -251,6 +262,10 @@ class _Rewrite:
                         parent, field, seq = call, "args", call.args
                 spread = self.spread_call(node, parent, seq, part)
                 if spread:
+                    continue
+                if isinstance(parent, (gast.Tuple, gast.List)) \
+                        and self.spread_literal(parent, parents.get(id(parent), (None,))[0]):
+                    spread_literals.add(id(parent))  # h((params, x)): h's copy takes the leaves
                     continue
                 literal = self.as_literal(node, parent, part)
                 if literal is not None:  # np.concatenate(t): np.concatenate((t_0, t_1))
@@ -282,6 +297,43 @@ class _Rewrite:
         parent.args[k:k + 1] = leaves
         parent.func = gast.copy_location(name(ref), parent.func)
         return True
+
+    def spread_literal(self, literal, call):
+        """`h((params, x))`: a tuple or list literal holding a container,
+        given to a Python helper, goes to a copy of `h` taking the literal's
+        leaves (spread_copy). Whether it was rewritten."""
+        if not (isinstance(call, gast.Call) and any(a is literal for a in call.args)):
+            return False
+        structure, leaves = self.literal_structure(literal)
+        position = next(k for k, a in enumerate(call.args) if a is literal)
+        ref = spread_copy(self.parsed, call, position, structure, self.parse)
+        if ref is None:
+            return False
+        call.args[position:position + 1] = leaves
+        call.func = gast.copy_location(name(ref), call.func)
+        return True
+
+    def literal_structure(self, literal):
+        """(Structure, the leaves' expressions) of a tuple or list literal:
+        a container part's leaves are its leaves' reads, anything else one
+        leaf."""
+        children, leaves = [], []
+        for e in literal.elts:
+            part = self.part(e) if isinstance(e, (gast.Name, gast.Subscript,
+                                                  gast.Attribute)) else None
+            if part is not None:
+                children.append(part[2])
+                leaves += [self.leaf_read(part[0], part[1] + p, e) for p in part[2].leaf_paths()]
+            elif isinstance(e, (gast.Tuple, gast.List)):
+                inner, more = self.literal_structure(e)
+                children.append(inner)
+                leaves += more
+            else:
+                children.append(Structure(node="leaf"))
+                leaves.append(e)
+        node = "tuple" if isinstance(literal, gast.Tuple) else "list"
+        return Structure(node=node, keys=tuple(range(len(children))),
+                         children=tuple(children)), leaves
 
     def as_literal(self, node, parent, part):
         """A tuple or list (of tuples, lists and leaves) given whole to a
@@ -330,6 +382,42 @@ class _Rewrite:
                           f"'{arg}' into its leaves (floats and arrays) and cannot follow "
                           f"this. {hint}. Pass its leaves as separate arguments where the code "
                           f"needs more.")
+
+
+class Sliced(tuple):
+    """A key standing for a constant slice of a list or tuple (`layers[:-1]`):
+    the keys it selects, in order. The key after it in a path is a position
+    in the slice (_original maps it back)."""
+
+    def __new__(cls, keys, text):
+        sliced = super().__new__(cls, keys)
+        sliced.text = text
+        return sliced
+
+    def __repr__(self):
+        return self.text  # (path_text: layers[:-1])
+
+
+def _view(structure, sliced):
+    """The structure of a slice of a list or tuple: its entries, renumbered."""
+    return Structure(node=structure.node, keys=tuple(range(len(sliced))),
+                     children=tuple(structure.child(k) for k in sliced),
+                     type_name=structure.type_name)
+
+
+def _original(path):
+    """`path` with the positions in slices mapped to the container's keys."""
+    out, view = [], None
+    for key in path:
+        if view is not None:
+            key = Sliced([view[k] for k in key], key.text) if isinstance(key, Sliced) \
+                else view[key]
+            view = None
+        if isinstance(key, Sliced):
+            view = key
+            continue
+        out.append(key)
+    return tuple(out)
 
 
 def _keyword_to_position(parsed, call, keyword):
