@@ -14,7 +14,7 @@ from .export import export
 from .checkpointing import checkpoint, checkpointed
 from .higher import batch_jacobian, hessian, hvp, jacobian
 from .markers import reset_recording, stop_gradient, stop_recording
-from .errors import (CacheWarning, GradientCheckError, JitError,
+from .errors import (CacheWarning, GradientCheckError, JitError, NoForwardModeError,
                      NumbaFallbackWarning, S2sadError, SourceUnavailableError,
                      UnsupportedSyntaxError)
 from .transforms.optimise.pipeline import OPTIMISATIONS
@@ -23,6 +23,7 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "check_grads", "stop_gradient
            "reset_recording", "custom_gradient", "custom_vjp", "register_gradient",
            "non_differentiable", "export", "jacobian", "batch_jacobian", "hessian", "hvp", "JitError", "NumbaFallbackWarning", "CacheWarning", "S2sadError",
            "SourceUnavailableError", "UnsupportedSyntaxError"]
-__all__ += ["checkpoint", "checkpointed", "GradientCheckError", "OPTIMISATIONS"]
+__all__ += ["checkpoint", "checkpointed", "GradientCheckError", "OPTIMISATIONS",
+            "NoForwardModeError"]
 from .guessed_kinds import GuessedKindsError  # noqa: E402
 __all__ += ["GuessedKindsError"]

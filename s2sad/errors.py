@@ -1,6 +1,6 @@
 """Errors and warnings of s2sad."""
-from .transforms.errors import (S2sadError, SourceUnavailableError,  # noqa: F401
-                                UnsupportedSyntaxError)
+from .transforms.errors import (NoForwardModeError, S2sadError,  # noqa: F401
+                                SourceUnavailableError, UnsupportedSyntaxError)
 
 
 class NumbaFallbackWarning(UserWarning):

@@ -9,7 +9,7 @@ import gast
 
 from ..analysis import kinds as K
 from ..reverse.contributions import refuse_active_list
-from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
+from ..errors import NoForwardModeError, UnsupportedSyntaxError, in_definition, missing_gradient
 from ..ops import (ARRAY_METADATA, BINOPS, callee_text, check_rule_application, operator_text,
                    refuse_active_index, resolve_call)
 from ..syntax import (assign, base_name, call, clone, const, name, names_loaded,
@@ -271,7 +271,7 @@ class ForwardMode:
         obj = self.fn.resolve(value.func)
         if getattr(obj, "__s2sad_custom__", None):
             if any(self.is_active(a) for a in value.args):
-                raise LookupError(
+                raise NoForwardModeError(
                     f"No forward-mode rule for the custom gradient '{callee_text(value)}' "
                     f"({self.fn.location.describe(self._stmt)}): a custom vjp only defines "
                     f"reverse mode (as in JAX). Use reverse mode (grad, vjp, jacobian "
