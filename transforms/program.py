@@ -207,6 +207,9 @@ class Program:
                 return _with_dtype(prim.rule.kind(arg_kinds, kw_kinds), call_node, parsed)
             if prim.helper is not None:
                 return self.helper_return_kind(prim.helper.function_for(arg_kinds), arg_kinds)
+            if getattr(prim.obj, "__s2sad_custom__", None) == "vjp":
+                # the primal's (its fwd may call it: JAX's `return f(x), res`)
+                return self.helper_return_kind(prim.obj.fn, arg_kinds)
             if getattr(prim.obj, "__s2sad_custom__", None):
                 return self.custom_pair(prim.obj, arg_kinds)[2]
             return K.UNKNOWN
@@ -477,6 +480,11 @@ class Program:
             if inspect.isfunction(obj) and self.registry.lookup(obj) is None \
                     and not is_library_function(obj):
                 self._copy_helper(n, obj)
+                continue
+            if getattr(obj, "__s2sad_custom__", None) == "vjp":
+                # a call the derivative runs without differentiating it (in
+                # a helper's primal copy, or its own fwd and bwd): the primal
+                self._copy_helper(n, obj.fn)
                 continue
             if getattr(obj, "__s2sad_custom__", None):
                 continue  # calls to it were replaced by its forward function
