@@ -11,7 +11,7 @@ from ..extend import (AT_LEAST_2D, AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_
                       FLOAT_DTYPE, GRADIENT_OF, INT, INT_OR_INTS, K, PAD_MODE, PAD_WIDTH,
                       PAIR_OF_AXES, SCALAR, SHAPE_ONLY, SORT_KIND, VECTOR_OR_MATRIX, adjoint,
                       copied, created_array, first_arg, given, int_scalar, like_first,
-                      nondifferentiable, numba_form, one_argument, parts_literal, refused,
+                      nondifferentiable, numba_form, one_argument, one_name, parts_literal, refused,
                       shape_ndim, tangent)
 
 
@@ -453,3 +453,7 @@ numba_form(np.repeat, rt.repeat_axis, when=given("axis"))
 numba_form(np.roll, rt.roll_axis)
 numba_form(np.sort, rt.sort_axis)
 numba_form(np.pad, rt.pad_of)
+# of an array (a list of arrays built in a loop), whose rows numpy joins
+numba_form(np.hstack, rt.hstack_of, when=one_name)
+numba_form(np.vstack, rt.vstack_of, when=one_name)
+numba_form(np.column_stack, rt.column_stack_of, when=one_name)
