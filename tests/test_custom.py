@@ -213,23 +213,23 @@ def test_custom_vjp_bwd_returning_one_value_for_two_arguments_is_refused(jit):
 # ---- a custom vjp called where nothing is differentiated, and by jacobian ---------------
 
 @s2sad.custom_vjp
-def clipped_square(x):
+def capped_square(x):
     return np.minimum(x * x, 4.0)
 
 
-def clipped_square_fwd(x):
-    return clipped_square(x), x  # (JAX's form: the fwd calls the function itself)
+def capped_square_fwd(x):
+    return capped_square(x), x  # (JAX's form: the fwd calls the function itself)
 
 
-def clipped_square_bwd(x, g):
+def capped_square_bwd(x, g):
     return (2.0 * g * x * (x * x < 4.0),)
 
 
-clipped_square.defvjp(clipped_square_fwd, clipped_square_bwd)
+capped_square.defvjp(capped_square_fwd, capped_square_bwd)
 
 
 def rotated(v, w):
-    return clipped_square(v) * w  # a helper: its primal copy calls clipped_square
+    return capped_square(v) * w  # a helper: its primal copy calls capped_square
 
 
 def uses_rotated(v, w):
@@ -242,7 +242,7 @@ def test_helper_calling_a_custom_vjp(jit):
 
 
 def squares_and_total(v):
-    return clipped_square(v), np.sum(v)
+    return capped_square(v), np.sum(v)
 
 
 def test_jacobian_auto_takes_reverse_mode_for_a_custom_vjp(jit):
@@ -252,5 +252,5 @@ def test_jacobian_auto_takes_reverse_mode_for_a_custom_vjp(jit):
     np.testing.assert_allclose(jv, np.diag(2.0 * v * (v * v < 4.0)))
     np.testing.assert_allclose(jt, np.ones(3))
     with pytest.raises(s2sad.NoForwardModeError, match="No forward-mode rule for the custom "
-                                                       "gradient 'clipped_square'"):
+                                                       "gradient 'capped_square'"):
         s2sad.jacobian(squares_and_total, mode="fwd", jit=jit)(v)
