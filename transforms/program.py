@@ -10,18 +10,21 @@ import numpy as np
 from .optimise import cleanup
 from .optimise.pipeline import OPTIMISATIONS, check_indices, optimise_reverse
 from .analysis import kinds as K
+from .analysis.objects import constructed, refuse_draws_run_again
 from .analysis.activity import analyse
 from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
                                        result_kind as checkpointed_kind)
 from .frontend.containers.aux import check_pair, gradients_and_aux
 from .frontend.pipeline import helper_copy
+from .frontend.read.read import ParsedFunction, namespace_of
 from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .libraries import is_library_function
 from .reverse.markers import complete_early_returns, mark_stopped
 from .names import RUNTIME_NAMES, Namer
 from .emit.numba_forms import module_resolver, rewrite_forms
+from .emit.objmode import wrap_object_mode
 from .ops import resolve_call
 from .reverse.reverse_mode import ReverseMode
 from .frontend.specialise import Specialised
@@ -46,6 +49,7 @@ class Program:
         self.runtime_helpers = {n: True for n in RUNTIME_NAMES}
         self.runtime_objects = {}  # name -> runtime helper, for calls the front end writes
         self.functions = []        # (name, source) in definition order
+        self.python_functions = []  # (name, source) of those kept as Python (not compiled)
         self.names_used = set()    # every name their code mentions (for the imports)
         self.helpers = {}          # helper function -> module name of its copy
         self.helper_vjps = {}      # (function, kinds) -> (name, mask)
@@ -58,6 +62,9 @@ class Program:
         self.written_arguments = {}  # generated function -> positions of arguments it copies
         self._derivative_calls = {}  # function -> {call position: generated function}
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
+        # the backend's module (numba), whose object mode runs what it cannot
+        # compile (emit/objmode.py); None: no such blocks
+        self.backend_module = None
         self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
         self.split_recursion = True  # recursive helpers in split mode (split_recursion.py)
         self.parallel = False  # grad(..., parallel=True): every safe loop as prange (parallel.py)
@@ -207,6 +214,11 @@ class Program:
                 return _with_dtype(prim.rule.kind(arg_kinds, kw_kinds), call_node, parsed)
             if prim.helper is not None:
                 return self.helper_return_kind(prim.helper.function_for(arg_kinds), arg_kinds)
+            if getattr(prim.obj, "__s2sad_python__", None):
+                return self._python_block_kind(prim.obj, arg_kinds)
+            made = constructed(prim.obj)  # a class: an object (a random generator)
+            if made is not None:
+                return K.object_kind(made)
             if getattr(prim.obj, "__s2sad_custom__", None) == "vjp":
                 # the primal's (its fwd may call it: JAX's `return f(x), res`)
                 return self.helper_return_kind(prim.obj.fn, arg_kinds)
@@ -214,6 +226,14 @@ class Program:
                 return self.custom_pair(prim.obj, arg_kinds)[2]
             return K.UNKNOWN
         return kind_of
+
+    def _python_block_kind(self, fn, arg_kinds):
+        """The kind of what a block kept as Python returns (try ... except:
+        frontend/statements/python_blocks.py), from its body."""
+        tree, location, _ = fn.__s2sad_block__
+        parsed = ParsedFunction(fn, tree, location, namespace_of(fn))
+        kinds = K.KindInference(self.call_kind(parsed), parsed.namespace).run(tree, arg_kinds)
+        return kinds.get("<return>", K.UNKNOWN)
 
     def helper_return_kind(self, fn, arg_kinds):
         key = (fn, tuple(arg_kinds))
@@ -269,6 +289,8 @@ class Program:
                            "marked" if getattr(fn, "__s2sad_step__", False) else "budget",
                            stop_gradients)
         parsed, tree = spec.parsed, spec.tree
+        if mode == "helper":
+            refuse_draws_run_again(tree, spec.kinds, parsed)
         args = parsed.arg_names
         wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
         check_wrt_arguments(spec, wrt_names)
@@ -357,7 +379,7 @@ class Program:
         place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location)
         self._collect_globals(fdef, parsed)
         doc = self._docstring(parsed, wrt_names, mode)
-        self._late_forms(fdef, parsed)
+        self._late_forms(fdef, parsed, [spec.kinds])
         if split is not None:
             split.update(fdef=fdef, kinds=spec.kinds, source_line=parsed.source_line, doc=doc,
                          seed=seed_param)
@@ -412,7 +434,7 @@ class Program:
         self._collect_globals(fdef, parsed)
         doc = (f"Value of {parsed.name} and its directional derivative (forward mode) "
                f"along tangents of {', '.join(wrt_names)} ({parsed.location.describe()}).")
-        self._late_forms(fdef, parsed)
+        self._late_forms(fdef, parsed, [kinds])
         self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
@@ -477,6 +499,9 @@ class Program:
             obj = parsed.namespace.get(n)
             if n not in parsed.namespace or obj is getattr(builtins, n, object()):
                 continue  # builtins numba knows (min, max, abs, ...)
+            if getattr(obj, "__s2sad_python__", None):  # a block kept as Python
+                self._copy_python(n, obj, parsed)
+                continue
             if inspect.isfunction(obj) and self.registry.lookup(obj) is None \
                     and not is_library_function(obj):
                 self._copy_helper(n, obj)
@@ -494,11 +519,18 @@ class Program:
                     parsed.location, None, "Rename one of them")
             self.globals[n] = obj
 
-    def _late_forms(self, tree, parsed):
+    def _late_forms(self, tree, parsed, kind_sets=()):
+        """The forms numba lacks, in the function `tree` of the module:
+        numpy calls as runtime helpers, and (given its kinds, one dict per
+        specialisation it is compiled for) the statements numba cannot
+        compile in object-mode blocks (emit/objmode.py)."""
+        resolve = module_resolver(parsed.namespace, {"np": np})
         if self.call_forms:
             # (and 2 ** -k: numba's integer power is not Python's)
-            rewrite_forms(tree, self.call_forms, module_resolver(parsed.namespace, {"np": np}),
-                          powers=True)
+            rewrite_forms(tree, self.call_forms, resolve, powers=True)
+        if kind_sets and self.backend_module is not None \
+                and wrap_object_mode(tree, kind_sets, resolve, self.module_names):
+            self.globals["numba"] = self.backend_module  # (numba.objmode: imported)
 
     def _add_function(self, fname, source, tree, first=False):
         self.functions.insert(0 if first else len(self.functions), (fname, source))
@@ -512,9 +544,25 @@ class Program:
         ctx = helper_copy(fn, self, n)  # (the HELPER_COPY list of frontend/pipeline.py)
         tree, parsed = ctx.tree, ctx.parsed
         self._name_derivative_calls_in_copy(tree, parsed)
-        self._late_forms(tree, parsed)
+        # (one copy serves every specialisation: the kinds of each the program made)
+        kind_sets = [K.KindInference(self.call_kind(parsed), parsed.namespace).run(tree, list(k))
+                     for f, k in list(self._return_kinds) if f is fn]
+        self._late_forms(tree, parsed, kind_sets)
         self._add_function(n, stmt_source(tree) + "\n", tree, first=True)
         self._collect_globals(tree, parsed)
+
+    def _copy_python(self, n, fn, parsed):
+        """A block kept as Python, in the module as it is written (called in
+        an object-mode block: not compiled)."""
+        if fn in self.helpers:
+            return
+        self.helpers[fn] = n
+        self.module_names.add(n)
+        tree = clone(fn.__s2sad_block__[0])
+        tree.name = n
+        self.python_functions.append((n, stmt_source(tree) + "\n"))
+        self.names_used.update(m.id for m in walk(tree) if isinstance(m, gast.Name))
+        self._collect_globals(tree, ParsedFunction(fn, tree, parsed.location, namespace_of(fn)))
 
     @staticmethod
     def _docstring(parsed, wrt_names, mode):

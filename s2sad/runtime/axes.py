@@ -18,7 +18,7 @@ from numba.np.numpy_support import as_dtype
 
 __all__ = ["astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "roll_axis", "sort_axis",
            "pad_of", "unpad_of", "scatter_sum_axis", "hstack_of", "vstack_of",
-           "column_stack_of"]
+           "column_stack_of", "diag_indices_of", "diag_indices_from_of"]
 
 
 def _array(t):
@@ -411,3 +411,33 @@ def _rows_joined(numpy_fn, how):
 overload(hstack_of)(_rows_joined(np.hstack, "h"))
 overload(vstack_of)(_rows_joined(np.vstack, "v"))
 overload(column_stack_of)(_rows_joined(np.column_stack, "c"))
+
+
+# ---- np.diag_indices (numba has none) ---------------------------------------------------
+
+def diag_indices_of(n, ndim=2):
+    return np.diag_indices(n, ndim)
+
+
+def diag_indices_from_of(arr):
+    return np.diag_indices_from(arr)
+
+
+@overload(diag_indices_of)
+def _diag_indices_of(n, ndim=2):
+    count = ndim if isinstance(ndim, int) else getattr(ndim, "literal_value",
+                                                       2 if _omitted(ndim) else None)
+    if count is None:
+        return None
+    src = ("def impl(n, ndim=2):\n    i = np.arange(n)\n    return ("
+           + "".join("i, " for _ in range(count)) + ")\n")
+    return _compiled_axes(src, "impl")
+
+
+@overload(diag_indices_from_of)
+def _diag_indices_from_of(arr):
+    if not _array(arr):
+        return None
+    src = ("def impl(arr):\n    i = np.arange(arr.shape[0])\n    return ("
+           + "".join("i, " for _ in range(arr.ndim)) + ")\n")
+    return _compiled_axes(src, "impl")

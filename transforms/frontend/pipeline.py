@@ -45,8 +45,8 @@ from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
-                         nested_unpacking, none_tests, normalize, number_starts, statement_forms,
-                         stored_ranges, value_bools)
+                         nested_unpacking, none_tests, normalize, number_starts, python_blocks,
+                         statement_forms, stored_ranges, value_bools)
 from ..syntax import clone
 
 
@@ -94,6 +94,8 @@ READ = [
     NESTED_FUNCTIONS,
     step(assigned_keys, "d = {}; d['y'] = ...: the key made with the dict",
          after=("closures",)),
+    step(python_blocks, "try ... except computing nothing that needs a gradient: a "
+         "function kept as Python", after=("closures",)),
     step(statement_forms, ":=, del, global, nonlocal, try ... finally, assert, with"),
     step(star_forms, "f(*args), a, *rest = xs, [*xs, y]: written out", after=("closures",)),
     step(dict_comprehensions, "{k: v for k, v in d.items()}: a dict literal",
