@@ -157,3 +157,25 @@ def test_print_with_keywords(jit, capsys):
     printing(X)
     assert out.splitlines()[0] == capsys.readouterr().out.splitlines()[0] == "0 1 2 3 done"
     assert "with numba.objmode():\n            print(i, end=' ')" in df.source
+
+
+def test_differentiated_again_is_refused(jit):
+    # (the gradient's object-mode blocks are not differentiated: a hessian says so)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="in numba's object mode .* in a "
+                                                           "derivative differentiated again"):
+        s2sad.hessian(made_in_the_function, jit=jit)(X)
+
+
+def shout(v):
+    print("v", v, sep="=")
+    return v * 2.0
+
+
+def uses_shout(x):
+    return np.sum(shout(x) ** 2)
+
+
+def test_a_helper_printing_prints_once(jit, capsys):
+    # (its derivative ran it again, printing twice)
+    np.testing.assert_allclose(s2sad.grad(uses_shout, jit=jit, check=False)(X), 8 * X)
+    assert capsys.readouterr().out == "v=[ 0.3 -0.7  1.1  0.4]\n"

@@ -10,7 +10,7 @@ import numpy as np
 from .optimise import cleanup
 from .optimise.pipeline import OPTIMISATIONS, check_indices, optimise_reverse
 from .analysis import kinds as K
-from .analysis.objects import constructed, refuse_draws_run_again
+from .analysis.objects import constructed, drop_prints, refuse_draws_run_again
 from .analysis.activity import analyse
 from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
@@ -291,6 +291,8 @@ class Program:
         parsed, tree = spec.parsed, spec.tree
         if mode == "helper":
             refuse_draws_run_again(tree, spec.kinds, parsed)
+            if split is None:  # (the caller ran the helper's primal copy, which printed)
+                drop_prints(tree.body, spec.kinds, parsed.resolve)
         args = parsed.arg_names
         wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
         check_wrt_arguments(spec, wrt_names)
@@ -528,8 +530,9 @@ class Program:
         if self.call_forms:
             # (and 2 ** -k: numba's integer power is not Python's)
             rewrite_forms(tree, self.call_forms, resolve, powers=True)
-        if kind_sets and self.backend_module is not None \
-                and wrap_object_mode(tree, kind_sets, resolve, self.module_names):
+        # (without kinds: the statements that assign nothing, print(i, end=" "))
+        if self.backend_module is not None \
+                and wrap_object_mode(tree, list(kind_sets) or [{}], resolve, self.module_names):
             self.globals["numba"] = self.backend_module  # (numba.objmode: imported)
 
     def _add_function(self, fname, source, tree, first=False):

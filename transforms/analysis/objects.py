@@ -44,7 +44,8 @@ def is_object(value):
         return False
     if hasattr(value, "__dataclass_fields__") or callable(value):
         return False
-    return True
+    # (a numba container, numba.typed.List, is a value compiled code holds itself)
+    return not type(value).__module__.startswith("numba")
 
 
 def constructed(obj):
@@ -109,3 +110,23 @@ def refuse_draws_run_again(tree, kinds, parsed):
                 "derivative runs the helper again, which would draw other numbers)",
                 parsed.location, s, "Draw the numbers in the function being differentiated "
                 "and pass them to the helper as an argument")
+
+
+def drop_prints(stmts, kinds, resolve):
+    """Drop, in place, the statements of `stmts` (nested blocks too) that only
+    print: in a helper's derivative, which runs after the helper's primal
+    copy printed the same."""
+    import gast
+    keep = []
+    for s in stmts:
+        if isinstance(s, gast.Expr) and effect_of(s, kinds, resolve) == "print" \
+                and isinstance(s.value, gast.Call):
+            continue
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block:
+                drop_prints(block, kinds, resolve)
+                if not block:
+                    block.append(gast.Pass())
+        keep.append(s)
+    stmts[:] = keep or [gast.Pass()]
