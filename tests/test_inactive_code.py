@@ -179,3 +179,20 @@ def test_a_helper_printing_prints_once(jit, capsys):
     # (its derivative ran it again, printing twice)
     np.testing.assert_allclose(s2sad.grad(uses_shout, jit=jit, check=False)(X), 8 * X)
     assert capsys.readouterr().out == "v=[ 0.3 -0.7  1.1  0.4]\n"
+
+
+def drawn_per_element(x, rng):
+    y = np.empty_like(x)
+    for i in range(x.shape[0]):
+        print(i, end=" ")
+        y[i] = x[i] * rng.uniform()
+    return np.sum(y ** 2)
+
+
+def test_parallel_keeps_draws_and_prints_in_order(jit, capsys):
+    got = s2sad.grad(drawn_per_element, jit=jit, parallel=True, check=False)(
+        X, np.random.RandomState(2))
+    assert capsys.readouterr().out == "0 1 2 3 "
+    want = numerical_grad(lambda v: drawn_per_element(v, np.random.RandomState(2)), [X], 0)
+    capsys.readouterr()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
