@@ -17,7 +17,6 @@ from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_me
                                        result_kind as checkpointed_kind)
 from .frontend.containers.aux import check_pair, gradients_and_aux
 from .frontend.pipeline import helper_copy
-from .frontend.read.read import ParsedFunction, namespace_of
 from .emit.unparse import function_source, stmt_source
 from .errors import UnsupportedSyntaxError
 from .libraries import is_library_function
@@ -25,6 +24,7 @@ from .reverse.markers import complete_early_returns, mark_stopped
 from .names import RUNTIME_NAMES, Namer
 from .emit.numba_forms import module_resolver, rewrite_forms
 from .emit.objmode import wrap_object_mode
+from .emit.python_code import block_kind, block_source, copy_kinds, names_of
 from .ops import resolve_call
 from .reverse.reverse_mode import ReverseMode
 from .frontend.specialise import Specialised
@@ -215,7 +215,7 @@ class Program:
             if prim.helper is not None:
                 return self.helper_return_kind(prim.helper.function_for(arg_kinds), arg_kinds)
             if getattr(prim.obj, "__s2sad_python__", None):
-                return self._python_block_kind(prim.obj, arg_kinds)
+                return block_kind(prim.obj, arg_kinds, self.call_kind)  # (try ... except)
             made = constructed(prim.obj)  # a class: an object (a random generator)
             if made is not None:
                 return K.object_kind(made)
@@ -226,14 +226,6 @@ class Program:
                 return self.custom_pair(prim.obj, arg_kinds)[2]
             return K.UNKNOWN
         return kind_of
-
-    def _python_block_kind(self, fn, arg_kinds):
-        """The kind of what a block kept as Python returns (try ... except:
-        frontend/statements/python_blocks.py), from its body."""
-        tree, location, _ = fn.__s2sad_block__
-        parsed = ParsedFunction(fn, tree, location, namespace_of(fn))
-        kinds = K.KindInference(self.call_kind(parsed), parsed.namespace).run(tree, arg_kinds)
-        return kinds.get("<return>", K.UNKNOWN)
 
     def helper_return_kind(self, fn, arg_kinds):
         key = (fn, tuple(arg_kinds))
@@ -548,9 +540,8 @@ class Program:
         tree, parsed = ctx.tree, ctx.parsed
         self._name_derivative_calls_in_copy(tree, parsed)
         # (one copy serves every specialisation: the kinds of each the program made)
-        kind_sets = [K.KindInference(self.call_kind(parsed), parsed.namespace).run(tree, list(k))
-                     for f, k in list(self._return_kinds) if f is fn]
-        self._late_forms(tree, parsed, kind_sets)
+        self._late_forms(tree, parsed, copy_kinds(
+            tree, parsed, [k for f, k in list(self._return_kinds) if f is fn], self.call_kind))
         self._add_function(n, stmt_source(tree) + "\n", tree, first=True)
         self._collect_globals(tree, parsed)
 
@@ -561,11 +552,10 @@ class Program:
             return
         self.helpers[fn] = n
         self.module_names.add(n)
-        tree = clone(fn.__s2sad_block__[0])
-        tree.name = n
-        self.python_functions.append((n, stmt_source(tree) + "\n"))
-        self.names_used.update(m.id for m in walk(tree) if isinstance(m, gast.Name))
-        self._collect_globals(tree, ParsedFunction(fn, tree, parsed.location, namespace_of(fn)))
+        tree, source, own = block_source(fn, n, parsed.location)
+        self.python_functions.append((n, source))
+        self.names_used.update(names_of(tree))
+        self._collect_globals(tree, own)
 
     @staticmethod
     def _docstring(parsed, wrt_names, mode):
