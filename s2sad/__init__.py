@@ -14,9 +14,9 @@ from .export import export
 from .checkpointing import checkpoint, checkpointed
 from .higher import batch_jacobian, hessian, hvp, jacobian
 from .markers import reset_recording, stop_gradient, stop_recording
-from .errors import (CacheWarning, GradientCheckError, JitError, NoGradientError,
-                     NumbaFallbackWarning, S2sadError, S2sadTypeError, S2sadValueError,
-                     SourceUnavailableError, UnsupportedSyntaxError)
+from .errors import (CacheWarning, GradientCheckError, JitError, NoForwardModeError,
+                     NoGradientError, NumbaFallbackWarning, S2sadError, S2sadTypeError,
+                     S2sadValueError, SourceUnavailableError, UnsupportedSyntaxError)
 from .transforms.optimise.pipeline import OPTIMISATIONS
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "check_grads", "stop_gradient", "stop_recording",
@@ -24,6 +24,6 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "check_grads", "stop_gradient
            "non_differentiable", "export", "jacobian", "batch_jacobian", "hessian", "hvp", "JitError", "NumbaFallbackWarning", "CacheWarning", "S2sadError",
            "SourceUnavailableError", "UnsupportedSyntaxError"]
 __all__ += ["checkpoint", "checkpointed", "GradientCheckError", "OPTIMISATIONS",
-            "NoGradientError", "S2sadTypeError", "S2sadValueError"]
+            "NoGradientError", "S2sadTypeError", "S2sadValueError", "NoForwardModeError"]
 from .guessed_kinds import GuessedKindsError  # noqa: E402
 __all__ += ["GuessedKindsError"]

@@ -88,6 +88,12 @@ def jvp(fn=None, wrt=0, *, jit="auto", boundscheck=True, has_aux=False, optimise
                        has_aux=has_aux, optimise=optimise, check=check)
 
 
+def _objects(gen):
+    """The positions of the object arguments of generated code that holds
+    Python objects (backend.Entry), else None."""
+    return gen.object_arguments if getattr(gen, "uses_objects", False) else None
+
+
 def _derivative(fn, mode, with_value, **options):
     """A Derivative of `fn`, or (fn None: used as `@grad(...)`) a decorator."""
     if fn is None:
@@ -372,7 +378,7 @@ class Derivative:
         if jit == "auto" and _has_loops(gen.source):
             jit = True  # loops run in numba; whole-array code is chosen per call (backend.Entry)
         hint = "A vjp's seed must have the shape of the output." if self.mode == "vjp" else ""
-        entry = backend.Entry(module, gen.entry, jit, self.label, hint)
+        entry = backend.Entry(module, gen.entry, jit, self.label, hint, _objects(gen))
         entry.generated = gen
         entry.check_report = None  # (s2sad/self_check.py, at its first call)
         return entry
@@ -387,7 +393,7 @@ class Derivative:
         module = self._module(gen) if jit else backend.CompiledModule(
             "s2sad_check_" + cache.module_key(gen.source, gen.key_extra), gen.source,
             gen.functions, gen.namespace, self.boundscheck, gen.checks_own_indices)
-        entry = backend.Entry(module, gen.entry, jit, self.label)
+        entry = backend.Entry(module, gen.entry, jit, self.label, objects=_objects(gen))
         entry.generated = gen
         return entry
 

@@ -22,6 +22,7 @@ import numpy as np
 from . import cache, diagnose, ieee, recursion
 from .checkpointing import MemoryBudgetExceeded
 from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
+from .runtime.objects import object_scope
 
 # error_model="numpy": 1/0 gives inf and 0/0 nan, as numpy does, instead of
 # raising; a derivative at a singularity is inf or nan, not an exception.
@@ -204,9 +205,13 @@ class Entry:
     big. An error raised while it runs is re-raised with the derivative it
     came from and, when it can be found, the line (see diagnose.py)."""
 
-    def __init__(self, module, fname, jit, label, hint=""):
+    def __init__(self, module, fname, jit, label, hint="", objects=None):
         self.module, self.fname, self.jit, self.label = module, fname, jit, label
         self.hint = hint  # added to error messages (e.g. about a vjp's seed)
+        # the code holds Python objects (s2sad/runtime/objects.py): the
+        # positions of the arguments that are objects, which compiled code
+        # takes as handles; None: it holds none
+        self.objects = objects
         self._call = None
         self._lock = threading.Lock()
 
@@ -221,7 +226,11 @@ class Entry:
                 call = self._call
         start = time.perf_counter()
         try:
-            return call(*args)
+            if self.objects is None:
+                return call(*args)
+            # (the handles made in the call are dropped when it returns)
+            with object_scope(args, self.objects if hasattr(call, "py_func") else ()) as held:
+                return call(*held)
         except (S2sadError, MemoryBudgetExceeded):  # (the Derivative switches variants)
             raise
         except Exception as exc:
@@ -260,7 +269,8 @@ class Entry:
     def _compile(self, args, in_memory):
         with self.module._lock:  # entries of other Derivatives share the module
             dispatcher = getattr(self.module.jitted(in_memory), self.fname)
-            signature = tuple(numba.typeof(a) for a in args)
+            objects = self.objects or ()
+            signature = tuple(numba.typeof(0 if k in objects else a) for k, a in enumerate(args))
             if signature not in dispatcher.overloads:
                 for hook in list(COMPILE_HOOKS):
                     hook(self.module.name, self.fname)

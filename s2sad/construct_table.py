@@ -64,9 +64,13 @@ CONSTRUCTS = [
               "optimise.parallel", "guide/parallel.md"),
     Construct("Control flow", "`raise`, `assert`", "`if x < 0: raise ValueError(...)`",
               COMPILED, "frontend.read.fence", G + "#statements"),
-    Construct("Control flow", "`try ... finally` (no `return`/`break` inside); "
-              "`try ... except` refused", "`try: ... finally: ...`", PARTLY,
-              "frontend.statements.statement_forms", G + "#statements", syntax=("Try",)),
+    Construct("Control flow", "`try ... finally` (no `return`/`break` inside)",
+              "`try: ... finally: ...`", PARTLY, "frontend.statements.statement_forms",
+              G + "#statements", syntax=("Try",)),
+    Construct("Control flow", "`try ... except` around code that computes nothing needing a "
+              "gradient (runs as Python, in numba's object mode; a value needing one refused)",
+              "`try: n = int(s) except ValueError: n = 0`", PARTLY,
+              "frontend.statements.python_blocks", G + "#statements", syntax=("Try",)),
     Construct("Control flow", "`match`", "`match mode: ...`", REFUSED, "frontend.read.fence",
               G + "#statements", syntax=("Match",)),
     # ---- assignments and operators
@@ -100,6 +104,9 @@ CONSTRUCTS = [
     Construct("Arrays and indexing", "Index arrays and boolean masks",
               "`x[idx]`, `logp[np.arange(n), labels]`, `x[x > 0]`", COMPILED,
               "reverse.contributions", "guide/numpy-scipy.md#indexing"),
+    Construct("Arrays and indexing", "A tuple of index arrays: triangles, diagonals, "
+              "nonzero positions", "`A[np.triu_indices(n)]`, `A[np.diag_indices(n)] = v`",
+              PARTLY, "analysis.distinct_indices", "guide/numpy-scipy.md#indexing"),
     Construct("Arrays and indexing", "Chained subscript writes", "`A[i][j] = v`", PARTLY,
               "frontend.statements.chained_writes", "guide/numpy-scipy.md#indexing"),
     Construct("Arrays and indexing", "Array attributes and methods",
@@ -147,6 +154,17 @@ CONSTRUCTS = [
     Construct("Functions and calls", "`if w is None:`, `isinstance(x, np.ndarray)` on a "
               "parameter", "`if weights is None: ...`", COMPILED, "frontend.statements.none_tests",
               G + "#functions-and-calls"),
+    Construct("Functions and calls", "A random generator given, read from the module or made "
+              "in the function, drawn from (constants; object mode when compiled)",
+              "`noise = rng.normal(size=n)`", COMPILED, "emit.objmode", G + "#statements"),
+    Construct("Functions and calls", "`print` with keywords (object mode when compiled)",
+              "`print(i, end=\" \")`", COMPILED, "emit.objmode", G + "#statements"),
+    Construct("Functions and calls", "The function's own attribute as a counter, changed in a "
+              "nested function", "`f.k = 0; def g(): f.k += 1`", PARTLY,
+              "frontend.functions.function_attributes", G + "#statements"),
+    Construct("Functions and calls", "A helper returning its nested function, called at once",
+              "`make_grad(ans, a, b)(g)`", COMPILED, "frontend.functions.returned_closures",
+              G + "#statements"),
     Construct("Functions and calls", "String arguments (a constant of the specialisation)",
               "`if mode == \"edge\":`", COMPILED, "frontend.specialise", G + "#functions-and-calls"),
     # ---- lists, tuples, dicts

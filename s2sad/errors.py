@@ -1,6 +1,7 @@
 """Errors and warnings of s2sad."""
-from .transforms.errors import (NoGradientError, S2sadError, S2sadTypeError,  # noqa: F401
-                                S2sadValueError, SourceUnavailableError, UnsupportedSyntaxError)
+from .transforms.errors import (NoForwardModeError, NoGradientError, S2sadError,  # noqa: F401
+                                S2sadTypeError, S2sadValueError, SourceUnavailableError,
+                                UnsupportedSyntaxError)
 
 
 class NumbaFallbackWarning(UserWarning):

@@ -18,7 +18,7 @@ else of s2sad's internals.
   numpy calls numba cannot compile, rewritten into runtime helpers
   (s2sad/forms.py)."""
 from .forms import (any_of, copied, every_call, frobenius, give_helpers_their_rules, given,
-                    numba_form, one_argument, parts_literal, takes_rule_of)
+                    numba_form, one_argument, one_name, parts_literal, takes_rule_of)
 from .transforms.parameters import (ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXES, AXIS, AXIS_INT,
                  AXIS_INT_OR_NONE, AXIS_OF_SHAPE, BOOL, DOT_OPERAND, EINSUM_SUBSCRIPTS,
                  FLOAT_DTYPE, GRADIENT_OF, INT, INT_OR_INTS, KEEPDIMS, MATMUL_OPERAND,
@@ -48,5 +48,5 @@ __all__ = [
     "UPLO", "VECTOR_OR_MATRIX",
     # numba forms
     "numba_form", "takes_rule_of", "give_helpers_their_rules", "every_call", "given", "any_of",
-    "frobenius", "copied", "one_argument", "parts_literal",
+    "frobenius", "copied", "one_argument", "one_name", "parts_literal",
 ]

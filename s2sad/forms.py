@@ -81,6 +81,11 @@ def one_argument(call):
     return len(call.args) == 1 and not call.keywords
 
 
+def one_name(call):
+    """f(x) of one name (not a tuple or list literal), no keywords."""
+    return len(call.args) == 1 and not call.keywords and type(call.args[0]).__name__ == "Name"
+
+
 def parts_literal(call):
     """np.array((a, b)) / np.array([a, 2 * b]) of arrays or numbers (not nested), no dtype."""
     if len(call.args) != 1 or call.keywords:

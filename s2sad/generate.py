@@ -89,6 +89,7 @@ def new_program(boundscheck=True):
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
     # numpy forms numba lacks, scipy.special and scipy.linalg, as helpers (forms.py)
     program.call_forms = FORMS
+    program.backend_module = numba  # (numba.objmode blocks: transforms/emit/objmode.py)
     return program
 
 
@@ -141,7 +142,8 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
         lines += ["", "# constants of the differentiated function's module"] + constants
     if namespace:
         lines += ["", "# provided by the caller's module: " + ", ".join(sorted(namespace))]
-    source = "\n".join(lines) + "\n\n\n" + "\n\n".join(src for _, src in program.functions)
+    source = "\n".join(lines) + "\n\n\n" + "\n\n".join(
+        src for _, src in program.functions + program.python_functions)
     functions = [name for name, _ in program.functions]
     output_kind = program.helper_return_kind(fn, list(arg_kinds)) if mode == "vjp" else None
     if has_aux and output_kind is not None:  # (the seed weights the output, not the aux)
@@ -153,6 +155,10 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     gen.aux_structure = aux_structure
     gen.optimisations = program.optimisations
     gen.surrogates = frozenset(program.surrogates)
+    # Python objects (a random generator): the arguments that are, and whether
+    # the code holds any (s2sad/runtime/objects.py; backend.Entry)
+    gen.object_arguments = tuple(k for k, kind in enumerate(arg_kinds) if kind.tag == "object")
+    gen.uses_objects = bool(gen.object_arguments) or bool({"keep", "held"} & used)
     return gen
 
 

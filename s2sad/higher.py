@@ -9,6 +9,7 @@ import numpy as np
 
 from . import pytrees, travel
 from .api import Derivative, _as_value, jvp, vjp
+from .errors import NoForwardModeError
 from .transforms.frontend.containers.aux import rebuild_aux
 from .partials import fixed_parameters, unpartial
 from .primitives import as_function
@@ -82,9 +83,16 @@ class jacobian(_Transform):
     """`jacobian(f, wrt=0, mode="auto")(*args)`: the Jacobian of the output
     of `f` w.r.t. one argument, of shape output shape + argument shape.
     mode "rev" computes one vjp per output element, "fwd" one jvp per input
-    element; "auto" picks the one with fewer passes. `has_aux=True` (as
-    jax.jacrev): `f` returns `(output, aux)`, the result is `(jacobian of
-    the output, aux)`."""
+    element; "auto" picks the one with fewer passes (reverse where a part
+    of `f` has no forward mode: a custom vjp).
+
+    A tuple output gives a tuple of Jacobians, one per element of the
+    output, each of that element's shape + the argument's shape (as
+    jax.jacrev; the elements may differ in shape). A tuple `wrt` gives a
+    tuple of those, one per argument: `jacobian(f, wrt=(0, 1))` of an `f`
+    returning `(u, v)` is `((du/da0, dv/da0), (du/da1, dv/da1))`.
+    `has_aux=True` (as jax.jacrev): `f` returns `(output, aux)`, the result
+    is `(jacobian of the output, aux)`."""
 
     _parts = None  # for a tuple wrt: the jacobian w.r.t. each (as jax.jacrev's argnums)
 
@@ -123,73 +131,83 @@ class jacobian(_Transform):
         return self._jacobian(values, x, raw)
 
     def _jacobian(self, values, x, raw):
-        out = np.asarray(raw)  # shape of the output (a tuple of outputs of one shape: stacked)
-        # a tuple output takes a tuple seed: the stacked seed's rows
-        self._split = len(raw) if isinstance(raw, tuple) else None
-        if pytrees.is_container(x):
-            return self._of_container(values, x, out)
-        mode = self.mode
-        if mode == "auto":
-            mode = "rev" if out.size <= np.size(x) else "fwd"
-        in_shape, out_shape = np.shape(x), out.shape
+        """The Jacobian of the output `raw`: for a tuple output, a tuple of
+        Jacobians, one per element of the output (as jax.jacrev), each of
+        that element's shape + the argument's shape."""
+        tuple_out = isinstance(raw, tuple)
+        outs = [np.asarray(r) for r in raw] if tuple_out else [np.asarray(raw)]
+        of = self._of_container if pytrees.is_container(x) else self._of_array
+        size, inputs = sum(o.size for o in outs), sum(np.size(p) for p in pytrees.leaves(x))
+        if self.mode != "auto":
+            blocks = of(values, x, outs, tuple_out, self.mode)
+        elif size <= inputs:
+            blocks = of(values, x, outs, tuple_out, "rev")
+        else:
+            try:
+                blocks = of(values, x, outs, tuple_out, "fwd")
+            except NoForwardModeError:  # (a custom vjp: reverse mode only, as in JAX)
+                blocks = of(values, x, outs, tuple_out, "rev")
+        return tuple(blocks) if tuple_out else blocks[0]
+
+    def _of_array(self, values, x, outs, tuple_out, mode):
+        """The Jacobian of each of `outs` w.r.t. the float or array x."""
+        in_shape = np.shape(x)
         if mode == "rev":
-            rows = np.empty((out.size,) + in_shape, _dtype(x))
-            for k in range(out.size):
-                seed = np.zeros(out.size, _dtype(out))
-                seed[k] = 1.0
-                seed = seed.reshape(out_shape) if out_shape else seed[0]
-                rows[k] = self._row(self.call(self._vjp, values, self._seed(seed)))
-            return rows.reshape(out_shape + in_shape)
-        cols = np.empty((np.size(x),) + out_shape, _dtype(x))
+            blocks = []
+            for j, out in enumerate(outs):
+                rows = np.empty((out.size,) + in_shape, _dtype(x))
+                for k in range(out.size):
+                    seed = _seed(outs, j, k, tuple_out)
+                    rows[k] = self._row(self.call(self._vjp, values, seed))
+                blocks.append(rows.reshape(out.shape + in_shape))
+            return blocks
+        cols = [np.empty((np.size(x),) + out.shape, _dtype(x)) for out in outs]
         for k in range(np.size(x)):
             tangent = np.zeros(np.size(x), _dtype(x))
             tangent[k] = 1.0
             tangent = tangent.reshape(in_shape) if in_shape else tangent[0]
-            cols[k] = self.call(self._jvp, values, tangent)[1]
-        return np.moveaxis(cols.reshape(in_shape + out_shape),
-                           list(range(len(in_shape))),
-                           list(range(len(out_shape), len(out_shape) + len(in_shape))))
+            col = self.call(self._jvp, values, tangent)[1]
+            for block, part in zip(cols, col if tuple_out else (col,)):
+                block[k] = part
+        return [np.moveaxis(block.reshape(in_shape + out.shape), list(range(len(in_shape))),
+                            list(range(out.ndim, out.ndim + len(in_shape))))
+                for block, out in zip(cols, outs)]
 
     def _row(self, result):
         """A vjp's gradient (with has_aux, its result is (gradient, aux))."""
         return result[0] if self.has_aux else result
 
-    def _seed(self, seed):
-        return seed if self._split is None else tuple(seed[i] for i in range(self._split))
-
-    def _of_container(self, values, x, out):
-        """As jax.jacobian: the structure of x, each float leaf holding its
-        block (output shape + leaf shape); an int leaf's block is zeros."""
+    def _of_container(self, values, x, outs, tuple_out, mode):
+        """As jax.jacobian: per output, the structure of x, each float leaf
+        holding its block (output shape + leaf shape); an int leaf's block
+        is zeros."""
         where = f"jacobian of {self.fn.__name__}"
         structure = pytrees.structure_of(x, where, (self.signature_names()[self.wrt],))
         parts = pytrees.leaves(x)
         sizes = [np.size(p) for p in parts]
         dtype = np.result_type(*[p for p in parts if pytrees.is_float(p)] or [float])
-        blocks = [np.zeros((out.size,) + np.shape(p), dtype) for p in parts]
-        mode = self.mode if self.mode != "auto" else \
-            ("rev" if out.size <= sum(sizes) else "fwd")
+        blocks = [[np.zeros((out.size,) + np.shape(p), dtype) for p in parts] for out in outs]
         if mode == "rev":
-            for k in range(out.size):
-                seed = np.zeros(out.size, out.dtype)
-                seed[k] = 1.0
-                g = self._row(self.call(self._vjp, values,
-                                        self._seed(seed.reshape(out.shape) if out.shape
-                                                   else seed[0])))
-                for block, leaf in zip(blocks, pytrees.leaves(g)):
-                    block[k] = leaf
+            for j, out in enumerate(outs):
+                for k in range(out.size):
+                    g = self._row(self.call(self._vjp, values, _seed(outs, j, k, tuple_out)))
+                    for block, leaf in zip(blocks[j], pytrees.leaves(g)):
+                        block[k] = leaf
         else:
-            for j, p in enumerate(parts):
+            for i, p in enumerate(parts):
                 if not pytrees.is_float(p):
                     continue
-                for e in range(sizes[j]):
+                for e in range(sizes[i]):
                     tangent = [np.zeros_like(q) if np.ndim(q) else 0.0 for q in parts]
-                    one = np.zeros(sizes[j], np.asarray(p).dtype)
+                    one = np.zeros(sizes[i], np.asarray(p).dtype)
                     one[e] = 1.0
-                    tangent[j] = one.reshape(np.shape(p)) if np.ndim(p) else one[0]
+                    tangent[i] = one.reshape(np.shape(p)) if np.ndim(p) else one[0]
                     col = self.call(self._jvp, values, pytrees.unflatten(structure, tangent, x))[1]
-                    blocks[j].reshape(out.size, sizes[j])[:, e] = np.ravel(col)
-        return pytrees.unflatten(structure, [b.reshape(out.shape + np.shape(p))
-                                             for b, p in zip(blocks, parts)], x)
+                    for j, part in enumerate(col if tuple_out else (col,)):
+                        blocks[j][i].reshape(outs[j].size, sizes[i])[:, e] = np.ravel(part)
+        return [pytrees.unflatten(structure, [b.reshape(out.shape + np.shape(p))
+                                              for b, p in zip(block, parts)], x)
+                for block, out in zip(blocks, outs)]
 
     def signature_names(self):
         return list(self.signature.parameters)
@@ -297,6 +315,18 @@ def _output_and_aux(raw, what, fn):
                         f"return a two-element tuple (output, aux), but it returned "
                         f"{type(raw).__name__} {raw!r}")
     return raw[0], raw[1]
+
+
+def _seed(outs, j, k, tuple_out):
+    """The seed picking element `k` of output `j` (of the outputs `outs`): a
+    tuple of seeds for a tuple output, zero for the other elements."""
+    seeds = []
+    for i, out in enumerate(outs):
+        seed = np.zeros(out.size, _dtype(out))
+        if i == j:
+            seed[k] = 1.0
+        seeds.append(seed.reshape(out.shape) if out.shape else seed[0])
+    return tuple(seeds) if tuple_out else seeds[0]
 
 
 def _dtype(x):

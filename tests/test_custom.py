@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from gradcheck import check_grad
 
 
 def clip_by_norm(t, clip_norm):
@@ -207,3 +208,49 @@ def test_custom_vjp_bwd_returning_one_value_for_two_arguments_is_refused(jit):
     with pytest.raises(TypeError, match=r"test_custom\.py:\d+: the bwd of custom_vjp "
                                         r"pair_product returns one value"):
         s2sad.grad(uses_pair_product, wrt=(0, 1), jit=jit)(2.0, 3.0)
+
+
+# ---- a custom vjp called where nothing is differentiated, and by jacobian ---------------
+
+@s2sad.custom_vjp
+def capped_square(x):
+    return np.minimum(x * x, 4.0)
+
+
+def capped_square_fwd(x):
+    return capped_square(x), x  # (JAX's form: the fwd calls the function itself)
+
+
+def capped_square_bwd(x, g):
+    return (2.0 * g * x * (x * x < 4.0),)
+
+
+capped_square.defvjp(capped_square_fwd, capped_square_bwd)
+
+
+def rotated(v, w):
+    return capped_square(v) * w  # a helper: its primal copy calls capped_square
+
+
+def uses_rotated(v, w):
+    return np.sum(np.sin(rotated(v, w)))
+
+
+def test_helper_calling_a_custom_vjp(jit):
+    check_grad(uses_rotated, [np.array([0.5, -1.5, 3.0]), np.array([1.0, 2.0, -0.5])],
+               wrt=(0, 1), jit=jit)
+
+
+def squares_and_total(v):
+    return capped_square(v), np.sum(v)
+
+
+def test_jacobian_auto_takes_reverse_mode_for_a_custom_vjp(jit):
+    # (3 outputs + 1 > 3 inputs: auto would take forward mode, which a custom vjp lacks)
+    v = np.array([0.5, -1.5, 3.0])
+    jv, jt = s2sad.jacobian(squares_and_total, jit=jit)(v)
+    np.testing.assert_allclose(jv, np.diag(2.0 * v * (v * v < 4.0)))
+    np.testing.assert_allclose(jt, np.ones(3))
+    with pytest.raises(s2sad.NoForwardModeError, match="No forward-mode rule for the custom "
+                                                       "gradient 'capped_square'"):
+        s2sad.jacobian(squares_and_total, mode="fwd", jit=jit)(v)

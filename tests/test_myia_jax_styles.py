@@ -750,13 +750,32 @@ def test_jax_jacobian_of_a_gradient_between_arguments(mode, jit):
 
 
 def test_jax_jacobian_of_a_tuple_output(jit):
-    # JAX gives a tuple per output; s2sad stacks the outputs of one shape
+    # as jax.jacrev: a tuple, one jacobian per element of the output
     jac = functools.partial(s2sad.jacobian, jit=jit)
-    np.testing.assert_array_equal(jac(pair_output)(0.0, 1.0), [1.0, 0.0])
-    np.testing.assert_array_equal(jac(pair_output, wrt=1)(0.0, 1.0), [0.0, 1.0])
+    assert jac(pair_output)(0.0, 1.0) == (1.0, 0.0)
+    assert jac(pair_output, wrt=1)(0.0, 1.0) == (0.0, 1.0)
     # a tuple of numbers is an array
     np.testing.assert_array_equal(jac(slice_of_tuple)((1.0, 2.0, 3.0)),
                                   [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+
+def ragged_outputs(x, y):
+    return (np.sin(x) * y[0], np.outer(x, y), np.sum(x * x))
+
+
+@pytest.mark.parametrize("mode", ["fwd", "rev", "auto"])
+def test_jacobian_of_a_tuple_output_of_different_shapes(mode, jit):
+    # (shapes (2,), (2, 3) and (): a tuple of jacobians, each output shape + x's)
+    x, y = np.array([0.4, -1.3]), np.array([0.7, 2.0, -0.5])
+    jx, jy = s2sad.jacobian(ragged_outputs, wrt=(0, 1), mode=mode, jit=jit)(x, y)
+    assert [j.shape for j in jx] == [(2, 2), (2, 3, 2), (2,)]
+    assert [j.shape for j in jy] == [(2, 3), (2, 3, 3), (3,)]
+    np.testing.assert_allclose(jx[0], np.diag(np.cos(x) * y[0]))
+    np.testing.assert_allclose(jy[0], np.outer(np.sin(x), [1.0, 0.0, 0.0]))
+    np.testing.assert_allclose(jx[1], np.einsum("ik,j->ijk", np.eye(2), y))
+    np.testing.assert_allclose(jy[1], np.einsum("i,jk->ijk", x, np.eye(3)))
+    np.testing.assert_allclose(jx[2], 2 * x)
+    np.testing.assert_array_equal(jy[2], 0.0)
 
 
 def two_outputs(x, y):
@@ -771,7 +790,8 @@ def test_jax_jacobian_with_a_tuple_of_arguments(mode):
         ([1.0, 0.0], [0.0, 1.0]))
     x, y = np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])
     jx, jy = s2sad.jacobian(two_outputs, wrt=(0, "y"), mode=mode, jit=False)(x, y)
-    assert jx.shape == (2, 2, 2) and jy.shape == (2, 2, 3)
+    # (per argument, a tuple per output: ((dsin/dx, dprod/dx), (dsin/dy, dprod/dy)))
+    assert [j.shape for j in jx] == [(2, 2), (2, 2)] and [j.shape for j in jy] == [(2, 3)] * 2
     np.testing.assert_allclose(jx[0], np.diag(np.cos(x)))
     np.testing.assert_allclose(jx[1], np.diag([3.0, 3.0]))
     np.testing.assert_array_equal(jy[0], 0.0)

@@ -315,3 +315,29 @@ def test_cholesky_upper_takes_the_helper(jit):
         pytest.skip("compiling the Cholesky rules takes ~100 s: S2SAD_FULL=1")
     df = check_grad(_upper_factor, (_SPD_LOWER_JUNK,), jit=jit)
     assert "np_cholesky(" in df.source_for(_SPD_LOWER_JUNK)
+
+
+# ---- np.hstack / vstack / column_stack of a list built in a loop (an array's rows) ----------
+
+def joined_rows(x):
+    rows = []
+    for i in range(3):
+        rows.append(x * (i + 1.0))
+    blocks = [np.outer(x[:2], x) * i for i in range(3)]
+    W = np.arange(1.0, 13.0)
+    return (np.sum(np.column_stack(rows) * W.reshape(4, 3)) + np.sum(np.hstack(rows) * W)
+            + np.sum(np.vstack(rows) * W.reshape(3, 4)) + np.sum(np.sin(np.hstack(blocks)))
+            + np.sum(np.cos(np.vstack(blocks))) + np.sum(np.column_stack(blocks) ** 2))
+
+
+def test_joins_of_rows_built_in_a_loop(jit):
+    check_grad(joined_rows, [np.array([0.3, -1.1, 0.8, 2.0])], jit=jit)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (3, 2, 4)])
+@pytest.mark.parametrize("join", ["hstack_of", "vstack_of", "column_stack_of"])
+def test_joins_of_rows_agree_with_numpy(join, shape):
+    rows = rng.standard_normal(shape)
+    numpy_join, helper = getattr(np, join[:-3]), getattr(F, join)
+    _same(numba.njit(lambda r: helper(r))(rows), numpy_join(rows))
+    _same(numba.njit(lambda r: helper((r[0], r[1])))(rows), numpy_join((rows[0], rows[1])))

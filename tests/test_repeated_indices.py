@@ -287,3 +287,96 @@ LOOKALIKES = [(negative_start, ()), (written_into, ()), (filled, ()), (reflected
 def test_indices_not_proved_distinct_add_with_repeats(f, more, jit):
     df = check_grad(f, (np.array([3.0, 1.0, 4.0, 2.0]),) + more, jit=jit)
     assert "scatter_sum" in df.source
+
+
+# ---- one index array per axis, as a tuple (np.triu_indices(n), np.nonzero(A)) -----------
+
+def upper_triangle_read(x):
+    A = np.outer(x, np.cos(x))
+    return np.sum(A[np.triu_indices(4)] ** 2)
+
+
+def upper_triangle_written(x):
+    A = np.outer(x, x)
+    A[np.triu_indices(4, 1)] = np.sin(x[:2]).sum() * np.arange(1.0, 7.0)
+    return np.sum(A @ A)
+
+
+def triangle_named(x):
+    A = np.outer(x, np.sin(x))
+    il = np.tril_indices(4, -1)
+    A[il] = np.concatenate((x[:3] * x[1:], x[:3] ** 2))
+    return np.sum(A @ A) + np.sum(np.exp(A[il]))
+
+
+def triangle_unpacked(x):
+    A = np.outer(x, np.cos(x))
+    i, j = np.triu_indices_from(A)
+    A[i, j] = x.sum() * np.arange(1.0, 11.0)
+    return np.sum(A @ A) + np.sum(A[j, i] * A[i, j])
+
+
+def diagonal_written(x):
+    A = np.outer(x, x)
+    A[np.diag_indices(4)] = np.exp(x)
+    return np.sum(A @ A) + np.sum(A[np.diag_indices_from(A)] ** 3)
+
+
+def diagonal_by_ranges(x):
+    n = x.shape[0]
+    A = np.outer(x, np.sin(x))
+    A[np.arange(n), np.arange(n)] = x ** 3
+    return np.sum(A @ A)
+
+
+def positions_of_a_mask(x):
+    A = np.outer(x, x)
+    m = np.nonzero(A > 2.5)  # (no entry at the threshold: 2.0 is one)
+    A[m] = np.sqrt(A[m])
+    return np.sum(A @ A)
+
+
+TRIANGLES = [upper_triangle_read, upper_triangle_written, triangle_named, triangle_unpacked,
+             diagonal_written, diagonal_by_ranges, positions_of_a_mask]
+
+
+@pytest.mark.parametrize("f", TRIANGLES, ids=lambda f: f.__name__)
+def test_positions_of_triangles_and_diagonals(f, jit):
+    # (each position once: read with numpy's plain add, written without a mask)
+    df = check_grad(f, (np.array([3.0, 1.0, 4.0, 2.0]),), jit=jit)
+    assert "scatter_sum" not in df.source and "last_writes" not in df.source
+
+
+def tuple_with_repeats(x):
+    A = np.outer(x, np.cos(x))
+    t = (np.array([0, 0, 1]), np.array([1, 1, 2]))  # (0, 1) twice
+    return np.sum(A[t] * np.array([1.0, 2.0, 3.0]))
+
+
+def positions_halved(x):
+    A = np.outer(x, x)
+    r = np.nonzero(A > 0.0)
+    t = (r[0] // 2, r[1] // 2)  # points named up to four times each
+    return np.sum(A[t] ** 2)
+
+
+@pytest.mark.parametrize("f", [tuple_with_repeats, positions_halved], ids=lambda f: f.__name__)
+def test_a_tuple_of_index_arrays_adds_with_repeats(f, jit):
+    # (dA[t] += g kept one of each repeated point: a wrong gradient with no error)
+    df = check_grad(f, (np.array([3.0, 1.0, 4.0, 2.0]),), jit=jit)
+    assert "scatter_sum" in df.source
+
+
+def tuple_written_with_repeats(x):
+    A = np.outer(x, x)
+    t = (np.array([0, 0, 1]), np.array([1, 1, 2]))
+    A[t] = x[:3]
+    return np.sum(A ** 2)
+
+
+def test_a_write_through_a_tuple_with_repeats_is_refused(jit):
+    # (numpy keeps the last write of (0, 1): the gradient dropped the first one's loss)
+    with pytest.raises(s2sad.UnsupportedSyntaxError,
+                       match=r"test_repeated_indices\.py:\d+, in tuple_written_with_repeats: an "
+                             r"assignment through several index arrays"):
+        s2sad.grad(tuple_written_with_repeats, jit=jit)(np.array([3.0, 1.0, 4.0, 2.0]))

@@ -61,6 +61,11 @@ class UnsupportedSyntaxError(S2sadError, SyntaxError):
         super().__init__(msg)
 
 
+class NoForwardModeError(NoGradientError):
+    """Forward mode of a function with a part that defines only reverse
+    mode (a custom vjp); jacobian(mode="auto") takes reverse mode then."""
+
+
 class SourceUnavailableError(S2sadError, TypeError):
     """The function's source code cannot be found."""
 

@@ -75,6 +75,12 @@ def resolve_call(call, fn, registry):
                                      "with module-level arguments")
     if getattr(obj, "__s2sad_derivative__", False):
         return Primitive(None, obj, Helper(obj))
+    if getattr(obj, "__s2sad_python__", None):  # a block kept as Python (python_blocks.py)
+        return Primitive(None, obj)
+    if obj is None and method_object(call, fn) is not None:
+        # a method of a local (a random generator's draw): no rule; refused
+        # where a value that needs a gradient reaches it (its object too)
+        return Primitive(None, None)
     if obj is None or is_missing(obj):
         what = callee_text(call)
         if obj is None:
@@ -91,6 +97,23 @@ def resolve_call(call, fn, registry):
 
 def callee_text(call):
     return stmt_source(call.func)
+
+
+def method_object(call, fn):
+    """The local variable (or parameter) whose method `call` calls
+    (`rng.normal(...)`, `u.foo()`), or None."""
+    func = call.func
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+            and func.value.id in fn.local_names:
+        return func.value
+    return None
+
+
+def call_operands(call, fn):
+    """The atoms a call reads: its arguments, keyword values and, for a
+    method of a local, the local itself."""
+    obj = method_object(call, fn)
+    return list(call.args) + [k.value for k in call.keywords] + ([obj] if obj is not None else [])
 
 
 # attributes of an array that describe it (no gradient flows through them)
@@ -127,8 +150,10 @@ def differentiable_operands(value, fn, registry):
         prim = resolve_call(value, fn, registry)
         if prim.helper is not None:
             return _flat(value.args)
+        if getattr(prim.obj, "__s2sad_python__", None):  # what it reads as values
+            return _flat([value.args[k] for k in prim.obj.__s2sad_block__[2]])
         if prim.rule is None:  # unknown: flagged when it is active
-            return _flat(list(value.args) + [k.value for k in value.keywords])
+            return _flat(call_operands(value, fn))
         if prim.rule.nondiff:
             return []
         # every operand, also those the rule has no gradient for: a value
@@ -233,3 +258,15 @@ def index_values(node):
             if isinstance(c, gast.AST):
                 out += index_values(c)
     return out
+
+
+def refuse_python_block(obj, call, is_active, location, stmt):
+    """A block kept as Python (try ... except: python_blocks.py) that
+    computes a value needing a gradient from one: refused, never a zero."""
+    if any(is_active(a) for a in _flat([call.args[k] for k in obj.__s2sad_block__[2]])):
+        from .errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"a value that needs a gradient computed inside {obj.__s2sad_python__}",
+            location, stmt, "s2sad runs such code as written, without differentiating it: "
+            "compute values that need a gradient outside it (it may compute numbers that do "
+            "not: sizes, flags, constants)")

@@ -10,6 +10,7 @@ import numpy as np
 from .optimise import cleanup
 from .optimise.pipeline import OPTIMISATIONS, check_indices, optimise_reverse
 from .analysis import kinds as K
+from .analysis.objects import constructed, drop_prints, refuse_draws_run_again
 from .analysis.activity import analyse
 from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
@@ -22,6 +23,8 @@ from .libraries import is_library_function
 from .reverse.markers import complete_early_returns, mark_stopped
 from .names import RUNTIME_NAMES, Namer
 from .emit.numba_forms import module_resolver, rewrite_forms
+from .emit.objmode import wrap_object_mode
+from .emit.python_code import block_kind, block_source, copy_kinds, names_of
 from .ops import resolve_call
 from .reverse.reverse_mode import ReverseMode
 from .frontend.specialise import Specialised
@@ -47,6 +50,7 @@ class Program:
         self.runtime_helpers = {n: True for n in RUNTIME_NAMES}
         self.runtime_objects = {}  # name -> runtime helper, for calls the front end writes
         self.functions = []        # (name, source) in definition order
+        self.python_functions = []  # (name, source) of those kept as Python (not compiled)
         self.names_used = set()    # every name their code mentions (for the imports)
         self.helpers = {}          # helper function -> module name of its copy
         self.helper_vjps = {}      # (function, kinds) -> (name, mask)
@@ -59,6 +63,9 @@ class Program:
         self.written_arguments = {}  # generated function -> positions of arguments it copies
         self._derivative_calls = {}  # function -> {call position: generated function}
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
+        # the backend's module (numba), whose object mode runs what it cannot
+        # compile (emit/objmode.py); None: no such blocks
+        self.backend_module = None
         self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
         self.split_recursion = True  # recursive helpers in split mode (split_recursion.py)
         self.parallel = False  # grad(..., parallel=True): every safe loop as prange (parallel.py)
@@ -208,6 +215,14 @@ class Program:
                 return _with_dtype(prim.rule.kind(arg_kinds, kw_kinds), call_node, parsed)
             if prim.helper is not None:
                 return self.helper_return_kind(prim.helper.function_for(arg_kinds), arg_kinds)
+            if getattr(prim.obj, "__s2sad_python__", None):
+                return block_kind(prim.obj, arg_kinds, self.call_kind)  # (try ... except)
+            made = constructed(prim.obj)  # a class: an object (a random generator)
+            if made is not None:
+                return K.object_kind(made)
+            if getattr(prim.obj, "__s2sad_custom__", None) == "vjp":
+                # the primal's (its fwd may call it: JAX's `return f(x), res`)
+                return self.helper_return_kind(prim.obj.fn, arg_kinds)
             if getattr(prim.obj, "__s2sad_custom__", None):
                 return self.custom_pair(prim.obj, arg_kinds)[2]
             return K.UNKNOWN
@@ -267,6 +282,10 @@ class Program:
                            "marked" if getattr(fn, "__s2sad_step__", False) else "budget",
                            stop_gradients)
         parsed, tree = spec.parsed, spec.tree
+        if mode == "helper":
+            refuse_draws_run_again(tree, spec.kinds, parsed)
+            if split is None:  # (the caller ran the helper's primal copy, which printed)
+                drop_prints(tree.body, spec.kinds, parsed.resolve)
         args = parsed.arg_names
         wrt_names = [args[w] if isinstance(w, int) else w for w in wrt]
         check_wrt_arguments(spec, wrt_names)
@@ -355,7 +374,7 @@ class Program:
         place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location)
         self._collect_globals(fdef, parsed)
         doc = self._docstring(parsed, wrt_names, mode)
-        self._late_forms(fdef, parsed)
+        self._late_forms(fdef, parsed, [spec.kinds])
         if split is not None:
             split.update(fdef=fdef, kinds=spec.kinds, source_line=parsed.source_line, doc=doc,
                          seed=seed_param)
@@ -410,7 +429,7 @@ class Program:
         self._collect_globals(fdef, parsed)
         doc = (f"Value of {parsed.name} and its directional derivative (forward mode) "
                f"along tangents of {', '.join(wrt_names)} ({parsed.location.describe()}).")
-        self._late_forms(fdef, parsed)
+        self._late_forms(fdef, parsed, [kinds])
         self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
@@ -475,9 +494,17 @@ class Program:
             obj = parsed.namespace.get(n)
             if n not in parsed.namespace or obj is getattr(builtins, n, object()):
                 continue  # builtins numba knows (min, max, abs, ...)
+            if getattr(obj, "__s2sad_python__", None):  # a block kept as Python
+                self._copy_python(n, obj, parsed)
+                continue
             if inspect.isfunction(obj) and self.registry.lookup(obj) is None \
                     and not is_library_function(obj):
                 self._copy_helper(n, obj)
+                continue
+            if getattr(obj, "__s2sad_custom__", None) == "vjp":
+                # a call the derivative runs without differentiating it (in
+                # a helper's primal copy, or its own fwd and bwd): the primal
+                self._copy_helper(n, obj.fn)
                 continue
             if getattr(obj, "__s2sad_custom__", None):
                 continue  # calls to it were replaced by its forward function
@@ -487,11 +514,19 @@ class Program:
                     parsed.location, None, "Rename one of them")
             self.globals[n] = obj
 
-    def _late_forms(self, tree, parsed):
+    def _late_forms(self, tree, parsed, kind_sets=()):
+        """The forms numba lacks, in the function `tree` of the module:
+        numpy calls as runtime helpers, and (given its kinds, one dict per
+        specialisation it is compiled for) the statements numba cannot
+        compile in object-mode blocks (emit/objmode.py)."""
+        resolve = module_resolver(parsed.namespace, {"np": np})
         if self.call_forms:
             # (and 2 ** -k: numba's integer power is not Python's)
-            rewrite_forms(tree, self.call_forms, module_resolver(parsed.namespace, {"np": np}),
-                          powers=True)
+            rewrite_forms(tree, self.call_forms, resolve, powers=True)
+        # (without kinds: the statements that assign nothing, print(i, end=" "))
+        if self.backend_module is not None \
+                and wrap_object_mode(tree, list(kind_sets) or [{}], resolve, self.module_names):
+            self.globals["numba"] = self.backend_module  # (numba.objmode: imported)
 
     def _add_function(self, fname, source, tree, first=False):
         self.functions.insert(0 if first else len(self.functions), (fname, source))
@@ -505,9 +540,23 @@ class Program:
         ctx = helper_copy(fn, self, n)  # (the HELPER_COPY list of frontend/pipeline.py)
         tree, parsed = ctx.tree, ctx.parsed
         self._name_derivative_calls_in_copy(tree, parsed)
-        self._late_forms(tree, parsed)
+        # (one copy serves every specialisation: the kinds of each the program made)
+        self._late_forms(tree, parsed, copy_kinds(
+            tree, parsed, [k for f, k in list(self._return_kinds) if f is fn], self.call_kind))
         self._add_function(n, stmt_source(tree) + "\n", tree, first=True)
         self._collect_globals(tree, parsed)
+
+    def _copy_python(self, n, fn, parsed):
+        """A block kept as Python, in the module as it is written (called in
+        an object-mode block: not compiled)."""
+        if fn in self.helpers:
+            return
+        self.helpers[fn] = n
+        self.module_names.add(n)
+        tree, source, own = block_source(fn, n, parsed.location)
+        self.python_functions.append((n, source))
+        self.names_used.update(names_of(tree))
+        self._collect_globals(tree, own)
 
     @staticmethod
     def _docstring(parsed, wrt_names, mode):

@@ -11,7 +11,7 @@ from ..extend import (AT_LEAST_2D, AXES, AXIS, AXIS_INT, AXIS_INT_OR_NONE, AXIS_
                       FLOAT_DTYPE, GRADIENT_OF, INT, INT_OR_INTS, K, PAD_MODE, PAD_WIDTH,
                       PAIR_OF_AXES, SCALAR, SHAPE_ONLY, SORT_KIND, VECTOR_OR_MATRIX, adjoint,
                       copied, created_array, first_arg, given, int_scalar, like_first,
-                      nondifferentiable, numba_form, one_argument, parts_literal, refused,
+                      nondifferentiable, numba_form, one_argument, one_name, parts_literal, refused,
                       shape_ndim, tangent)
 
 
@@ -380,6 +380,13 @@ def gradient(g, ans, f, axis=None):
 nondifferentiable(np.argsort, kind=lambda args, kws: K.array(args[0].ndim, "i"))
 
 
+def _literal_int(kind, default):
+    """An int literal's value (`np.diag_indices(n, 3)`), the default without one."""
+    if kind is None:
+        return default
+    return kind.value if isinstance(kind.value, int) else None
+
+
 def _positions(ndim):
     """The kind of a function of an array giving positions in it (np.nonzero's)."""
     return lambda args, kws: ndim(args[0]) if args[0].is_array else K.UNKNOWN
@@ -388,6 +395,15 @@ def _positions(ndim):
 nondifferentiable(np.nonzero, kind=_positions(lambda a: K.tuple_of([K.array(1, "i")] * a.ndim)))
 nondifferentiable(np.flatnonzero, kind=_positions(lambda a: K.array(1, "i")))
 nondifferentiable(np.argwhere, kind=_positions(lambda a: K.array(2, "i")))
+# the positions of a triangle or the diagonal: one index array per axis
+nondifferentiable(np.triu_indices, np.tril_indices, np.triu_indices_from, np.tril_indices_from,
+                  kind=lambda args, kws: K.tuple_of([K.array(1, "i")] * 2))
+nondifferentiable(np.diag_indices, kind=lambda args, kws: K.tuple_of(
+    [K.array(1, "i")] * _literal_int(args[1] if len(args) > 1 else kws.get("ndim"), 2)))
+nondifferentiable(np.diag_indices_from, kind=_positions(
+    lambda a: K.tuple_of([K.array(1, "i")] * a.ndim)))
+numba_form(np.diag_indices, rt.diag_indices_of)
+numba_form(np.diag_indices_from, rt.diag_indices_from_of)
 nondifferentiable(np.digitize, kind=lambda args, kws: K.array(args[0].ndim, "i")
                   if args[0].known else K.UNKNOWN)
 nondifferentiable(np.searchsorted, kind=lambda args, kws: K.INT if args[1].is_scalar
@@ -453,3 +469,7 @@ numba_form(np.repeat, rt.repeat_axis, when=given("axis"))
 numba_form(np.roll, rt.roll_axis)
 numba_form(np.sort, rt.sort_axis)
 numba_form(np.pad, rt.pad_of)
+# of an array (a list of arrays built in a loop), whose rows numpy joins
+numba_form(np.hstack, rt.hstack_of, when=one_name)
+numba_form(np.vstack, rt.vstack_of, when=one_name)
+numba_form(np.column_stack, rt.column_stack_of, when=one_name)

@@ -24,8 +24,9 @@ overload or a `register_jitable` where numba lacks the form.
     special          scipy.special
     values           zeros and ones like a value, digamma, x.item(), a ** b
     writes           assignments through an index array naming a position twice
+    objects          Python objects (a random generator) held by compiled code
 and s2sad.checkpointing's helpers (binomial checkpointing of loops)."""
-from . import axes, base, contractions, linalg, reductions, shapes, special, spectral, \
+from . import axes, base, contractions, linalg, objects, reductions, shapes, special, spectral, \
     stack_overloads, stacks, values, writes
 from .. import checkpointing
 from .base import *  # noqa: F401,F403
@@ -41,9 +42,10 @@ from .contractions import *  # noqa: F401,F403
 from .writes import *  # noqa: F401,F403
 from .stacks import *  # noqa: F401,F403
 from .stack_overloads import *  # noqa: F401,F403
+from .objects import *  # noqa: F401,F403
 
 _MODULES = (base, reductions, shapes, checkpointing, special, linalg, spectral, axes, values,
-            contractions, writes, stacks, stack_overloads)
+            contractions, writes, stacks, stack_overloads, objects)
 __all__ = [name for module in _MODULES for name in module.__all__]
 
 # The helpers whose result may be their first argument, or a view of it (or,

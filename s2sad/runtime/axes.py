@@ -1,6 +1,8 @@
 """numpy call forms numba lacks, along an axis or with a dtype: `x.astype(dtype)`,
 np.squeeze with an axis, np.diff / np.repeat / np.roll / np.sort along an
-axis, np.pad ('constant' and 'edge'), and the gradient of np.pad. The late
+axis, np.pad ('constant' and 'edge'), the gradient of np.pad, and
+np.hstack / vstack / column_stack of an array's rows (a list of arrays
+built in a loop is an array in generated code; numba's take tuples). The late
 pass (transforms/emit/numba_forms.py) rewrites a call into one of these by
 the table of s2sad/forms.py.
 
@@ -15,7 +17,8 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 __all__ = ["astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "roll_axis", "sort_axis",
-           "pad_of", "unpad_of", "scatter_sum_axis"]
+           "pad_of", "unpad_of", "scatter_sum_axis", "hstack_of", "vstack_of",
+           "column_stack_of", "diag_indices_of", "diag_indices_from_of"]
 
 
 def _array(t):
@@ -362,3 +365,79 @@ def _scatter_sum_axis(values, index, like, axis):
                     out[i, j, q] += v[i, k, q]
         return out.reshape(like.shape)
     return impl
+
+
+# ---- np.hstack / vstack / column_stack of the rows of an array ----------------------------
+
+def hstack_of(tup):
+    return np.hstack(tup)
+
+
+def vstack_of(tup):
+    return np.vstack(tup)
+
+
+def column_stack_of(tup):
+    return np.column_stack(tup)
+
+
+def _rows_joined(numpy_fn, how):
+    """The overload of a join of `tup`: numba's own for a tuple; for an
+    array, its rows (items of ndim - 1) joined as numpy joins a sequence."""
+    def typer(tup):
+        if isinstance(tup, types.BaseTuple):
+            return lambda tup: numpy_fn(tup)
+        if not _array(tup) or tup.ndim not in (2, 3):
+            return None
+        if how == "v" and tup.ndim == 2:  # 1-d rows: the rows of a matrix
+            return lambda tup: tup.copy()
+        if how == "v":  # 2-d rows, one under the other
+            return lambda tup: tup.copy().reshape((tup.shape[0] * tup.shape[1], tup.shape[2]))
+        if how == "h" and tup.ndim == 2:  # 1-d rows, end to end
+            return lambda tup: tup.copy().reshape(tup.size)
+        if how == "c" and tup.ndim == 2:  # 1-d rows as columns
+            return lambda tup: np.ascontiguousarray(tup.T)
+
+        def impl(tup):  # 2-d rows side by side (hstack, column_stack)
+            n, m, p = tup.shape
+            out = np.empty((m, n * p), tup.dtype)
+            for k in range(n):
+                out[:, k * p:(k + 1) * p] = tup[k]
+            return out
+        return impl
+    return typer
+
+
+overload(hstack_of)(_rows_joined(np.hstack, "h"))
+overload(vstack_of)(_rows_joined(np.vstack, "v"))
+overload(column_stack_of)(_rows_joined(np.column_stack, "c"))
+
+
+# ---- np.diag_indices (numba has none) ---------------------------------------------------
+
+def diag_indices_of(n, ndim=2):
+    return np.diag_indices(n, ndim)
+
+
+def diag_indices_from_of(arr):
+    return np.diag_indices_from(arr)
+
+
+@overload(diag_indices_of)
+def _diag_indices_of(n, ndim=2):
+    count = ndim if isinstance(ndim, int) else getattr(ndim, "literal_value",
+                                                       2 if _omitted(ndim) else None)
+    if count is None:
+        return None
+    src = ("def impl(n, ndim=2):\n    i = np.arange(n)\n    return ("
+           + "".join("i, " for _ in range(count)) + ")\n")
+    return _compiled_axes(src, "impl")
+
+
+@overload(diag_indices_from_of)
+def _diag_indices_from_of(arr):
+    if not _array(arr):
+        return None
+    src = ("def impl(arr):\n    i = np.arange(arr.shape[0])\n    return ("
+           + "".join("i, " for _ in range(arr.ndim)) + ")\n")
+    return _compiled_axes(src, "impl")

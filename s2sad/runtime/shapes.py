@@ -358,6 +358,8 @@ def _unstack_nd(g, xs, how):
     how_value = getattr(how, "literal_value", None)
     if how_value is None:
         return None
+    if _array(xs):  # the rows of an array joined (a list built in a loop)
+        return _unstack_rows(xs, how_value)
     lines = ["def impl(g, xs, how):", "    start = 0"]
     names = []
     for k, x in enumerate(xs):
@@ -376,6 +378,24 @@ def _unstack_nd(g, xs, how):
     scope = {"np": np}
     exec("\n".join(lines), scope)
     return scope["impl"]
+
+
+def _unstack_rows(xs, how):
+    """unstack_nd's implementation for `xs` an array whose rows were joined:
+    the cotangent of each row, as an array of xs's shape."""
+    if xs.ndim == 2 and how == "c":  # rows as columns
+        return lambda g, xs, how: np.ascontiguousarray(g.T)
+    if (xs.ndim == 2 and how in "hv") or (xs.ndim == 3 and how == "v"):
+        return lambda g, xs, how: np.ascontiguousarray(g).reshape(xs.shape).copy()
+    if xs.ndim == 3 and how in "hc":
+        def impl(g, xs, how):  # 2-d rows side by side
+            n, p = xs.shape[0], xs.shape[2]
+            out = np.empty(xs.shape, g.dtype)
+            for k in range(n):
+                out[k] = g[:, k * p:(k + 1) * p]
+            return out
+        return impl
+    return None
 
 
 # ---- np.cross ---------------------------------------------------------------------

@@ -22,7 +22,17 @@ bound of its entries:
 
 where u is proved (a name: every binding of it proved, and never written
 into through any name) and c an int scalar with a known lower bound (a
-constant, a shape, a length, the counter of a range with a known start)."""
+constant, a shape, a length, the counter of a range with a known start).
+
+Several index arrays, one per axis (`A[rows, cols]`, or a tuple of them,
+`A[np.triu_indices(n)]`), name each position once when each of them does,
+or when they are, in order, the parts of one tuple of positions:
+
+    np.nonzero(a), np.where(a), np.triu_indices(n, k), np.tril_indices(n, k),
+    np.triu_indices_from(a, k), np.tril_indices_from(a, k),
+    np.diag_indices(n), np.diag_indices_from(a)
+
+(a name bound to one of them, or its parts unpacked: `i, j = np.triu_indices(n)`)."""
 import gast
 import numpy as np
 
@@ -30,6 +40,10 @@ from . import kinds as K
 from .aliases import written_memory
 from ..syntax import walk_stmts
 
+# functions whose result is a tuple of index arrays, one per axis, naming
+# each position once (np.where of one argument)
+_POSITIONS = {np.nonzero, np.where, np.triu_indices, np.tril_indices, np.triu_indices_from,
+              np.tril_indices_from, np.diag_indices, np.diag_indices_from}
 # functions whose result holds the entries of their (first) argument, each once
 _SAME_ENTRIES = {np.sort, np.copy, np.ravel, np.ascontiguousarray, np.transpose, np.reshape,
                  np.atleast_1d, np.flip}
@@ -73,10 +87,76 @@ class DistinctIndices:
 
     # ---- the question the reverse sweep asks -------------------------------
     def distinct(self, index):
-        """Whether the index array `index` (an expression) is proved to name
-        each position at most once."""
+        """Whether the index array `index` (an expression; or a tuple of
+        them, one per axis) is proved to name each position at most once."""
+        if isinstance(index, gast.Call) or (isinstance(index, gast.Name) and getattr(
+                self.kinds.get(index.id), "tag", None) == "tuple"):
+            if self._positions(index):
+                return True
         low = self.array_low(index)
         return low is not None and low >= 0
+
+    def distinct_points(self, arrays):
+        """Whether the index arrays `arrays` (one per axis, in order) name
+        each point at most once: each of them does (so any two points of
+        their broadcast differ in one of them), or they are the parts of one
+        tuple of positions (in any order: (j, i) of distinct (i, j) are)."""
+        if all(self.distinct(a) for a in arrays):
+            return True
+        parts = [self._part_of(a) for a in arrays]
+        if any(p is None for p in parts) or sorted(k for _, k in parts) != list(range(len(parts))):
+            return False
+        whole = parts[0][0]
+        same = all(w is whole or (isinstance(w, gast.Name) and isinstance(whole, gast.Name)
+                                  and w.id == whole.id) for w, _ in parts)
+        return same and self._positions(whole) and self._tuple_size(whole) == len(parts)
+
+    def _tuple_size(self, whole):
+        """How many index arrays the tuple of positions `whole` holds (every
+        axis must be indexed: a prefix of np.nonzero's may repeat), or None."""
+        if isinstance(whole, gast.Name):
+            kind = self.kinds.get(whole.id)
+            return len(kind.items) if kind is not None and kind.tag == "tuple" else None
+        fn = self.resolve(whole.func)
+        if fn in (np.triu_indices, np.tril_indices, np.triu_indices_from, np.tril_indices_from):
+            return 2
+        if fn is np.diag_indices:
+            ndim = whole.args[1] if len(whole.args) > 1 else next(
+                (k.value for k in whole.keywords if k.arg == "ndim"), None)
+            return 2 if ndim is None else (ndim.value if isinstance(ndim, gast.Constant)
+                                           else None)
+        return self._ndim(whole.args[0]) if whole.args else None
+
+    def _part_of(self, node):
+        """(the tuple, k) of `t[k]`, or of a name bound once to it (`i, j =
+        np.triu_indices(n)` binds i to part 0); else None."""
+        if isinstance(node, gast.Name):
+            values = self.bindings.get(node.id)
+            if not values or len(values) != 1 or node.id in self.written:
+                return None
+            node = values[0]
+        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant) \
+                and type(node.slice.value) is int and node.slice.value >= 0:
+            return node.value, node.slice.value
+        return None
+
+    def _positions(self, node):
+        """Whether a tuple of index arrays is made by one of _POSITIONS (a
+        name: every binding of it), never written into."""
+        if isinstance(node, gast.Name):
+            values = self.bindings.get(node.id)
+            if not values or node.id in self.written or any(
+                    v is None or isinstance(v, tuple) for v in values):
+                return False
+            return all(self._positions(v) for v in values)
+        if not isinstance(node, gast.Call):
+            return False
+        try:
+            fn = self.resolve(node.func)
+            known = fn in _POSITIONS
+        except Exception:  # noqa: BLE001 - unresolvable or unhashable: not one of them
+            return False
+        return known and not (fn is np.where and len(node.args) != 1)
 
     # ---- index arrays: the least entry, or None (not proved distinct) ---------
     def array_low(self, node):

@@ -5,15 +5,18 @@ what lets it initialise `dx = 0.0` rather than `np.zeros_like(x)`, preallocate
 typed tapes and skip broadcasting reductions between scalars."""
 from dataclasses import dataclass, field, replace
 
+import inspect
+
 import gast
 import numpy as np
 
+from . import objects
 from ..syntax import walk
 
 
 @dataclass(frozen=True)
 class Kind:
-    tag: str            # float int bool complex array tuple none str dtype unknown
+    tag: str            # float int bool complex array tuple none str dtype object unknown
     ndim: int = 0
     dtype: str = "f"    # arrays: f (float), i (int), b (bool), c (complex)
     items: tuple = ()
@@ -66,6 +69,8 @@ class Kind:
             return f"str {self.text!r}"
         if self.tag == "dtype":
             return f"dtype[{self.text}]"
+        if self.tag == "object":
+            return f"object[{self.text}]"
         return self.tag
 
 
@@ -142,7 +147,14 @@ def of_value(value):
         return NONE
     if isinstance(value, str):
         return Kind("str", text=value)
+    if objects.is_object(value):  # a random generator, a scipy object (objects.py)
+        return object_kind(objects.kind_name(type(value)))
     return UNKNOWN
+
+
+def object_kind(name):
+    """The kind of a Python object of the class `name` (objects.py)."""
+    return Kind("object", text=name)
 
 
 _RANK = "bifc"
@@ -177,7 +189,7 @@ def broadcast(*kinds, dtype=None):
     """Kind of an elementwise operation on `kinds`."""
     if BOTTOM in kinds:
         return BOTTOM
-    if any(not k.known or k.tag in ("tuple", "none", "str") for k in kinds):
+    if any(not k.known or k.tag in ("tuple", "none", "str", "object") for k in kinds):
         return UNKNOWN
     nd = max(k.ndim for k in kinds)
     dt = dtype or promote(*(k.scalar_dtype for k in kinds))
@@ -238,6 +250,9 @@ class KindInference:
             elif isinstance(s, (gast.If, gast.While)):
                 self.block(s.body)
                 self.block(s.orelse)
+            elif isinstance(s, gast.Try):  # (a block kept as Python: python_blocks.py)
+                for part in [s.body] + [h.body for h in s.handlers] + [s.orelse, s.finalbody]:
+                    self.block(part)
             elif isinstance(s, gast.Return):
                 self.env["<return>"] = self.expr(s.value)
             elif isinstance(s, gast.Expr) and _is_append(s.value):
@@ -316,6 +331,10 @@ class KindInference:
         if isinstance(node, gast.Call):
             args = [self.expr(a) for a in node.args]
             kws = {k.arg: self.expr(k.value) for k in node.keywords}
+            if isinstance(node.func, gast.Attribute):  # a method of an object (a draw)
+                base = self.expr(node.func.value)
+                if base.tag == "object":
+                    return _method_kind(base, node.func.attr, args, kws)
             return self.call_kind(node, args, kws)
         if isinstance(node, gast.IfExp):
             return join(self.expr(node.body), self.expr(node.orelse))
@@ -336,7 +355,7 @@ class KindInference:
         kinds = {}
         for n in names - stored - params:
             value = self.namespace.get(n, None)
-            if _plain_value(value):
+            if _plain_value(value) or objects.is_object(value):
                 kinds[n] = of_value(value)
             elif dtype_of(value) is not None and not isinstance(value, str):  # int, np.float32
                 kinds[n] = dtype_of(value)
@@ -363,6 +382,10 @@ class KindInference:
             k = _sequence_index_kind(p) if isinstance(p, gast.List) else self.expr(p)
             if not k.known:  # (an index array of unknown rank keeps an axis or more: no guess)
                 return UNKNOWN
+            if k.tag == "tuple" and k.items and all(i.is_array for i in k.items):
+                nd -= len(k.items)  # x[np.triu_indices(n)]: one index array per axis
+                fancy = max([fancy] + [i.ndim for i in k.items])
+                continue
             nd -= 1
             if k.is_array:
                 if k.dtype == "b":
@@ -387,6 +410,51 @@ class KindInference:
         if attr == "dtype" and (base.is_array or base.is_scalar):
             return Kind("dtype", text=base.scalar_dtype)
         return UNKNOWN
+
+
+def _method_kind(base, method, args, kws):
+    """The kind of `obj.method(...)` for `obj` of kind `base` (an object:
+    objects.py), given its arguments' kinds: a random generator's draws."""
+    cls = objects.GENERATORS.get(base.text)
+    fn = getattr(cls, method, None) if cls is not None else None
+    if fn is None:
+        return UNKNOWN
+    dtype = "i" if method in objects.INTEGER_DRAWS else "f"
+    if method in ("rand", "randn"):  # the dimensions as arguments
+        return array(len(args), "f")
+    if method in ("shuffle", "seed"):
+        return NONE
+    try:
+        params = [p for p in inspect.signature(fn).parameters if p != "self"]
+    except (TypeError, ValueError):
+        return UNKNOWN
+    bound = dict(zip(params, args))
+    bound.update({k: v for k, v in kws.items() if k in params})
+    if method == "permutation":
+        x = bound.get("x", UNKNOWN)
+        return array(1, "i") if x.tag == "int" else (x if x.is_array else UNKNOWN)
+    if method == "choice":
+        a = bound.get("a", UNKNOWN)
+        dtype = "i" if a.tag == "int" else (a.dtype if a.is_array else None)
+        if dtype is None:
+            return UNKNOWN
+    if "size" not in params:
+        return UNKNOWN
+    dtype = dtype_of(bound["dtype"]).text if "dtype" in bound and \
+        dtype_of(bound["dtype"]) is not None else dtype
+    size = bound.get("size", NONE)
+    if size.tag == "int":
+        return array(1, dtype)
+    if size.tag == "tuple" and all(i.tag == "int" for i in size.items):
+        return array(len(size.items), dtype)
+    if size.tag != "none":
+        return UNKNOWN
+    if method == "choice":
+        return scalar(dtype)
+    others = [k for p, k in bound.items() if p not in ("size", "dtype", "out")]
+    if any(not k.known or k.tag in ("tuple", "str", "object") for k in others):
+        return UNKNOWN
+    return array(max([k.ndim for k in others] + [0]), dtype)
 
 
 def _plain_value(value):

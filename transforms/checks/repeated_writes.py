@@ -13,15 +13,18 @@ from ..errors import UnsupportedSyntaxError
 from ..syntax import call, clone, const, subscript
 
 
-def last_writer_mask(target, kind_of, location, stmt, distinct=lambda index: False):
+def last_writer_mask(target, kind_of, location, stmt, distinct=lambda index: False,
+                     distinct_points=lambda arrays: False):
     """For the target `x[index]` of an assignment: None when no position can
     be written twice, else a function taking the cotangent `dx[index]` (an
     expression) to the masked one. Refuses the forms it cannot mask.
-    `distinct(index)`: whether an index array is proved to name each
-    position once (analysis/distinct_indices.py)."""
+    `distinct(index)`: whether an index array (or a tuple of them, one per
+    axis) is proved to name each position once, `distinct_points(arrays)`
+    whether index arrays on several axes are (analysis/distinct_indices.py)."""
     parts = list(target.slice.elts) if isinstance(target.slice, gast.Tuple) else [target.slice]
     arrays = [p for p, part in enumerate(parts) if _integer_array(part, kind_of)]
-    if not arrays or all(_distinct_constants(parts[p]) or distinct(parts[p]) for p in arrays):
+    if not arrays or all(_distinct_constants(parts[p]) or distinct(parts[p]) for p in arrays) \
+            or (len(arrays) > 1 and distinct_points([parts[p] for p in arrays])):
         return None
     g_ndim = kind_of(gast.Subscript(value=target.value, slice=target.slice,
                                     ctx=gast.Load())).ndim
@@ -71,13 +74,16 @@ def _integer_array(part, kind_of):
     kind = kind_of(part)
     if isinstance(part, gast.Call) and not kind.known:
         return True  # an index array made in place: masked (or refused), never assumed distinct
+    if kind.tag == "tuple":  # one index array per axis (np.triu_indices(n)): several
+        return bool(kind.items) and all(k.is_array and k.dtype != "b" for k in kind.items)
     return kind.is_array and kind.dtype != "b"  # (not a mask: an index array, whatever its dtype)
 
 
 def _index_ndim(part, kind_of):
     if _literal(part) is not None:
         return K._sequence_index_kind(_literal(part)).ndim
-    return kind_of(part).ndim
+    kind = kind_of(part)
+    return None if kind.tag == "tuple" else kind.ndim  # (a tuple: several arrays)
 
 
 def _distinct_constants(part):

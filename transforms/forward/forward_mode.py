@@ -9,13 +9,13 @@ import gast
 
 from ..analysis import kinds as K
 from ..reverse.contributions import refuse_active_list
-from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
-from ..ops import (ARRAY_METADATA, BINOPS, callee_text, check_rule_application, operator_text,
-                   refuse_active_index, resolve_call)
+from ..errors import (NoForwardModeError, NoGradientError, UnsupportedSyntaxError, in_definition,
+                      missing_gradient)
+from ..ops import (ARRAY_METADATA, BINOPS, callee_text, check_rule_application, method_object,
+                   operator_text, refuse_active_index, refuse_python_block, resolve_call)
 from ..syntax import (assign, base_name, call, clone, const, name, names_loaded,
                       names_stored, store)
 from ..templates import inline, template_of
-from ..errors import NoGradientError
 
 
 class ForwardMode:
@@ -272,7 +272,7 @@ class ForwardMode:
         obj = self.fn.resolve(value.func)
         if getattr(obj, "__s2sad_custom__", None):
             if any(self.is_active(a) for a in value.args):
-                raise NoGradientError(
+                raise NoForwardModeError(
                     f"No forward-mode rule for the custom gradient '{callee_text(value)}' "
                     f"({self.fn.location.describe(self._stmt)}): a custom vjp only defines "
                     f"reverse mode (as in JAX). Use reverse mode (grad, vjp, jacobian "
@@ -283,6 +283,9 @@ class ForwardMode:
             if not any(self.is_active(a) for a in _flat(value.args)):  # (also h((a, b)))
                 return None
             return [self.helper_call(value, prim.helper, store(z), store(self.d(z)))]
+        if getattr(prim.obj, "__s2sad_python__", None):
+            refuse_python_block(prim.obj, value, self.is_active, self.fn.location, self._stmt)
+            return None
         keywords = {k.arg: k.value for k in value.keywords}
         if prim.rule is not None and any(
                 self.is_active(a) for a in _flat(list(value.args) + list(keywords.values()))):
@@ -304,11 +307,15 @@ class ForwardMode:
         return assign(both, call(name(jvp_name), *[clone(a) for a in value.args], *tangents))
 
     def rule_tangent(self, rule, value, args, keywords, z, obj=None):
-        flat_active = [a for a in _flat(list(args) + list(keywords.values())) if self.is_active(a)]
+        local = method_object(value, self.fn) if isinstance(value, gast.Call) else None
+        flat_active = [a for a in _flat(list(args) + list(keywords.values()) +
+                                        ([local] if local is not None else []))
+                       if self.is_active(a)]
         if not flat_active:
             return None
         if rule is None:
-            raise missing_gradient(callee_text(value), self.fn.location, self._stmt, obj)
+            raise missing_gradient(callee_text(value) + (" (a local variable)" if local else ""),
+                                   self.fn.location, self._stmt, obj)
         if rule.nondiff:
             return None
         ans = name(z) if z else None

@@ -39,14 +39,14 @@ from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
-from .functions import (closures, inline_nested, markers, nested_function_args, nested_varargs,
-                        passed_lambdas)
+from .functions import (closures, function_attributes, inline_nested, markers,
+                        nested_function_args, nested_varargs, passed_lambdas, returned_closures)
 from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
-                         nested_unpacking, none_tests, normalize, number_starts, statement_forms,
-                         stored_ranges, value_bools)
+                         nested_unpacking, none_tests, normalize, number_starts, python_blocks,
+                         statement_forms, stored_ranges, value_bools)
 from ..syntax import clone
 
 
@@ -87,9 +87,15 @@ READ = [
     step(callable_forms, "functools.partial(h, W), map(f, xs): lambdas and comprehensions"),
     step(builtin_forms, "math.fsum, divmod, functools.reduce, max(key=), np.ndenumerate"),
     step(chained_assignments, "a = b = v: a = v; b = a"),
+    step(returned_closures, "make(a, b)(g) of a make returning its nested function: one "
+         "function doing both"),
+    step(function_attributes, "f.count = 0 in f, f.count += 1 in a nested def: a local "
+         "variable, nonlocal there"),
     NESTED_FUNCTIONS,
     step(assigned_keys, "d = {}; d['y'] = ...: the key made with the dict",
          after=("closures",)),
+    step(python_blocks, "try ... except computing nothing that needs a gradient: a "
+         "function kept as Python", after=("closures",)),
     step(statement_forms, ":=, del, global, nonlocal, try ... finally, assert, with"),
     step(star_forms, "f(*args), a, *rest = xs, [*xs, y]: written out", after=("closures",)),
     step(dict_comprehensions, "{k: v for k, v in d.items()}: a dict literal",

@@ -36,6 +36,7 @@ derivative is slower, never wrong.
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from ..analysis.objects import effect_of
 from ..analysis.loop_access import (Exposure, bindings, children_using, first_index_is, is_allocation,
                           is_pure, loaded_elsewhere, loaded_outside_updates,
                           loops_with_following_reads, reads_own_rows, statements, stores,
@@ -140,14 +141,16 @@ def check_independent(tree, kinds, location):
                 "(s += ...)")
 
 
-def parallelise(body, kinds, namer, everywhere=False, chunks=2, checked=None):
+def parallelise(body, kinds, namer, everywhere=False, chunks=2, checked=None, resolve=None):
     """Run the top-level loops of a generated function's `body` that came
     from a user's prange (or all, if `everywhere`) as prange where safe;
     a loop with accumulators runs in `chunks` chunks (the number of threads:
     any number gives the same sums, in the same order). `checked()`, if
     given, makes a copy of the function with its index checks (the checks
     are made after this pass, on the loops as they run; a loop that would
-    keep one inside runs serially). Returns whether any loop was."""
+    keep one inside runs serially); `resolve(node)` the object a callee
+    denotes (a loop drawing random numbers or printing runs serially, its
+    draws and prints in order). Returns whether any loop was."""
     candidates = [s for s in body if isinstance(s, gast.For)
                   and (everywhere or getattr(s, "s2sad_parallel", False))]
     raising = _checked_inside(candidates, checked) if candidates and checked else set()
@@ -160,6 +163,9 @@ def parallelise(body, kinds, namer, everywhere=False, chunks=2, checked=None):
             new = None
             if id(loop) in raising:
                 loop.s2sad_serial_reason = "it may raise (numba runs such a loop serially)"
+            elif resolve is not None and effect_of(loop, kinds, resolve):
+                loop.s2sad_serial_reason = ("it draws random numbers, prints or runs code kept "
+                                            "as Python, in order")
             else:
                 new = _parallel_form(loop, body[k + 1:], kinds, namer, chunks, set(stacks))
             if new is not None:

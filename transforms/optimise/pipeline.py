@@ -142,7 +142,8 @@ def _parallel(d):
         # (a helper may run in a parallel loop: no nested parallel launches)
         parallelise(d.body, d.kinds, d.spec.namer, d.rev.parallel, d.program.chunks,
                     lambda: checked_copy(d.fdef, d.kinds, d.rev.adjoints,
-                                         d.spec.parsed.location, d.program))
+                                         d.spec.parsed.location, d.program),
+                    d.spec.parsed.resolve)
 
 
 def _zero_writes(d):

@@ -12,8 +12,9 @@ from ..analysis.distinct_indices import DistinctIndices
 from .tapes import names_written_in_place
 from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
 from ..emit.unparse import stmt_source
-from ..ops import (ARRAY_METADATA, BINOPS, UNARYOPS, callee_text, check_rule_application,
-                   operator_text, refuse_active_index, resolve_call)
+from ..ops import (ARRAY_METADATA, BINOPS, UNARYOPS, call_operands, callee_text,
+                   check_rule_application, method_object, operator_text, refuse_active_index,
+                   refuse_python_block, resolve_call)
 from ..syntax import assign, base_name, call, clone, const, name, store, structure, subscript, walk
 from ..templates import inline, template_of
 from ..errors import NoGradientError
@@ -137,12 +138,15 @@ class Contributions:
                 "second-order quantity with s2sad.hessian or s2sad.hvp")
         if prim.helper is not None:
             return self.helper_contributions(s, g, value, prim.helper)
+        if getattr(prim.obj, "__s2sad_python__", None):
+            refuse_python_block(prim.obj, value, self.is_active_atom, self.fn.location, s)
+            return [], []
         keywords = {k.arg: k.value for k in value.keywords}
-        if not any(self.is_active_atom(a)
-                   for a in _flat_atoms(list(value.args) + list(keywords.values()))):
+        if not any(self.is_active_atom(a) for a in _flat_atoms(call_operands(value, self.fn))):
             return [], []
         if prim.rule is None:
-            raise missing_gradient(callee_text(value), self.fn.location, s, prim.obj)
+            local = " (a local variable)" if method_object(value, self.fn) is not None else ""
+            raise missing_gradient(callee_text(value) + local, self.fn.location, s, prim.obj)
         if not self._checked(value):
             check_rule_application(prim.rule, callee_text(value), list(value.args), keywords,
                                    self.atom_kind, self.is_active_atom, self.fn.location, s)
@@ -311,6 +315,9 @@ class Contributions:
         # x[[0, 0, 2]]: a list of indices is an index array too
         items = [call("np.array", clone(i)) if isinstance(i, gast.List) else i for i in items]
         call_kind = self.context.call_kind(self.fn)  # len(x) - 2 is an int
+        items, positions = self._tuple_parts(items, call_kind)
+        if positions:  # x[np.triu_indices(n)]: each point once
+            return atom, expr
         kinds = [None if _slice_like(i) or isinstance(i, gast.Call) else K.of_atom(
             i, self.kinds, call_kind) for i in items]
         unknown = [i for i, k in zip(items, kinds) if k is not None and not k.known]
@@ -325,7 +332,9 @@ class Contributions:
         fancy = [k for k, (item, kind) in enumerate(zip(items, kinds))
                  if not _slice_like(item) and (isinstance(item, gast.Call) or (
                      kind.is_array and kind.dtype != "b"))]
-        if not fancy or (len(fancy) == 1 and self.distinct_indices.distinct(items[fancy[0]])):
+        if not fancy or (len(fancy) == 1 and self.distinct_indices.distinct(items[fancy[0]])) \
+                or (len(fancy) > 1 and self.distinct_indices.distinct_points(
+                    [items[k] for k in fancy])):
             return atom, expr  # each position once: numpy's `dx[idx] += g` adds it
         p = fancy[0]
         if len(fancy) == 1 and p > 0 and all(isinstance(i, gast.Slice) for i in items[:p]) \
@@ -356,6 +365,23 @@ class Contributions:
             else clone(rest[0]))
         return view, call("scatter_sum", expr, clone(items[p]), clone(view))
 
+
+    def _tuple_parts(self, items, call_kind):
+        """The index `items` with a tuple of index arrays (one per axis: `t =
+        np.nonzero(m)`, `A[t]`) as its parts `t[0], t[1]`; and whether such
+        a tuple is the whole index and proved to name each position once."""
+        out, positions = [], False
+        for i in items:
+            kind = None if _slice_like(i) or isinstance(i, gast.Call) else K.of_atom(
+                i, self.kinds, call_kind)
+            if kind is not None and kind.tag == "tuple" and kind.items \
+                    and all(k.is_array for k in kind.items):
+                positions = len(items) == 1 and self.distinct_indices.distinct(i)
+                out += [gast.Subscript(value=clone(i), slice=const(k), ctx=gast.Load())
+                        for k in range(len(kind.items))]
+            else:
+                out.append(i)
+        return out, positions
 
     def _scattered_points(self, atom, items, expr):
         """x[rows, cols] (index arrays and ints, one per axis, no slice) reads

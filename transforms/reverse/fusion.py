@@ -42,6 +42,7 @@ totals is fused in turn: `_fused_loop`):
 import gast
 
 from ..analysis.loop_access import UpwardExposure, is_range, parallel_marks
+from ..analysis.objects import effect_of
 from ..syntax import binding_counts, names_loaded, names_stored, structure, walk, walk_stmts
 
 
@@ -56,15 +57,16 @@ class FusionPlan:
         self.totals = totals            # names the loop adds to
 
 
-def plan(tree, kinds, active, counts):
+def plan(tree, kinds, active, counts, resolve):
     """The FusionPlan for the function `tree` (normalised), or None.
-    `counts`: binding_counts(tree.body)."""
+    `counts`: binding_counts(tree.body); `resolve(node)`: the object a
+    callee denotes."""
     body, ret = tree.body[:-1], tree.body[-1]
     if any(getattr(s, "s2sad_reset", False) for s in walk_stmts(body)):
         return None  # reset_recording() ends the reverse sweep where it stands
     loads = {}  # what each statement reads, found once (every later loop asks)
-    plans = [_try(body, k, ret, kinds, active, counts, loads) for k, s in enumerate(body)
-             if isinstance(s, gast.For) and is_range(s.iter)]
+    plans = [_try(body, k, ret, kinds, active, counts, resolve, loads)
+             for k, s in enumerate(body) if isinstance(s, gast.For) and is_range(s.iter)]
     plans = [p for p in plans if p is not None]
     # one loop is fused: the one with the most work (statements, nested ones included)
     return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)
@@ -76,7 +78,7 @@ def plan(tree, kinds, active, counts):
 _LIST_UPDATES = {"append", "pop", "extend", "insert", "remove", "clear", "reverse", "sort"}
 
 
-def _try(body, k, ret, kinds, active, counts, loads=None):
+def _try(body, k, ret, kinds, active, counts, resolve, loads=None):
     loop, before, after = body[k], body[:k], body[k + 1:]
     if any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
            and n.func.attr in _LIST_UPDATES and isinstance(n.func.value, gast.Name)
@@ -105,6 +107,8 @@ def _try(body, k, ret, kinds, active, counts, loads=None):
             linear_reads |= reads
         elif writes & (inputs | linear_reads | totals):
             return None  # moving it before the loop would change what they read
+        elif effect_of(s, kinds, resolve) and effect_of(loop, kinds, resolve):
+            return None  # (a print, a draw: moved before the loop's, a change of order)
         else:
             independent.append(s)
     if names_loaded(ret) & scratch:
@@ -305,7 +309,7 @@ def _inner_plan(loop, mode, totals):
 
 def _find_inner_plan(loop, mode, totals):
     body = loop.body
-    plans = [_try(body, k, gast.Pass(), mode.kinds, mode.active, mode.bindings)
+    plans = [_try(body, k, gast.Pass(), mode.kinds, mode.active, mode.bindings, mode.fn.resolve)
              for k, s in enumerate(body) if isinstance(s, gast.For) and is_range(s.iter)]
     plans = [p for p in plans if p is not None and not p.linear and p.totals <= totals]
     return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)

@@ -103,7 +103,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
         # set of values the reverse sweep reads is stable. Temporaries get
         # the same names on every pass.
         self.bindings = binding_counts(self.tree.body)
-        self.fusion = fusion.plan(self.tree, self.kinds, self.active, self.bindings) \
+        self.fusion = fusion.plan(self.tree, self.kinds, self.active, self.bindings,
+                                  self.fn.resolve) \
             if self.fuse_loops and "fusion" in enabled else None
         taken = set(self.namer.taken)
         self.record_enabled = False
@@ -484,7 +485,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
             # x[i] += v: dx[i] is unchanged, and v receives it
             v, g = s.value.right, subscript(self.d(x), clone(target.slice))
             mask = last_writer_mask(target, self.atom_kind, self.fn.location, s,
-                                        self.distinct_indices.distinct)
+                                        self.distinct_indices.distinct,
+                                        self.distinct_indices.distinct_points)
             if mask is not None:
                 g = mask(g)
             # dx[a:b] itself (a view) is v's cotangent: when v reads x, v's
@@ -517,7 +519,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
                 slot = gast.Subscript(value=name(x), slice=target.slice, ctx=gast.Load())
                 view = self.atom_kind(slot).is_array
                 mask = last_writer_mask(target, self.atom_kind, self.fn.location, s,
-                                        self.distinct_indices.distinct)
+                                        self.distinct_indices.distinct,
+                                        self.distinct_indices.distinct_points)
                 if mask is not None:  # y[[0, 0]] = v: v[0] is overwritten (numpy)
                     g = mask(clone(dslot))
                 if view and self.atom_kind(value).is_scalar:

@@ -17,9 +17,18 @@ runs; the outer function's names it reads and writes are the outer
 function's. A constant argument is written in place of its parameter (so
 `d[k] = v` called with `k="a"` writes the constant key `d["a"]`).
 
-Its result, when it ends with a `return`, is not used (the call is a
-statement). Refused, with the line: such a function called inside an
-expression or before its `def`, returning before its end,
+Called as the value of an assignment (`col = make_col(i)`), its body runs
+there and the value of its final `return` is assigned; called as the
+element of a list comprehension assigned to a name (`cols = [make_col(i)
+for i in range(d)]`), the comprehension is the loop it stands for
+(`cols = []; for i2 in range(d): cols_item = make_col(i2);
+cols.append(cols_item)`, its variables renamed: a comprehension's are its
+own) and the call is inlined in it. Such a comprehension inside another
+expression (`return np.column_stack([make_col(i) for i in ...])`) is
+assigned to a name first when nothing else in the statement reads what the
+function changes. A call that is a statement of its own
+drops the result. Refused, with the line: such a function called inside
+another expression or before its `def`, returning before its end,
 recursive, declaring a `global`, defining functions, or whose default is
 not a constant."""
 import gast
@@ -62,6 +71,7 @@ def run(tree, ctx):
         if not found:
             return tree
         d, path = found[0]
+        tree.body = _hoisted(tree.body, d, _changed(d, outer), taken)
         _check_calls(tree, d, path, location)
         tree.body = _inline_block(tree.body, d, location, taken, params_of, stored)
         _remove(tree.body, d)
@@ -102,6 +112,68 @@ def _changes_outer(d, outer):
             if isinstance(base, gast.Name) and base.id in outer:
                 return True
     return False
+
+
+def _changed(d, outer):
+    """The outer function's names the nested function `d` changes: its
+    nonlocal names, the containers it writes into or appends to."""
+    out = {name for n in walk(d) if isinstance(n, gast.Nonlocal) for name in n.names}
+    for n in walk(d):
+        base = None
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and n.func.attr in MUTATING_METHODS:
+            base = n.func.value
+        elif isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            base = n.value
+        while isinstance(base, (gast.Subscript, gast.Attribute)):
+            base = base.value
+        if isinstance(base, gast.Name) and base.id in outer:
+            out.add(base.id)
+    return out
+
+
+def _hoisted(stmts, d, changed, taken):
+    """A list comprehension of calls of `d` inside a statement's expression
+    (`return np.column_stack([d(i) for i in range(n)])`) assigned to a name
+    of its own first, when nothing else in the statement reads what `d`
+    changes (so it sees the same values either way)."""
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block and not isinstance(s, gast.FunctionDef):
+                setattr(s, field, _hoisted(block, d, changed, taken))
+        comps = [] if isinstance(s, (gast.FunctionDef, gast.For, gast.While, gast.If)) else [
+            n for n in walk(s) if isinstance(n, gast.ListComp) and isinstance(n.elt, gast.Call)
+            and isinstance(n.elt.func, gast.Name) and n.elt.func.id == d.name]
+        if len(comps) != 1 or (isinstance(s, gast.Assign) and s.value is comps[0]
+                               and isinstance(s.targets[0], gast.Name)):
+            out.append(s)
+            continue
+        inside = {id(n) for n in walk(comps[0])}
+        if any(isinstance(n, gast.Name) and n.id in changed and id(n) not in inside
+               for n in walk(s)):
+            out.append(s)  # (refused where the calls are checked)
+            continue
+        held = fresh_name(f"{d.name}_values", taken)
+        out.append(gast.copy_location(gast.Assign(
+            targets=[gast.Name(id=held, ctx=gast.Store(), annotation=None, type_comment=None)],
+            value=comps[0], type_comment=None), s))
+        _replace(s, comps[0], gast.Name(id=held, ctx=gast.Load(), annotation=None,
+                                        type_comment=None))
+        out.append(s)
+    return out
+
+
+def _replace(root, old, new):
+    for parent in walk(root):
+        for field, value in gast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list) and any(v is old for v in value):
+                value[[id(v) for v in value].index(id(old))] = new
+                return
 
 
 def _refuse(d, location, node, why, hint):
@@ -146,21 +218,93 @@ def _check_calls(tree, d, def_path, location):
     the def in the def's block (or a block inside it)."""
     calls = set()
     for s, path in _statements(tree.body):
-        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
-                and isinstance(s.value.func, gast.Name) and s.value.func.id == d.name:
+        call = _inlined_call(s, d)
+        if call is not None:
             if not _after(path, def_path):
                 _refuse(d, location, s, "called where its def may not have run (before it, "
                         "or outside the block that defines it)",
                         "Define the function before the call, in the same block")
-            calls.add(id(s.value.func))
+            calls.add(id(call.func))
     for n in walk(tree):
         if isinstance(n, gast.Name) and n.id == d.name and id(n) not in calls:
             if isinstance(n.ctx, gast.Load):
                 _refuse(d, location, n, "used other than by a call that is a statement of its "
-                        "own (inside an expression, passed or returned)",
-                        f"Call it as a statement: {d.name}(...)")
+                        "own, the value of an assignment or the element of a list "
+                        "comprehension assigned to a name (inside another expression, "
+                        "passed or returned)",
+                        f"Call it as a statement: {d.name}(...), or assign its value: "
+                        f"v = {d.name}(...)")
             _refuse(d, location, n, f"whose name '{d.name}' is bound again",
                     "Give the nested function and the variable different names")
+
+
+def _inlined_call(s, d):
+    """The call of `d` that statement `s` is, assigns or makes a list
+    comprehension's elements of (see the module's text), or None."""
+    def calls_d(node):
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == d.name
+    if isinstance(s, gast.Expr) and calls_d(s.value):
+        return s.value
+    if isinstance(s, gast.Assign) and len(s.targets) == 1:
+        if calls_d(s.value):
+            return s.value
+        if _comprehension_of(s, d) is not None:
+            return s.value.elt
+    return None
+
+
+def _comprehension_of(s, d):
+    """`s` as `xs = [d(...) for ... in ...]` (d named only in its element's
+    call): the comprehension, or None."""
+    comp = s.value
+    if not (isinstance(s.targets[0], gast.Name) and isinstance(comp, gast.ListComp)
+            and isinstance(comp.elt, gast.Call) and isinstance(comp.elt.func, gast.Name)
+            and comp.elt.func.id == d.name):
+        return None
+    others = [n for g in comp.generators for n in walk(g)] + \
+        [n for a in list(comp.elt.args) + [k.value for k in comp.elt.keywords] for n in walk(a)]
+    if any(isinstance(n, gast.Name) and n.id == d.name for n in others):
+        return None
+    return comp
+
+
+def _as_loop(s, comp, taken):
+    """`xs = [e for t in it if c]` as `xs = []; for t2 in it: if c: xs_item = e;
+    xs.append(xs_item)` (the comprehension's variables renamed: they are its
+    own); returns the statements and the assignment of the element."""
+    xs = s.targets[0].id
+    mapping = {}
+    loops = []
+    for g in comp.generators:
+        for n in walk(g.target):
+            if isinstance(n, gast.Name) and n.id not in mapping:
+                mapping[n.id] = gast.Name(id=fresh_name(n.id, taken), ctx=gast.Load(),
+                                          annotation=None, type_comment=None)
+        loops.append(g)
+    item = fresh_name(f"{xs}_item", taken)
+    element = gast.copy_location(gast.Assign(
+        targets=[gast.Name(id=item, ctx=gast.Store(), annotation=None, type_comment=None)],
+        value=_Rename(mapping).visit(clone(comp.elt)), type_comment=None), s)
+    append = gast.copy_location(gast.Expr(value=gast.Call(
+        func=gast.Attribute(value=gast.Name(id=xs, ctx=gast.Load(), annotation=None,
+                                            type_comment=None), attr="append", ctx=gast.Load()),
+        args=[gast.Name(id=item, ctx=gast.Load(), annotation=None, type_comment=None)],
+        keywords=[])), s)
+    body = [element, append]
+    # (a generator's iterable reads the names bound by the ones before it)
+    for g in reversed(loops):
+        for cond in reversed(g.ifs):
+            body = [gast.copy_location(gast.If(test=_Rename(mapping).visit(clone(cond)),
+                                               body=body, orelse=[]), s)]
+        body = [gast.copy_location(gast.For(
+            target=_Rename(mapping).visit(clone(g.target)), iter=_Rename(mapping).visit(
+                clone(g.iter)) if g is not loops[0] else clone(g.iter),
+            body=body, orelse=[], type_comment=None), s)]
+    start = gast.copy_location(gast.Assign(
+        targets=[gast.Name(id=xs, ctx=gast.Store(), annotation=None, type_comment=None)],
+        value=gast.List(elts=[], ctx=gast.Load()), type_comment=None), s)
+    return [start] + body, element
 
 
 def _statements(stmts, path=()):
@@ -195,9 +339,17 @@ def _inline_block(stmts, d, location, taken, params_of, stored):
         if s is d:
             out.append(s)
             continue
-        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
-                and isinstance(s.value.func, gast.Name) and s.value.func.id == d.name:
-            out += _inlined(s.value, d, location, taken, params_of, stored)
+        call = _inlined_call(s, d)
+        if call is not None and isinstance(s, gast.Assign) and call is not s.value:
+            # the element of a list comprehension: the loop it stands for
+            loop, element = _as_loop(s, s.value, taken)
+            out += _splice(loop, element,
+                           _inline_block([element], d, location, taken, params_of, stored))
+            continue
+        if call is not None:
+            body = _inlined(call, d, location, taken, params_of, stored,
+                            s.targets[0] if isinstance(s, gast.Assign) else None)
+            out += body
             continue
         if isinstance(s, gast.FunctionDef):
             s.body = _inline_block(s.body, d, location, taken, params_of, stored)
@@ -213,8 +365,25 @@ def _inline_block(stmts, d, location, taken, params_of, stored):
     return out
 
 
-def _inlined(call, d, location, taken, params_of, stored):
-    """The statements running `d`'s body for `call`."""
+def _splice(stmts, element, replacement):
+    """`stmts` with the statement `element` (somewhere in their blocks)
+    replaced by the statements `replacement`."""
+    out = []
+    for s in stmts:
+        if s is element:
+            out += replacement
+            continue
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block:
+                setattr(s, field, _splice(block, element, replacement))
+        out.append(s)
+    return out
+
+
+def _inlined(call, d, location, taken, params_of, stored, target=None):
+    """The statements running `d`'s body for `call` (and assigning the value
+    of its final return to `target`, if given)."""
     given = _bind(call, d, location, params_of)
     nonlocal_names = {n for s in walk(d) if isinstance(s, gast.Nonlocal) for n in s.names}
     own_stored = stored(d.body) - nonlocal_names
@@ -234,11 +403,20 @@ def _inlined(call, d, location, taken, params_of, stored):
         mapping[n] = gast.Name(id=fresh_name(f"{d.name}_{n}", taken), ctx=gast.Load(),
                                annotation=None, type_comment=None)
     body = [clone(s) for s in d.body if not isinstance(s, gast.Nonlocal)]
-    if body and isinstance(body[-1], gast.Return):  # the call is a statement: its result unused
+    value = None
+    if body and isinstance(body[-1], gast.Return):
         last = body.pop()
-        if last.value is not None and any(isinstance(n, gast.Call) for n in walk(last.value)):
-            body.append(gast.copy_location(gast.Expr(value=last.value), last))
+        value = last.value
+        if target is None and value is not None \
+                and any(isinstance(n, gast.Call) for n in walk(value)):
+            # the call is a statement: its result unused, its calls still made
+            body.append(gast.copy_location(gast.Expr(value=value), last))
     renamed = [_Rename(mapping).visit(s) for s in body]
+    if target is not None:  # v = d(...): v is the value returned (None without a return)
+        value = _Rename(mapping).visit(value) if value is not None \
+            else gast.Constant(value=None, kind=None)
+        renamed.append(gast.copy_location(gast.Assign(targets=[target], value=value,
+                                                      type_comment=None), call))
     return out + renamed or [gast.copy_location(gast.Pass(), call)]
 
 

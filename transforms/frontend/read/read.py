@@ -112,6 +112,8 @@ def readable_function(obj):
     through its source, or None."""
     if getattr(obj, "__s2sad_derivative__", False):
         return None  # derivatives bind their own calls (api.Derivative)
+    if getattr(obj, "__s2sad_python__", None):
+        return None  # a block kept as Python (statements/python_blocks.py)
     if getattr(obj, "__s2sad_custom__", None):
         return getattr(obj, "fn", None)
     if inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(

@@ -13,6 +13,7 @@ import ast
 
 import gast
 
+from ...emit.unparse import stmt_source
 from ...errors import UnsupportedSyntaxError
 from ...syntax import Transformer, assign, binop, call, clone, const, name, store, walk
 
@@ -84,6 +85,13 @@ def _rewrite_simple(stmt, location, namer, marker_of):
             body = _flatten([_rewrite_simple(s, location, namer, marker_of) for s in stmt.body])
             _mark_constant(body)  # the block's results are constants
             return body
+        if len(items) == 1 and isinstance(items[0].context_expr, gast.Call) \
+                and stmt_source(items[0].context_expr.func) == "numba.objmode":
+            raise UnsupportedSyntaxError(
+                "code a derivative runs in numba's object mode (a random generator, print "
+                "with keywords, try ... except) in a derivative differentiated again",
+                location, stmt, "Take the second derivative of a function without it: draw "
+                "the random numbers outside and pass them as an argument")
         raise UnsupportedSyntaxError("a with block", location, stmt,
                                      "Only `with s2sad.stop_recording():` and `with "
                                      "np.errstate(...)` set to \"ignore\" or \"warn\" are "

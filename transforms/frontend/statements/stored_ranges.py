@@ -6,16 +6,19 @@ it is, over the range call itself:
         s = s + x[t]                  s = s + x[t]
 
 Python evaluates the range's arguments where it is stored; the call in the
-loop gives the same range when they hold the same values there. So the
-loops are rewritten only when the range is stored once, at the top level of
-the function, from constants and from names bound at most once, at the top
-level (or parameters never rebound), and the name is used only as loops'
-iterables. Anything else is left as written (and refused where the passes
-cannot type it)."""
+loop gives the same range when they hold the same values there. An
+argument that is not a constant or a name bound once (at the top level, or
+a parameter never rebound) is evaluated where the range is stored, into a
+name of its own (`r = range(1, x.shape[0])`: `r_stop = x.shape[0]; r =
+range(1, r_stop)`), which the loops read. The loops are rewritten when the
+range is stored once, at the top level of the function, and the name is
+used only as loops' iterables. Anything else is left as written (and
+refused where the passes cannot type it)."""
 import builtins
 
 import gast
 
+from ...names import fresh_name
 from ...syntax import clone, walk
 
 
@@ -36,7 +39,7 @@ def run(tree, ctx):
                 for n in walk(t):
                     if n.__class__ is gast.Name and stores.get(n.id) == 1:
                         top[n.id] = k
-    ranges = {}
+    ranges, held = {}, {}  # name -> (range call, position); range call -> its arguments held
     for k, s in enumerate(tree.body):
         call = s.value if isinstance(s, gast.Assign) and len(s.targets) == 1 \
             and isinstance(s.targets[0], gast.Name) else None
@@ -44,8 +47,10 @@ def run(tree, ctx):
                 and call.func.id == "range" and "range" not in stores and not call.keywords \
                 and 1 <= len(call.args) <= 3 and s.targets[0].id not in params \
                 and stores.get(s.targets[0].id) == 1 \
-                and all(_same_value(a, k, top, stores, params) for a in call.args):
+                and not any(isinstance(a, gast.Starred) for a in call.args):
             ranges[s.targets[0].id] = (call, k)
+            held[id(call)] = [j for j, a in enumerate(call.args)
+                              if not _same_value(a, k, top, stores, params)]
     if not ranges:
         return None
     loops = {}  # id of a loop's iterable -> the loop, for the loops after each statement
@@ -58,12 +63,27 @@ def run(tree, ctx):
         if n.__class__ is gast.Name and n.id in ranges and isinstance(n.ctx, gast.Load) \
                 and id(n) not in loops:
             del ranges[n.id]
-    changed = False
+    if not any(loop.iter.id in ranges for loop in loops.values()):
+        return None
+    taken = {n.id for n in nodes if n.__class__ is gast.Name}
+    body = []
+    for s in tree.body:
+        call = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+            and s.targets[0].id in ranges else None
+        for j in held.get(id(call), ()) if call is not None else ():
+            part = ("start", "stop", "step")[j if len(call.args) > 1 else 1]
+            var = fresh_name(f"{s.targets[0].id}_{part}", taken)
+            body.append(gast.copy_location(gast.Assign(
+                targets=[gast.Name(id=var, ctx=gast.Store(), annotation=None, type_comment=None)],
+                value=call.args[j], type_comment=None), s))
+            call.args[j] = gast.copy_location(gast.Name(id=var, ctx=gast.Load(), annotation=None,
+                                                        type_comment=None), call.args[j])
+        body.append(s)
+    tree.body = body
     for loop in loops.values():
         if loop.iter.id in ranges:
             loop.iter = gast.copy_location(clone(ranges[loop.iter.id][0]), loop.iter)
-            changed = True
-    return tree if changed else None
+    return tree
 
 
 def _same_value(arg, at, top, stores, params):
