@@ -80,6 +80,9 @@ CONSTRUCTS = [
     Construct("Assignments and operators", "Star-unpacking of a known length",
               "`a, *rest = (p, q, r)`, `f(*args)`", PARTLY, "frontend.calls.star_forms",
               G + "#assignments-and-operators", syntax=("Starred",)),
+    Construct("Assignments and operators", "`zip` of tuples of known length, unpacked or "
+              "looped over (a tuple argument's `zip(*t)`)", "`a, b = zip(*pairs)`", COMPILED,
+              "frontend.calls.zip_forms", G + "#assignments-and-operators"),
     Construct("Assignments and operators", "`+ - * / ** % //`, unary minus, `@`, with numpy "
               "broadcasting", "`y = W @ x + b`", COMPILED, "frontend.statements.normalize",
               G + "#assignments-and-operators"),
@@ -127,6 +130,9 @@ CONSTRUCTS = [
               syntax=("FunctionDef", "Lambda")),
     Construct("Functions and calls", "A function passed to a helper", "`apply(lambda u: u * u, x)`",
               COMPILED, "frontend.functions.passed_functions", G + "#functions-and-calls"),
+    Construct("Functions and calls", "A for loop over a generator you wrote (`yield` of "
+              "values)", "`for v in squares(x):`", PARTLY, "frontend.functions.inline_generators",
+              G + "#functions-and-calls", syntax=("Yield",)),
     Construct("Functions and calls", "A module-level function passed to a helper",
               "`fixed_point(step, a, 1.0)`, `integrate(np.cos, 0.0, a)`", COMPILED,
               "frontend.functions.module_function_args", G + "#functions-and-calls"),

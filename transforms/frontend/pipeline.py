@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from . import steps
 from .calls import (array_attributes, bind, builtin_forms, builtin_reductions, callable_forms,
-                    missing_attributes, read_respellings, star_forms)
+                    missing_attributes, read_respellings, star_forms, zip_forms)
 from .containers import (added_keys, assigned_keys, aux_output, aux_pairs, comprehensions,
                          dict_comprehensions, dicts, flatten_args, list_appends, literal_loops,
                          literals, materialised_lists, module_containers, nested_literals,
@@ -39,9 +39,9 @@ from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
-from .functions import (closures, inline_nested, markers, module_function_args,
-                        nested_function_args, nested_varargs, object_methods, passed_lambdas,
-                        returned_functions)
+from .functions import (closures, inline_generators, inline_nested, markers,
+                        module_function_args, nested_function_args, nested_varargs,
+                        object_methods, passed_lambdas, returned_functions)
 from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
@@ -84,6 +84,8 @@ NESTED_FUNCTIONS = Group("nested functions", lifts_nested, [
 ])
 
 READ = [
+    step(inline_generators, "for v in gen(x) of a generator yielding values: its body, the"
+         " loop's body where it yields"),
     step(imports, "from scipy.special import erf inside the def: a name of the function"),
     step(callable_forms, "functools.partial(h, W), map(f, xs): lambdas and comprehensions"),
     step(builtin_forms, "math.fsum, divmod, functools.reduce, max(key=), np.ndenumerate"),
@@ -123,6 +125,8 @@ CONTAINERS = Group("containers", has_containers, [
 
 SPECIALISE = [
     step(flatten_args, "dict / NamedTuple / list arguments: one parameter per leaf"),
+    step(zip_forms, "a, b = zip(*t), for p, q in zip(u, v) of sequences of known length: the"
+         " tuples zip makes", after=("flatten_args",)),
     step(read_respellings, "sorted(x), list(x), x.tolist(): comprehensions",
          after=("flatten_args",)),
     step(steps.lift_loops, "s2sad.checkpointed(range(n)), or a memory budget: step functions"),
@@ -180,6 +184,8 @@ SPECIALISE = [
 ]
 
 HELPER_COPY = [
+    step(zip_forms, "a, b = zip(*t), for p, q in zip(u, v) of sequences of known length: the"
+         " tuples zip makes"),
     step(read_respellings, "sorted(x), list(x), x.tolist(): comprehensions"),
     step(steps.note_written_arguments, "(a helper writing into its arguments: noted)"),
     step(bind, "the calls of helpers bound by position"),

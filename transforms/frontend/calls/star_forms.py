@@ -14,7 +14,10 @@ extend, ...), so its length is that of the literal. In the last form
 elements (refusing the uses where a list and an array differ): a copy of
 the slice, empty when there is nothing left, as Python's `[]`. A star whose length
 is known only when the function runs anywhere else (`f(*x)`, `[*x, y]` of
-an array) stays refused, with what to write instead.
+an array) stays refused, with what to write instead; a star of a parameter
+(`zip(*t)`) waits for the function to be specialised, when a container
+argument's length is known (containers/flatten.py splices it,
+calls/zip_forms.py refuses a star of any other argument).
 """
 import inspect
 
@@ -151,6 +154,13 @@ class _StarForms:
                 out.append(e)
             elif self.length(e.value) is not None:
                 out += self.elements(e.value)
+            elif isinstance(e.value, gast.Name) and e.value.id in self.params \
+                    and e.value.id not in self.bindings:
+                # a parameter's length is known from its structure, once specialised
+                # (flatten.py splices a container argument; zip_forms.py refuses
+                # the others)
+                e.s2sad_star_parameter = True
+                out.append(e)
             else:
                 raise UnsupportedSyntaxError(
                     f"star-unpacking in {where} of a value whose length is known only when "
