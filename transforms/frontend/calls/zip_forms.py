@@ -32,10 +32,11 @@ from ...syntax import clone, parents_of, walk
 def run(tree, ctx):
     """Rewrite `tree` in place (the tree if it changed)."""
     for n in walk(tree):
-        if getattr(n, "s2sad_star_parameter", False):
+        where = getattr(n, "s2sad_star_parameter", None)
+        if where:
             raise UnsupportedSyntaxError(
-                "star-unpacking in a call's argument of a value whose length is known only "
-                "when the function runs (an array, or a list that changes)", ctx.location, n,
+                f"star-unpacking in {where} of a value whose length is known only when the "
+                f"function runs (an array, or a list that changes)", ctx.location, n,
                 "Pass a tuple (its length is then known), or pass the array whole and index "
                 "it, write the elements out (f(x[0], x[1])), or build the array with "
                 "np.concatenate((x, [y]))")

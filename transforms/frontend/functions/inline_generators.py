@@ -132,7 +132,7 @@ class _State:
                 self.constant(p.default, f"{fn.__name__}_{p.name}")
             out.append(_assign(gast.Name(id=names[p.name], ctx=gast.Store(), annotation=None,
                                          type_comment=None), value))
-        body = [_renamed(s, names) for s in gen.body]
+        body = [_renamed(s, names) for s in gen.body if not _docstring(s)]
         kept = set()  # ids of the nodes of the loop's body (which keeps its own lines)
         out += _yielding(body, loop, kept)
         for s in out:  # (at the loop's line: the generator's lines are of its own file)
@@ -176,6 +176,11 @@ class _State:
 
 
 _NOTHING = object()
+
+
+def _docstring(s):
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant) and isinstance(
+        s.value.value, str)
 
 
 def _assign(target, value):

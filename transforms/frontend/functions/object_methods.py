@@ -84,8 +84,10 @@ class _Objects(Transformer):
                 if params:
                     made = bound_copy(target, {params[0]: owner}, {params[0]: func.value},
                                       self.namespace, self.taken)
-            elif inspect.isfunction(method) and self.readable(method) is method:
-                made = self.name_for(method.__name__, method), method  # a staticmethod
+            elif (inspect.isfunction(method) and self.readable(method) is method) or \
+                    isinstance(method, np.ufunc) or inspect.isbuiltin(method):
+                # a staticmethod, or a function the object holds (self.activation = np.tanh)
+                made = self.name_for(getattr(method, "__name__", func.attr), method), method
             if made is not None:
                 self.namespace[made[0]] = made[1]
                 node.func = gast.copy_location(gast.Name(
