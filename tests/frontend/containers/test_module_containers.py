@@ -77,6 +77,25 @@ def test_a_container_the_function_changes_stays_as_it_is():
     assert "GROWING =" not in after
 
 
+HISTORY = [np.array([1.0, 2.0])]
+
+
+def remember(v):
+    HISTORY.append(v)
+
+
+def reads_what_a_helper_changes(x):
+    remember(x)
+    return np.sum(HISTORY[-1] * x)
+
+
+def test_a_container_a_helper_changes_stays_as_it_is():
+    """Its literal would not see the helper's append (HISTORY[-1] is x in
+    Python)."""
+    _, after = lowered(module_containers, reads_what_a_helper_changes)
+    assert "HISTORY =" not in after
+
+
 def reads_weights(x):
     return np.sum(x * S[0])
 

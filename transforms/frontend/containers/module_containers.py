@@ -15,7 +15,9 @@ when the derivative is generated; it is generated again when one of them
 is rebound or, compiled, changed in place (s2sad/guards.py).
 
 Left as it is (read by Python as it is, and by numba where it can): a
-container the function writes into (S[0] = v, S.append(v)), or reads with
+container the function writes into (S[0] = v, S.append(v)), a list or
+dict a helper it calls may change (writes into, calls a method of, passes
+on or aliases: the literal would not see the change), or one it reads with
 a key that is not a constant other than into numbers or arrays of one
 shape (LAYERS[i][0] of a list of pairs, S[1:]); one holding anything but
 numbers and arrays, one of ints alone (a shape, indices), and one of more
@@ -23,12 +25,14 @@ than 64 elements."""
 import gast
 import numpy as np
 
+from ..functions.bound_copies import raw_tree
 from ..functions.module_values import data
 from ...names import fresh_name
 from ...syntax import names_stored, parents_of, walk
 
 _LARGEST = 64
-_READING_METHODS = {"items", "keys", "values", "get", "index", "count", "copy"}
+_READING_METHODS = {"items", "keys", "values", "get"}
+_SCANNED = 64  # helpers read for writes into a module-level list or dict, at most
 
 
 def run(tree, ctx):
@@ -44,6 +48,9 @@ def run(tree, ctx):
     parents = parents_of(tree)
     left = {n.id for n in names if not _followed(n, parents, namespace[n.id])}
     chosen = sorted({n.id for n in names} - left)
+    changing = _changed_by_helpers(tree, namespace, {v: namespace[v] for v in chosen},
+                                   ctx.readable)
+    chosen = [v for v in chosen if v not in changing]
     if not chosen:
         return None
     taken = set(namespace) | {n.id for n in walk(tree) if isinstance(n, gast.Name)} | local
@@ -112,6 +119,73 @@ def _followed(node, parents, value):
     if isinstance(up, gast.Attribute) and up.value is child:
         return up.attr in _READING_METHODS and isinstance(up.ctx, gast.Load)
     return isinstance(child.ctx, gast.Load)
+
+
+def _changed_by_helpers(tree, namespace, containers, readable):
+    """The names of `containers` (name -> a module-level list, dict or tuple)
+    whose lists and dicts a function `tree` calls (or one they call) may
+    change while the function runs: it writes into one, calls a method of
+    it other than a read, gives it to a call or binds another name to it.
+    The function's literal would not see the change."""
+    mutable = {}  # id of a list or dict inside a container -> the container's name
+    for v, value in containers.items():
+        for part in _parts(value):
+            if type(part) in (list, dict):
+                mutable[id(part)] = v
+    if not mutable:
+        return set()
+    found, seen = set(), set()
+    todo = [(tree, namespace)]
+    while todo and len(seen) < _SCANNED:
+        fn_tree, fn_namespace = todo.pop()
+        # (names the function binds: not those it only writes into, HIST[0] = v)
+        local = {n.id for n in walk(fn_tree) if isinstance(n, gast.Name) and isinstance(
+            n.ctx, (gast.Store, gast.Del, gast.Param))}
+        parents = parents_of(fn_tree)
+        for n in walk(fn_tree):
+            if isinstance(n, (gast.Global, gast.Nonlocal)):
+                found |= {mutable[id(fn_namespace[g])] for g in n.names
+                          if id(fn_namespace.get(g)) in mutable}
+            if not isinstance(n, gast.Name) or n.id in local:
+                continue
+            obj = fn_namespace.get(n.id)
+            if fn_tree is not tree and id(obj) in mutable and _changes(n, parents):
+                found.add(mutable[id(obj)])
+            called = readable(obj) if isinstance(parents.get(id(n)), gast.Call) else None
+            if called is not None and called not in seen:
+                seen.add(called)
+                try:
+                    read = raw_tree(called)
+                except Exception:  # noqa: BLE001 - no source: refused where it is called
+                    continue
+                todo.append((read.tree, read.namespace))
+    return found
+
+
+def _parts(value):
+    yield value
+    if type(value) in (tuple, list):
+        for v in value:
+            yield from _parts(v)
+    elif type(value) is dict:
+        for v in value.values():
+            yield from _parts(v)
+
+
+def _changes(node, parents):
+    """Whether a use of a module-level list or dict may change it: a write
+    into it, a method other than a read, given to a call, bound to a name."""
+    up, child = parents.get(id(node)), node
+    while isinstance(up, gast.Subscript) and up.value is child:
+        if not isinstance(up.ctx, gast.Load):
+            return True
+        up, child = parents.get(id(up)), up
+    if isinstance(up, gast.Attribute):
+        return up.attr not in _READING_METHODS
+    if isinstance(up, gast.Call) and child is not up.func or isinstance(up, gast.keyword):
+        return True
+    return isinstance(up, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return)) or \
+        not isinstance(node.ctx, gast.Load)
 
 
 def _alike(values):
