@@ -84,6 +84,9 @@ CONSTRUCTS = [
     Construct("Assignments and operators", "Star-unpacking of a known length",
               "`a, *rest = (p, q, r)`, `f(*args)`", PARTLY, "frontend.calls.star_forms",
               G + "#assignments-and-operators", syntax=("Starred",)),
+    Construct("Assignments and operators", "`zip` of tuples of known length, unpacked or "
+              "looped over (a tuple argument's `zip(*t)`)", "`a, b = zip(*pairs)`", COMPILED,
+              "frontend.calls.zip_forms", G + "#assignments-and-operators"),
     Construct("Assignments and operators", "`+ - * / ** % //`, unary minus, `@`, with numpy "
               "broadcasting", "`y = W @ x + b`", COMPILED, "frontend.statements.normalize",
               G + "#assignments-and-operators"),
@@ -134,6 +137,18 @@ CONSTRUCTS = [
               syntax=("FunctionDef", "Lambda")),
     Construct("Functions and calls", "A function passed to a helper", "`apply(lambda u: u * u, x)`",
               COMPILED, "frontend.functions.passed_functions", G + "#functions-and-calls"),
+    Construct("Functions and calls", "A for loop over a generator you wrote (`yield` of "
+              "values)", "`for v in squares(x):`", PARTLY, "frontend.functions.inline_generators",
+              G + "#functions-and-calls", syntax=("Yield",)),
+    Construct("Functions and calls", "A module-level function passed to a helper",
+              "`fixed_point(step, a, 1.0)`, `integrate(np.cos, 0.0, a)`", COMPILED,
+              "frontend.functions.module_function_args", G + "#functions-and-calls"),
+    Construct("Functions and calls", "A function a helper makes, called at once",
+              "`make_grad(ans, x)(g)`", COMPILED, "frontend.functions.returned_functions",
+              G + "#functions-and-calls"),
+    Construct("Functions and calls", "Methods and attributes of a module-level object (its "
+              "values constants)", "`LAYER.forward(p, x)`, `model(x)`, `CONFIG.alpha`", COMPILED,
+              "frontend.functions.object_methods", G + "#functions-and-calls"),
     Construct("Functions and calls", "`functools.partial`, `map`, `functools.reduce`, "
               "`np.vectorize(otypes=[float])`", "`sum(map(f, xs, ys))`", COMPILED,
               "frontend.calls.callable_forms", G + "#builtins-and-folds"),
@@ -171,6 +186,9 @@ CONSTRUCTS = [
     Construct("Lists, tuples and dicts", "A list or tuple literal bound once",
               "`v = [1.0, a, 3.0]; v[1]`", COMPILED, "frontend.containers.literals",
               G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A module-level tuple, list or dict of arrays read "
+              "by the function", "`x * S[0] + S[1]`, `for W, b in LAYERS:`", COMPILED,
+              "frontend.containers.module_containers", G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A list built by appends (in straight-line code, or "
               "once per iteration of a loop)", "`out = []; for ...: out.append(v)`", COMPILED,
               "frontend.containers.list_appends", G + "#lists-tuples-and-dicts"),
@@ -237,7 +255,8 @@ INTERNAL = {"calls.binder", "calls.list_spellings", "calls.missing_attributes",
             "containers.tuples", "context", "effects.arrays_written",
             "effects.calls_for_effect", "effects.helper_effects", "effects.hidden_writes",
             "effects.own_copies", "effects.whole_slices", "effects.writing_copies",
-            "functions.custom", "functions.inline_nested", "functions.lifted",
+            "functions.bound_copies", "functions.custom", "functions.inline_nested",
+            "functions.lifted", "functions.module_values",
             "functions.markers", "functions.nested_function_args", "functions.passed_lambdas",
             "pipeline", "read.imports", "read.lambda_source", "read.read",
             "read.stale_source", "statements.chained_assignments", "statements.chains",

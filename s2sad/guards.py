@@ -9,11 +9,22 @@ import types
 import numpy as np
 
 from .registry import REGISTRY
+from .transforms.libraries import is_library_class
 from .transforms.errors import S2sadTypeError, S2sadValueError
 
 _MISSING = object()
 _CODE = object()
 _CONTENT = object()  # (an array, its values when the derivative was generated)
+_LENGTH = object()   # (a list, its length when the derivative was generated)
+_OPEN = 256          # containers up to this length are followed element by element
+
+
+class _Item:
+    """The key of a tuple's or list's element in a dependency."""
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
 _LIBRARIES = ("numpy", "math", "numba", "s2sad", "scipy", "builtins")
 
 
@@ -173,6 +184,27 @@ def snapshot(fn, limit=300, contents=False):
         if getattr(obj, "__s2sad_derivative__", False) or getattr(obj, "__s2sad_custom__", None):
             todo += [getattr(obj, a) for a in ("fn", "fwd", "bwd") if getattr(obj, a, None)]
             continue
+        if isinstance(obj, (tuple, list)) and len(obj) <= _OPEN:
+            # (the derivative reads a module-level container's elements as constants)
+            if type(obj) is list:
+                deps.append((obj, _LENGTH, len(obj)))
+            for k, v in enumerate(obj):
+                read(obj, _Item(k), v)
+                todo.append(v)
+            continue
+        if type(obj) is dict and len(obj) <= _OPEN:
+            for k, v in obj.items():
+                read(obj, k, v)
+                todo.append(v)
+            continue
+        if _users_object(obj):  # its attributes are constants of the derivative
+            attributes = vars(obj) if not isinstance(obj, type) else obj.__dict__
+            for k, v in list(attributes.items())[:_OPEN]:
+                read(attributes, k, v)
+                todo.append(getattr(v, "__func__", v))  # (a static or class method)
+            if not isinstance(obj, type):
+                todo.append(type(obj))
+            continue
         if not inspect.isfunction(obj) or _is_library(obj):
             continue
         deps.append((obj, _CODE, obj.__code__))  # code replaced in place
@@ -211,6 +243,12 @@ def fresh(deps):
         elif key is _CODE:
             if mapping.__code__ is not obj:
                 return False
+        elif key is _LENGTH:
+            if len(mapping) != obj:
+                return False
+        elif isinstance(key, _Item):
+            if len(mapping) <= key.index or mapping[key.index] is not obj:
+                return False
         elif key is _CONTENT:  # a global array's values, as when compiled
             if mapping.shape != obj.shape or not np.array_equal(
                     mapping, obj, equal_nan=mapping.dtype.kind in "fc"):
@@ -218,6 +256,18 @@ def fresh(deps):
         elif mapping.get(key, _MISSING) is not obj:
             return False
     return True
+
+
+def _users_object(obj):
+    """An object of a user's class, or the class (with attributes to read)."""
+    if isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                        types.MethodType, np.ndarray, np.generic, str, bytes, int, float,
+                        complex, tuple, list, dict, set, frozenset)) or obj is None:
+        return False
+    cls = obj if isinstance(obj, type) else type(obj)
+    if not isinstance(obj, type) and not hasattr(obj, "__dict__"):
+        return False
+    return not is_library_class(cls)
 
 
 def _is_library(fn):

@@ -608,13 +608,11 @@ def dunder_method(x, y):
 
 @pytest.mark.parametrize("fn, args, error, match", [
     (returned_closure, (4.0,), s2sad.UnsupportedSyntaxError, "nested function 'inner'"),
-    (chosen_closure, (4.5,), s2sad.UnsupportedSyntaxError, "calling the result of a call"),
     (operators_in_a_tuple, (4.5, 6.7), LookupError, "'f \\(a local variable\\)'"),
     (closures_in_a_tuple, (4.5, 6.7), s2sad.UnsupportedSyntaxError, "nested function 'f'"),
     (choose_function, (True, 4.2, 3.3), s2sad.UnsupportedSyntaxError, "nested function 'f1'"),
     (function_by_branch, (True, 4.2, 3.3), s2sad.UnsupportedSyntaxError,
      "nested function 'dee'"),
-    (closure_factory, (1.3, 2.1), s2sad.UnsupportedSyntaxError, "calling the result"),
     (partial_of_local, (1.3, 2.1), s2sad.UnsupportedSyntaxError, "nested function 'f'"),
     (dunder_method, (1.3, 2.1), LookupError, "x.__add__"),
     (apply_keeps_its_function, (1.3,), s2sad.UnsupportedSyntaxError, "nested function 'sq'"),
@@ -622,8 +620,8 @@ def dunder_method(x, y):
      "binding 'sq'"),
     (callee_default_from_a_variable, (1.3,), s2sad.UnsupportedSyntaxError,
      "nested function 'sq'"),
-], ids=["returned-closure", "chosen-closure", "operators-in-tuple", "closures-in-tuple",
-        "returned-function", "function-by-branch", "closure-factory", "partial-of-local",
+], ids=["returned-closure", "operators-in-tuple", "closures-in-tuple",
+        "returned-function", "function-by-branch", "partial-of-local",
         "dunder-method", "function-stored-by-callee", "parameter-hides-function",
         "default-of-callee"])
 def test_myia_styles_refused_with_the_line(fn, args, error, match):
@@ -631,6 +629,17 @@ def test_myia_styles_refused_with_the_line(fn, args, error, match):
     with pytest.raises(error, match=match) as info:
         s2sad.grad(fn, wrt=floats, jit=False)(*args)
     assert f"{HERE}:" in str(info.value) or "test_myia_jax_styles.py" in str(info.value)
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (closure_factory, (1.3, 2.1), (0, 1)),
+    (chosen_closure, (4.5,), 0),
+    (chosen_closure, (-4.5,), 0),
+], ids=["closure-factory", "chosen-closure", "chosen-closure-other-branch"])
+def test_myia_function_made_and_called_at_once(fn, args, wrt, jit):
+    """`construct(x)(y)`, `f()()`: the function a call makes, called where it
+    is made (transforms/frontend/functions/returned_functions.py)."""
+    check_grad(fn, args, wrt=wrt, jit=jit)
 
 
 # ---- JAX: argnums, keyword flags, value_and_grad ------------------------------------------

@@ -11,6 +11,7 @@ import functools
 import inspect
 import os
 import site
+import sys
 import sysconfig
 
 
@@ -39,7 +40,20 @@ def is_library_function(obj):
         return False
     if getattr(obj, "__module__", "").startswith("s2sad"):
         return False
-    filename = obj.__code__.co_filename
+    return _installed_file(obj.__code__.co_filename)
+
+
+def is_library_class(cls):
+    """Whether the class `cls` is defined in an installed package or the
+    standard library (builtins included), not in the user's code."""
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    if module is None or getattr(cls, "__module__", "").startswith("s2sad"):
+        return True
+    return _installed_file(getattr(module, "__file__", None)) or \
+        module.__name__ in sys.builtin_module_names
+
+
+def _installed_file(filename):
     if not filename or filename.startswith("<"):
         return False
     path = os.path.realpath(filename)

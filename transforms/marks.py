@@ -27,6 +27,9 @@ MARKS = {
                    "indices that must be integers (chains.py -> chained_writes.py)",
     "s2sad_copy_of_slice": "`rest = xs[1:]` of a star target: a copy, not a view "
                            "(star_forms.py -> comprehensions.py)",
+    "s2sad_star_parameter": "`f(*t)` of a parameter, whose length is known once the "
+                            "function is specialised: where the star is, for the message "
+                            "(star_forms.py -> fence.py, flatten.py, zip_forms.py)",
     "s2sad_list": "a tuple display that was a list: its kind says so (normalize.py -> "
                   "analysis/kinds.py)",
     "s2sad_constant": "an assignment no gradient flows through (stop_gradient, "

@@ -84,7 +84,13 @@ def resolve_call(call, fn, registry):
     if obj is None or is_missing(obj):
         what = callee_text(call)
         if obj is None:
-            raise missing_gradient(what + " (a local variable)", fn.location, call)
+            raise NoGradientError(
+                f"No gradient defined for operation '{what} (a local variable)' "
+                f"({fn.location.describe(call)}): s2sad resolves a call where it is written, "
+                f"and '{what}' holds a function only when the code runs. Call the function "
+                f"by its module-level name, or pass a module-level function (or a nested "
+                f"one) straight to a helper that calls it: apply(step, x) with "
+                f"def apply(f, x): return f(x)")
         raise NameError(f"{fn.location.describe(call)}: name '{what}' is not defined")
     rule = registry.lookup(obj)
     if rule is not None:

@@ -59,6 +59,7 @@ class Program:
         self._assumed = {}  # recursive (function, argument kinds) -> its kind assumed this round
         self._recursed = set()  # those whose computation met a recursive call
         self._customs = {}
+        self._customs_open = set()  # custom_pair's keys being made
         self._return_kinds = {}
         self.written_arguments = {}  # generated function -> positions of arguments it copies
         self._derivative_calls = {}  # function -> {call position: generated function}
@@ -106,6 +107,15 @@ class Program:
         key = (obj, tuple(arg_kinds))
         if key in self._customs:
             return self._customs[key]
+        self._customs_open.add(key)
+        try:
+            result = self._custom_pair(obj, arg_kinds)
+        finally:
+            self._customs_open.discard(key)
+        self._customs[key] = result
+        return result
+
+    def _custom_pair(self, obj, arg_kinds):
         style = getattr(obj, "__s2sad_custom__", None)
         self.surrogates.add(f"the custom gradient of {getattr(obj, '__name__', obj)}")
         if style == "vjp":
@@ -135,7 +145,6 @@ class Program:
                 tuple_cots = tuple_cots or back.get("<return>", K.UNKNOWN).tag == "tuple"
             result = (fwd, bwd, kind.items[0] if kind.tag == "tuple" else K.UNKNOWN,
                       tuple_cots)
-        self._customs[key] = result
         return result
 
     def _vjp_returns_tuple(self, obj, fwd_kind, n_inputs):
@@ -501,9 +510,9 @@ class Program:
                     and not is_library_function(obj):
                 self._copy_helper(n, obj)
                 continue
-            if getattr(obj, "__s2sad_custom__", None) == "vjp":
-                # a call the derivative runs without differentiating it (in
-                # a helper's primal copy, or its own fwd and bwd): the primal
+            if getattr(obj, "__s2sad_custom__", None) == "vjp" and inspect.isfunction(obj.fn):
+                # code run as it is (a custom_vjp's fwd or bwd, a helper's primal
+                # copy) calls the function itself: its primal, under its name
                 self._copy_helper(n, obj.fn)
                 continue
             if getattr(obj, "__s2sad_custom__", None):

@@ -99,7 +99,9 @@ def dtype_of(obj):
         if obj.tag == "dtype":
             return obj
         obj = obj.text if obj.tag == "str" else None
-    if not (obj in (int, float, bool, complex) or isinstance(obj, (str, np.dtype))
+    # (`is`: an array compared with `in` has no truth value)
+    if not (any(obj is t for t in (int, float, bool, complex))
+            or isinstance(obj, (str, np.dtype))
             or (isinstance(obj, type) and issubclass(obj, np.generic))):
         return None
     try:

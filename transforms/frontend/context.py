@@ -72,6 +72,10 @@ class Context:
         self.aux_structure, self.aux_pairs = None, ()  # aux_output.py
         self.materialised = {}   # names bound to lists comprehensions built (comprehensions.py)
         self.skipped = set()     # the groups whose test said there is nothing to do
+        # READ bound names to values read from module-level objects now (an
+        # attribute, a container's element): the tree is not kept for the next
+        # read, which must read them again
+        self.reads_values = False
         self._nodes = None
 
     # ---- the tree ------------------------------------------------------------

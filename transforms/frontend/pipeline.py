@@ -30,17 +30,18 @@ from dataclasses import dataclass, field
 
 from . import steps
 from .calls import (array_attributes, bind, builtin_forms, builtin_reductions, callable_forms,
-                    missing_attributes, read_respellings, star_forms)
+                    missing_attributes, read_respellings, star_forms, zip_forms)
 from .containers import (added_keys, assigned_keys, aux_output, aux_pairs, comprehensions,
                          dict_comprehensions, dicts, flatten_args, list_appends, literal_loops,
-                         literals, materialised_lists, nested_literals, records, sequence_args,
-                         tuples)
+                         literals, materialised_lists, module_containers, nested_literals,
+                         records, sequence_args, tuples)
 from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
-from .functions import (closures, function_attributes, inline_nested, markers,
-                        nested_function_args, nested_varargs, passed_lambdas, returned_closures)
+from .functions import (closures, function_attributes, inline_generators, inline_nested, markers,
+                        module_function_args, nested_function_args, nested_varargs,
+                        object_methods, passed_lambdas, returned_closures, returned_functions)
 from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
@@ -83,6 +84,8 @@ NESTED_FUNCTIONS = Group("nested functions", lifts_nested, [
 ])
 
 READ = [
+    step(inline_generators, "for v in gen(x) of a generator yielding values: its body, the"
+         " loop's body where it yields"),
     step(imports, "from scipy.special import erf inside the def: a name of the function"),
     step(callable_forms, "functools.partial(h, W), map(f, xs): lambdas and comprehensions"),
     step(builtin_forms, "math.fsum, divmod, functools.reduce, max(key=), np.ndenumerate"),
@@ -92,6 +95,15 @@ READ = [
     step(function_attributes, "f.count = 0 in f, f.count += 1 in a nested def: a local "
          "variable, nonlocal there"),
     NESTED_FUNCTIONS,
+    step(object_methods, "LAYER.forward(p, x), LAYER.scale of a module-level object: a copy of"
+         " the method; the values it holds", after=("closures",)),
+    step(module_function_args, "fixed_point(step, a, x0) of a module-level step: a copy of"
+         " fixed_point calling step", after=("closures",)),
+    step(returned_functions, "make_grad(ans, x)(g) of a helper returning a function: a copy"
+         " returning its call", after=("closures",)),
+    step(module_containers, "S[0], for W, b in LAYERS of a module-level tuple, list or dict of"
+         " arrays: S = (S_0, S_1), its elements module-level names",
+         after=("closures", "object_methods")),
     step(assigned_keys, "d = {}; d['y'] = ...: the key made with the dict",
          after=("closures",)),
     step(python_blocks, "try ... except computing nothing that needs a gradient: a "
@@ -119,6 +131,8 @@ CONTAINERS = Group("containers", has_containers, [
 
 SPECIALISE = [
     step(flatten_args, "dict / NamedTuple / list arguments: one parameter per leaf"),
+    step(zip_forms, "a, b = zip(*t), for p, q in zip(u, v) of sequences of known length: the"
+         " tuples zip makes", after=("flatten_args",)),
     step(read_respellings, "sorted(x), list(x), x.tolist(): comprehensions",
          after=("flatten_args",)),
     step(steps.lift_loops, "s2sad.checkpointed(range(n)), or a memory budget: step functions"),
@@ -176,6 +190,8 @@ SPECIALISE = [
 ]
 
 HELPER_COPY = [
+    step(zip_forms, "a, b = zip(*t), for p, q in zip(u, v) of sequences of known length: the"
+         " tuples zip makes"),
     step(read_respellings, "sorted(x), list(x), x.tolist(): comprehensions"),
     step(steps.note_written_arguments, "(a helper writing into its arguments: noted)"),
     step(bind, "the calls of helpers bound by position"),
@@ -231,7 +247,8 @@ def parse(fn, nested_def_ok=False, read_only=False):
     before = dict(parsed.namespace)
     ctx = run(READ, Context(parsed, parse, nested_def_ok=nested_def_ok))
     parsed.__dict__.pop("_locals", None)  # (the passes bind new names)
-    if key is not None and not nested_def_ok and NESTED_FUNCTIONS.name in ctx.skipped:
+    if key is not None and not nested_def_ok and NESTED_FUNCTIONS.name in ctx.skipped \
+            and not ctx.reads_values:
         # nothing was lifted out of it (which registers the lifted functions
         # anew): the same tree serves the next read of the same lines
         if len(_READ_TREES) >= 256:

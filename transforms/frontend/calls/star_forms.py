@@ -14,7 +14,10 @@ extend, ...), so its length is that of the literal. In the last form
 elements (refusing the uses where a list and an array differ): a copy of
 the slice, empty when there is nothing left, as Python's `[]`. A star whose length
 is known only when the function runs anywhere else (`f(*x)`, `[*x, y]` of
-an array) stays refused, with what to write instead.
+an array) stays refused, with what to write instead; a star of a parameter
+(`zip(*t)`) waits for the function to be specialised, when a container
+argument's length is known (containers/flatten.py splices it,
+calls/zip_forms.py refuses a star of any other argument).
 """
 import inspect
 
@@ -61,6 +64,7 @@ class _StarForms:
         self.taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
         self.literals = _bound_once_to_literals(tree)
         self.params = {a.id for a in walk(tree.args) if isinstance(a, gast.Name)}
+        self.plain_params = {a.id for a in tree.args.args}  # (not *args: a tuple of any length)
         self.bindings = {}  # name -> the values assigned to it (None: bound otherwise)
         for node in walk(tree):
             if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
@@ -151,6 +155,13 @@ class _StarForms:
                 out.append(e)
             elif self.length(e.value) is not None:
                 out += self.elements(e.value)
+            elif isinstance(e.value, gast.Name) and e.value.id in self.plain_params \
+                    and e.value.id not in self.bindings:
+                # a parameter's length is known from its structure, once specialised
+                # (flatten.py splices a container argument; zip_forms.py refuses
+                # the others, saying where the star is)
+                e.s2sad_star_parameter = where
+                out.append(e)
             else:
                 raise UnsupportedSyntaxError(
                     f"star-unpacking in {where} of a value whose length is known only when "

@@ -256,6 +256,8 @@ class _Rewrite:
                             f"argument '{arg}')", arg,
                             "Compute the new value in a local variable")
             if not structure.is_leaf:
+                if isinstance(parent, gast.Starred) and self.splice(node, parent, parents, part):
+                    continue  # zip(*t): zip(t_0, t_1), the literals of its entries
                 if isinstance(parent, gast.keyword):  # h(x, params=p): by position first
                     call = parents.get(id(parent), (None,))[0]
                     if isinstance(call, gast.Call) and _keyword_to_position(self.parsed, call, parent):
@@ -335,15 +337,34 @@ class _Rewrite:
         return Structure(node=node, keys=tuple(range(len(children))),
                          children=tuple(children)), leaves
 
+    def splice(self, node, starred, parents, part):
+        """`f(*t)` or `[*t, y]` of a tuple or list `t`: its entries' literals
+        in place of the star (what the call or display gets in Python).
+        Whether it was spliced."""
+        holder, _, seq = parents.get(id(starred), (None, None, None))
+        if seq is None or not isinstance(holder, (gast.Call, gast.Tuple, gast.List)):
+            return False
+        literal = self.literal_of(node, part)
+        if not isinstance(literal, (gast.Tuple, gast.List)):
+            return False
+        k = next(i for i, e in enumerate(seq) if e is starred)
+        seq[k:k + 1] = literal.elts
+        return True
+
     def as_literal(self, node, parent, part):
         """A tuple or list (of tuples, lists and leaves) given whole to a
         call (np.concatenate(t), np.stack(ws), np.select(conds, t)) is the
         literal of its leaves' reads, which is what the call sees in
         Python; None for any other use, or another container."""
-        arg, path, structure = part
         if not (isinstance(parent, gast.Call) and node is not parent.func) \
                 and not isinstance(parent, gast.keyword):
             return None
+        return self.literal_of(node, part)
+
+    def literal_of(self, node, part):
+        """The display of a tuple or list part's leaves' reads, or None (a
+        dict or a NamedTuple in it)."""
+        arg, path, structure = part
 
         def literal(path, structure):
             if structure.is_leaf:

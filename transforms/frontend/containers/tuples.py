@@ -10,7 +10,7 @@ so each element has an adjoint of its own (a tuple has no adjoint that
 through an index, a loop target, returned whole) is left as it is."""
 import gast
 
-from ...syntax import Transformer, assign, name, parents_of, store, walk
+from ...syntax import Transformer, assign, name, names_stored, parents_of, store, walk
 
 
 def run(tree, ctx):
@@ -19,9 +19,12 @@ def run(tree, ctx):
     kinds, namer = ctx.kinds, ctx.namer
     args = {a.id for a in walk(tree.args) if isinstance(a, gast.Name)}
     # (only tuples that carry a gradient: a shape stays `n = shape[0]`, which the
-    # bounds prover reads)
+    # bounds prover reads; only the function's own variables: the elements of a
+    # module-level tuple have no names in the generated module)
+    own = names_stored(tree.body)
     candidates = {v: len(k.items) for v, k in kinds.items() if isinstance(v, str)
-                  and k.tag == "tuple" and v not in args and k.items and k.differentiable}
+                  and k.tag == "tuple" and v not in args and v in own and k.items
+                  and k.differentiable}
     if not candidates:
         return None
     parents = parents_of(tree)

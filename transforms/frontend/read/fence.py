@@ -67,6 +67,8 @@ def run(tree, ctx):
         kind = _UNSUPPORTED.get(type(node))
         if nested_def_ok and isinstance(node, (gast.FunctionDef, gast.Lambda)):
             continue  # a custom gradient's backward (functions/custom.py checks the rest)
+        if getattr(node, "s2sad_star_parameter", False):
+            continue  # f(*t) of a parameter: its length is known once specialised
         if kind is not None:
             raise UnsupportedSyntaxError(kind, location, node, _HINTS.get(type(node), ""))
         if isinstance(node, gast.Raise) and (node.cause is not None or node.exc is None):

@@ -1,0 +1,112 @@
+"""Module-level tuples, lists and dicts of arrays read by a function: the
+literal of their elements, each a module-level name
+(transforms/frontend/containers/module_containers.py)."""
+import numpy as np
+
+import s2sad
+from frontend.passes import lowered, source
+from gradcheck import check_grad
+from s2sad.transforms.frontend.containers import module_containers
+
+S = (np.array([1.0, 2.0]), np.array([0.5, -0.5]))
+LAYERS = [(np.array([[0.3, -0.2], [0.5, 0.1]]), np.array([0.1, -0.2])),
+          (np.array([[0.1, 0.4], [-0.3, 0.2]]), np.array([0.0, 0.3]))]
+PARAMS = {"w": np.array([1.0, 2.0]), "b": np.array([0.5, -0.5]), "c": 3.0}
+SHAPE = (2, 3)
+
+
+def module_tuple(x):
+    return np.sum(x * S[0] + S[1])
+
+
+def test_the_tuple_is_the_literal_of_its_elements():
+    _, after = lowered(module_containers, module_tuple)
+    assert after == source('''
+        def module_tuple(x):
+            S = (S_0, S_1)
+            return np.sum(x * S[0] + S[1])''')
+
+
+def test_module_tuple(jit):
+    check_grad(module_tuple, [np.array([1.0, 2.0])], jit=jit)
+
+
+def layers_loop(x):
+    for W, b in LAYERS:
+        x = np.tanh(W @ x + b)
+    return np.sum(x) * len(LAYERS)
+
+
+def dict_reads(x):
+    w, b = PARAMS["w"], PARAMS["b"]
+    return np.sum(x * w + b) * PARAMS["c"] + np.sum(np.zeros(SHAPE))
+
+
+def indexed(x):
+    s = 0.0
+    for i in range(2):  # (a key that is not a constant, into arrays of one shape)
+        s = s + np.sum(S[i] * x) * LAYERS[-1][1][i]
+    first, *rest = LAYERS
+    return s + np.sum(first[1] * x) + np.sum(helper(x))
+
+
+def helper(x):
+    return x * S[0] + PARAMS["b"]
+
+
+def test_lists_dicts_loops_and_helpers(jit):
+    for fn in (layers_loop, dict_reads, indexed):
+        check_grad(fn, [np.array([0.4, -0.7])], jit=jit)
+
+
+def test_a_tuple_of_ints_stays_as_it_is():
+    _, after = lowered(module_containers, dict_reads)
+    assert "SHAPE =" not in after and "np.zeros(SHAPE)" in after
+
+
+GROWING = [np.array([1.0, 2.0])]
+
+
+def appends(x):
+    GROWING.append(x)
+    return np.sum(x * GROWING[0])
+
+
+def test_a_container_the_function_changes_stays_as_it_is():
+    _, after = lowered(module_containers, appends)
+    assert "GROWING =" not in after
+
+
+HISTORY = [np.array([1.0, 2.0])]
+
+
+def remember(v):
+    HISTORY.append(v)
+
+
+def reads_what_a_helper_changes(x):
+    remember(x)
+    return np.sum(HISTORY[-1] * x)
+
+
+def test_a_container_a_helper_changes_stays_as_it_is():
+    """Its literal would not see the helper's append (HISTORY[-1] is x in
+    Python)."""
+    _, after = lowered(module_containers, reads_what_a_helper_changes)
+    assert "HISTORY =" not in after
+
+
+def reads_weights(x):
+    return np.sum(x * S[0])
+
+
+def test_a_changed_element_is_read_again(jit):
+    df = s2sad.grad(reads_weights, jit=jit)
+    x = np.array([0.1, 0.2])
+    np.testing.assert_allclose(df(x), [1.0, 2.0])
+    S[0][0] = 5.0  # in place: compiled code would keep the value it was compiled with
+    try:
+        np.testing.assert_allclose(df(x), [5.0, 2.0])
+    finally:
+        S[0][0] = 1.0
+    np.testing.assert_allclose(df(x), [1.0, 2.0])
