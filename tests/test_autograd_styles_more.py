@@ -229,7 +229,6 @@ case("direct", fun_direct, 1.3)
 REFUSED = {
     "linalg-svd-3d": LookupError,                   # svd of a stack of matrices
     "linalg-norm-nuclear-axis": LookupError,        # a matrix norm over a pair of axes
-    "linalg-cholesky-reparameterization": LookupError,  # rng.randn of a local RandomState
     "linalg-sqrtm": LookupError,                    # scipy.linalg.sqrtm has no rule
 }
 ACCEPTED, COMPILED, REFUSALS = CASES.split(REFUSED, {"graph-mutating-outgrad"})

@@ -335,11 +335,14 @@ def test_points_forward_mode(fn, args, wrt):
     check_jvp(fn, args, wrt=wrt, jit=False)
 
 
-def test_fewer_index_arrays_than_axes_still_refused():
+def test_index_arrays_on_the_first_axes_of_a_3d_array():
+    # x[i, j] with two index arrays and a trailing axis left whole: numpy
+    # pairs the arrays, giving rows (2, 3)
     def rows_of_points(x):
-        return x[np.array([0, 1]), np.array([1, 0])]
-    with pytest.raises(UnsupportedSyntaxError, match="several index arrays"):
-        s2sad.grad(rows_of_points, jit=False)(rng.normal(size=(2, 2, 3)))
+        return np.sum(x[np.array([0, 1]), np.array([1, 0])] ** 2 * np.arange(3.0))
+    x = rng.normal(size=(2, 2, 3))
+    check_grad(rows_of_points, (x,), jit=False)
+    check_grad(rows_of_points, (x,), jit=True)
 
 
 # ---- autograd's tests of containers: dicts, tuples and lists of arrays -----------------

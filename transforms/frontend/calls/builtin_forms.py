@@ -43,6 +43,7 @@ from ...expressions import for_range, generator, raising
 from ...names import fresh_name
 from ...syntax import (assign, attr, binop, call, compare, const, plain_copy, subscript,
                        walk)
+from .vectorizers import float_vectorizer, named_vectorizers, vectorize_refused
 
 _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
               operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
@@ -109,7 +110,7 @@ class _Forms:
 
     def function(self, fn):
         outer = getattr(self, "vectorizers", {})
-        self.vectorizers = {**outer, **_named_vectorizers(fn, self)}
+        self.vectorizers = {**outer, **named_vectorizers(fn, self)}
         fn.body = self.block(fn.body)
         self.vectorizers = outer
 
@@ -344,7 +345,7 @@ class _Rewrite(gast.NodeTransformer):
         if isinstance(node.func, gast.Name) and node.func.id in forms.vectorizers:
             return self.vectorized(node, forms.vectorizers[node.func.id])
         if forms.is_(node.func, np.vectorize):
-            raise _vectorize_refused(node, forms.location)
+            raise vectorize_refused(node, forms.location)
         if (forms.is_(node.func, builtins.max) or forms.is_(node.func, builtins.min)) \
                 and any(k.arg == "key" for k in node.keywords):
             return self.extremum(node, "max" if forms.is_(node.func, builtins.max) else "min")
@@ -361,9 +362,9 @@ class _Rewrite(gast.NodeTransformer):
         """`f` applied to each element of the one array given, as np.vectorize
         with otypes=[float] does: float(f(v)) for v in its flat elements, in
         its shape."""
-        fn = _float_vectorizer(maker, self.forms)
+        fn = float_vectorizer(maker, self.forms)
         if fn is None:
-            raise _vectorize_refused(maker, self.forms.location)
+            raise vectorize_refused(maker, self.forms.location)
         if len(node.args) != 1 or node.keywords or isinstance(node.args[0], gast.Starred):
             raise UnsupportedSyntaxError(
                 "a vectorized function called with several arguments or keywords",
@@ -506,62 +507,6 @@ def _sequence(seq, forms):
         v = forms.fresh("item")
         return gast.ListComp(elt=_load(v), generators=[generator(v, plain_copy(seq))])
     return plain_copy(seq)
-
-
-def _float_vectorizer(maker, forms):
-    """The function of `np.vectorize(f, otypes=[float])` (or np.float64, 'd'),
-    or None: without otypes numpy takes the result type from the first
-    element's result (an int there truncates every other), which s2sad
-    does not guess."""
-    given = {k.arg: k.value for k in maker.keywords}
-    if len(maker.args) != 1 or set(given) != {"otypes"}:
-        return None
-    otypes = given["otypes"]
-    if isinstance(otypes, (gast.List, gast.Tuple)) and len(otypes.elts) == 1:
-        otypes = otypes.elts[0]
-    if isinstance(otypes, gast.Constant):
-        ok = otypes.value in ("d", "f8", "float64")
-    else:
-        ok = forms.is_(otypes, builtins.float) or forms.is_(otypes, np.float64)
-    return maker.args[0] if ok else None
-
-
-def _named_vectorizers(fn, forms):
-    """{name: its np.vectorize(...) call} for names a statement of the
-    function's own body binds once to one (that statement leaves; calls of
-    the name are rewritten)."""
-    stores = {}
-    for n in walk(fn):
-        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
-            stores[n.id] = stores.get(n.id, 0) + 1
-    found, body = {}, []
-    for s in fn.body:
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
-                and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1 \
-                and isinstance(s.value, gast.Call) and forms.is_(s.value.func, np.vectorize) \
-                and _float_vectorizer(s.value, forms) is not None:
-            found[s.targets[0].id] = s.value
-            continue
-        body.append(s)
-    if found:
-        if any(isinstance(n, gast.Name) and n.id in found and isinstance(n.ctx, gast.Load)
-               and not _called(n, fn) for n in walk(fn)):
-            return {}  # (used other than called: refused where the call to np.vectorize is)
-        fn.body = body
-    return found
-
-
-def _called(name, fn):
-    return any(isinstance(c, gast.Call) and c.func is name for c in walk(fn))
-
-
-def _vectorize_refused(node, location):
-    return UnsupportedSyntaxError(
-        "np.vectorize(...) without otypes=[float], or with other options, or not called",
-        location, node,
-        "Give otypes=[float] (numpy otherwise takes the result type from the first "
-        "element's result, which s2sad does not guess), or apply the function in a "
-        "comprehension: np.array([f(v) for v in x.ravel()]).reshape(x.shape)")
 
 
 def _sorted_spelled(node):
