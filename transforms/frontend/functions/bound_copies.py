@@ -83,9 +83,7 @@ def bound_copy(fn, bound, spellings, namespace, taken):
         tree.name = copy_name
         # (the function object is what the helper machinery keys on; its
         # globals hold the names the copy reads, so it runs as Python too)
-        holder = type("Globals", (), {"__globals__": {**getattr(fn, "__globals__", {}),
-                                                      **refs}})
-        obj = function_of(tree, holder, found.location)
+        obj = function_of(tree, fn, found.location, refs)
         sig = inspect.signature(fn)
         with_default = [a.id for a in args.args[len(args.args) - len(args.defaults):]]
         obj.__defaults__ = tuple(sig.parameters[p].default for p in with_default) or None

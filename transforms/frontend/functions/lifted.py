@@ -183,14 +183,18 @@ class NestedLocation(SourceLocation):
         return super().describe(node)
 
 
-def function_of(tree, fn, location):
+def function_of(tree, fn, location, extra=None):
     """A Python function object for the lifted tree (the helper machinery
     keys on functions), its source in linecache under a name that says where
-    it comes from; its globals are the outer function's."""
+    it comes from; its globals are the outer function's (with `extra`, a
+    dict of names, added to a copy of them)."""
     text = stmt_source(tree) + "\n"
     filename = f"<s2sad: {tree.name}, lifted from {location.filename}:" \
                f"{location.line_of(tree)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     module = compile(text, filename, "exec")
     code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-    return types.FunctionType(code, getattr(fn, "__globals__", {}), tree.name)
+    namespace = getattr(fn, "__globals__", {})
+    if extra:
+        namespace = {**namespace, **extra}
+    return types.FunctionType(code, namespace, tree.name)

@@ -102,8 +102,8 @@ def _function_value(node, namespace, local):
         v = value(n.value)
         return None if v is None else getattr(v, n.attr, None)
     obj = value(node)
-    if obj is None or obj in LIFTED:  # (a lifted nested function: passed_functions.py)
-        return None
+    if obj is None or (inspect.isfunction(obj) and obj in LIFTED):
+        return None  # (a lifted nested function: passed_functions.py)
     if getattr(obj, "__s2sad_derivative__", False) or getattr(obj, "__s2sad_custom__", None):
         return obj
     if inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(obj, np.ufunc) \
