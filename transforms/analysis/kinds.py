@@ -277,6 +277,8 @@ class KindInference:
                 return STR
             if isinstance(node.op, gast.MatMult):
                 return matmul(left, right)
+            if left.tag == "tuple" and right.tag == "tuple" and isinstance(node.op, gast.Add):
+                return tuple_of(left.items + right.items)  # x.shape + (1,): concatenated
             if left.tag == "tuple" or right.tag == "tuple":
                 return UNKNOWN
             k = broadcast(left, right)
