@@ -147,6 +147,9 @@ CONSTRUCTS = [
     Construct("Functions and calls", "`if w is None:`, `isinstance(x, np.ndarray)` on a "
               "parameter", "`if weights is None: ...`", COMPILED, "frontend.statements.none_tests",
               G + "#functions-and-calls"),
+    Construct("Control flow", "A range stored in a name, read by index or `len()`",
+              "`r = range(1, n); x[r[0]]`", COMPILED, "frontend.statements.range_values",
+              G + "#control-flow"),
     Construct("Functions and calls", "String arguments (a constant of the specialisation)",
               "`if mode == \"edge\":`", COMPILED, "frontend.specialise", G + "#functions-and-calls"),
     # ---- lists, tuples, dicts

@@ -48,7 +48,7 @@ REGISTRY.register(rt.prod_others, Rule(None, _arg(0), diff_argnums=(0,), name="p
 refused(rt.prod_others_tangent, kind=_arg(0),
         reason="third derivatives of np.prod are not implemented")
 # rt.digamma's rule (polygamma) is scipy.special.digamma's: special.py
-nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
+nondifferentiable(rt.reduced_count, rt.range_item, kind=lambda args, kws: K.INT)
 nondifferentiable(rt.empty_stack, kind=lambda args, kws: K.array(
     args[1].ndim + 1, args[1].scalar_dtype) if args[1].is_array or args[1].is_scalar
     else K.UNKNOWN)

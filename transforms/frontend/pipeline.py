@@ -45,8 +45,8 @@ from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
-                         nested_unpacking, none_tests, normalize, number_starts, statement_forms,
-                         stored_ranges, value_bools)
+                         nested_unpacking, none_tests, normalize, number_starts, range_values,
+                         statement_forms, stored_ranges, value_bools)
 from ..syntax import clone
 
 
@@ -136,6 +136,8 @@ SPECIALISE = [
     step(array_loops, "for t in np.linspace(...): a counted loop over the array"),
     step(desugar, "break, continue, early return, for row in A, ternaries: flags and counted"
          " loops", after=("comprehensions",)),
+    step(range_values, "r = range(a, b); r[k], len(r): range_item(a, b, 1, k), len(range(a, b))",
+         after=("desugar", "none_tests")),
     step(steps.mark_accesses, "(array accesses marked, for the index checks)"),
     step(normalize, "one primitive operation per statement; a += b; x.sum(): np.sum(x)",
          after=("desugar",)),
