@@ -161,6 +161,10 @@ CONSTRUCTS = [
               "frontend.containers.list_appends", G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A list used as a stack", "`s.append(v)` ... "
               "`v = s.pop()`", COMPILED, "reverse.user_stacks", G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A list that grows, read by index, stacked or looped "
+              "over (a time loop's tape)", "`hs = [h0]; for t ...: hs.append(f(hs[t]))`; "
+              "`np.stack(hs)`", COMPILED, "frontend.containers.growing_lists",
+              G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A list of lists written out", "`M = [[a, b], [c, d]]`",
               COMPILED, "frontend.containers.nested_literals", G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A local dict with constant keys",
@@ -218,6 +222,7 @@ INTERNAL = {"calls.binder", "calls.list_spellings", "calls.missing_attributes",
             "calls.read_respellings", "calls.respellings", "containers.assigned_keys",
             "containers.aux", "containers.aux_output", "containers.aux_pairs",
             "containers.common", "containers.container_loops", "containers.dict_keys",
+            "containers.list_reads",
             "containers.flatten", "containers.materialised_lists", "containers.structure",
             "containers.tuples", "context", "effects.arrays_written",
             "effects.calls_for_effect", "effects.helper_effects", "effects.hidden_writes",

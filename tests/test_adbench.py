@@ -12,9 +12,6 @@ CASES = {c[0]: c for c in cases()}
 NOT_YET = {
     "gmm": "a function attribute as a counter (constructL.Lparamidx)",
     "ba": "the jacobian of a tuple output whose parts differ in shape",
-    "lstm": "a list of states appended to and read by index in one loop",
-    "ht": "a list of arrays read at an index computed from another array",
-    "ht_complicated": "a list of arrays read at an index computed from another array",
 }
 
 

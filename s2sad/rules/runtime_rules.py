@@ -54,6 +54,20 @@ nondifferentiable(rt.empty_stack, kind=lambda args, kws: K.array(
     else K.UNKNOWN)
 
 
+def _stacked_list(args, kws):
+    """The kind of np.stack of a list whose elements have one known kind."""
+    item = args[0].items[0] if args[0].tag == "list" else K.UNKNOWN
+    if item.is_array or item.is_scalar:
+        return K.array(item.ndim + 1, item.scalar_dtype)
+    return K.UNKNOWN
+
+
+# (linear: its tangent is the stack of the tangents; the reverse sweep adds
+# the rows of its cotangent into the list of adjoints: user_stacks.py)
+_linear(rt.stack_list, _stacked_list)
+nondifferentiable(rt.zeros_list, kind=first_arg)
+
+
 # ---- adjoints, so generated derivatives can be differentiated in reverse ----
 
 @_adjoint_of(rt.unbroadcast)

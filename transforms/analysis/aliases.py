@@ -52,7 +52,8 @@ def check_aliased_writes(tree, kinds, location, call_shares=None):
                 f"'{name}', and '{other}' is read after that)",
                 location, made,
                 f"s2sad follows values by name, so the derivative would miss the write. "
-                f"Make a copy ({alias} = ....copy()) or index '{source}' directly")
+                + (f"Append a copy ({alias}.append({source}.copy()))" if _appends(made) else
+                   f"Make a copy ({alias} = ....copy()) or index '{source}' directly"))
 
 
 class _Flow:
@@ -130,6 +131,12 @@ def _second_names(s, kinds, call_shares):
     """(name, source) pairs: `s` makes name another name of (part of) the
     memory of source."""
     pairs = [(s.targets[0].id, source) for source in sorted(_aliased_sources(s, kinds))]
+    if _appends(s):  # hs.append(h): the list holds h's memory
+        lst = s.value.func.value.id
+        sources = memory_sources(s.value.args[0], lambda n: _is_array_kind(n, kinds),
+                                 calls_share=False)
+        pairs += [(lst, source) for source in sorted(sources)
+                  if _is_array(source, kinds) and source != lst]
     marked = getattr(s, "s2sad_result_shares", None)  # a writing helper's (written_args.py)
     if marked and _is_array(marked[0], kinds):
         pairs += [(marked[0], source) for source in marked[2] if _is_array(source, kinds)]
@@ -150,11 +157,20 @@ def _relation(made, call_shares):
     if by or marked:
         return f"is what {by or marked[1]}(...) returns, which " + (
             "is" if by else "may be (a view of)")
+    if _appends(made):
+        return "holds"
     if isinstance(made.value, gast.Name):
         return "is another name for"
     if _helper_call(made.value, call_shares):
         return f"is what {_callee_name(made.value)}(...) returns, which may be (a view of)"
     return "is a view of"
+
+
+def _appends(s):
+    """`hs.append(v)` as a statement."""
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+        and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append" \
+        and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1
 
 
 def _after_write_backs(order, p):

@@ -32,9 +32,9 @@ from . import steps
 from .calls import (array_attributes, bind, builtin_forms, builtin_reductions, callable_forms,
                     missing_attributes, read_respellings, star_forms)
 from .containers import (added_keys, assigned_keys, aux_output, aux_pairs, comprehensions,
-                         dict_comprehensions, dicts, flatten_args, list_appends, literal_loops,
-                         literals, materialised_lists, nested_literals, records, sequence_args,
-                         tuples)
+                         dict_comprehensions, dicts, flatten_args, growing_lists, list_appends,
+                         list_reads, literal_loops, literals, materialised_lists,
+                         nested_literals, records, sequence_args, tuples)
 from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
@@ -107,6 +107,8 @@ CONTAINERS = Group("containers", has_containers, [
     step(nested_literals, "M = [[a, b], [c, d]] used as an array: np.array(M)"),
     step(materialised_lists, "a comprehension's list used as a list: refused",
          after=("comprehensions",)),
+    step(growing_lists, "hs = [h0]; hs.append(f(hs[t])) in a loop: hs = []; hs.append(h0);"
+         " np.stack(hs): stack_list(hs)", after=("list_appends", "comprehensions")),
     step(dicts, "d = {'w': x}; d['w']: a variable per key"),
     step(literals, "v = [1.0, a]; v[1], sum([a, b]): a variable per element, 0 + a + b"),
 ])
@@ -143,6 +145,8 @@ SPECIALISE = [
          after=("desugar",)),
     step(steps.infer_kinds, "(the kinds of every variable, from the argument kinds)",
          after=("normalize",)),
+    step(list_reads, "np.sin(hs[t]), range(len(hs)) of a grown list: each read its own statement",
+         after=("infer_kinds", "growing_lists"), retypes=True),
     step(number_starts, "res = 0; res = res + a: res = 0 + a", after=("infer_kinds",),
          retypes=True),
     step(aux_pairs, "has_aux: return pair of a tuple of two values, checked",
