@@ -37,6 +37,7 @@ def check_aliased_writes(tree, kinds, location, call_shares=None):
     if not aliases:
         return
     flow = _Flow(order)
+    aliases = _through_chains(aliases, flow)
     writes = [(q, name) for q, (s, _) in enumerate(order) for name in _written(s, kinds)]
     reads = [(r, _header_loads(s)) for r, (s, _) in enumerate(order)]
     for p, alias, source, made in aliases:
@@ -54,6 +55,26 @@ def check_aliased_writes(tree, kinds, location, call_shares=None):
                 f"s2sad follows values by name, so the derivative would miss the write. "
                 + (f"Append a copy ({alias}.append({source}.copy()))" if _appends(made) else
                    f"Make a copy ({alias} = ....copy()) or index '{source}' directly"))
+
+
+def _through_chains(aliases, flow):
+    """`aliases` and the second names made through a chain: after `a = h`
+    and then `b = a` (while a still holds h's memory), b is a name of h's
+    memory too, made where b is bound (a write into h, then a read of b, is
+    the same hazard as through a)."""
+    out, known = list(aliases), {(alias, source) for _, alias, source, _ in aliases}
+    changed = True
+    while changed:
+        changed = False
+        for p1, a, source, _ in list(out):
+            for p2, b, via, made in list(out):
+                if via != a or b == source or (b, source) in known \
+                        or not flow.reaches(p1, p2, {a, source}):
+                    continue
+                out.append((p2, b, source, made))
+                known.add((b, source))
+                changed = True
+    return out
 
 
 class _Flow:
