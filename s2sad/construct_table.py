@@ -180,6 +180,9 @@ CONSTRUCTS = [
     Construct("Functions and calls", "A helper returning its nested function, called at once",
               "`make_grad(ans, a, b)(g)`", COMPILED, "frontend.functions.returned_closures",
               G + "#statements"),
+    Construct("Control flow", "A range stored in a name, read by index or `len()`",
+              "`r = range(1, n); x[r[0]]`", COMPILED, "frontend.statements.range_values",
+              G + "#control-flow"),
     Construct("Functions and calls", "String arguments (a constant of the specialisation)",
               "`if mode == \"edge\":`", COMPILED, "frontend.specialise", G + "#functions-and-calls"),
     # ---- lists, tuples, dicts
@@ -194,6 +197,10 @@ CONSTRUCTS = [
               "frontend.containers.list_appends", G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A list used as a stack", "`s.append(v)` ... "
               "`v = s.pop()`", COMPILED, "reverse.user_stacks", G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A list that grows, read by index, stacked or looped "
+              "over (a time loop's tape)", "`hs = [h0]; for t ...: hs.append(f(hs[t]))`; "
+              "`np.stack(hs)`", COMPILED, "frontend.containers.growing_lists",
+              G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A list of lists written out", "`M = [[a, b], [c, d]]`",
               COMPILED, "frontend.containers.nested_literals", G + "#lists-tuples-and-dicts"),
     Construct("Lists, tuples and dicts", "A local dict with constant keys",
@@ -251,6 +258,7 @@ INTERNAL = {"calls.binder", "calls.list_spellings", "calls.missing_attributes",
             "calls.read_respellings", "calls.respellings", "containers.assigned_keys",
             "containers.aux", "containers.aux_output", "containers.aux_pairs",
             "containers.common", "containers.container_loops", "containers.dict_keys",
+            "containers.list_reads",
             "containers.flatten", "containers.materialised_lists", "containers.structure",
             "containers.tuples", "context", "effects.arrays_written",
             "effects.calls_for_effect", "effects.helper_effects", "effects.hidden_writes",

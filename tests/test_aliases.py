@@ -58,6 +58,21 @@ def in_place_add(a):
     return np.sum(B * a)
 
 
+def through_a_chain(a):
+    B = a * 2.0
+    C = B
+    D = C[1:]                   # a view of B through C: a wrong gradient, no error
+    B[1] = 5.0
+    return np.sum(D * a[1:])
+
+
+def in_a_list_literal(a):
+    B = a * 2.0
+    parts = [B, a]              # parts[0] is B itself
+    B[0] = 5.0
+    return np.sum(parts[0] * a)
+
+
 def line_of(fn, text):
     lines, first = inspect.getsourcelines(fn)
     return first + next(k for k, line in enumerate(lines) if text in line)
@@ -70,6 +85,8 @@ def line_of(fn, text):
     (reshaped, "'R' is a view of 'B'", "R = B.reshape", "R[0, 1] ="),
     (write_then_read_view, "'row' is a view of 'B'", "row = B[0]", "B[0, 1] ="),
     (in_place_add, "'C' is another name for 'B'", "C = B", "C += 1.0"),
+    (through_a_chain, "'D' is a view of 'B'", "D = C[1:]", "B[1] ="),
+    (in_a_list_literal, "is another name for 'B'", "parts = [B, a]", "B[0] ="),
 ])
 def test_a_write_through_a_second_name_is_refused(fn, alias, made, write, jit):
     a = rng.normal(size=(2, 3)) if fn is write_then_read_view else rng.normal(size=3)

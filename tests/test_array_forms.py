@@ -253,3 +253,16 @@ def test_broadcast_write_compiled():
     """(always compiled: the wrong value was numba's)"""
     check_grad(column_subtracted, [M.copy()], jit=True)
     check_grad(row_assigned_to_some, [M.copy()], jit=True)
+
+
+# ---- a shape built from another: x.shape + (1,) ------------------------------------
+# (the kind of a tuple concatenated was not known, np.reshape's by it neither,
+# and `@` of the result was refused: ADBench's hand tracking)
+
+def weighted_by_rows(x, w):
+    q = np.sum(x[:, :, None] * w.reshape(w.shape + (1,)) * x[:, None, :], 1)
+    return np.sum(np.transpose(M[:2, :] @ np.transpose(q)) ** 2)
+
+
+def test_a_shape_concatenated(jit):
+    check_grad(weighted_by_rows, (M, M[::-1] * 0.5), wrt=(0, 1), jit=jit)

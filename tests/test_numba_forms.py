@@ -290,6 +290,25 @@ def test_method_reductions_in_a_helper_compile(f, helper, jit):
         and ".prod(axis" not in copy, copy
 
 
+def _h_swapped(a):
+    return a.swapaxes(0, 1) * a.trace()
+
+
+def _f_swapped(x):
+    return np.sum(_h_swapped(x * 1.5) * np.arange(12.0).reshape(3, 4))
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_methods_numba_has_only_as_functions_in_a_helper(jit):
+    # (numba has np.swapaxes and np.trace, not the methods: the forward
+    # sweep's copy of the helper fell back to Python)
+    x = rng.standard_normal((4, 3))
+    df = check_grad(_f_swapped, (x,), jit=jit)
+    src = df.source_for(x)
+    copy = src[src.index("def _h_swapped("):src.index("def vjp_")]
+    assert "a.swapaxes(" not in copy and "a.trace(" not in copy, copy
+
+
 # ---- np.linalg.cholesky(a, upper=True): numba's has no `upper` ---------------------
 
 def _upper_factor(A):

@@ -48,10 +48,24 @@ REGISTRY.register(rt.prod_others, Rule(None, _arg(0), diff_argnums=(0,), name="p
 refused(rt.prod_others_tangent, kind=_arg(0),
         reason="third derivatives of np.prod are not implemented")
 # rt.digamma's rule (polygamma) is scipy.special.digamma's: special.py
-nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
+nondifferentiable(rt.reduced_count, rt.range_item, kind=lambda args, kws: K.INT)
 nondifferentiable(rt.empty_stack, kind=lambda args, kws: K.array(
     args[1].ndim + 1, args[1].scalar_dtype) if args[1].is_array or args[1].is_scalar
     else K.UNKNOWN)
+
+
+def _stacked_list(args, kws):
+    """The kind of np.stack of a list whose elements have one known kind."""
+    item = args[0].items[0] if args[0].tag == "list" else K.UNKNOWN
+    if item.is_array or item.is_scalar:
+        return K.array(item.ndim + 1, item.scalar_dtype)
+    return K.UNKNOWN
+
+
+# (linear: its tangent is the stack of the tangents; the reverse sweep adds
+# the rows of its cotangent into the list of adjoints: user_stacks.py)
+_linear(rt.stack_list, _stacked_list)
+nondifferentiable(rt.zeros_list, kind=first_arg)
 
 
 # ---- adjoints, so generated derivatives can be differentiated in reverse ----

@@ -25,9 +25,11 @@ overload or a `register_jitable` where numba lacks the form.
     values           zeros and ones like a value, digamma, x.item(), a ** b
     writes           assignments through an index array naming a position twice
     objects          Python objects (a random generator) held by compiled code
+    lists            a list of arrays grown and read by index: np.stack of it,
+                     its adjoint's zeros and rows
 and s2sad.checkpointing's helpers (binomial checkpointing of loops)."""
-from . import axes, base, contractions, linalg, objects, reductions, shapes, special, spectral, \
-    stack_overloads, stacks, values, writes
+from . import axes, base, contractions, linalg, lists, objects, reductions, shapes, \
+    special, spectral, stack_overloads, stacks, values, writes
 from .. import checkpointing
 from .base import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
@@ -40,12 +42,13 @@ from .axes import *  # noqa: F401,F403
 from .values import *  # noqa: F401,F403
 from .contractions import *  # noqa: F401,F403
 from .writes import *  # noqa: F401,F403
+from .lists import *  # noqa: F401,F403
 from .stacks import *  # noqa: F401,F403
 from .stack_overloads import *  # noqa: F401,F403
 from .objects import *  # noqa: F401,F403
 
 _MODULES = (base, reductions, shapes, checkpointing, special, linalg, spectral, axes, values,
-            contractions, writes, stacks, stack_overloads, objects)
+            contractions, writes, lists, stacks, stack_overloads, objects)
 __all__ = [name for module in _MODULES for name in module.__all__]
 
 # The helpers whose result may be their first argument, or a view of it (or,

@@ -4,7 +4,9 @@ numba lacks) and x.item().
 
 Like s2sad.runtime (which re-exports every name here), this module needs
 numpy and numba only: exported derivatives copy it in. Also `a ** b` as
-Python computes it (`python_power`, for exponents that may be negative).
+Python computes it (`python_power`, for exponents that may be negative),
+and an element of a range stored in a name (`range_item`: numba indexes
+no range).
 """
 import math
 
@@ -12,7 +14,7 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-__all__ = ["zeros_like", "ones_like", "digamma", "item_of", "python_power"]
+__all__ = ["zeros_like", "ones_like", "digamma", "item_of", "python_power", "range_item"]
 
 
 def _is_array(t):
@@ -129,4 +131,22 @@ def _power(a, b):
                              "(2 ** -1 is 0.5), compiled code an integer (0); write the "
                              "base as a float (2.0 ** -k) or run with jit=False")
         return a ** b
+    return impl
+
+
+def range_item(start, stop, step, k):
+    """range(start, stop, step)[k]: an int index, negative too, and
+    Python's IndexError out of range."""
+    return range(start, stop, step)[k]
+
+
+@overload(range_item)
+def _range_item(start, stop, step, k):
+    def impl(start, stop, step, k):
+        n = len(range(start, stop, step))
+        if k < 0:
+            k += n
+        if k < 0 or k >= n:
+            raise IndexError("range object index out of range")
+        return start + k * step
     return impl

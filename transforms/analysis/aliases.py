@@ -37,6 +37,7 @@ def check_aliased_writes(tree, kinds, location, call_shares=None):
     if not aliases:
         return
     flow = _Flow(order)
+    aliases = _through_chains(aliases, flow)
     writes = [(q, name) for q, (s, _) in enumerate(order) for name in _written(s, kinds)]
     reads = [(r, _header_loads(s)) for r, (s, _) in enumerate(order)]
     for p, alias, source, made in aliases:
@@ -52,7 +53,28 @@ def check_aliased_writes(tree, kinds, location, call_shares=None):
                 f"'{name}', and '{other}' is read after that)",
                 location, made,
                 f"s2sad follows values by name, so the derivative would miss the write. "
-                f"Make a copy ({alias} = ....copy()) or index '{source}' directly")
+                + (f"Append a copy ({alias}.append({source}.copy()))" if _appends(made) else
+                   f"Make a copy ({alias} = ....copy()) or index '{source}' directly"))
+
+
+def _through_chains(aliases, flow):
+    """`aliases` and the second names made through a chain: after `a = h`
+    and then `b = a` (while a still holds h's memory), b is a name of h's
+    memory too, made where b is bound (a write into h, then a read of b, is
+    the same hazard as through a)."""
+    out, known = list(aliases), {(alias, source) for _, alias, source, _ in aliases}
+    changed = True
+    while changed:
+        changed = False
+        for p1, a, source, _ in list(out):
+            for p2, b, via, made in list(out):
+                if via != a or b == source or (b, source) in known \
+                        or not flow.reaches(p1, p2, {a, source}):
+                    continue
+                out.append((p2, b, source, made))
+                known.add((b, source))
+                changed = True
+    return out
 
 
 class _Flow:
@@ -130,6 +152,12 @@ def _second_names(s, kinds, call_shares):
     """(name, source) pairs: `s` makes name another name of (part of) the
     memory of source."""
     pairs = [(s.targets[0].id, source) for source in sorted(_aliased_sources(s, kinds))]
+    if _appends(s):  # hs.append(h): the list holds h's memory
+        lst = s.value.func.value.id
+        sources = memory_sources(s.value.args[0], lambda n: _is_array_kind(n, kinds),
+                                 calls_share=False)
+        pairs += [(lst, source) for source in sorted(sources)
+                  if _is_array(source, kinds) and source != lst]
     marked = getattr(s, "s2sad_result_shares", None)  # a writing helper's (written_args.py)
     if marked and _is_array(marked[0], kinds):
         pairs += [(marked[0], source) for source in marked[2] if _is_array(source, kinds)]
@@ -150,11 +178,20 @@ def _relation(made, call_shares):
     if by or marked:
         return f"is what {by or marked[1]}(...) returns, which " + (
             "is" if by else "may be (a view of)")
+    if _appends(made):
+        return "holds"
     if isinstance(made.value, gast.Name):
         return "is another name for"
     if _helper_call(made.value, call_shares):
         return f"is what {_callee_name(made.value)}(...) returns, which may be (a view of)"
     return "is a view of"
+
+
+def _appends(s):
+    """`hs.append(v)` as a statement."""
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+        and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append" \
+        and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1
 
 
 def _after_write_backs(order, p):

@@ -294,6 +294,8 @@ class KindInference:
                 return STR
             if isinstance(node.op, gast.MatMult):
                 return matmul(left, right)
+            if left.tag == "tuple" and right.tag == "tuple" and isinstance(node.op, gast.Add):
+                return tuple_of(left.items + right.items)  # x.shape + (1,): concatenated
             if left.tag == "tuple" or right.tag == "tuple":
                 return UNKNOWN
             k = broadcast(left, right)
@@ -369,6 +371,10 @@ class KindInference:
                 return base.items[index.value] if -len(base.items) <= index.value < len(base.items) else UNKNOWN
             items = set(base.items)
             return items.pop() if len(items) == 1 else UNKNOWN
+        if base.tag == "list":  # a list grown by appends: an element, or a new list
+            if isinstance(index, gast.Slice):
+                return base
+            return base.items[0] if self.expr(index).tag in ("int", "bool") else UNKNOWN
         if not base.is_array:
             return UNKNOWN
         parts = index.elts if isinstance(index, gast.Tuple) else [index]

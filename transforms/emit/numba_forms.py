@@ -16,7 +16,9 @@ to a negative integer power as an integer (2 ** -1 is 0, where Python gives
 
 A method of a local array (`a.max(axis=0)`) is its numpy function
 (`np.max(a, axis=0)`) for this purpose: the user's statements reach here
-in that form, but a helper's forward copy keeps the user's methods."""
+in that form, but a helper's forward copy keeps the user's methods. A
+method numba has only as the numpy function (`a.swapaxes(0, 2)`) is that
+function itself."""
 import gast
 import numpy as np
 
@@ -48,6 +50,11 @@ def rewrite_forms(tree, forms, resolve, powers=False):
         call = node
         if not entries:
             call, entries = _method_as_function(node, by_function, resolve)
+        if not entries and call is node and _function_only(node, resolve):
+            node.func, node.args = gast.Attribute(value=gast.Name(
+                id="np", ctx=gast.Load(), annotation=None, type_comment=None),
+                attr=node.func.attr, ctx=gast.Load()), [node.func.value] + node.args
+            continue
         for test, helper, passing in entries:
             if not test(call):
                 continue
@@ -86,6 +93,23 @@ def _method_as_function(node, by_function, resolve):
                                                 attr=func.attr, ctx=gast.Load()),
                             args=[func.value] + list(node.args), keywords=node.keywords)
     return as_function, entries
+
+
+# array methods numba compiles only as the numpy functions (np.swapaxes(a, 0, 2))
+_FUNCTION_ONLY = {"swapaxes", "trace", "round"}
+
+
+def _function_only(node, resolve):
+    """`a.swapaxes(0, 2)` of a local (or a global array) `a`, a method
+    numba has only as a numpy function."""
+    func = node.func
+    if not (isinstance(func, gast.Attribute) and func.attr in _FUNCTION_ONLY):
+        return False
+    try:
+        base = resolve(func.value) if isinstance(func.value, gast.Name) else None
+    except Exception:  # noqa: BLE001
+        return False
+    return base is None or isinstance(base, np.ndarray)
 
 
 def module_resolver(globals_, modules):

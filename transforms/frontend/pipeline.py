@@ -32,9 +32,9 @@ from . import steps
 from .calls import (array_attributes, bind, builtin_forms, builtin_reductions, callable_forms,
                     missing_attributes, read_respellings, star_forms, zip_forms)
 from .containers import (added_keys, assigned_keys, aux_output, aux_pairs, comprehensions,
-                         dict_comprehensions, dicts, flatten_args, list_appends, literal_loops,
-                         literals, materialised_lists, module_containers, nested_literals,
-                         records, sequence_args, tuples)
+                         dict_comprehensions, dicts, flatten_args, growing_lists, list_appends,
+                         list_reads, literal_loops, literals, materialised_lists,
+                         module_containers, nested_literals, records, sequence_args, tuples)
 from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
@@ -47,7 +47,7 @@ from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
                          nested_unpacking, none_tests, normalize, number_starts, python_blocks,
-                         statement_forms, stored_ranges, value_bools)
+                         range_values, statement_forms, stored_ranges, value_bools)
 from ..syntax import clone
 
 
@@ -125,6 +125,8 @@ CONTAINERS = Group("containers", has_containers, [
     step(nested_literals, "M = [[a, b], [c, d]] used as an array: np.array(M)"),
     step(materialised_lists, "a comprehension's list used as a list: refused",
          after=("comprehensions",)),
+    step(growing_lists, "hs = [h0]; hs.append(f(hs[t])) in a loop: hs = []; hs.append(h0);"
+         " np.stack(hs): stack_list(hs)", after=("list_appends", "comprehensions")),
     step(dicts, "d = {'w': x}; d['w']: a variable per key"),
     step(literals, "v = [1.0, a]; v[1], sum([a, b]): a variable per element, 0 + a + b"),
 ])
@@ -156,11 +158,15 @@ SPECIALISE = [
     step(array_loops, "for t in np.linspace(...): a counted loop over the array"),
     step(desugar, "break, continue, early return, for row in A, ternaries: flags and counted"
          " loops", after=("comprehensions",)),
+    step(range_values, "r = range(a, b); r[k], len(r): range_item(a, b, 1, k), len(range(a, b))",
+         after=("desugar", "none_tests")),
     step(steps.mark_accesses, "(array accesses marked, for the index checks)"),
     step(normalize, "one primitive operation per statement; a += b; x.sum(): np.sum(x)",
          after=("desugar",)),
     step(steps.infer_kinds, "(the kinds of every variable, from the argument kinds)",
          after=("normalize",)),
+    step(list_reads, "np.sin(hs[t]), range(len(hs)) of a grown list: each read its own statement",
+         after=("infer_kinds", "growing_lists"), retypes=True),
     step(number_starts, "res = 0; res = res + a: res = 0 + a", after=("infer_kinds",),
          retypes=True),
     step(aux_pairs, "has_aux: return pair of a tuple of two values, checked",

@@ -11,7 +11,7 @@
 import gast
 
 from ..analysis import kinds as K
-from ..syntax import assign, binding_counts, clone, name, structure, walk, walk_stmts
+from ..syntax import assign, base_name, binding_counts, clone, name, structure, walk, walk_stmts
 from .cleanup import own_expressions
 
 
@@ -67,16 +67,18 @@ def _may_overlap(target, value):
         isinstance(n, gast.Name) and n.id == base.id for n in walk(value))
 
 
-def augment_scalar_updates(stmts, scalars):
+def augment_scalar_updates(stmts, scalars, lists=frozenset()):
     """`s = s + e` reads `s += e` (for scalars only: on arrays `+=` would
-    write in place)."""
+    write in place; so it would into an array held in one of the `lists`,
+    `dhs[i] = dhs[i] + e`, which may be another name's array too)."""
     for k, s in enumerate(stmts):
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list):
-                augment_scalar_updates(getattr(s, field), scalars)
+                augment_scalar_updates(getattr(s, field), scalars, lists)
         if (isinstance(s, gast.Assign) and isinstance(s.value, gast.BinOp)
                 and isinstance(s.value.op, _AUGMENTABLE) and _same_place(s.targets[0], s.value.left)
                 and (not isinstance(s.targets[0], gast.Name) or s.targets[0].id in scalars)
+                and base_name(s.targets[0]) not in lists
                 and not _may_overlap(s.targets[0], s.value.right)):
             new = gast.AugAssign(target=s.targets[0], op=s.value.op, value=s.value.right)
             new.__dict__.update({a: b for a, b in s.__dict__.items() if a.startswith("s2sad_")})

@@ -106,7 +106,8 @@ def _inline_temporaries(d):
 
 
 def _augmented_updates(d):
-    accumulate.augment_scalar_updates(d.body, d.scalars)
+    lists = {v for v, k in d.kinds.items() if k.tag == "list"}  # (adjoints included)
+    accumulate.augment_scalar_updates(d.body, d.scalars, lists)
 
 
 def _ascend_loops(d):

@@ -9,6 +9,7 @@ import gast
 
 from ..analysis import kinds as K
 from ..analysis.distinct_indices import DistinctIndices
+from ..analysis.stack_uses import read_of
 from .tapes import names_written_in_place
 from ..errors import UnsupportedSyntaxError, in_definition, missing_gradient
 from ..emit.unparse import stmt_source
@@ -482,6 +483,11 @@ def refuse_active_list(s, value, active, kinds, location):
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
             and value.func.attr == "pop":
         return
+    if read_of(value, {v for v in active if kinds.get(v, K.UNKNOWN).tag == "list"}):
+        return  # v = hs[i], z = stack_list(hs): element by element (user_stacks.py)
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
+            and value.func.id == "len" and len(value.args) == 1:
+        return  # n = len(hs): an int, no gradient (list_reads.py)
     for n in walk(value):
         if isinstance(n, gast.Name) and n.id in active \
                 and kinds.get(n.id, K.UNKNOWN).tag == "list":

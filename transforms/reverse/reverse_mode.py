@@ -27,6 +27,7 @@ from .value_reads import value_reads
 from .steps_back import integer_step_inverse, reversed_range
 from .unpacking import Unpacking
 from .user_stacks import UserStacks
+from ..analysis.stack_uses import read_of
 from .tapes import (LoopFrame, Tapes, frame_for, names_written_in_place, only_transposes,
                     placeholder)
 
@@ -68,6 +69,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
 
     def zero_of(self, var):
         k = self.kind(var)
+        if k.tag == "list" and var in self.indexed_lists:  # zeros mirroring its elements
+            return call("zeros_list", name(var))
         if k.tag == "list":  # a tape of differentiated code: a list of adjoints
             return gast.List(elts=[], ctx=gast.Load())
         if k.tag in ("float", "int", "bool"):
@@ -122,9 +125,12 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
         shape_only = {v for v in self.kinds if self.bindings.get(v, 0) <= 1
                       and (v in self.fixed_shapes or not self.kind(v).is_array)} \
             if "shape_reads" in enabled else set()
+        # (so is a list read by index: its list of adjoints, made where the
+        # reverse sweep passes its binding, mirrors the list bound before)
         for loop, local in self.loop_locals.items():
-            self.loop_locals[loop] = {v for v in local if v in self.fixed_shapes
-                                      or not self.kind(v).is_array}
+            self.loop_locals[loop] = {v for v in local if (v in self.fixed_shapes or not
+                                                           self.kind(v).is_array)
+                                      and v not in self.indexed_lists}
         shape_only = ShapeOnly(shape_only, self.fixed_shapes)
         self.loop_local_defs = {}
         self.shape_only = shape_only
@@ -444,6 +450,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
             return fwd, restore
         if _is_pop(value, self.fn) and value.func.value.id in self.active:
             return fwd, self.list_pop(s, z, value) + restore + [self.zero_stmt(z)]
+        if read_of(value, self.indexed_lists & self.active):
+            return fwd, self.list_read(s, z, value) + restore + [self.zero_stmt(z)]
         if isinstance(value, gast.List) and not value.elts and self.kind(z).tag == "list" \
                 and self.fn.location.is_generated:
             # a tape's creation in a derivative differentiated again: every

@@ -84,6 +84,10 @@ def placeholder(kind, transposed=False):
     that saving it on a loop's first iteration is well typed. `transposed`:
     the variable only holds transposes (`T = L.T`), F-ordered: so is its
     placeholder (numba would type a name holding both orders as of any layout)."""
+    if kind.tag == "list" and kind.items[0].known:  # an empty list of its elements' type
+        return gast.Subscript(value=gast.List(elts=[placeholder(kind.items[0])], ctx=gast.Load()),
+                              slice=gast.Slice(lower=None, upper=const(0), step=None),
+                              ctx=gast.Load())
     if kind.is_array:
         shape = const(0) if kind.ndim == 1 else \
             gast.Tuple(elts=[const(0) for _ in range(kind.ndim)], ctx=gast.Load())

@@ -26,6 +26,24 @@ def test_sum_of_a_matrix_adds_its_rows():
             return sum2''')
 
 
+def started(x):
+    return sum(x * x, 2) * sum(x * x, start=1.5)
+
+
+def test_sum_with_a_start_adds_it_first():
+    _, after = lowered(builtin_reductions, started, np.ones((2, 3)))
+    assert after == source('''
+        def started(x):
+            prod = x * x
+            total = np.sum(prod, axis=0)
+            sum2 = 2 + total
+            prod2 = x * x
+            total2 = np.sum(prod2, axis=0)
+            sum3 = 1.5 + total2
+            result = sum2 * sum3
+            return result''')
+
+
 def test_max_of_a_vector():
     _, after = lowered(builtin_reductions, largest, np.ones(3))
     assert "np.max(" in after
@@ -33,6 +51,8 @@ def test_max_of_a_vector():
 
 def test_gradient(jit):
     check_grad(reduced, [np.arange(6.0).reshape(2, 3)], jit=jit)
+    check_grad(started, [np.arange(6.0).reshape(2, 3)], jit=jit)
+    check_grad(started, [np.array([0.5, 3.0, -1.0])], jit=jit)
     check_grad(largest, [np.array([0.5, 3.0, -1.0])], jit=jit)
 
 

@@ -9,6 +9,9 @@ from ...libraries import is_library_function
 from ...syntax import clone, walk
 
 
+STACK_LIST = "stack_list"  # the runtime helper stacking a grown list's elements (np.stack)
+
+
 def range_element(start, step, k):
     """start + k * step, without the terms that are 0 or the factors that are 1."""
     def value(node):
@@ -44,6 +47,25 @@ def stacks(resolve, func):
     except Exception:  # noqa: BLE001 - not resolvable: not one of them
         return False
     return any(obj is f for f in (np.array, np.asarray, np.stack, np.ascontiguousarray))
+
+
+def changed_while_iterated(loop, resolve):
+    """(list name, call) where the for `loop` iterates over a list (also
+    through enumerate, zip, reversed) that its body appends to or pops
+    (the call), else None: Python's iterator reads the length at every
+    step, the counted loop s2sad makes of it reads it once."""
+    it = loop.iter
+    parts = [it]
+    if isinstance(it, gast.Call) and any(is_builtin(resolve, it.func, f) for f in (
+            builtins.enumerate, builtins.zip, builtins.reversed)):
+        parts = list(it.args)
+    iterated = {p.id for p in parts if isinstance(p, gast.Name)}
+    for node in (n for st in loop.body for n in walk(st)):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in ("append", "pop") and isinstance(node.func.value, gast.Name) \
+                and node.func.value.id in iterated:
+            return node.func.value.id, node
+    return None
 
 
 def is_range(resolve, node):

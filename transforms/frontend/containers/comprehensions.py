@@ -19,7 +19,8 @@ import builtins
 
 import gast
 
-from .common import has_comprehension, is_builtin, is_range, mentions, range_element, stacks
+from .common import (changed_while_iterated, has_comprehension, is_builtin, is_range, mentions,
+                     range_element, stacks)
 from ...errors import UnsupportedSyntaxError
 from ...syntax import Transformer, assign, attr, call, clone, const, name, store, walk
 
@@ -243,6 +244,12 @@ class _Comprehensions:
                 builtins.enumerate, builtins.zip, builtins.reversed))))
 
     def counted(self, loop):
+        found = changed_while_iterated(loop, self.resolve)
+        if found is not None:  # (read once below, where Python reads it every step)
+            raise self.refuse(found[1], f"a loop over the list '{found[0]}' that also changes "
+                              f"it ({found[0]}.{found[1].func.attr})",
+                              f"Loop over the indices it has before the loop (`n = "
+                              f"len({found[0]})`, then `for k in range(n):`)")
         gen = gast.comprehension(target=loop.target, iter=loop.iter, ifs=[], is_async=0)
         count, prelude, bind = self.sequence(gen)
         k = self.namer.fresh("k")
@@ -360,6 +367,9 @@ class _Comprehensions:
             return None
         j = next((j for j in range(i + 1, len(stmts)) if mentions(stmts[j], out)), None)
         loop = stmts[j] if j is not None else None
+        if j is not None and any(_appends_to(n, out) for later in stmts[j + 1:]
+                                 for n in walk(later) if isinstance(n, gast.Expr)):
+            return None  # grown after the loop too: a list (growing_lists.py)
         if not isinstance(loop, gast.For) or loop.orelse or any(
                 isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.FunctionDef,
                                gast.Lambda)) for n in walk(loop)):

@@ -1,6 +1,6 @@
 """`if weights is None:` (or `isinstance(x, np.ndarray)`, `isinstance(x,
-float)`, `x.ndim == 2`, `np.ndim(x) == 0`) on a parameter the function never reassigns is decided by the
-argument's kind: the derivative is generated for the kinds
+float)`, `x.ndim == 2`, `np.ndim(x) == 0`) on a parameter the function never reassigns
+(or before it first reassigns it) is decided by the argument's kind: the derivative is generated for the kinds
 it is called with (as numba specialises on types), so only the branch that
 runs is differentiated and compiled (numba could not type the other one,
 `np.moveaxis(a, None, -1)`). `hasattr(np, "name")` of a module is decided
@@ -20,10 +20,29 @@ def run(tree, ctx):
     """Fold the tests of `tree` (in place) that the argument kinds answer."""
     params = [a.id for a in tree.args.args]
     stored = names_stored(tree.body)
-    known = {p: k for p, k in zip(params, ctx.arg_kinds)
-             if p not in stored and k is not None and k.known}
+    kinds = {p: k for p, k in zip(params, ctx.arg_kinds) if k is not None and k.known}
+    known = {p: k for p, k in kinds.items() if p not in stored}
     _NoneTests(known, ctx.resolve).visit(tree)
+    _before_rebinding(tree.body, {p: k for p, k in kinds.items() if p in stored}, ctx.resolve)
     return tree
+
+
+def _before_rebinding(body, kinds, resolve):
+    """A parameter the function rebinds still holds its argument in the
+    top-level statements up to the first that rebinds it (that one's test
+    or value included, evaluated first): `if w is None: w = np.ones(n)`,
+    the idiom of a default, is decided there too."""
+    rebound = set()
+    for s in body:
+        here = {p: k for p, k in kinds.items() if p not in rebound}
+        if not here:
+            return
+        tests = _NoneTests(here, resolve)
+        if isinstance(s, gast.If):
+            s.test = tests.visit(s.test)
+        elif isinstance(s, (gast.Assign, gast.Expr, gast.Return)) and s.value is not None:
+            s.value = tests.visit(s.value)
+        rebound |= names_stored([s])
 
 
 # what isinstance(x, cls) is for an argument of each kind tag
