@@ -47,6 +47,7 @@ class Program:
         self.runtime_objects = {}  # name -> runtime helper, for calls the front end writes
         self.functions = []        # (name, source) in definition order
         self.names_used = set()    # every name their code mentions (for the imports)
+        self.local_names = set()   # every name the functions differentiated bind or read
         self.helpers = {}          # helper function -> module name of its copy
         self.helper_vjps = {}      # (function, kinds) -> (name, mask)
         self.globals = {}          # free name -> object the module must provide
@@ -444,7 +445,7 @@ class Program:
 
     # ---- pieces ---------------------------------------------------------
     def _fresh_module_name(self, base):
-        n = Namer(self.module_names).fresh(base)
+        n = Namer(self.module_names | self.local_names).fresh(base)
         self.module_names.add(n)
         return n
 

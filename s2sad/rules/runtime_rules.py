@@ -1,10 +1,10 @@
 """The runtime helpers generated code calls, as primitives: so generated
 derivatives can be differentiated again. Most are linear (their own tangent
 map; their reverse rules, the transposes: transposes.py); the others have
-rules here."""
+rules here or definitions (s2sad/definitions/derivative_pieces.py)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 from .. import runtime as rt
-from ..extend import (K, REGISTRY, first_arg, nondifferentiable, refused, Rule)
+from ..extend import (K, REGISTRY, by_definition, first_arg, nondifferentiable, refused, Rule)
 
 
 def _linear(fn, kind, positions=(0,)):
@@ -46,8 +46,8 @@ _linear(rt.keep_axes, lambda args, kws: K.array(args[1].ndim, "f") if args[1].is
 _linear(rt.reverse_cumsum, _arg(1))
 nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
 REGISTRY.register(rt.prod_others, Rule(None, _arg(0), diff_argnums=(0,), name="prod_others"))
-refused(rt.prod_others_tangent, kind=_arg(0),
-        reason="third derivatives of np.prod are not implemented")
+refused(rt.prod_others_tangent, kind=_arg(0),  # (its definition takes None and int axes)
+        reason="third derivatives of np.prod over a tuple of axes are not implemented")
 # rt.digamma's rule (polygamma) is scipy.special.digamma's: special.py
 nondifferentiable(rt.reduced_count, kind=lambda args, kws: K.INT)
 nondifferentiable(rt.empty_stack, kind=lambda args, kws: K.array(
@@ -102,5 +102,4 @@ _linear(rt.einsum_one, lambda args, kws: K.UNKNOWN, positions=(1,))
 _linear(rt.einsum_two, lambda args, kws: K.UNKNOWN, positions=(1, 2))
 _linear(rt.einsum_three, lambda args, kws: K.UNKNOWN, positions=(1, 2, 3))
 _linear(rt.unsplit, _arg(1))
-refused(rt.slogdet_tangent, kind=lambda args, kws: K.tuple_of([K.FLOAT, K.FLOAT]),
-        reason="third derivatives of np.linalg.slogdet are not implemented")
+by_definition(rt.slogdet_tangent, kind=lambda args, kws: K.tuple_of([K.FLOAT, K.FLOAT]))

@@ -5,7 +5,7 @@ import gast
 
 from ..analysis import kinds as K
 from ..analysis.aliases import written_memory
-from ..syntax import assign, base_name, call, name, walk, walk_stmts
+from ..syntax import assign, base_name, call, const, name, subscript, walk, walk_stmts
 
 
 def copy_written_args(tree, args):
@@ -45,7 +45,12 @@ def copying(value, written, kinds):
     """`value` (a name or a tuple of atoms) with each array in `written` copied."""
     if isinstance(value, gast.Tuple):
         return gast.Tuple(elts=[copying(e, written, kinds) for e in value.elts], ctx=gast.Load())
-    if isinstance(value, gast.Name) and value.id in written \
-            and not kinds.get(value.id, K.UNKNOWN).is_scalar:
+    kind = kinds.get(value.id, K.UNKNOWN) if isinstance(value, gast.Name) else None
+    if kind is not None and value.id in written and kind.tag == "tuple":
+        # (the cotangent of a tuple: a list of arrays of different shapes, copied by item)
+        return gast.Tuple(elts=[call("np.copy", subscript(value.id, const(k))) if item.is_array
+                                else subscript(value.id, const(k))
+                                for k, item in enumerate(kind.items)], ctx=gast.Load())
+    if kind is not None and value.id in written and not kind.is_scalar:
         return call("np.copy", name(value.id))
     return value
