@@ -38,7 +38,7 @@ CASES = {
     "transpose": ("np.transpose(x.reshape(1, 2, 3), (2, 0, 1))", False),
     "rollaxis": ("np.rollaxis(x.reshape(1, 2, 3), 2)", True),
     "sort": ("np.sort(x)", False),
-    "take_columns": ("np.stack((x[:3], x[3:]))[:, np.array([0, 2, 0])]", False),
+    "take_columns": ("x.reshape(2, 3)[:, np.array([0, 2, 0])]", False),
     "index_repeated": ("x[np.array([1, 1, 4])]", False),
     # diagonals
     "diag": ("np.diag(x.reshape(2, 3), 1)", False),

@@ -141,6 +141,18 @@ def grad_cross(x):
     return _pad((0, np.cross(b, g)), (3, np.cross(g, a)))
 
 
+def cross_axes(x):
+    a = x.reshape(3, 2)
+    return np.sum(np.sin(np.cross(a, 2.0 * a[::-1], axis=0)))
+
+
+def grad_cross_axes(x):
+    a = x.reshape(3, 2)
+    b = 2.0 * a[::-1]
+    g = np.cos(np.cross(a, b, axis=0))
+    return (np.cross(b, g, axis=0) + 2.0 * np.cross(g, a, axis=0)[::-1]).ravel()
+
+
 # ---- linear algebra -------------------------------------------------------------------------
 
 def det(x):
@@ -303,6 +315,7 @@ CASES = {
     "einsum_three": (einsum_three, grad_einsum_three, True),
     "kron": (kron, grad_kron, False),
     "cross": (cross, grad_cross, False),
+    "cross_axes": (cross_axes, grad_cross_axes, False),
     "det": (det, grad_det, False),
     "inv": (inv, grad_inv, False),
     "solve": (solve, grad_solve, False),

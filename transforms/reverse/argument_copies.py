@@ -4,7 +4,7 @@ written in place that a result returns are copied where they are kept."""
 import gast
 
 from ..analysis import kinds as K
-from ..analysis.aliases import written_memory
+from ..analysis.aliases import memory_sources, written_memory
 from ..syntax import assign, base_name, call, const, name, subscript, walk, walk_stmts
 
 
@@ -28,11 +28,13 @@ def written_in_place(stmts):
 
 
 def with_aliases(arrays, stmts):
-    """`arrays` and every name bound to one of them by plain copies `a = b`
-    or subscripts `a = b[i]` (such names may share memory)."""
-    pairs = [(s.targets[0].id, base_name(s.value)) for s in walk_stmts(stmts)
+    """`arrays` and every name bound to one of them by a value that may share
+    its memory: `a = b`, a view `a = b[i]`, `a = b.T`, `np.reshape(b, s)`,
+    and any other call of b (a helper may return its argument, or a view of
+    it: reshape_like)."""
+    pairs = [(s.targets[0].id, source) for s in walk_stmts(stmts)
              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-             and isinstance(s.value, (gast.Name, gast.Subscript))]  # b[i] may be a view
+             for source in memory_sources(s.value, lambda _: False, True)]
     out = set(arrays)
     while True:
         more = {a for a, b in pairs if b in out} | {b for a, b in pairs if a in out}
