@@ -9,7 +9,8 @@ else of s2sad's internals.
         return g * (1.0 + ans * ans)
 
 - rules: `adjoint` (a cotangent template), `tangent` (forward mode),
-  `refused` and `nondifferentiable`, the `REGISTRY` they go into, `Rule`;
+  `refused`, `nondifferentiable` and `by_definition` (a runtime helper
+  differentiated through its definition), the `REGISTRY` they go into, `Rule`;
 - kinds of results (`same_as_first`, `reduction`, ...) and the kinds
   module `K` they are built from;
 - parameters' accepted values (`AXIS`, `KEEPDIMS`, `Values`, ...), which a
@@ -27,14 +28,14 @@ from .transforms.parameters import (ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXES, AXI
                  TENSORDOT_AXES, UPLO, VECTOR_OR_MATRIX, Values)
 from .transforms.parameters import _constant as constant
 from .registry import (REGISTRY, Rule, adjoint, bool_like_first, broadcast_args, broadcast_float,
-                       created_array, first_arg, float_scalar, int_scalar, like_first,
+                       by_definition, created_array, first_arg, float_scalar, int_scalar, like_first,
                        nondifferentiable, norm_kind, reduction, refused, same_as_first,
                        shape_ndim, tangent)
 from .transforms.analysis import kinds as K
 
 __all__ = [
     # rules
-    "REGISTRY", "Rule", "adjoint", "tangent", "refused", "nondifferentiable",
+    "REGISTRY", "Rule", "adjoint", "tangent", "refused", "nondifferentiable", "by_definition",
     # kinds of results
     "K", "bool_like_first", "broadcast_args", "broadcast_float", "created_array", "first_arg",
     "float_scalar", "int_scalar", "like_first", "norm_kind", "reduction", "same_as_first",

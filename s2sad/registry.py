@@ -228,6 +228,20 @@ def refused(*functions, kind, reason):
         REGISTRY.register(fn, rule)
 
 
+def by_definition(*functions, kind):
+    """Register `functions` (runtime helpers generated derivatives call) as
+    differentiated through their definitions (s2sad/definitions), which the
+    call binder puts in their place where a derivative of a derivative reads
+    them: the rule gives their results' kind, and refuses a call no
+    definition takes."""
+    for fn in functions:
+        name = getattr(fn, "__name__", str(fn))
+        rule = Rule(_no_gradient, kind, name=name)
+        rule.refusal = f"{name} is differentiated through its definition, which does not take " \
+                       f"this call"
+        REGISTRY.register(fn, rule)
+
+
 def nondifferentiable(*functions, kind):
     """Register `functions` as having no gradient (their results are
     constants for differentiation)."""

@@ -41,7 +41,8 @@ def pytest_configure(config):
 FULL = os.environ.get("S2SAD_FULL", "") not in ("", "0")
 _GRID_MODULES = {"test_forward.py", "test_rules.py", "test_binding.py", "test_functions.py",
                  "test_errors.py", "test_numba_forms.py", "test_pytrees.py",
-                 "test_containers.py", "test_float32.py", "test_language.py"}
+                 "test_containers.py", "test_float32.py", "test_language.py",
+                 "test_higher_linear.py", "test_higher_nonlinear.py"}
 # whole programs as their authors wrote them: compiled every time
 _EVERY_CASE_MODULES = {"test_adbench.py"}
 

@@ -150,6 +150,24 @@ def test_an_early_return_of_an_array_written_later(jit):
         np.testing.assert_allclose(J, expected)
 
 
+# ---- a returned view of an array the reverse sweep restores -----------------------
+
+def view_of_a_written_array(x):
+    a = np.zeros((2, 3))
+    a[:, :] += x.reshape(2, 3)
+    return np.reshape(a, (6,))  # a view of a, whose old values the reverse sweep puts back
+
+
+def test_a_returned_view_keeps_its_values(jit):
+    """The value returned is what the function returns, though the reverse
+    sweep restores the array it views (in the plain derivative too)."""
+    x = np.arange(6.0)
+    for optimise in (None, False):
+        value, g = s2sad.value_and_grad(view_of_a_written_array, jit=jit, optimise=optimise)(x)
+        np.testing.assert_array_equal(value, x)
+        np.testing.assert_array_equal(g, np.ones(6))
+
+
 # ---- a tape of an array that is later written in place ---------------------------
 
 def swapped_buffers(x, k, n):

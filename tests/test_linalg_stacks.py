@@ -337,8 +337,18 @@ def test_svd_of_a_stack_names_the_users_line():
         assert "definitions" not in text and "stacks of matrices" in text
 
 
-def test_second_derivatives_through_stacks_are_refused():
-    def f(a):
-        return np.sum(np.linalg.cholesky(a))
-    with pytest.raises(LookupError, match="second derivatives"):
-        s2sad.hessian(f, jit=False)(spd(2))
+def sum_of_factors(a):
+    return np.sum(np.linalg.cholesky(a))
+
+
+def test_second_derivatives_through_stacks():
+    """(through the helpers' definitions, s2sad/definitions/linalg_pieces.py)"""
+    a = spd(2)
+    h = s2sad.hessian(sum_of_factors, jit=False)(a)
+    g = s2sad.grad(sum_of_factors, jit=False)
+    eps = 1e-6
+    for idx in [(0, 0, 0), (1, 2, 1), (0, 1, 0)]:
+        e = np.zeros_like(a)
+        e[idx] = eps
+        np.testing.assert_allclose(h[(...,) + idx], (g(a + e) - g(a - e)) / (2 * eps),
+                                   rtol=1e-5, atol=1e-7)

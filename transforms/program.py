@@ -52,6 +52,7 @@ class Program:
         self.functions = []        # (name, source) in definition order
         self.python_functions = []  # (name, source) of those kept as Python (not compiled)
         self.names_used = set()    # every name their code mentions (for the imports)
+        self.local_names = set()   # every name the functions differentiated bind or read
         self.helpers = {}          # helper function -> module name of its copy
         self.helper_vjps = {}      # (function, kinds) -> (name, mask)
         self.globals = {}          # free name -> object the module must provide
@@ -473,7 +474,7 @@ class Program:
 
     # ---- pieces ---------------------------------------------------------
     def _fresh_module_name(self, base):
-        n = Namer(self.module_names).fresh(base)
+        n = Namer(self.module_names | self.local_names).fresh(base)
         self.module_names.add(n)
         return n
 

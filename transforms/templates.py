@@ -109,6 +109,9 @@ def _fold(node):
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add) \
             and isinstance(node.right, gast.Constant) and node.right.value is False:
         return node.left  # `y - 1 + (y == 0)` with a constant y
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not) \
+            and isinstance(node.operand, gast.Constant) and isinstance(node.operand.value, bool):
+        return gast.Constant(value=not node.operand.value, kind=None)  # `not lower`, substituted
     if isinstance(node, gast.IfExp) and isinstance(node.test, gast.Constant):
         return node.body if node.test.value else node.orelse  # a default flag, substituted
     if isinstance(node, gast.BinOp):

@@ -16,8 +16,11 @@ by topic:
     linalg             np.linalg.matrix_power, eigvalsh, the matrix norms, svd
     contractions       np.vdot, np.convolve
     elementwise        np.polyval, np.interp, the ufuncs' accumulate and at
-    statistics         np.cov, scipy.stats.norm.logpdf, multivariate_normal.logpdf"""
-from . import (contractions, elementwise, linalg, masked_reductions, reductions,  # noqa: F401
-               shapes, statistics)
+    statistics         np.cov, scipy.stats.norm.logpdf, multivariate_normal.logpdf
+    derivative_pieces  the runtime helpers of derivatives that are not linear (np.prod's
+                       second derivatives, slogdet's tangent), for their own derivatives
+    linalg_pieces      those of np.linalg's and scipy.linalg's rules (cholesky_grad, ...)"""
+from . import (contractions, derivative_pieces, elementwise, linalg,  # noqa: F401
+               linalg_pieces, masked_reductions, reductions, shapes, statistics)
 from .registry import (DECIDED, TABLE, NotImplementedArgument, definition_arguments,  # noqa: F401
                        numpy_definition)

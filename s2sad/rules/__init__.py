@@ -6,6 +6,7 @@ from . import elementwise, reductions, contractions, linalg, shapes  # noqa: F40
 from . import builtin_rules, runtime_rules  # noqa: F401
 from . import stacks  # noqa: F401  (variants of the rules above, for stacks of matrices)
 from . import special  # noqa: F401
+from . import transposes  # noqa: F401  (reverse rules of the linear helpers registered above)
 
 from ..extend import REGISTRY, give_helpers_their_rules  # noqa: E402
 

@@ -89,20 +89,20 @@ def einsum(g, ans, subscripts, a):
 
 @adjoint(np.einsum, when=lambda subscripts, a, b: True, values={"b": ARRAY_OR_NONE})
 def einsum_two(g, ans, subscripts, a, b):
-    return None, einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+    return None, einsum_grad_left(g, subscripts, a, b), einsum_grad_right(g, subscripts, a, b)
 
 
 @adjoint(np.einsum, when=lambda subscripts, a, b, c: True, values={"c": ARRAY_OR_NONE})
 def einsum_three(g, ans, subscripts, a, b, c):
-    return (None, einsum_grad3(g, subscripts, 0, a, b, c), einsum_grad3(g, subscripts, 1, b, a, c),
-            einsum_grad3(g, subscripts, 2, c, a, b))
+    return (None, einsum_grad_first(g, subscripts, a, b, c),
+            einsum_grad_second(g, subscripts, a, b, c), einsum_grad_third(g, subscripts, a, b, c))
 
 
 @adjoint(np.tensordot, kind=lambda args, kws: K.UNKNOWN, linear=(0, 1),
          values={"a": ARRAY, "b": ARRAY, "axes": TENSORDOT_AXES})
 def tensordot(g, ans, a, b, axes=2):
     subscripts = tensordot_subscripts(a, b, axes)
-    return einsum_grad(g, subscripts, (a, b), 0), einsum_grad(g, subscripts, (a, b), 1)
+    return einsum_grad_left(g, subscripts, a, b), einsum_grad_right(g, subscripts, a, b)
 
 
 @adjoint(np.inner, kind=lambda args, kws: K.array(args[0].ndim + args[1].ndim - 2, "f"),

@@ -5,15 +5,15 @@ like `svd_grad` are helpers of `s2sad.runtime.spectral`. scipy.linalg:
 Cholesky factorisation and solves, triangular and general solves, inv,
 det, expm (its Frechet derivative) and eigh; names like `cholesky_grad`
 are helpers of `s2sad.runtime.linalg` (which says which triangle each
-function reads: gradients land there only). Second derivatives through
-the scipy.linalg rules are not implemented (the helpers of the rules are
-refused)."""
+function reads: gradients land there only). Derivatives of derivatives go
+through the helpers' definitions (s2sad/definitions/linalg_pieces.py)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 import scipy.linalg as la
 
-from ..extend import (ARRAY, BOOL, K, MATRICES, MATRIX, UPLO, VECTOR_OR_MATRIX, adjoint, constant,
-                      first_arg, given, nondifferentiable, numba_form, refused, tangent, Values)
+from ..extend import (ARRAY, BOOL, K, MATRICES, MATRIX, UPLO, VECTOR_OR_MATRIX, adjoint,
+                      by_definition, constant, first_arg, given, nondifferentiable, numba_form,
+                      tangent, Values)
 from ..runtime import linalg as rl
 from ..runtime import spectral as rm
 
@@ -156,14 +156,13 @@ def pinv_tangent_rule(t, ans, a, rcond=None):
     return pinv_tangent(t, ans, a)
 
 
-refused(rm.eigh_lower_grad, rm.svd_grad, rm.svd_values_grad, rm.pinv_grad, rm.pinv_tangent, rm.svd_values_tangent,
-        kind=lambda args, kws: K.UNKNOWN,
-        reason="second derivatives through np.linalg's svd and pinv rules are not implemented")
-refused(rm.eigh_lower_tangent, kind=lambda args, kws: K.tuple_of([K.array(1, "f"), K.array(2, "f")]),
-        reason="second derivatives through np.linalg's eigh rule are not implemented")
-refused(rm.svd_tangent, kind=lambda args, kws: K.tuple_of(
-    [K.array(2, "f"), K.array(1, "f"), K.array(2, "f")]),
-    reason="second derivatives through np.linalg's svd rule are not implemented")
+# (their derivatives: through their definitions, s2sad/definitions/linalg_pieces.py)
+by_definition(rm.eigh_lower_grad, rm.svd_grad, rm.svd_values_grad, rm.pinv_grad,
+              rm.pinv_tangent, rm.svd_values_tangent, kind=lambda args, kws: K.UNKNOWN)
+by_definition(rm.eigh_lower_tangent,
+              kind=lambda args, kws: K.tuple_of([K.array(1, "f"), K.array(2, "f")]))
+by_definition(rm.svd_tangent, kind=lambda args, kws: K.tuple_of(
+    [K.array(2, "f"), K.array(1, "f"), K.array(2, "f")]))
 
 
 @adjoint(np.linalg.cholesky, kind=lambda args, kws: K.array(args[0].ndim, "f"),
@@ -318,14 +317,13 @@ for _fn, _helper in [(la.cholesky, rl.la_cholesky), (la.cho_factor, rl.la_cho_fa
                      (la.expm, rl.la_expm), (la.eigh, rl.la_eigh)]:
     numba_form(_fn, _helper)
 numba_form(np.linalg.cholesky, rl.np_cholesky, when=given("upper"))
-refused(rl.cholesky_grad, rl.cholesky_tangent, rl.cho_factor_grad, rl.cho_solve_grad_c,
-        rl.cho_solve_tangent, rl.solve_triangular_grad_a, rl.solve_triangular_tangent,
-        rl.solve_triangular_adjoint, rl.solve_grad_a, rl.solve_tangent, rl.expm_frechet,
-        rl.eigh_grad,
-        kind=lambda args, kws: K.UNKNOWN,
-        reason="second derivatives through scipy.linalg rules are not implemented")
-refused(rl.eigh_tangent, kind=lambda args, kws: K.tuple_of([K.array(1, "f"), K.array(2, "f")]),
-        reason="second derivatives through scipy.linalg rules are not implemented")
-refused(rl.cho_factor_tangent, kind=lambda args, kws: K.tuple_of([K.array(2, "f"), K.BOOL]),
-        reason="second derivatives through scipy.linalg rules are not implemented")
-nondifferentiable(rl.transposes, kind=lambda args, kws: K.BOOL)
+# (their derivatives: through their definitions, s2sad/definitions/linalg_pieces.py)
+by_definition(rl.cholesky_grad, rl.cholesky_tangent, rl.cho_factor_grad, rl.cho_solve_grad_c,
+              rl.cho_solve_tangent, rl.solve_triangular_grad_a, rl.solve_triangular_tangent,
+              rl.solve_triangular_adjoint, rl.solve_grad_a, rl.solve_tangent, rl.expm_frechet,
+              rl.eigh_grad, kind=lambda args, kws: K.UNKNOWN)
+by_definition(rl.eigh_tangent,
+              kind=lambda args, kws: K.tuple_of([K.array(1, "f"), K.array(2, "f")]))
+by_definition(rl.cho_factor_tangent,
+              kind=lambda args, kws: K.tuple_of([K.array(2, "f"), K.BOOL]))
+nondifferentiable(rl.transposes, rl.solves_symmetric, kind=lambda args, kws: K.BOOL)

@@ -138,6 +138,7 @@ numba_form(np.amax, rt.max_axis, when=given("axis", "keepdims"), takes_rule=Fals
 numba_form(np.min, rt.min_axis, when=given("axis", "keepdims"))
 numba_form(np.amin, rt.min_axis, when=given("axis", "keepdims"), takes_rule=False)
 numba_form(np.prod, rt.prod_axis, when=given("axis", "keepdims"))
+numba_form(np.cumsum, rt.cumsum_axis, when=given("axis"))
 numba_form(np.var, rt.var_axis, when=given("axis", "ddof", "keepdims"))
 numba_form(np.std, rt.std_axis, when=given("axis", "ddof", "keepdims"))
 numba_form(np.linalg.norm, rt.norm_axis, when=any_of(given("axis"), frobenius, given("keepdims")))

@@ -1,10 +1,10 @@
 """The runtime helpers generated code calls, as primitives: so generated
-derivatives can be differentiated again (forward over reverse)."""
+derivatives can be differentiated again. Most are linear (their own tangent
+map; their reverse rules, the transposes: transposes.py); the others have
+rules here or definitions (s2sad/definitions/derivative_pieces.py)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
-import numpy as np
-
 from .. import runtime as rt
-from ..extend import (K, REGISTRY, first_arg, nondifferentiable, refused, Rule)
+from ..extend import (K, REGISTRY, by_definition, first_arg, nondifferentiable, refused, Rule)
 
 
 def _linear(fn, kind, positions=(0,)):
@@ -24,6 +24,7 @@ def _arg(k):
 
 
 _linear(rt.unbroadcast, _arg(1))
+_linear(rt.broadcast_like, lambda args, kws: K.float_result(args[1]))
 _linear(rt.unreduce, lambda args, kws: K.float_result(args[1]))
 _linear(rt.extremum_grad, _arg(2))
 _linear(rt.extremum_tangent, _arg(0))
@@ -45,8 +46,8 @@ _linear(rt.keep_axes, lambda args, kws: K.array(args[1].ndim, "f") if args[1].is
 _linear(rt.reverse_cumsum, _arg(1))
 nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
 REGISTRY.register(rt.prod_others, Rule(None, _arg(0), diff_argnums=(0,), name="prod_others"))
-refused(rt.prod_others_tangent, kind=_arg(0),
-        reason="third derivatives of np.prod are not implemented")
+refused(rt.prod_others_tangent, kind=_arg(0),  # (its definition takes None and int axes)
+        reason="third derivatives of np.prod over a tuple of axes are not implemented")
 # rt.digamma's rule (polygamma) is scipy.special.digamma's: special.py
 nondifferentiable(rt.reduced_count, rt.range_item, kind=lambda args, kws: K.INT)
 nondifferentiable(rt.empty_stack, kind=lambda args, kws: K.array(
@@ -66,63 +67,6 @@ def _stacked_list(args, kws):
 # the rows of its cotangent into the list of adjoints: user_stacks.py)
 _linear(rt.stack_list, _stacked_list)
 nondifferentiable(rt.zeros_list, kind=first_arg)
-
-
-# ---- adjoints, so generated derivatives can be differentiated in reverse ----
-
-@_adjoint_of(rt.unbroadcast)
-def unbroadcast_vjp(h, ans, g, x):
-    return broadcast_like(h, g), None
-
-
-@_adjoint_of(rt.unreduce)
-def unreduce_vjp(h, ans, g, x, axis=None):
-    return sum_axis(h, axis), None, None
-
-
-@_adjoint_of(rt.scatter_sum)
-def scatter_sum_vjp(h, ans, values, index, like):
-    return h[index], None, None
-
-
-@_adjoint_of(rt.keep_axes)
-def keep_axes_vjp(h, ans, r, x, axis=None):
-    return reshape_like(h, r), None, None
-
-
-@_adjoint_of(rt.sum_axis)
-def sum_axis_vjp(h, ans, x, axis=None):
-    return unreduce(h, x, axis), None
-
-
-@_adjoint_of(rt.extremum_grad)
-def extremum_grad_vjp(h, ans, g, a, x, axis=None):
-    return extremum_tangent(h, a, x, axis), None, None, None
-
-
-@_adjoint_of(rt.extremum_tangent)
-def extremum_tangent_vjp(h, ans, t, a, x, axis=None):
-    return extremum_grad(h, a, x, axis), None, None, None
-
-
-@_adjoint_of(rt.reshape_like)
-def reshape_like_vjp(h, ans, g, x):
-    return reshape_like(h, g), None
-
-
-@_adjoint_of(rt.untranspose)
-def untranspose_vjp(h, ans, g, axes):
-    return np.transpose(h, axes), None
-
-
-@_adjoint_of(rt.matmul_grad_left)
-def matmul_grad_left_vjp(h, ans, g, x, y):
-    return h @ y, None, matmul_grad_right(g, h, y)
-
-
-@_adjoint_of(rt.matmul_grad_right)
-def matmul_grad_right_vjp(h, ans, g, x, y):
-    return x @ h, matmul_grad_left(g, x, h), None
 
 
 @_adjoint_of(rt.prod_others)
@@ -159,12 +103,17 @@ _linear(rt.unkron_right, _arg(2), positions=(0, 1))
 _linear(rt.append_head, _arg(1))
 _linear(rt.append_tail, _arg(2))
 _linear(rt.unstack_nd, lambda args, kws: args[1])
+_linear(rt.stack_nd, lambda args, kws: K.array(max([{"h": 1, "v": 2, "d": 3, "c": 2}[
+    args[1].text]] + [k.ndim if k.is_array else 0 for k in args[0].items]), "f"))
 nondifferentiable(rt.tensordot_subscripts, rt.inner_subscripts, kind=lambda args, kws: K.UNKNOWN)
-_linear(rt.einsum_grad, lambda args, kws: K.UNKNOWN, positions=(0, 2))
 _linear(rt.einsum_grad_one, _arg(2))
-# (a two-operand einsum's cotangent is linear in the other operand, so in the tuple;
-# with three operands it is bilinear in the other two: they are separate arguments)
-_linear(rt.einsum_grad3, _arg(3), positions=(0, 4, 5))
+_linear(rt.einsum_grad_left, _arg(2), positions=(0, 3))
+_linear(rt.einsum_grad_right, _arg(3), positions=(0, 2))
+_linear(rt.einsum_grad_first, _arg(2), positions=(0, 3, 4))
+_linear(rt.einsum_grad_second, _arg(3), positions=(0, 2, 4))
+_linear(rt.einsum_grad_third, _arg(4), positions=(0, 2, 3))
+_linear(rt.einsum_one, lambda args, kws: K.UNKNOWN, positions=(1,))
+_linear(rt.einsum_two, lambda args, kws: K.UNKNOWN, positions=(1, 2))
+_linear(rt.einsum_three, lambda args, kws: K.UNKNOWN, positions=(1, 2, 3))
 _linear(rt.unsplit, _arg(1))
-refused(rt.slogdet_tangent, kind=lambda args, kws: K.tuple_of([K.FLOAT, K.FLOAT]),
-        reason="third derivatives of np.linalg.slogdet are not implemented")
+by_definition(rt.slogdet_tangent, kind=lambda args, kws: K.tuple_of([K.FLOAT, K.FLOAT]))

@@ -166,7 +166,7 @@ def column_stack(g, ans, tup):
     1 if kws.get("axis", K.NONE).tag == "none" else _ndim(args[0]),
     K.promote(args[0].scalar_dtype, args[1].scalar_dtype)), values={"axis": AXIS_INT_OR_NONE})
 def append(g, ans, arr, values, axis=None):
-    return append_head(g, arr, axis), append_tail(g, arr, values, axis)
+    return append_head(g, arr, values, axis), append_tail(g, arr, values, axis)
 
 
 @tangent(np.append)
@@ -370,7 +370,7 @@ def partition_tangent(t, ans, a, kth, axis=-1):
 
 
 @adjoint(np.gradient, kind=lambda args, kws: K.array(args[0].ndim, "f"), diff_argnums=(0,),
-         linear=(0,), values={"f": GRADIENT_OF, "axis": AXIS_INT})
+         linear=(0,), values={"f": GRADIENT_OF, "axis": AXIS_INT_OR_NONE})
 def gradient(g, ans, f, axis=None):
     return ungradient(g, f, axis)
 

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.special as sp
 
 from .. import runtime
-from ..extend import (K, AXIS, INT, KEEPDIMS, REGISTRY, adjoint, broadcast_float, numba_form,
+from ..extend import (K, AXIS, INT, KEEPDIMS, adjoint, broadcast_float, numba_form,
                       reduction, same_as_first, tangent, Values)
 from ..runtime import special as runtime_special
 
@@ -200,10 +200,10 @@ def log_softmax_tangent(t, ans, x, axis=None):
 
 
 # ---- every call of a function is a call of its helper, which takes the function's rule ----
-# (s2sad/forms.py; sp.psi is sp.digamma, whose helper sp_digamma takes no rule here)
+# (s2sad/forms.py; scipy's sp.psi is the object sp.digamma, not a function of its own)
 
 for _fn, _helper in [
-        (sp.gammaln, "sp_gammaln"), (sp.digamma, "sp_digamma"), (sp.psi, "sp_digamma"),
+        (sp.gammaln, "sp_gammaln"), (sp.digamma, "sp_digamma"),
         (sp.polygamma, "sp_polygamma"), (sp.betaln, "sp_betaln"), (sp.erf, "sp_erf"),
         (sp.erfc, "sp_erfc"), (sp.erfinv, "sp_erfinv"), (sp.ndtr, "sp_ndtr"),
         (sp.log_ndtr, "sp_log_ndtr"), (sp.ndtri, "sp_ndtri"), (sp.expit, "sp_expit"),
@@ -212,5 +212,4 @@ for _fn, _helper in [
         (sp.i1e, "sp_i1e"), (sp.multigammaln, "sp_multigammaln"),
         (sp.logsumexp, "sp_logsumexp"), (sp.softmax, "sp_softmax"),
         (sp.log_softmax, "sp_log_softmax")]:
-    numba_form(_fn, getattr(runtime_special, _helper), takes_rule=_fn is not sp.psi)
-REGISTRY.register(sp.psi, REGISTRY.lookup(sp.digamma))
+    numba_form(_fn, getattr(runtime_special, _helper))

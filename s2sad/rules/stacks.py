@@ -9,7 +9,8 @@ import operator
 
 import numpy as np
 
-from ..extend import (K, REGISTRY, adjoint, nondifferentiable, numba_form, refused, Rule, tangent)
+from ..extend import (K, REGISTRY, adjoint, by_definition, nondifferentiable, numba_form, Rule,
+                      tangent)
 from ..runtime import stack_overloads as rs_loops
 from ..runtime import stacks as rs
 
@@ -94,16 +95,13 @@ def cholesky_stacked_tangent(t, ans, a, upper=False):
     return cholesky_stack_tangent(t, ans, upper)
 
 
-refused(rs.slogdet_stack_tangent, kind=lambda args, kws: K.tuple_of(
-    [K.array(args[1].ndim - 2, "f")] * 2),
-    reason="third derivatives of np.linalg.slogdet are not implemented")
-refused(rs.cholesky_stack_grad,
-        rs.cholesky_stack_tangent, rs.eigh_uplo_grad, kind=lambda args, kws: K.UNKNOWN,
-        reason="second derivatives through np.linalg's rules for stacks of matrices (and eigh "
-               "with UPLO) are not implemented")
-refused(rs.eigh_uplo_tangent, kind=lambda args, kws: K.tuple_of(
-    [K.array(args[1].ndim - 1, "f"), K.array(args[1].ndim, "f")]),
-    reason="second derivatives through np.linalg's eigh rule are not implemented")
+# (their derivatives: through their definitions, s2sad/definitions/)
+by_definition(rs.slogdet_stack_tangent, kind=lambda args, kws: K.tuple_of(
+    [K.array(args[1].ndim - 2, "f")] * 2))
+by_definition(rs.cholesky_stack_grad, rs.cholesky_stack_tangent, rs.eigh_uplo_grad,
+              kind=lambda args, kws: K.UNKNOWN)
+by_definition(rs.eigh_uplo_tangent, kind=lambda args, kws: K.tuple_of(
+    [K.array(args[1].ndim - 1, "f"), K.array(args[1].ndim, "f")]))
 
 
 def _linear(fn, kind, positions):

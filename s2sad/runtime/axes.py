@@ -16,8 +16,8 @@ from numba.core import types
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
-__all__ = ["astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "roll_axis", "sort_axis",
-           "pad_of", "unpad_of", "scatter_sum_axis", "hstack_of", "vstack_of",
+__all__ = ["astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "cumsum_axis", "roll_axis",
+           "sort_axis", "pad_of", "unpad_of", "scatter_sum_axis", "hstack_of", "vstack_of",
            "column_stack_of", "diag_indices_of", "diag_indices_from_of"]
 
 
@@ -167,6 +167,31 @@ def _repeat_axis(a, repeats, axis=None):
             for k in range(after):
                 out[i, j, k] = src[i, j // repeats, k]
     return out.reshape({_shape_with(nd, "m * repeats")})
+"""
+    return _compiled_axes(src, "impl")
+
+
+def cumsum_axis(a, axis=None):
+    return np.cumsum(a, axis=axis)
+
+
+@overload(cumsum_axis)
+def _cumsum_axis(a, axis=None):
+    if not _array(a):
+        return None
+    if _omitted(axis):
+        return lambda a, axis=None: np.cumsum(a)
+    nd = a.ndim
+    src = f"""def impl(a, axis=None):
+    ax = _axis_of(axis, {nd})
+    before, m, after = _blocks(a.shape, ax)
+    src = np.ascontiguousarray(a).reshape((before, m, after))
+    out = np.empty((before, m, after), dtype=a.dtype)
+    for i in range(before):
+        for k in range(after):
+            for j in range(m):
+                out[i, j, k] = src[i, j, k] if j == 0 else out[i, j - 1, k] + src[i, j, k]
+    return out.reshape(a.shape)
 """
     return _compiled_axes(src, "impl")
 

@@ -7,7 +7,9 @@ numpy and numba only: exported derivatives copy it in.
 import numpy as np
 from numba.extending import overload, register_jitable
 
-__all__ = ["einsum_grad", "einsum_grad_one", "einsum_grad3", "tensordot_subscripts", "inner_subscripts",
+__all__ = ["einsum_grad", "einsum_one", "einsum_two", "einsum_three", "einsum_grad_one",
+           "einsum_grad_left", "einsum_grad_right", "einsum_grad_first", "einsum_grad_second",
+           "einsum_grad_third", "tensordot_subscripts", "inner_subscripts",
            "unkron_left", "unkron_right", "ungradient"]
 
 
@@ -66,19 +68,54 @@ def einsum_grad(g, subscripts, operands, k):
     return out
 
 
+# One helper per operand count, so each is linear in the cotangent and in each other
+# operand as a separate argument (their reverse rules: s2sad/rules/transposes.py); the
+# subscripts may be computed (np.tensordot's), which np.einsum's rule does not take.
+
+def einsum_one(subscripts, a):
+    """np.einsum(subscripts, a)."""
+    return np.einsum(subscripts, a)
+
+
+def einsum_two(subscripts, a, b):
+    """np.einsum(subscripts, a, b)."""
+    return np.einsum(subscripts, a, b)
+
+
+def einsum_three(subscripts, a, b, c):
+    """np.einsum(subscripts, a, b, c)."""
+    return np.einsum(subscripts, a, b, c)
+
+
 def einsum_grad_one(g, subscripts, a):
     """The cotangent of a in np.einsum(subscripts, a) (linear in g only: a's
     values are not used)."""
     return einsum_grad(g, subscripts, (a,), 0)
 
 
-def einsum_grad3(g, subscripts, k, like, p, q):
-    """The cotangent of operand k (`like`, whose shape alone is used) of a
-    three-operand einsum whose other operands are p and q, in order: linear in
-    g, p and q separately."""
-    operands = [p, q]
-    operands.insert(k, like)
-    return einsum_grad(g, subscripts, tuple(operands), k)
+def einsum_grad_left(g, subscripts, a, b):
+    """The cotangent of a in np.einsum(subscripts, a, b) (linear in g and b)."""
+    return einsum_grad(g, subscripts, (a, b), 0)
+
+
+def einsum_grad_right(g, subscripts, a, b):
+    """The cotangent of b in np.einsum(subscripts, a, b) (linear in g and a)."""
+    return einsum_grad(g, subscripts, (a, b), 1)
+
+
+def einsum_grad_first(g, subscripts, a, b, c):
+    """The cotangent of a in np.einsum(subscripts, a, b, c) (linear in g, b and c)."""
+    return einsum_grad(g, subscripts, (a, b, c), 0)
+
+
+def einsum_grad_second(g, subscripts, a, b, c):
+    """The cotangent of b in np.einsum(subscripts, a, b, c) (linear in g, a and c)."""
+    return einsum_grad(g, subscripts, (a, b, c), 1)
+
+
+def einsum_grad_third(g, subscripts, a, b, c):
+    """The cotangent of c in np.einsum(subscripts, a, b, c) (linear in g, a and b)."""
+    return einsum_grad(g, subscripts, (a, b, c), 2)
 
 
 def tensordot_subscripts(a, b, axes=2):

@@ -16,7 +16,7 @@ from numba.core import types
 from numba.extending import overload, register_jitable
 
 __all__ = ["np_cholesky", "la_cholesky", "la_cho_factor", "la_cho_solve", "la_solve_triangular", "la_solve",
-           "la_inv", "la_det", "symmetric_from", "fold_triangle", "cholesky_grad",
+           "la_inv", "la_det", "solves_symmetric", "symmetric_from", "fold_triangle", "cholesky_grad",
            "cholesky_tangent", "cho_solve_grad_c", "cho_solve_tangent",
            "solve_triangular_grad_a", "solve_triangular_tangent", "solve_grad_a", "solve_tangent",
            "cho_factor_grad", "cho_factor_tangent",
@@ -241,6 +241,18 @@ def la_solve(a, b, lower=False, check_finite=True, assume_a=None):
 def _symmetric_kind(assume_a):
     return assume_a == "sym" or assume_a == "symmetric" or assume_a == "her" or \
         assume_a == "hermitian" or assume_a == "pos" or assume_a == "positive definite"
+
+
+def solves_symmetric(assume_a):
+    """Whether scipy.linalg.solve's assume_a is a symmetric kind (one triangle read)."""
+    return _symmetric_solve(assume_a)
+
+
+@overload(solves_symmetric)
+def _solves_symmetric(assume_a):
+    if isinstance(assume_a, (types.UnicodeType, types.StringLiteral)):
+        return lambda assume_a: _symmetric_kind(assume_a)
+    return lambda assume_a: False
 
 
 @overload(la_solve)

@@ -19,7 +19,7 @@ from numba.np.numpy_support import as_dtype
 from .reductions import _not_given
 
 __all__ = ["diag_embed", "diagonal_embed", "unrepeat", "undiff", "unpermute", "permute_like", "unpad", "untile",
-           "unrollaxis", "append_head", "append_tail", "unstack_nd", "cross_grad",
+           "unrollaxis", "append_head", "append_tail", "unstack_nd", "stack_nd", "cross_grad",
            "cross_grad_left", "cross_grad_right", "unsplit", "slogdet_tangent",
            "array_of", "array_copy", "atleast_1d_of", "atleast_2d_of", "atleast_3d_of"]
 # (the helpers returning their first argument, or a view of it)
@@ -265,8 +265,9 @@ def unrollaxis(g, axis, start=0):
 
 # ---- np.append, np.hstack / vstack / dstack / column_stack --------------------------
 
-def append_head(g, arr, axis=None):
-    """The cotangent of arr in np.append(arr, values, axis)."""
+def append_head(g, arr, values, axis=None):
+    """The cotangent of arr in np.append(arr, values, axis) (values' shape
+    makes its reverse rule: s2sad/rules/transposes.py)."""
     if axis is None:
         return np.reshape(np.ravel(g)[:np.size(arr)], np.shape(arr)).copy()
     return np.take(g, np.arange(np.shape(arr)[axis]), axis=axis)
@@ -302,12 +303,12 @@ def _range_along(g, start, stop, axis):
 
 
 @overload(append_head)
-def _append_head(g, arr, axis=None):
+def _append_head(g, arr, values, axis=None):
     if not _omitted(axis):
-        def along(g, arr, axis=None):
+        def along(g, arr, values, axis=None):
             return range_along(g, 0, arr.shape[axis], axis)
         return along
-    return lambda g, arr, axis=None: np.ascontiguousarray(g).ravel()[:arr.size].reshape(
+    return lambda g, arr, values, axis=None: np.ascontiguousarray(g).ravel()[:arr.size].reshape(
         arr.shape).copy()
 
 
@@ -395,6 +396,29 @@ def _unstack_rows(xs, how):
                 out[k] = g[:, k * p:(k + 1) * p]
             return out
         return impl
+    return None
+
+
+_JOINS = {"h": np.hstack, "v": np.vstack, "d": np.dstack, "c": np.column_stack}
+
+
+def stack_nd(parts, how):
+    """np.hstack, vstack, dstack or column_stack (`how`: "h", "v", "d", "c")
+    of `parts`: the transpose of unstack_nd."""
+    return _JOINS[how](parts)
+
+
+@overload(stack_nd)
+def _stack_nd(parts, how):
+    how_value = getattr(how, "literal_value", None)
+    if how_value == "h":
+        return lambda parts, how: np.hstack(parts)
+    if how_value == "v":
+        return lambda parts, how: np.vstack(parts)
+    if how_value == "d":
+        return lambda parts, how: np.dstack(parts)
+    if how_value == "c":
+        return lambda parts, how: np.column_stack(parts)
     return None
 
 

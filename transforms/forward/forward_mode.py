@@ -181,6 +181,10 @@ class ForwardMode:
         if t is None:
             t = self.zero_like(name(z)) if not isinstance(value, gast.Call) or not \
                 self.atom_kind(name(z)).is_array else call("np.zeros_like", name(z))
+            if isinstance(value, gast.Call) and self.atom_kind(name(z)).tag == "tuple":
+                # the zeros a call made (an adjoint's: a list, added into by item) have
+                # zeros of their structure as tangent, a list where they are one
+                t = call("zeros_like", name(z))
             return [s, assign(self.d(z), t, src=s)]
         if isinstance(t, list):  # a helper's jvp gives value and tangent at once
             return t

@@ -19,3 +19,8 @@ class Specialised:
         ret = self.tree.body[-1]
         self.outputs = list(ret.value.elts) if isinstance(ret.value, gast.Tuple) else [ret.value]
         self.returns_tuple = isinstance(ret.value, gast.Tuple)
+        # a function the program names later (a helper's vjp) must not take a name this
+        # code binds: a derivative of generated code has temporaries like `vjp_f2`
+        local = getattr(program, "local_names", None)
+        if local is not None:
+            local.update(n.id for n in gast.walk(self.tree) if isinstance(n, gast.Name))

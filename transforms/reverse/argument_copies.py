@@ -4,8 +4,8 @@ written in place that a result returns are copied where they are kept."""
 import gast
 
 from ..analysis import kinds as K
-from ..analysis.aliases import written_memory
-from ..syntax import assign, base_name, call, name, walk, walk_stmts
+from ..analysis.aliases import memory_sources, written_memory
+from ..syntax import assign, base_name, call, const, name, subscript, walk, walk_stmts
 
 
 def copy_written_args(tree, args):
@@ -28,11 +28,13 @@ def written_in_place(stmts):
 
 
 def with_aliases(arrays, stmts):
-    """`arrays` and every name bound to one of them by plain copies `a = b`
-    or subscripts `a = b[i]` (such names may share memory)."""
-    pairs = [(s.targets[0].id, base_name(s.value)) for s in walk_stmts(stmts)
+    """`arrays` and every name bound to one of them by a value that may share
+    its memory: `a = b`, a view `a = b[i]`, `a = b.T`, `np.reshape(b, s)`,
+    and any other call of b (a helper may return its argument, or a view of
+    it: reshape_like)."""
+    pairs = [(s.targets[0].id, source) for s in walk_stmts(stmts)
              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-             and isinstance(s.value, (gast.Name, gast.Subscript))]  # b[i] may be a view
+             for source in memory_sources(s.value, lambda _: False, True)]
     out = set(arrays)
     while True:
         more = {a for a, b in pairs if b in out} | {b for a, b in pairs if a in out}
@@ -45,7 +47,12 @@ def copying(value, written, kinds):
     """`value` (a name or a tuple of atoms) with each array in `written` copied."""
     if isinstance(value, gast.Tuple):
         return gast.Tuple(elts=[copying(e, written, kinds) for e in value.elts], ctx=gast.Load())
-    if isinstance(value, gast.Name) and value.id in written \
-            and not kinds.get(value.id, K.UNKNOWN).is_scalar:
+    kind = kinds.get(value.id, K.UNKNOWN) if isinstance(value, gast.Name) else None
+    if kind is not None and value.id in written and kind.tag == "tuple":
+        # (the cotangent of a tuple: a list of arrays of different shapes, copied by item)
+        return gast.Tuple(elts=[call("np.copy", subscript(value.id, const(k))) if item.is_array
+                                else subscript(value.id, const(k))
+                                for k, item in enumerate(kind.items)], ctx=gast.Load())
+    if kind is not None and value.id in written and not kind.is_scalar:
         return call("np.copy", name(value.id))
     return value
