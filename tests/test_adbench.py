@@ -9,11 +9,7 @@ from benchmarks.adbench.cases import cases
 CASES = {c[0]: c for c in cases()}
 
 # objectives s2sad does not differentiate as written yet (each says why)
-NOT_YET = {
-    "lstm": "a list of states appended to and read by index in one loop",
-    "ht": "a list of arrays read at an index computed from another array",
-    "ht_complicated": "a list of arrays read at an index computed from another array",
-}
+NOT_YET = {}
 
 
 def _differences(fn, args, k, eps=1e-6):

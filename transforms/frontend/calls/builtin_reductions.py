@@ -21,7 +21,17 @@ _NUMPY = {builtins.sum: "sum", builtins.max: "max", builtins.min: "min"}
 
 def run(tree, ctx):
     """Rewrite the calls in `tree` (normalised, with `ctx.kinds`); the tree
-    if any was (its kinds are inferred again)."""
+    if any was (its kinds are inferred again). A rewritten call's result has
+    a kind now, which can make another call's argument known (`y - sum(e)`
+    read by a later `sum`), so this repeats until nothing changes."""
+    changed = False
+    while _rewrite(ctx):
+        changed = True
+        ctx.infer_kinds()
+    return tree if changed else None
+
+
+def _rewrite(ctx):
     kinds, resolve = ctx.kinds, ctx.safe_resolve
     changed = False
     for node in ctx.nodes:
@@ -42,4 +52,4 @@ def run(tree, ctx):
         if kind.ndim > 1:
             node.keywords = [gast.keyword(arg="axis", value=gast.Constant(value=0, kind=None))]
         changed = True
-    return tree if changed else None
+    return changed
