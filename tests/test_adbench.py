@@ -1,5 +1,7 @@
 """ADBench's objectives as ADBench wrote them (benchmarks/adbench/), their
 gradients and Jacobians against central differences, compiled and not."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -55,4 +57,8 @@ def test_objective_as_written(name, jit, request):
         request.applymarker(pytest.mark.xfail(reason=NOT_YET[name], strict=True))
     _, how, fn, args, wrt = CASES[name]
     derivative = getattr(s2sad, how)(fn, wrt=wrt, jit=jit)
-    _compare(derivative(*args), _expected(how, fn, args, wrt))
+    with warnings.catch_warnings():
+        # compiled means compiled: no part of it may fall back to Python
+        warnings.simplefilter("error", s2sad.NumbaFallbackWarning)
+        got = derivative(*args)
+    _compare(got, _expected(how, fn, args, wrt))
