@@ -115,6 +115,11 @@ def shares_a_private_name(x):
     return _is_array(np.sin(x)) + np.sum(np.cos(x))
 
 
+def contracted(a, b):
+    # np.einsum and its cotangents compile through runtime/einsums.py's loop nests
+    return np.sum(np.tanh(np.einsum("ij,jk->ik", a, b))) + np.einsum("ii", a)
+
+
 RNG = np.random.default_rng(3)
 EXPORTED = {
     "loop": (readme_loop, (RNG.uniform(-1, 1, 5), RNG.uniform(0.5, 2, 5))),
@@ -123,6 +128,7 @@ EXPORTED = {
                                                       RNG.uniform(-1, 1, (3, 3)))),
     "scipy.special": (special_functions, (RNG.uniform(0.5, 2, 4),)),
     "a private name": (shares_a_private_name, (RNG.uniform(-1, 1, 4),)),
+    "einsum": (contracted, (RNG.uniform(-1, 1, (3, 3)), RNG.uniform(-1, 1, (3, 2)))),
 }
 
 

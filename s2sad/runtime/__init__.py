@@ -16,6 +16,7 @@ overload or a `register_jitable` where numba lacks the form.
     axes             x.astype, np.squeeze / diff / repeat / roll / sort along
                      an axis, np.pad
     contractions     np.einsum, tensordot, inner, kron, gradient
+    einsums          numba implementations of np.einsum and its cotangents
     stacks           N-d products (np.matmul, np.inner, np.dot), np.cross along
                      axes, slogdet, cholesky and eigh of stacks
     stack_overloads  numba implementations of numpy's stacked linear algebra
@@ -28,7 +29,7 @@ overload or a `register_jitable` where numba lacks the form.
     lists            a list of arrays grown and read by index: np.stack of it,
                      its adjoint's zeros and rows
 and s2sad.checkpointing's helpers (binomial checkpointing of loops)."""
-from . import axes, base, contractions, linalg, lists, objects, reductions, shapes, \
+from . import axes, base, contractions, einsums, linalg, lists, objects, reductions, shapes, \
     special, spectral, stack_overloads, stacks, values, writes
 from .. import checkpointing
 from .base import *  # noqa: F401,F403
@@ -41,6 +42,7 @@ from .spectral import *  # noqa: F401,F403
 from .axes import *  # noqa: F401,F403
 from .values import *  # noqa: F401,F403
 from .contractions import *  # noqa: F401,F403
+from .einsums import *  # noqa: F401,F403  (numba's np.einsum and its cotangents)
 from .writes import *  # noqa: F401,F403
 from .lists import *  # noqa: F401,F403
 from .stacks import *  # noqa: F401,F403

@@ -16,10 +16,16 @@ __all__ = ["einsum_grad", "einsum_one", "einsum_two", "einsum_three", "einsum_gr
 # ---- contractions: einsum, tensordot, inner -----------------------------------------
 
 def _parse_subscripts(subscripts, operands):
-    """(input subscripts, output subscripts) of an einsum, with each '...'
-    spelled out in letters the subscripts do not use (right-aligned, as
-    numpy aligns the axes it stands for); an implicit output is the
-    ellipsis' axes, then the indices seen once, in alphabetical order."""
+    """(input subscripts, output subscripts) of an einsum of `operands`."""
+    return spell_subscripts(subscripts, [np.ndim(o) for o in operands])
+
+
+def spell_subscripts(subscripts, ndims):
+    """(input subscripts, output subscripts) of an einsum of operands with
+    `ndims` axes, with each '...' spelled out in letters the subscripts do
+    not use (right-aligned, as numpy aligns the axes it stands for); an
+    implicit output is the ellipsis' axes, then the indices seen once, in
+    alphabetical order."""
     text = subscripts.replace(" ", "")
     inputs, arrow, output = text.partition("->")
     parts = inputs.split(",")
@@ -30,7 +36,7 @@ def _parse_subscripts(subscripts, operands):
     if "..." not in text:
         return parts, output
     free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in text]
-    counts = [np.ndim(o) - (len(p) - 3) if "..." in p else 0 for p, o in zip(parts, operands)]
+    counts = [n - (len(p) - 3) if "..." in p else 0 for p, n in zip(parts, ndims)]
     ellipsis = "".join(free[:max(counts, default=0)])
 
     def spelled(p, n):
