@@ -367,7 +367,8 @@ def test_undefined_name():
 
 
 def uses_np_einsum(x):
-    return np.einsum("ij->", x) * 0.5  # (numba has no np.einsum)
+    # (numba has no np.rot90 with axes; the name is what the test matches)
+    return np.sum(np.rot90(x, axes=(0, 1))) * 0.5
 
 
 def test_jit_require_raises_and_jit_true_falls_back():

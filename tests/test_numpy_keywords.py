@@ -52,11 +52,10 @@ def test_python(case, functions):
 
 @pytest.mark.parametrize("case", JIT_CASES, ids=lambda c: c.id)
 def test_compiled(case, functions):
-    """Compiled with numba, never falling back to Python (the definitions
-    and the cast compile), except einsum, which numba lacks."""
+    """Compiled with numba, never falling back to Python (the definitions,
+    the cast and einsum's loop nests compile)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore" if "einsum" in case.id else "error",
-                              s2sad.NumbaFallbackWarning)
+        warnings.simplefilter("error", s2sad.NumbaFallbackWarning)
         _verdict(case, run_case(case, functions[case.id], jit=True, modes=("grad", "jvp")))
 
 
