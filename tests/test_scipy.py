@@ -311,3 +311,23 @@ def test_stats_logpdf_gradients(wrt, jit):
     check_jvp(normal_loglik, (x, 0.2, 1.3), wrt=wrt, jit=jit)
     check_grad(gaussian_loglik, (X, m, C), wrt=wrt, jit=jit)
     check_jvp(gaussian_loglik, (X, m, C), wrt=wrt, jit=jit)
+
+
+# ---- a function s2sad defines in Python, called inside a helper ------------------------
+
+def _log_density(mean, point):
+    from scipy.stats import multivariate_normal
+    return multivariate_normal.logpdf(point, mean, np.array([[2.0, 0.3], [0.3, 1.0]]))
+
+
+def two_densities(mean):
+    return _log_density(mean, np.array([0.3, -0.2])) + 0.5 * _log_density(mean * mean, mean)
+
+
+def test_defined_function_inside_a_helper_compiles():
+    """(the helper's forward copy kept the scipy call, which numba cannot
+    type: the whole derivative ran as Python; the fallback warning is an
+    error in the tests)"""
+    mean = np.array([0.1, 0.4])
+    for jit in (True, False):
+        check_grad(two_densities, (mean,), jit=jit)

@@ -86,6 +86,20 @@ class CallBinder:
             return self.bind_helper(node, fn)
         return node
 
+    def defined_call(self, node, obj):
+        """`node` calling s2sad's Python definition of `obj` (a numpy or
+        scipy function), bound, or `node` if there is none for this call."""
+        if self.definitions is None or obj is None:
+            return node
+        try:
+            definition = self.definitions.numpy_definition(obj, node,
+                                                           getattr(self.parsed, "fn", None))
+        except NotImplementedArgument:
+            return node  # (runs as written)
+        if definition is None:
+            return node
+        return self.bind_helper(self.definition_call(node, definition, obj), definition)
+
     def definition_call(self, node, definition, obj=None):
         """`node` calling `definition` by a name of the function's namespace
         (the numpy function's own name unless the module uses it)."""
@@ -259,10 +273,14 @@ class _Binder(Transformer):
         binder = self.binder
         if not self.rules:
             try:
-                fn = readable_function(binder.parsed.resolve(node.func))
+                obj = binder.parsed.resolve(node.func)
+                fn = readable_function(obj)
             except Exception:  # noqa: BLE001 - reported where it is used
                 return node
-            return node if fn is None else binder.bind_helper(node, fn)
+            if fn is None:  # (a numpy or scipy function s2sad defines in Python, so
+                # numba compiles the copy as it does the function: the same values)
+                return binder.defined_call(node, obj)
+            return binder.bind_helper(node, fn)
         keepdims = any(k.arg == "keepdims" for k in node.keywords)
         if keepdims and node.args and not isinstance(node.args[0], (gast.Name,
                                                                      gast.Constant)):
