@@ -1,6 +1,6 @@
 """Calls numba has no implementation of, compiled through s2sad's helpers
 (s2sad/runtime/axes.py, runtime/reductions.py): x.astype(dtype), np.squeeze
-with an axis, np.diff / repeat / roll / sort along an axis, np.pad, and
+with an axis, np.diff / repeat / roll / flip / sort along an axis, np.pad, and
 np.atleast_1d / 2d of a number. Gradients against finite differences and
 values against numpy's, compiled (a fallback to Python fails the test: see
 conftest.py) and as Python."""
@@ -41,6 +41,12 @@ def rolls(x):
             + np.sum(np.roll(x, 5) * W) + np.sum(np.roll(x, 1, axis=(0, 1)) * W))
 
 
+def flips(x):
+    return (np.sum(np.flip(x, axis=0) * W) + np.sum(np.flip(x, 1) ** 2 * W)
+            + np.sum(np.flip(x, axis=(0, 1)) * W) + np.sum(np.flip(x, axis=-1)[0] ** 3)
+            + np.sum(np.flip(x) * W))
+
+
 def sorts(x):
     return (np.sum(np.sort(x, axis=0) * W) + np.sum(np.sort(x) * W)
             + np.sum(np.sort(x, axis=None) * np.arange(12.0)) + np.sum(np.sort(x, -2) * W))
@@ -63,7 +69,7 @@ def at_least(s):
 
 @pytest.mark.parametrize("fn, args", [
     (astypes, (A,)), (squeezes, (A,)), (diffs, (A,)), (repeats, (A,)), (rolls, (A,)),
-    (sorts, (A,)), (pads, (A,)), (cube_forms, (T3,)), (at_least, (0.7,)),
+    (flips, (A,)), (sorts, (A,)), (pads, (A,)), (cube_forms, (T3,)), (at_least, (0.7,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_against_finite_differences(fn, args, jit):
     check_grad(fn, args, jit=jit)
@@ -74,7 +80,7 @@ def forms_out(x):
     return (np.squeeze(x[:, None, :], axis=1), np.diff(x, 2, axis=0), np.repeat(x, 2, axis=1),
             np.roll(x, -1, axis=(0, 1)), np.roll(x, 7), np.sort(x, axis=0),
             np.sort(x, axis=None), np.pad(x, ((1, 2), (0, 1)), mode="edge"), np.pad(x, 2),
-            x.astype(np.float64))
+            x.astype(np.float64), np.flip(x, axis=1), np.flip(x, axis=(0, 1)))
 
 
 def test_compiled_values_agree_with_numpy():

@@ -467,6 +467,8 @@ numba_form(np.squeeze, rt.squeeze_axis, when=given("axis"))
 numba_form(np.diff, rt.diff_axis, when=given("axis"))
 numba_form(np.repeat, rt.repeat_axis, when=given("axis"))
 numba_form(np.roll, rt.roll_axis)
+# (np.flip(g, axis) by position in the rules' templates)
+numba_form(np.flip, rt.flip_axis, when=lambda call: given("axis")(call) or len(call.args) > 1)
 numba_form(np.sort, rt.sort_axis)
 numba_form(np.pad, rt.pad_of)
 # of an array (a list of arrays built in a loop), whose rows numpy joins

@@ -17,7 +17,7 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 __all__ = ["astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "cumsum_axis", "roll_axis",
-           "sort_axis", "pad_of", "unpad_of", "scatter_sum_axis", "hstack_of", "vstack_of",
+           "sort_axis", "flip_axis", "pad_of", "unpad_of", "scatter_sum_axis", "hstack_of", "vstack_of",
            "column_stack_of", "diag_indices_of", "diag_indices_from_of"]
 
 
@@ -228,6 +228,42 @@ def _roll_axis(a, shift, axis=None):
             return out
         return over_axes
     return lambda a, shift, axis=None: _roll_one(a, shift, _axis_of(axis, nd))
+
+
+def flip_axis(m, axis=None):
+    return np.flip(m, axis)
+
+
+@register_jitable
+def _flip_one(a, ax):
+    before, n, after = _blocks(a.shape, ax)
+    src = np.ascontiguousarray(a).reshape((before, n, after))
+    out = np.empty((before, n, after), dtype=a.dtype)
+    for i in range(before):
+        for j in range(n):
+            for k in range(after):
+                out[i, n - 1 - j, k] = src[i, j, k]
+    return out.reshape(a.shape)
+
+
+@overload(flip_axis)
+def _flip_axis(m, axis=None):
+    """np.flip(m, axis) (numba's np.flip takes no axis): a copy."""
+    if not _array(m):
+        return None
+    nd = m.ndim
+    if _omitted(axis):
+        return lambda m, axis=None: np.flip(m).copy()
+    if isinstance(axis, types.BaseTuple):
+        def over_axes(m, axis=None):
+            out = m.copy()
+            for ax in axis:
+                out = _flip_one(out, _axis_of(ax, nd))
+            return out
+        return over_axes
+    if isinstance(axis, types.Integer):
+        return lambda m, axis=None: _flip_one(m, _axis_of(axis, nd))
+    return None
 
 
 def sort_axis(a, axis=-1, kind=None):
