@@ -13,6 +13,7 @@ overload or a `register_jitable` where numba lacks the form.
                      an axis, np.prod's gradients
     shapes           the gradients of numpy's shape, stacking and sorting
                      functions; np.array of parts, np.atleast_*d
+    arrays           np.array of parts and np.atleast_*d of numbers (numba lacks them)
     axes             x.astype, np.squeeze / diff / repeat / roll / sort along
                      an axis, np.pad
     contractions     np.einsum, tensordot, inner, kron, gradient
@@ -29,12 +30,13 @@ overload or a `register_jitable` where numba lacks the form.
     lists            a list of arrays grown and read by index: np.stack of it,
                      its adjoint's zeros and rows
 and s2sad.checkpointing's helpers (binomial checkpointing of loops)."""
-from . import axes, base, contractions, einsums, linalg, lists, objects, reductions, shapes, \
+from . import arrays, axes, base, contractions, einsums, linalg, lists, objects, reductions, shapes, \
     special, spectral, stack_overloads, stacks, values, writes
 from .. import checkpointing
 from .base import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
+from .arrays import *  # noqa: F401,F403
 from ..checkpointing import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
@@ -49,7 +51,7 @@ from .stacks import *  # noqa: F401,F403
 from .stack_overloads import *  # noqa: F401,F403
 from .objects import *  # noqa: F401,F403
 
-_MODULES = (base, reductions, shapes, checkpointing, special, linalg, spectral, axes, values,
+_MODULES = (base, reductions, shapes, arrays, checkpointing, special, linalg, spectral, axes, values,
             contractions, writes, lists, stacks, stack_overloads, objects)
 __all__ = [name for module in _MODULES for name in module.__all__]
 

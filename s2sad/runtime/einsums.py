@@ -53,7 +53,6 @@ def _loop_nest(params, factors, target, types_of, dtype):
     over every letter and added into `target` (letters, the name whose shape
     the result takes, or None for a new array of the letters' sizes)."""
     letters, shaped_like = target
-    names = [n for n, _ in factors] + ([shaped_like] if shaped_like else [])
     lettered = factors + ([(shaped_like, letters)] if shaped_like else [])
     order = list(dict.fromkeys(letters + "".join(ls for _, ls in factors)))
     lines = [f"def impl({', '.join(params)}):"]

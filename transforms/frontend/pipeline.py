@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from . import steps
 from .calls import (array_attributes, bind, builtin_forms, builtin_reductions, callable_forms,
-                    missing_attributes, read_respellings, star_forms, zip_forms)
+                    missing_attributes, read_respellings, star_forms, tensordot_forms, zip_forms)
 from .containers import (added_keys, assigned_keys, aux_output, aux_pairs, comprehensions,
                          dict_comprehensions, dicts, flatten_args, growing_lists, list_appends,
                          list_reads, literal_loops, literals, materialised_lists,
@@ -178,6 +178,8 @@ SPECIALISE = [
          after=("number_starts",)),
     step(builtin_reductions, "sum(x), max(x) of an array: np.sum(x, axis=0)",
          after=("infer_kinds",), retypes=True),
+    step(tensordot_forms, "np.tensordot(a, b, axes) of known ranks: np.einsum of its subscripts",
+         after=("infer_kinds",)),
     step(tuples, "r = h(x) of a tuple: r_0, r_1 = h(x)", after=("infer_kinds",),
          retypes=True),
     step(steps.unliftable, "(under a budget: a loop a step cannot carry, recorded instead)",
