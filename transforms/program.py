@@ -381,7 +381,8 @@ class Program:
             body=body, decorator_list=[], returns=None, type_comment=None)
         optimise_reverse(fdef, rev, spec, args, self)
         # the default budget's check lines (checkpoint_loops.py), once the rest is final
-        place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location)
+        place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location,
+                            rev.tapes.names, rev.shape_classes)
         self._collect_globals(fdef, parsed)
         doc = self._docstring(parsed, wrt_names, mode)
         self._late_forms(fdef, parsed, [spec.kinds])

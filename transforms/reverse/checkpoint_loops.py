@@ -41,6 +41,7 @@ import gast
 
 from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
+from .tape_estimate import BUILTINS, tape_bytes
 from ..syntax import (attr, binop, call, compare, const, name, names_loaded, names_stored,
                      plain_copy, walk)
 
@@ -289,10 +290,9 @@ def _tape_check(loop, after, parsed, guard, vocabulary, local=None):
     if not state or any(v not in before for v in state):
         return None
     line = parsed.location.line_of(loop) or 0
-    check = gast.Expr(value=call(
-        "check_memory", _times_per_step(_steps(*_bounds(loop.iter)), loop.body, state),
-        const(int(guard)), const(line)))
-    for n in ("check_memory", "trip_count", "state_nbytes"):
+    # (the estimate, 0 here, is read from the generated forward sweep: place_memory_checks)
+    check = gast.Expr(value=call("check_memory", const(0), const(int(guard)), const(line)))
+    for n in ("check_memory", "trip_count"):
         parsed.namespace.setdefault(n, vocabulary.runtime_objects[n])
     gast.copy_location(check, loop)
     _locate(check, loop)
@@ -325,22 +325,31 @@ def _times_per_step(steps, body, state):
     return binop(binop(steps, "*", const(_assignments(body))), "*", _largest(state))
 
 
-def place_memory_checks(body, arguments, checks, kinds, location):
+def place_memory_checks(body, arguments, checks, kinds, location, tape_names=(),
+                        shape_classes=None):
     """Put each check_memory statement of `checks` into the generated
     function's `body` before the forward run of its loop (the first
     top-level loop of that line), after the last statement assigning a name
-    it reads, so before the loop's tape is allocated. Added after the
+    it reads, so before the loop's tape is allocated. Its estimate is what
+    the generated loop records (tape_estimate.py: `tape_names` are the
+    tapes' names, `shape_classes` arrays of one shape). Added after the
     derivative is built, no analysis sees it: the rest of the source is the
-    one generated without a budget. `state_nbytes(v)` becomes `v.size * 8`
-    or `8` by v's kind (a call would cost compile time)."""
+    one generated without a budget."""
     for line, check in checks:
         at = next((k for k, s in enumerate(body) if isinstance(s, gast.For)
                    and location.line_of(s) == line), None)
         if at is None:
             continue  # (not found as a loop: no check, as without a budget)
-        check = _replace_nbytes(check, kinds)
-        needs = names_loaded(check) - {"check_memory", "trip_count", "state_nbytes", "max"}
-        if needs - names_stored(body[:at]) - set(arguments):
+        available = names_stored(body[:at]) | set(arguments)
+        estimate = tape_bytes(body[at], body[:at], available, tape_names, kinds,
+                              shape_classes or {})
+        if isinstance(estimate, gast.Constant) and estimate.value == 0:
+            continue  # (it records nothing)
+        check = gast.Expr(value=call("check_memory", estimate, *check.value.args[1:]))
+        gast.copy_location(check, body[at])
+        _locate(check, body[at])
+        needs = names_loaded(check) - {"check_memory", "trip_count"} - BUILTINS
+        if needs - available:
             continue  # a name the forward sweep calls otherwise: no check
         while at > 0 and not (names_stored(body[at - 1]) & needs) \
                 and not _is_check(body[at - 1]):  # (checks stay in the loops' order)
@@ -351,35 +360,6 @@ def place_memory_checks(body, arguments, checks, kinds, location):
 def _is_check(s):
     return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
         and isinstance(s.value.func, gast.Name) and s.value.func.id == "check_memory"
-
-
-def _replace_nbytes(node, kinds):
-    _replace_nbytes_in(node, kinds)
-    return node
-
-
-def _replace_nbytes_in(node, kinds):
-    for field, value in gast.iter_fields(node):
-        items = value if isinstance(value, list) else [value]
-        for k, child in enumerate(items):
-            if not isinstance(child, gast.AST):
-                continue
-            if isinstance(child, gast.Call) and isinstance(child.func, gast.Name) \
-                    and child.func.id == "state_nbytes" and len(child.args) == 1 \
-                    and isinstance(child.args[0], gast.Name):
-                kind = kinds.get(child.args[0].id)
-                if kind is None or not (kind.is_array or kind.is_scalar):
-                    continue
-                new = binop(attr(name(child.args[0].id), "size"), "*", const(8)) if kind.is_array \
-                    else const(8)
-                gast.copy_location(new, child)
-                _locate(new, child)
-                if isinstance(value, list):
-                    value[k] = new
-                else:
-                    setattr(node, field, new)
-            else:
-                _replace_nbytes_in(child, kinds)
 
 
 def _bounds(rng):
