@@ -9,7 +9,9 @@ tracemalloc sees its arrays and lists (benchmarks/_memory.py calibrates
 this); the measured tape is the peak traced memory of the second call minus
 that of the first: what the loop allocated and still held when it ended."""
 import ast
+import inspect
 import itertools
+import linecache
 import re
 import tracemalloc
 
@@ -56,23 +58,26 @@ def measure(fn, args, wrt=0, mode="grad"):
         if not _is_check(s):
             continue
         line = s.value.args[2].value
-        loop = next(j for j in range(k + 1, len(body)) if isinstance(body[j], ast.For))
+        loop = _loop_of(fn, line, body, k)
         estimate = ast.Assign(targets=[ast.Name(id="tape_estimate", ctx=ast.Store())],
                               value=s.value.args[0])
         before = [b for b in body[:k] if not _is_check(b)]
         between = [b for b in body[k + 1:loop] if not _is_check(b)]
-        # the first copy runs what comes before the loop but its tapes'
-        # allocations (names ending in _tape or _stack)
-        untaped = before + [b for b in between if not any(_TAPE.search(v) for v in _bound([b]))]
+        # the first copy runs what comes before the loop but the allocations
+        # of the loop's tapes (names ending in _tape or _stack)
+        tapes = {n.id for n in ast.walk(body[loop]) if isinstance(n, ast.Name)
+                 and _TAPE.search(n.id)}
+        untaped = before + [b for b in between if not set(_bound([b])) & tapes]
         # (an empty list appended to only in the loop has no type without it)
         untaped = [b for b in untaped if not (isinstance(b, ast.Assign) and isinstance(
             b.value, ast.List) and not b.value.elts)]
-        # both return what the first binds, or numba drops the allocations
-        # nothing reads
+        # both return what they bind, or numba drops the allocations nothing
+        # reads (the tapes, as nothing reads them back)
         kept = [ast.Name(id=v, ctx=ast.Load()) for v in _bound(untaped)]
         stops = (untaped + [estimate, _return(ast.Name(id="tape_estimate", ctx=ast.Load()),
                                               kept)],
-                 before + between + [body[loop], _return(ast.Constant(value=0), kept)])
+                 before + between + [body[loop], _return(ast.Constant(value=0), [
+                     ast.Name(id=v, ctx=ast.Load()) for v in _bound(before + between)])])
         peaks = []
         for stop in stops:
             fdef.body = stop
@@ -84,6 +89,16 @@ def measure(fn, args, wrt=0, mode="grad"):
         fdef.body = body
         out.append((line, int(peaks[0][0][0]), peaks[1][1] - peaks[0][1]))
     return out
+
+
+def _loop_of(fn, line, body, k):
+    """The position in `body` of the forward loop of `fn`'s line `line`: the
+    first loop after position `k` with the line's header."""
+    text = linecache.getline(inspect.getsourcefile(fn), line).strip()
+    header = ast.parse(text + " pass").body[0]
+    loops = [j for j in range(k + 1, len(body)) if isinstance(body[j], ast.For)]
+    return next(j for j in loops if ast.unparse(body[j].target) == ast.unparse(header.target)
+                and ast.unparse(body[j].iter) == ast.unparse(header.iter))
 
 
 def _bound(stmts):
