@@ -5,6 +5,7 @@ switches its argument kinds to the checkpointing variant and runs again."""
 import math
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -14,6 +15,10 @@ from s2sad import api, checkpointing as C
 from s2sad.generate import generate
 from s2sad.transforms.analysis import kinds as K
 from gradcheck import numerical_grad
+
+# (the tests that switch on purpose; test_the_switch_warns_once_per_derivative
+# looks at the warning)
+pytestmark = pytest.mark.filterwarnings("ignore::s2sad.MemoryBudgetWarning")
 
 
 @pytest.fixture
@@ -245,3 +250,47 @@ def test_float32_arguments_switch_too(tiny_default):
     got = g(x.astype(np.float32), 90)
     assert "revolve(schedule)" in g.source and got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_the_switch_warns_once_per_derivative(tiny_default, jit):
+    u0 = np.linspace(0.0, 1.0, 6) ** 2
+    g = s2sad.grad(heat, (0, 1), jit=jit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g(u0, 0.2, 1)  # fits: no warning
+    loop_line = heat.__code__.co_firstlineno + 2
+    with pytest.warns(s2sad.MemoryBudgetWarning) as caught:
+        got = g(u0, 0.2, 30)
+    [w] = [w for w in caught if issubclass(w.category, s2sad.MemoryBudgetWarning)]
+    message = str(w.message)
+    assert w.filename == __file__  # (pointing at the call)
+    # the function, the loop's line, the estimate (30 steps x 5 arrays of 6
+    # values, 224 bytes with their headers), the budget and what to do
+    assert message.startswith("grad of heat: the loop at ")
+    assert f"{__file__}:{loop_line} would record about 33.6 kB (estimated)" in message
+    assert "budget of 2.0 kB" in message
+    assert "S2SAD_MEMORY=64GB" in message and 'memory="off"' in message
+    np.testing.assert_allclose(got[0], numerical_grad(heat, (u0, 0.2, 30), 0),
+                               rtol=1e-6, atol=1e-8)
+    # a new switch (other argument kinds) of the same derivative: no new warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g(np.ones((2, 6)) * u0, 0.2, 30)
+        assert "revolve(schedule)" in g.source
+
+
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_memory_off_records_every_loop(tiny_default, monkeypatch, how):
+    u0 = np.linspace(0.0, 1.0, 6) ** 2
+    if how == "environment":
+        monkeypatch.setenv("S2SAD_MEMORY", "off")
+        g = s2sad.grad(heat, (0, 1), jit=False)
+    else:
+        g = s2sad.grad(heat, (0, 1), jit=False, memory="off")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = g(u0, 0.2, 30)
+    assert "check_memory(" not in g.source and "revolve" not in g.source
+    np.testing.assert_allclose(got[0], numerical_grad(heat, (u0, 0.2, 30), 0),
+                               rtol=1e-6, atol=1e-8)
