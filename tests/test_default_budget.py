@@ -294,3 +294,37 @@ def test_memory_off_records_every_loop(tiny_default, monkeypatch, how):
     assert "check_memory(" not in g.source and "revolve" not in g.source
     np.testing.assert_allclose(got[0], numerical_grad(heat, (u0, 0.2, 30), 0),
                                rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_bundle_adjustment_keeps_its_full_tape(monkeypatch, jit):
+    """GradBench's ba: its loop over observations records 16 bytes per
+    observation, so a 100 MB budget holds 4,000 of them (the estimate was once
+    p * 8 * err.nbytes, 2 GB here: checkpointed, and 1000x slower at scale)."""
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.gradbench import ba
+    monkeypatch.delenv("S2SAD_MEMORY", raising=False)
+    monkeypatch.setattr(C, "DEFAULT_MEMORY", 100_000_000)
+    p = 4000
+    rng = np.random.default_rng(1)
+    cams, points, w, feats, cam_of, point_of = ba.inputs({
+        "n": 20, "m": 300, "p": p, "cam": [0.1, -0.2, 0.05, 0.5, -0.3, -4, 500, 10, -5, 0.001,
+                                            -1e-5], "x": [0.2, 0.1, 1.0], "w": 0.8,
+        "feat": [40.0, -20.0]})
+    params = ba.gather(cams, points, w, cam_of, point_of) * (1 + 0.01 * rng.standard_normal((p, 15)))
+    seed = rng.standard_normal((p, 2))
+    d = s2sad.vjp(ba.reprojection, jit=jit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.MemoryBudgetWarning)
+        dparams = d(params, feats, seed)
+    assert "check_memory(" in d.source and "revolve" not in d.source
+    # against finite differences of sum(seed * err), at a few entries
+    for o, c in [(0, 0), (17, 6), (1234, 9), (3999, 11), (2500, 14)]:
+        h = 1e-6 * max(1.0, abs(params[o, c]))
+        up, down = params.copy(), params.copy()
+        up[o, c] += h
+        down[o, c] -= h
+        fd = (np.sum(seed * ba.reprojection(up, feats)) -
+              np.sum(seed * ba.reprojection(down, feats))) / (2 * h)
+        assert dparams[o, c] == pytest.approx(fd, rel=1e-5, abs=1e-6)
