@@ -296,11 +296,12 @@ def test_memory_off_records_every_loop(tiny_default, monkeypatch, how):
                                rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.parametrize("jit", [False, True])
-def test_bundle_adjustment_keeps_its_full_tape(monkeypatch, jit):
+@pytest.mark.parametrize("jit, memory", [(False, None), (True, None), (False, "100MB")])
+def test_bundle_adjustment_keeps_its_full_tape(monkeypatch, jit, memory):
     """GradBench's ba: its loop over observations records 16 bytes per
-    observation, so a 100 MB budget holds 4,000 of them (the estimate was once
-    p * 8 * err.nbytes, 2 GB here: checkpointed, and 1000x slower at scale)."""
+    observation, so a 100 MB budget, the default one or memory=, holds 4,000
+    of them (the estimate was once p * 8 * err.nbytes, 2 GB here:
+    checkpointed, and 1000x slower at scale)."""
     import sys
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from benchmarks.gradbench import ba
@@ -314,11 +315,15 @@ def test_bundle_adjustment_keeps_its_full_tape(monkeypatch, jit):
         "feat": [40.0, -20.0]})
     params = ba.gather(cams, points, w, cam_of, point_of) * (1 + 0.01 * rng.standard_normal((p, 15)))
     seed = rng.standard_normal((p, 2))
-    d = s2sad.vjp(ba.reprojection, jit=jit)
+    d = s2sad.vjp(ba.reprojection, jit=jit, memory=memory)
     with warnings.catch_warnings():
         warnings.simplefilter("error", s2sad.MemoryBudgetWarning)
         dparams = d(params, feats, seed)
-    assert "check_memory(" in d.source and "revolve" not in d.source
+    if memory is None:
+        assert "check_memory(" in d.source and "revolve" not in d.source
+    else:  # both ways compiled, the choice made by the same estimate
+        assert re.search(r"= params\.shape\[0\] \* 8 \+ params\.shape\[0\] \* 8 <= 100000000\n",
+                         d.source)
     # against finite differences of sum(seed * err), at a few entries
     for o, c in [(0, 0), (17, 6), (1234, 9), (3999, 11), (2500, 14)]:
         h = 1e-6 * max(1.0, abs(params[o, c]))

@@ -85,6 +85,7 @@ def lift_loops(parsed, vocabulary, budget=None, lift=True, stopped=(), skip=(), 
     reset_recording and whose `runtime_objects` give the functions the
     checks call (the compiler imports neither)."""
     parsed.memory_checks = []  # (loop line, its check_memory statement)
+    parsed.budget_choices = []  # lines of the loops lifted under a budget (refine_choices)
     if not lift:
         strip_marks(parsed.tree, parsed, vocabulary)
         return
@@ -357,6 +358,39 @@ def place_memory_checks(body, arguments, checks, kinds, location, tape_names=(),
         body.insert(at, check)
 
 
+def refine_choices(body, arguments, lines, kinds, location, tape_names=(), shape_classes=None):
+    """The run-time choice of each loop lifted under a budget (`if <estimate>
+    <= budget: <the recorded loop> else: <the lifted one>`, or its test
+    computed into a name just before) takes the estimate of what the
+    generated loop records (tape_estimate.py), as the default budget's check
+    does, instead of the one written before the derivative existed."""
+    for line in lines:
+        at = next((k for k, s in enumerate(body) if isinstance(s, gast.If) and any(
+            isinstance(b, gast.For) and location.line_of(b) == line for b in s.body)), None)
+        if at is None:
+            continue
+        choice = body[at]
+        test, where = choice.test, at
+        if isinstance(test, gast.Name):  # (`cond = ... <= budget` just before)
+            where = next((k for k in range(at - 1, -1, -1) if isinstance(body[k], gast.Assign)
+                          and len(body[k].targets) == 1 and isinstance(body[k].targets[0], gast.Name)
+                          and body[k].targets[0].id == test.id), None)
+            if where is None:
+                continue
+            test = body[where].value
+        if not (isinstance(test, gast.Compare) and len(test.ops) == 1
+                and isinstance(test.ops[0], gast.LtE)):
+            continue
+        k = next(j for j, b in enumerate(choice.body) if isinstance(b, gast.For)
+                 and location.line_of(b) == line)
+        available = names_stored(body[:where]) | set(arguments)
+        estimate = tape_bytes(choice.body[k], body[:where] + choice.body[:k], available,
+                              tape_names, kinds, shape_classes or {})
+        if not (names_loaded(estimate) - BUILTINS - {"trip_count"}) - available:
+            _locate(estimate, test)
+            test.left = estimate
+
+
 def _is_check(s):
     return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
         and isinstance(s.value.func, gast.Name) and s.value.func.id == "check_memory"
@@ -408,6 +442,7 @@ def _lift(loop, after, parsed, marked, budget, vocabulary):
     for n in ("trip_count", "state_nbytes"):
         parsed.namespace.setdefault(n, vocabulary.runtime_objects[n])
     choice = gast.If(test=test, body=[loop], orelse=[lifted])
+    parsed.budget_choices.append(line)  # (its estimate: refine_choices)
     gast.copy_location(choice, loop)
     _locate(choice, loop)
     return [choice]
