@@ -9,8 +9,6 @@ import sys
 import numpy as np
 import pytest
 
-import s2sad
-from s2sad import checkpointing as C
 from tape_measure import measure, seeded
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

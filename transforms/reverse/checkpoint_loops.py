@@ -41,8 +41,8 @@ import gast
 
 from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
-from .tape_estimate import BUILTINS, tape_bytes
-from ..syntax import (attr, binop, call, compare, const, name, names_loaded, names_stored,
+from .tape_estimate import BUILTINS, range_bounds as _bounds, tape_bytes
+from ..syntax import (binop, call, compare, const, name, names_loaded, names_stored,
                      plain_copy, walk)
 
 _COUNTER = itertools.count()
@@ -300,26 +300,6 @@ def _tape_check(loop, after, parsed, guard, vocabulary, local=None):
     return check
 
 
-def _steps(start, stop, stride):
-    """The trip count as arithmetic when the stride is a literal (numba
-    compiles a call of trip_count in a noticeable fraction of a second); a
-    negative count (no steps) is below any budget too."""
-    step = stride.value if isinstance(stride, gast.Constant) else None
-    if isinstance(stride, gast.UnaryOp) and isinstance(stride.op, gast.USub) \
-            and isinstance(stride.operand, gast.Constant) \
-            and isinstance(stride.operand.value, int):
-        step = -stride.operand.value  # range(n, 0, -1)
-    if not isinstance(step, int) or isinstance(step, bool) or step == 0:
-        return call("trip_count", plain_copy(start), plain_copy(stop), plain_copy(stride))
-    a, b = plain_copy(start), plain_copy(stop)
-    zero = isinstance(start, gast.Constant) and start.value == 0 and type(start.value) is int
-    span = (b if zero else binop(b, "-", a)) if step > 0 else \
-        (gast.UnaryOp(op=gast.USub(), operand=b) if zero else binop(a, "-", b))
-    if abs(step) == 1:
-        return span
-    return binop(binop(span, "+", const(abs(step) - 1)), "//", const(abs(step)))
-
-
 def _times_per_step(steps, body, state):
     """`steps * <assignments> * <largest state>`: the bytes a loop's tape
     takes (the estimate of _per_step_bytes)."""
@@ -394,13 +374,6 @@ def refine_choices(body, arguments, lines, kinds, location, tape_names=(), shape
 def _is_check(s):
     return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
         and isinstance(s.value.func, gast.Name) and s.value.func.id == "check_memory"
-
-
-def _bounds(rng):
-    """(start, stop, stride) of a range(...) call."""
-    a = list(rng.args)
-    start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
-    return start, stop, a[2] if len(a) == 3 else const(1)
 
 
 def _lift(loop, after, parsed, marked, budget, vocabulary):

@@ -24,6 +24,8 @@ in the same iteration (fused sweeps) keep one iteration's values at a time,
 so their appends are not counted."""
 import gast
 
+from ..analysis import kinds as K
+
 from ..syntax import attr, binop, call, const, name, names_loaded, names_stored, plain_copy, walk
 
 # bytes a list tape spends per array beside its data (numba: the array's
@@ -199,7 +201,6 @@ class _Estimate:
         return out
 
     def kind(self, v):
-        from ..analysis import kinds as K
         return self.kinds.get(v, K.UNKNOWN)
 
     # ---- the terms ------------------------------------------------------------
@@ -412,8 +413,36 @@ def _is_range(e):
 
 def _trips(rng):
     """The trip count of a range(...) call as arithmetic (negative: none)."""
-    from .checkpoint_loops import _bounds, _steps
-    return _steps(*_bounds(rng))
+    return trip_expression(*range_bounds(rng))
+
+
+def range_bounds(rng):
+    """(start, stop, stride) of a range(...) call."""
+    a = list(rng.args)
+    start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
+    return start, stop, a[2] if len(a) == 3 else const(1)
+
+
+def trip_expression(start, stop, stride):
+    """The trip count as arithmetic when the stride is a literal (numba
+    compiles a call of trip_count in a noticeable fraction of a second); a
+    negative count (no steps) is below any budget too."""
+    step = stride.value if isinstance(stride, gast.Constant) else None
+    if isinstance(stride, gast.UnaryOp) and isinstance(stride.op, gast.USub) \
+            and isinstance(stride.operand, gast.Constant) \
+            and isinstance(stride.operand.value, int):
+        step = -stride.operand.value  # range(n, 0, -1)
+    if not isinstance(step, int) or isinstance(step, bool) or step == 0:
+        return call("trip_count", plain_copy(start), plain_copy(stop), plain_copy(stride))
+    a, b = plain_copy(start), plain_copy(stop)
+    zero = isinstance(start, gast.Constant) and start.value == 0 and type(start.value) is int
+    span = (b if zero else binop(b, "-", a)) if step > 0 else \
+        (gast.UnaryOp(op=gast.USub(), operand=b) if zero else binop(a, "-", b))
+    if abs(step) == 1:
+        return span
+    return binop(binop(span, "+", const(abs(step) - 1)), "//", const(abs(step)))
+
+
 
 
 def _dotted(e):
