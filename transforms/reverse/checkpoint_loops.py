@@ -41,7 +41,7 @@ import gast
 
 from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
-from .tape_estimate import BUILTINS, range_bounds as _bounds, tape_bytes
+from .tape_estimate import BUILTINS, range_bounds as _bounds, surely_bound, tape_bytes
 from ..syntax import (binop, call, compare, const, name, names_loaded, names_stored,
                      plain_copy, walk)
 
@@ -321,7 +321,7 @@ def place_memory_checks(body, arguments, checks, kinds, location, tape_names=(),
                    and location.line_of(s) == line), None)
         if at is None:
             continue  # (not found as a loop: no check, as without a budget)
-        available = names_stored(body[:at]) | set(arguments)
+        available = surely_bound(body[:at]) | set(arguments)
         estimate = tape_bytes(body[at], body[:at], available, tape_names, kinds,
                               shape_classes or {})
         if isinstance(estimate, gast.Constant) and estimate.value == 0:
@@ -363,7 +363,7 @@ def refine_choices(body, arguments, lines, kinds, location, tape_names=(), shape
             continue
         k = next(j for j, b in enumerate(choice.body) if isinstance(b, gast.For)
                  and location.line_of(b) == line)
-        available = names_stored(body[:where]) | set(arguments)
+        available = surely_bound(body[:where]) | set(arguments)
         estimate = tape_bytes(choice.body[k], body[:where] + choice.body[:k], available,
                               tape_names, kinds, shape_classes or {})
         if not (names_loaded(estimate) - BUILTINS - {"trip_count"}) - available:

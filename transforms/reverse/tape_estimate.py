@@ -334,6 +334,17 @@ _ELEMENTWISE = {"np." + f for f in (
     "ceil")}
 
 
+def surely_bound(stmts):
+    """Names the top-level assignments of `stmts` bind (not those bound only
+    in a branch or a loop, which may not have run): what an estimate placed
+    after them may read."""
+    out = set()
+    for s in stmts:
+        if isinstance(s, (gast.Assign, gast.AugAssign)):
+            out |= names_stored(s)
+    return out
+
+
 def _single_assignments(loop):
     counts, values = {}, {}
     for n in walk(loop):
