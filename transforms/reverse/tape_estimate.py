@@ -56,10 +56,17 @@ class _Estimate:
         self.written = names_stored([loop])
         self.available = set(available) - self.tapes
         self.allocations = {}  # tape name -> its allocation before the loop
+        self.placeholders = set()  # names last bound to an empty array before the loop
         for s in before:
             if isinstance(s, gast.Assign) and len(s.targets) == 1 \
-                    and isinstance(s.targets[0], gast.Name) and s.targets[0].id in self.tapes:
-                self.allocations[s.targets[0].id] = s.value
+                    and isinstance(s.targets[0], gast.Name):
+                v = s.targets[0].id
+                if v in self.tapes:
+                    self.allocations[v] = s.value
+                elif _empty(s.value):
+                    self.placeholders.add(v)
+                else:
+                    self.placeholders.discard(v)
         # names the loop binds exactly once, by a plain assignment: their values
         self.single = _single_assignments(loop)
         self.popped = {n.value.id for n in walk(loop) if isinstance(n, gast.Attribute)
@@ -84,8 +91,13 @@ class _Estimate:
         return None
 
     def size_of(self, v):
-        """`x.size` of an array with the shape `v` has in the loop, or None."""
+        """`x.size` of an array with the shape `v` has in the loop, or None;
+        an array the loop binds again but holds a value before it (not a
+        placeholder): the size of that value."""
         b = self.before(v)
+        if b is None and v in self.available and v not in self.placeholders \
+                and self.kind(v).is_array:
+            b = v
         return None if b is None else attr(name(b), "size")
 
     def resolved(self, expr, depth=0):
@@ -141,7 +153,12 @@ class _Estimate:
                 return self.elements(expr.right, depth + 1)
             if self.is_number(expr.right):
                 return self.elements(expr.left, depth + 1)
-            return None
+            # two arrays: the larger (broadcasting a row against a column,
+            # which makes more, goes through a[:, None]: not known, the guess)
+            left, right = self.elements(expr.left, depth + 1), self.elements(expr.right, depth + 1)
+            if left is None or right is None:
+                return None
+            return left if gast.dump(left) == gast.dump(right) else call("max", left, right)
         if isinstance(expr, gast.UnaryOp):
             return self.elements(expr.operand, depth + 1)
         if isinstance(expr, gast.Call):
@@ -185,10 +202,10 @@ class _Estimate:
         return out
 
     def largest(self):
-        """Elements of the largest array the loop reads or writes whose size
-        is known before it (1 if none)."""
+        """Elements of the largest array whose size is known before the loop
+        (1 if none)."""
         sizes, seen = [], set()
-        for v in sorted(names_loaded(self.loop) | self.written):
+        for v in sorted(names_loaded(self.loop) | self.written | self.available):
             size = self.size_of(v) if self.kind(v).is_array else None
             if size is not None and size.value.id not in seen:
                 seen.add(size.value.id)
@@ -332,6 +349,15 @@ _ELEMENTWISE = {"np." + f for f in (
     "sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "abs", "negative",
     "square", "log1p", "expm1", "arctan", "arcsin", "arccos", "copy", "sign", "floor",
     "ceil")}
+
+
+def _empty(value):
+    """`np.empty(0)`, `np.empty((0, 0))`: a placeholder (tapes.placeholder)."""
+    if not (isinstance(value, gast.Call) and _dotted(value.func) == "np.empty" and value.args):
+        return False
+    shape = value.args[0]
+    dims = shape.elts if isinstance(shape, gast.Tuple) else [shape]
+    return all(isinstance(d, gast.Constant) and d.value == 0 for d in dims)
 
 
 def surely_bound(stmts):
