@@ -14,7 +14,8 @@ from .export import export
 from .checkpointing import checkpoint, checkpointed
 from .higher import batch_jacobian, hessian, hvp, jacobian
 from .markers import reset_recording, stop_gradient, stop_recording
-from .errors import (CacheWarning, GradientCheckError, JitError, NoForwardModeError,
+from .errors import (CacheWarning, GradientCheckError, JitError, MemoryBudgetWarning,
+                     NoForwardModeError,
                      NoGradientError, NumbaFallbackWarning, S2sadError, S2sadTypeError,
                      S2sadValueError, SourceUnavailableError, UnsupportedSyntaxError)
 from .transforms.optimise.pipeline import OPTIMISATIONS
@@ -23,7 +24,7 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "check_grads", "stop_gradient
            "reset_recording", "custom_gradient", "custom_vjp", "register_gradient",
            "non_differentiable", "export", "jacobian", "batch_jacobian", "hessian", "hvp", "JitError", "NumbaFallbackWarning", "CacheWarning", "S2sadError",
            "SourceUnavailableError", "UnsupportedSyntaxError"]
-__all__ += ["checkpoint", "checkpointed", "GradientCheckError", "OPTIMISATIONS",
+__all__ += ["checkpoint", "checkpointed", "GradientCheckError", "OPTIMISATIONS", "MemoryBudgetWarning",
             "NoGradientError", "S2sadTypeError", "S2sadValueError", "NoForwardModeError"]
 from .guessed_kinds import GuessedKindsError  # noqa: E402
 __all__ += ["GuessedKindsError"]

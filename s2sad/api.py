@@ -6,7 +6,8 @@ import threading
 import numpy as np
 
 from . import backend, cache, guards, precision, pytrees, self_check, travel
-from .checkpointing import MemoryBudgetExceeded, default_budget, memory_budget
+from .checkpointing import (MemoryBudgetExceeded, budget_off, default_budget, memory_budget,
+                            warn_switch)
 from .generate import generate
 from .guessed_kinds import generate_for_guess, guess_kinds as _guess_kinds
 from .partials import fixed_parameters, unpartial
@@ -37,9 +38,11 @@ def grad(fn=None, wrt=0, *, jit="auto", stop_gradients=(), boundscheck=True,
     never, `jit="require"` raises when numba cannot. `boundscheck=False` lets compiled
     code index without checking bounds (faster; an index out of range then
     reads or writes memory that is not the array's). `memory` (bytes, or a
-    string like "64MB"; default: the S2SAD_MEMORY environment variable) is
-    what a top-level loop's tape may take: a loop that would record more is
-    reversed by binomial checkpointing (see README, "Memory at scale").
+    string like "64MB"; default: the S2SAD_MEMORY environment variable, and
+    without it half the physical memory) is what a top-level loop's tape may
+    take: a loop that would record more is reversed by binomial checkpointing
+    (see README, "Memory at scale"), and the default budget's switch warns
+    (s2sad.MemoryBudgetWarning). `memory="off"` never checkpoints.
     `parallel=True` runs the derivative's loops that s2sad proves
     independent as numba prange loops (a `prange` in `fn` does so for that
     loop anyway). `has_aux=True` (as in JAX): `fn` returns a pair
@@ -128,8 +131,13 @@ class Derivative:
         self.boundscheck = bool(boundscheck)
         # bytes, or None: the default budget, checked before each long loop
         # (MemoryBudgetExceeded switches those kinds to the checkpointing variant)
-        self.memory = memory_budget(memory)
+        self._memory_option = memory  # (what a pickle passes on)
+        if budget_off(memory):  # no budget at all: every loop records
+            self.memory, self.lazy_budget = None, False
+        else:
+            self.memory = memory_budget(memory)
         self._switched = set()  # entry keys whose calls exceeded the default budget
+        self._warned_budget = False  # (MemoryBudgetWarning: once per derivative)
         self.parallel = bool(parallel)  # every loop proven independent as a prange
         self.has_aux = bool(has_aux)  # fn returns (output, aux): only the output differentiated
         self.signature = inspect.signature(fn)  # what the function's arguments bind to
@@ -163,7 +171,8 @@ class Derivative:
         options = dict(wrt=names[0] if self.single else names, jit=self.jit,
                        mode=self.mode, with_value=self.with_value,
                        stop_gradients=self.stop_gradients, boundscheck=self.boundscheck,
-                       memory=self.memory, parallel=self.parallel, has_aux=self.has_aux,
+                       memory="off" if budget_off(self._memory_option) else self.memory,
+                       parallel=self.parallel, has_aux=self.has_aux,
                        optimise=self.optimise, check=self.check)
         return travel.rebuild, (Derivative, travel.reference(self._given), options)
 
@@ -227,11 +236,12 @@ class Derivative:
         try:
             try:
                 value, grads = entry(*values, *extra)
-            except MemoryBudgetExceeded:
+            except MemoryBudgetExceeded as exceeded:
                 # a loop's tape would exceed the default budget (raised before
                 # it is recorded): from now on these kinds take the variant
                 # that checkpoints such loops, and the call runs again (the
                 # derivative copies the arguments it writes: nothing changed)
+                self._warn_budget(exceeded)
                 entry = self._entry(kinds, flat, dtype, switch=True)
                 value, grads = entry(*values, *extra)
         except Exception as exc:
@@ -264,6 +274,14 @@ class Derivative:
                 with self._lock:
                     self._by_types[types] = entry
         return self._result(entry, value, grads)
+
+    def _warn_budget(self, exceeded):
+        """MemoryBudgetWarning, once per derivative (checkpointing.warn_switch)."""
+        with self._lock:
+            if self._warned_budget:
+                return
+            self._warned_budget = True
+        warn_switch(self.fn, _innermost(self.fn), self.mode, exceeded, stacklevel=4)
 
     def _result(self, entry, value, grads):
         """What a call returns: with has_aux, JAX's forms, the aux rebuilt

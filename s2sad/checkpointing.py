@@ -246,6 +246,48 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 
 
+def budget_off(memory):
+    """Whether `memory` (None: the S2SAD_MEMORY environment variable) is
+    "off": no budget, not even the default one (loops always record)."""
+    import os
+    if memory is None:
+        memory = os.environ.get("S2SAD_MEMORY")
+    return isinstance(memory, str) and memory.strip().lower() == "off"
+
+
+def describe_bytes(n):
+    """`n` bytes for a message: "130.4 GB", "512 bytes"."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def warn_switch(fn, code_of, mode, exceeded, stacklevel):
+    """Warn (MemoryBudgetWarning) that `mode` of `fn` switched a loop to
+    checkpointing: the loop's line (in `fn`'s file when it is `code_of`'s,
+    else in a function it calls), the estimate, the budget, what to do."""
+    import warnings
+    from .errors import MemoryBudgetWarning
+    line, tape = (tuple(exceeded.args) + (None, None))[:2]
+    code = getattr(code_of, "__code__", None)
+    name = getattr(fn, "__qualname__", repr(fn))
+    lines = [ln for _, _, ln in code.co_lines() if ln is not None] if code is not None else []
+    if lines and code.co_firstlineno <= (line or 0) <= max(lines):
+        where = f"the loop at {code.co_filename}:{line}"
+    else:
+        where = f"the loop at line {line} of a function {name} calls"
+    budget = default_budget()
+    warnings.warn(MemoryBudgetWarning(
+        f"{mode} of {name}: {where} would record about {describe_bytes(tape or 0)} "
+        f"(estimated), more than the memory budget of {describe_bytes(budget or 0)} (half "
+        f"the physical memory), so it is reversed by binomial checkpointing from now on for "
+        f"arguments of these kinds: exact, but its steps run again and it may be much "
+        f"slower. To record it, raise the budget (S2SAD_MEMORY=64GB in the environment, or "
+        f"memory=\"64GB\" when differentiating) or turn checkpointing off "
+        f"(S2SAD_MEMORY=off, or memory=\"off\")."), stacklevel=stacklevel)
+
+
 def memory_budget(memory):
     """Bytes of a `memory=` option: an int, or a string such as "64MB",
     "1.5 GiB"; None takes the S2SAD_MEMORY environment variable, and without
@@ -265,8 +307,8 @@ def memory_budget(memory):
         m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]i?b|b)?\s*", memory.lower())
         if m and float(m.group(1)) > 0:
             return int(float(m.group(1)) * _UNITS[m.group(2) or ""])
-    raise S2sadValueError(f"memory must be a positive number of bytes or a string such as "
-                     f"'64MB' or '2GiB', not {memory!r}")
+    raise S2sadValueError(f"memory must be a positive number of bytes, a string such as "
+                          f"'64MB' or '2GiB', or 'off', not {memory!r}")
 
 
 def checkpointed(iterable, snapshots=None):

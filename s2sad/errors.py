@@ -12,6 +12,16 @@ class CacheWarning(UserWarning):
     """The cache directory cannot be written; compiling in memory instead."""
 
 
+class MemoryBudgetWarning(UserWarning):
+    """A derivative switched a loop to binomial checkpointing because its
+    estimated tape exceeds the memory budget (by default half the physical
+    memory): its gradient stays exact but may take several times longer.
+    Warned once per derivative, naming the function, the loop's line, the
+    estimate and the budget. Raise the budget with `memory=` or the
+    S2SAD_MEMORY environment variable (e.g. "64GB"), or turn checkpointing
+    off with memory="off" (S2SAD_MEMORY=off)."""
+
+
 class JitError(S2sadError):
     """numba could not compile a derivative and jit="require" was asked for."""
 

@@ -5,6 +5,7 @@ switches its argument kinds to the checkpointing variant and runs again."""
 import math
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -14,6 +15,10 @@ from s2sad import api, checkpointing as C
 from s2sad.generate import generate
 from s2sad.transforms.analysis import kinds as K
 from gradcheck import numerical_grad
+
+# (the tests that switch on purpose; test_the_switch_warns_once_per_derivative
+# looks at the warning)
+pytestmark = pytest.mark.filterwarnings("ignore::s2sad.MemoryBudgetWarning")
 
 
 @pytest.fixture
@@ -72,9 +77,13 @@ def _kinds_of(*args):
 
 
 @pytest.mark.parametrize("fn, args, checks", [
-    ("heat", (np.ones(5), 0.1, 5), [r"n \* 6 \* \(u\.size \* 8\)"]),
-    ("pairs", (np.ones((3, 4)), 4), [r"x\.shape\[0\] \* \d+ \* max\(8, Lx\.size \* 8\)"]),
-    ("strided", (0.3, 2, 8), [r"\(n - m \+ 2\) // 3 \* 4 \* 8", r"\(n - m \+ 1\) // 2 \* 2 \* 8"]),
+    # four arrays of u's shape appended per step (the old values of three
+    # temporaries and of u[1:-1])
+    ("heat", (np.ones(5), 0.1, 5), [r"n \* \(u0\.size \* 8 \+ 176( \+ \(u0\.size \* 8 \+ 176\)){3}\)"]),
+    # one tape of d numbers, overwritten every step
+    ("pairs", (np.ones((3, 4)), 4), [r"max\(d, 0\) \* 8"]),
+    # s recorded per step of the first loop; the second records nothing
+    ("strided", (0.3, 2, 8), [r"len\(range\(m, n, 3\)\) \* 8"]),
 ])
 def test_the_default_adds_one_check_line_per_top_level_loop(fn, args, checks):
     fn = globals()[fn]
@@ -100,7 +109,9 @@ def test_a_call_over_the_default_switches_to_checkpointing(tiny_default, generat
     u0 = np.linspace(0.0, 1.0, 6) ** 2
     ref = s2sad.grad(heat, (0, 1), jit=jit, memory="1GB")(u0, 0.2, 30)  # recorded
     g = s2sad.grad(heat, (0, 1), jit=jit)
-    small = g(u0, 0.2, 3)  # 3 steps x 6 values x 48 bytes fit in 2,000 bytes
+    # one step records four arrays of 6 values (48 bytes and a 176-byte header
+    # each): it fits in 2,000 bytes
+    small = g(u0, 0.2, 1)
     assert "check_memory(" in g.source and "revolve" not in g.source
     assert len(generations) == 2  # (ref, then g)
     got = g(u0, 0.2, 30)  # 30 steps do not: checkpointed
@@ -114,7 +125,7 @@ def test_a_call_over_the_default_switches_to_checkpointing(tiny_default, generat
                                rtol=1e-6, atol=1e-8)
     # these kinds stay switched: a small call takes the recorded loop of the
     # checkpointing variant (its run-time choice), generating nothing
-    again = g(u0, 0.2, 3)
+    again = g(u0, 0.2, 1)
     assert len(generations) == 3
     np.testing.assert_allclose(again[0], small[0], rtol=1e-13)
     assert again[1] == pytest.approx(small[1], rel=1e-13)
@@ -163,8 +174,9 @@ def strided(x, m, n):
 @pytest.mark.parametrize("args", [(0.3, 2, 800), (0.3, 2, 30), (0.3, 2, 3)])
 def test_strided_trip_counts_agree_with_the_budget(tiny_default, args):
     source = s2sad.grad(strided, jit=False).source_for(*args)
-    assert source.index("check_memory((n - m + 2) // 3 * 4 * 8, 2000, ") < \
-        source.index("check_memory((n - m + 1) // 2 * 2 * 8, 2000, ")
+    # the first loop records s per step; the second records nothing: no check
+    assert source.count("check_memory(") == 1
+    assert "check_memory(len(range(m, n, 3)) * 8, 2000, " in source
     g = s2sad.grad(strided, jit=False)
     got = g(*args)
     assert got == pytest.approx(s2sad.grad(strided, jit=False, memory="1GB")(*args), rel=1e-12)
@@ -238,3 +250,111 @@ def test_float32_arguments_switch_too(tiny_default):
     got = g(x.astype(np.float32), 90)
     assert "revolve(schedule)" in g.source and got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_the_switch_warns_once_per_derivative(tiny_default, jit):
+    u0 = np.linspace(0.0, 1.0, 6) ** 2
+    g = s2sad.grad(heat, (0, 1), jit=jit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g(u0, 0.2, 1)  # fits: no warning
+    loop_line = heat.__code__.co_firstlineno + 2
+    with pytest.warns(s2sad.MemoryBudgetWarning) as caught:
+        got = g(u0, 0.2, 30)
+    [w] = [w for w in caught if issubclass(w.category, s2sad.MemoryBudgetWarning)]
+    message = str(w.message)
+    assert w.filename == __file__  # (pointing at the call)
+    # the function, the loop's line, the estimate (30 steps x 5 arrays of 6
+    # values, 224 bytes with their headers), the budget and what to do
+    assert message.startswith("grad of heat: the loop at ")
+    assert f"{__file__}:{loop_line} would record about 33.6 kB (estimated)" in message
+    assert "budget of 2.0 kB" in message
+    assert "S2SAD_MEMORY=64GB" in message and 'memory="off"' in message
+    np.testing.assert_allclose(got[0], numerical_grad(heat, (u0, 0.2, 30), 0),
+                               rtol=1e-6, atol=1e-8)
+    # a new switch (other argument kinds) of the same derivative: no new warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g(np.ones((2, 6)) * u0, 0.2, 30)
+        assert "revolve(schedule)" in g.source
+
+
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_memory_off_records_every_loop(tiny_default, monkeypatch, how):
+    u0 = np.linspace(0.0, 1.0, 6) ** 2
+    if how == "environment":
+        monkeypatch.setenv("S2SAD_MEMORY", "off")
+        g = s2sad.grad(heat, (0, 1), jit=False)
+    else:
+        g = s2sad.grad(heat, (0, 1), jit=False, memory="off")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = g(u0, 0.2, 30)
+    assert "check_memory(" not in g.source and "revolve" not in g.source
+    np.testing.assert_allclose(got[0], numerical_grad(heat, (u0, 0.2, 30), 0),
+                               rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("jit, memory", [(False, None), (True, None), (False, "100MB")])
+def test_bundle_adjustment_keeps_its_full_tape(monkeypatch, jit, memory):
+    """GradBench's ba: its loop over observations records 16 bytes per
+    observation, so a 100 MB budget, the default one or memory=, holds 4,000
+    of them (the estimate was once p * 8 * err.nbytes, 2 GB here:
+    checkpointed, and 1000x slower at scale)."""
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.gradbench import ba
+    monkeypatch.delenv("S2SAD_MEMORY", raising=False)
+    monkeypatch.setattr(C, "DEFAULT_MEMORY", 100_000_000)
+    p = 4000
+    rng = np.random.default_rng(1)
+    cams, points, w, feats, cam_of, point_of = ba.inputs({
+        "n": 20, "m": 300, "p": p, "cam": [0.1, -0.2, 0.05, 0.5, -0.3, -4, 500, 10, -5, 0.001,
+                                            -1e-5], "x": [0.2, 0.1, 1.0], "w": 0.8,
+        "feat": [40.0, -20.0]})
+    params = ba.gather(cams, points, w, cam_of, point_of) * (1 + 0.01 * rng.standard_normal((p, 15)))
+    seed = rng.standard_normal((p, 2))
+    d = s2sad.vjp(ba.reprojection, jit=jit, memory=memory)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.MemoryBudgetWarning)
+        dparams = d(params, feats, seed)
+    if memory is None:
+        assert "check_memory(" in d.source and "revolve" not in d.source
+    else:  # both ways compiled, the choice made by the same estimate
+        assert re.search(r"= params\.shape\[0\] \* 8 \+ params\.shape\[0\] \* 8 <= 100000000\n",
+                         d.source)
+    # against finite differences of sum(seed * err), at a few entries
+    for o, c in [(0, 0), (17, 6), (1234, 9), (3999, 11), (2500, 14)]:
+        h = 1e-6 * max(1.0, abs(params[o, c]))
+        up, down = params.copy(), params.copy()
+        up[o, c] += h
+        down[o, c] -= h
+        fd = (np.sum(seed * ba.reprojection(up, feats)) -
+              np.sum(seed * ba.reprojection(down, feats))) / (2 * h)
+        assert dparams[o, c] == pytest.approx(fd, rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_budget_holds_for_a_helpers_loop_of_arrays(jit):
+    """Under memory=, a loop in a helper whose state is an array rebound
+    every step: its tape (four arrays of 1,000 values per step, 6.5 MB over
+    200 steps) does not fit 300 kB, so it is checkpointed and the call's
+    peak stays near the budget (the choice once counted one element per
+    array: 150 kB, recorded)."""
+    import tracemalloc
+    y0 = np.linspace(0.0, 1.0, 1000)
+    g = s2sad.grad(through_helper, (0, 1), jit=jit, memory="300kB")
+    g(y0, 0.8, 3)  # (compiles)
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        got = g(y0, 0.8, 200)
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_500_000, peak
+    want = s2sad.grad(through_helper, (0, 1), jit=False, memory="off")(y0, 0.8, 200)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert got[1] == pytest.approx(want[1], rel=1e-12)
+    assert got[1] == pytest.approx(numerical_grad(through_helper, (y0, 0.8, 200), 1), rel=1e-6)

@@ -14,6 +14,7 @@ from .analysis.objects import constructed, drop_prints, refuse_draws_run_again
 from .analysis.activity import analyse
 from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
 from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
+                                       refine_choices,
                                        result_kind as checkpointed_kind)
 from .frontend.containers.aux import check_pair, gradients_and_aux
 from .frontend.pipeline import helper_copy
@@ -381,7 +382,10 @@ class Program:
             body=body, decorator_list=[], returns=None, type_comment=None)
         optimise_reverse(fdef, rev, spec, args, self)
         # the default budget's check lines (checkpoint_loops.py), once the rest is final
-        place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location)
+        place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location,
+                            rev.tapes.names, rev.shape_classes)
+        refine_choices(fdef.body, args, getattr(spec.parsed, "budget_choices", ()), spec.kinds,
+                       parsed.location, rev.tapes.names, rev.shape_classes)
         self._collect_globals(fdef, parsed)
         doc = self._docstring(parsed, wrt_names, mode)
         self._late_forms(fdef, parsed, [spec.kinds])

@@ -41,7 +41,8 @@ import gast
 
 from ..analysis import kinds as K
 from ..errors import UnsupportedSyntaxError
-from ..syntax import (attr, binop, call, compare, const, name, names_loaded, names_stored,
+from .tape_estimate import BUILTINS, range_bounds as _bounds, surely_bound, tape_bytes
+from ..syntax import (binop, call, compare, const, name, names_loaded, names_stored,
                      plain_copy, walk)
 
 _COUNTER = itertools.count()
@@ -84,6 +85,7 @@ def lift_loops(parsed, vocabulary, budget=None, lift=True, stopped=(), skip=(), 
     reset_recording and whose `runtime_objects` give the functions the
     checks call (the compiler imports neither)."""
     parsed.memory_checks = []  # (loop line, its check_memory statement)
+    parsed.budget_choices = []  # lines of the loops lifted under a budget (refine_choices)
     if not lift:
         strip_marks(parsed.tree, parsed, vocabulary)
         return
@@ -289,34 +291,13 @@ def _tape_check(loop, after, parsed, guard, vocabulary, local=None):
     if not state or any(v not in before for v in state):
         return None
     line = parsed.location.line_of(loop) or 0
-    check = gast.Expr(value=call(
-        "check_memory", _times_per_step(_steps(*_bounds(loop.iter)), loop.body, state),
-        const(int(guard)), const(line)))
-    for n in ("check_memory", "trip_count", "state_nbytes"):
+    # (the estimate, 0 here, is read from the generated forward sweep: place_memory_checks)
+    check = gast.Expr(value=call("check_memory", const(0), const(int(guard)), const(line)))
+    for n in ("check_memory", "trip_count"):
         parsed.namespace.setdefault(n, vocabulary.runtime_objects[n])
     gast.copy_location(check, loop)
     _locate(check, loop)
     return check
-
-
-def _steps(start, stop, stride):
-    """The trip count as arithmetic when the stride is a literal (numba
-    compiles a call of trip_count in a noticeable fraction of a second); a
-    negative count (no steps) is below any budget too."""
-    step = stride.value if isinstance(stride, gast.Constant) else None
-    if isinstance(stride, gast.UnaryOp) and isinstance(stride.op, gast.USub) \
-            and isinstance(stride.operand, gast.Constant) \
-            and isinstance(stride.operand.value, int):
-        step = -stride.operand.value  # range(n, 0, -1)
-    if not isinstance(step, int) or isinstance(step, bool) or step == 0:
-        return call("trip_count", plain_copy(start), plain_copy(stop), plain_copy(stride))
-    a, b = plain_copy(start), plain_copy(stop)
-    zero = isinstance(start, gast.Constant) and start.value == 0 and type(start.value) is int
-    span = (b if zero else binop(b, "-", a)) if step > 0 else \
-        (gast.UnaryOp(op=gast.USub(), operand=b) if zero else binop(a, "-", b))
-    if abs(step) == 1:
-        return span
-    return binop(binop(span, "+", const(abs(step) - 1)), "//", const(abs(step)))
 
 
 def _times_per_step(steps, body, state):
@@ -325,22 +306,31 @@ def _times_per_step(steps, body, state):
     return binop(binop(steps, "*", const(_assignments(body))), "*", _largest(state))
 
 
-def place_memory_checks(body, arguments, checks, kinds, location):
+def place_memory_checks(body, arguments, checks, kinds, location, tape_names=(),
+                        shape_classes=None):
     """Put each check_memory statement of `checks` into the generated
     function's `body` before the forward run of its loop (the first
     top-level loop of that line), after the last statement assigning a name
-    it reads, so before the loop's tape is allocated. Added after the
+    it reads, so before the loop's tape is allocated. Its estimate is what
+    the generated loop records (tape_estimate.py: `tape_names` are the
+    tapes' names, `shape_classes` arrays of one shape). Added after the
     derivative is built, no analysis sees it: the rest of the source is the
-    one generated without a budget. `state_nbytes(v)` becomes `v.size * 8`
-    or `8` by v's kind (a call would cost compile time)."""
+    one generated without a budget."""
     for line, check in checks:
         at = next((k for k, s in enumerate(body) if isinstance(s, gast.For)
                    and location.line_of(s) == line), None)
         if at is None:
             continue  # (not found as a loop: no check, as without a budget)
-        check = _replace_nbytes(check, kinds)
-        needs = names_loaded(check) - {"check_memory", "trip_count", "state_nbytes", "max"}
-        if needs - names_stored(body[:at]) - set(arguments):
+        available = surely_bound(body[:at]) | set(arguments)
+        estimate = tape_bytes(body[at], body[:at], available, tape_names, kinds,
+                              shape_classes or {})
+        if isinstance(estimate, gast.Constant) and estimate.value == 0:
+            continue  # (it records nothing)
+        check = gast.Expr(value=call("check_memory", estimate, *check.value.args[1:]))
+        gast.copy_location(check, body[at])
+        _locate(check, body[at])
+        needs = names_loaded(check) - {"check_memory", "trip_count"} - BUILTINS
+        if needs - available:
             continue  # a name the forward sweep calls otherwise: no check
         while at > 0 and not (names_stored(body[at - 1]) & needs) \
                 and not _is_check(body[at - 1]):  # (checks stay in the loops' order)
@@ -348,45 +338,42 @@ def place_memory_checks(body, arguments, checks, kinds, location):
         body.insert(at, check)
 
 
+def refine_choices(body, arguments, lines, kinds, location, tape_names=(), shape_classes=None):
+    """The run-time choice of each loop lifted under a budget (`if <estimate>
+    <= budget: <the recorded loop> else: <the lifted one>`, or its test
+    computed into a name just before) takes the estimate of what the
+    generated loop records (tape_estimate.py), as the default budget's check
+    does, instead of the one written before the derivative existed."""
+    for line in lines:
+        at = next((k for k, s in enumerate(body) if isinstance(s, gast.If) and any(
+            isinstance(b, gast.For) and location.line_of(b) == line for b in s.body)), None)
+        if at is None:
+            continue
+        choice = body[at]
+        test, where = choice.test, at
+        if isinstance(test, gast.Name):  # (`cond = ... <= budget` just before)
+            where = next((k for k in range(at - 1, -1, -1) if isinstance(body[k], gast.Assign)
+                          and len(body[k].targets) == 1 and isinstance(body[k].targets[0], gast.Name)
+                          and body[k].targets[0].id == test.id), None)
+            if where is None:
+                continue
+            test = body[where].value
+        if not (isinstance(test, gast.Compare) and len(test.ops) == 1
+                and isinstance(test.ops[0], gast.LtE)):
+            continue
+        k = next(j for j, b in enumerate(choice.body) if isinstance(b, gast.For)
+                 and location.line_of(b) == line)
+        available = surely_bound(body[:where]) | set(arguments)
+        estimate = tape_bytes(choice.body[k], body[:where] + choice.body[:k], available,
+                              tape_names, kinds, shape_classes or {})
+        if not (names_loaded(estimate) - BUILTINS - {"trip_count"}) - available:
+            _locate(estimate, test)
+            test.left = estimate
+
+
 def _is_check(s):
     return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
         and isinstance(s.value.func, gast.Name) and s.value.func.id == "check_memory"
-
-
-def _replace_nbytes(node, kinds):
-    _replace_nbytes_in(node, kinds)
-    return node
-
-
-def _replace_nbytes_in(node, kinds):
-    for field, value in gast.iter_fields(node):
-        items = value if isinstance(value, list) else [value]
-        for k, child in enumerate(items):
-            if not isinstance(child, gast.AST):
-                continue
-            if isinstance(child, gast.Call) and isinstance(child.func, gast.Name) \
-                    and child.func.id == "state_nbytes" and len(child.args) == 1 \
-                    and isinstance(child.args[0], gast.Name):
-                kind = kinds.get(child.args[0].id)
-                if kind is None or not (kind.is_array or kind.is_scalar):
-                    continue
-                new = binop(attr(name(child.args[0].id), "size"), "*", const(8)) if kind.is_array \
-                    else const(8)
-                gast.copy_location(new, child)
-                _locate(new, child)
-                if isinstance(value, list):
-                    value[k] = new
-                else:
-                    setattr(node, field, new)
-            else:
-                _replace_nbytes_in(child, kinds)
-
-
-def _bounds(rng):
-    """(start, stop, stride) of a range(...) call."""
-    a = list(rng.args)
-    start, stop = (const(0), a[0]) if len(a) == 1 else (a[0], a[1])
-    return start, stop, a[2] if len(a) == 3 else const(1)
 
 
 def _lift(loop, after, parsed, marked, budget, vocabulary):
@@ -428,6 +415,7 @@ def _lift(loop, after, parsed, marked, budget, vocabulary):
     for n in ("trip_count", "state_nbytes"):
         parsed.namespace.setdefault(n, vocabulary.runtime_objects[n])
     choice = gast.If(test=test, body=[loop], orelse=[lifted])
+    parsed.budget_choices.append(line)  # (its estimate: refine_choices)
     gast.copy_location(choice, loop)
     _locate(choice, loop)
     return [choice]
