@@ -166,7 +166,13 @@ def differentiable_operands(value, fn, registry):
         # that needs a gradient reaching one is refused where the rule is
         # applied (bind.check_rule_application), never taken as a constant
         return _flat(list(value.args) + [k.value for k in value.keywords])
-    return []
+    if isinstance(value, (gast.Constant, gast.Compare, gast.JoinedStr)):
+        return []  # (a bool, a string: no gradient flows)
+    # a form normalisation did not take apart: every name it reads, so a
+    # value that needs a gradient reaching it is refused where the adjoint
+    # is built (contributions.py), never taken as a constant
+    return [n for n in gast.walk(value) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)]
 
 
 def _flat(nodes):

@@ -114,6 +114,15 @@ class Contributions:
             raise UnsupportedSyntaxError("a tuple or list of values that need a gradient",
                                          self.fn.location, s,
                                          "Keep the values in separate variables or an array")
+        if not isinstance(value, _CONSTANT_FORMS) and any(
+                isinstance(n, gast.Name) and n.id in self.active for n in walk(value)):
+            # (the front end lowers every other form that computes a number;
+            # taking one it missed as a constant would be a wrong gradient)
+            raise UnsupportedSyntaxError(
+                f"the expression `{stmt_source(value).strip()}` (a {type(value).__name__}) of "
+                f"values that need a gradient", self.fn.location, s,
+                "Assign its parts to variables first (s2sad differentiates one operation per "
+                "statement, and did not take this form apart)")
         return [], []
 
     # The reverse sweep is built more than once (reverse.py: until what it
@@ -407,6 +416,11 @@ class Contributions:
         reshaped = call(gast.Attribute(value=points, attr="reshape", ctx=gast.Load()),
                         gast.Attribute(value=clone(base), attr="shape", ctx=gast.Load()))
         return base, reshaped
+
+
+# what no gradient flows through: a constant, a comparison (a bool), a
+# formatted string
+_CONSTANT_FORMS = (gast.Constant, gast.Compare, gast.JoinedStr, gast.FormattedValue)
 
 
 def _parts_of_literals(pairs):
