@@ -88,6 +88,8 @@ class Program:
         """A module-level name for `obj` in the generated module: a copy of a
         plain Python function, or the object itself."""
         preferred = getattr(obj, "__name__", "function")
+        if not preferred.isidentifier():  # a lambda's "<lambda>"
+            preferred = "lambda_fn"
         if inspect.isfunction(obj):
             if obj in self.helpers:
                 return self.helpers[obj]
