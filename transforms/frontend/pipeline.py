@@ -40,7 +40,8 @@ from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
 from .functions import (closures, function_attributes, inline_generators, inline_nested, markers,
-                        module_function_args, nested_function_args, nested_varargs,
+                        module_function_args, module_varargs, nested_function_args,
+                        nested_varargs,
                         object_methods, passed_lambdas, returned_closures, returned_functions)
 from .functions.lifted import lifts_nested
 from .read import fence, imports, read
@@ -97,6 +98,8 @@ READ = [
     NESTED_FUNCTIONS,
     step(object_methods, "LAYER.forward(p, x), LAYER.scale of a module-level object: a copy of"
          " the method; the values it holds", after=("closures",)),
+    step(module_varargs, "cat(w, a, b) of a module-level def cat(w, *args): a copy taking"
+         " args_0, args_1", after=("closures",)),
     step(module_function_args, "fixed_point(step, a, x0) of a module-level step: a copy of"
          " fixed_point calling step", after=("closures",)),
     step(returned_functions, "make_grad(ans, x)(g) of a helper returning a function: a copy"
