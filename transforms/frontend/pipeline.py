@@ -48,7 +48,7 @@ from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
                          nested_unpacking, none_tests, normalize, number_starts, python_blocks,
-                         range_values, statement_forms, stored_ranges, value_bools)
+                         range_values, rebound_names, statement_forms, stored_ranges, value_bools)
 from ..syntax import clone
 
 
@@ -172,6 +172,8 @@ SPECIALISE = [
          after=("infer_kinds", "growing_lists"), retypes=True),
     step(number_starts, "res = 0; res = res + a: res = 0 + a", after=("infer_kinds",),
          retypes=True),
+    step(rebound_names, "x = np.atleast_2d(x) of a 1-d x: x2 = np.atleast_2d(x), a name per"
+         " kind", after=("number_starts",), retypes=True),
     step(aux_pairs, "has_aux: return pair of a tuple of two values, checked",
          after=("infer_kinds",)),
     step(missing_attributes, "x.ptp() of an array: numpy 2's AttributeError",
