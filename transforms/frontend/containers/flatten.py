@@ -545,7 +545,10 @@ def _copy(fn, position, structure, parse):
         return None
     flatten_parameters(parsed, {params[position].id: structure}, parse)
     tree = parsed.tree
-    name = fn.__name__ + "_spread"
+    # (one name per structure: a helper recursing into its container's
+    # parts, autograd's flatten, has a copy per part, called by its name)
+    others = sum(1 for k in _COPIES if k[0] is fn)
+    name = fn.__name__ + "_spread" + (str(others + 1) if others else "")
     tree.name = name
     text = ast.unparse(gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[])))
     head, _, body = text.partition(":\n")
