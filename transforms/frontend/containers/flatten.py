@@ -45,6 +45,7 @@ import types
 import gast
 
 from .container_loops import Comprehensions, StructureQueries, unroll
+from .container_types import fold_type_questions
 from .structure import PytreeError, Structure, leaf_names, path_text
 from ..read.read import readable_function
 from ...emit.unparse import expr_source, stmt_source
@@ -57,6 +58,7 @@ def flatten_parameters(parsed, structures, parse):
     leaves. Returns {parameter: [leaf parameter names]}. `parse(fn)` reads a
     helper the container is passed to whole (its copy is flattened too)."""
     tree = parsed.tree
+    fold_type_questions(tree, structures, parsed.resolve)
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)} | set(parsed.arg_names)
     leaves, params = {}, []
     for p in tree.args.args:
