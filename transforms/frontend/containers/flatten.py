@@ -550,7 +550,8 @@ def _copy(fn, position, structure, parse):
     # (one name per structure: a helper recursing into its container's
     # parts, autograd's flatten, has a copy per part, called by its name)
     others = sum(1 for k in _COPIES if k[0] is fn)
-    name = fn.__name__ + "_spread" + (str(others + 1) if others else "")
+    base = fn.__name__ if fn.__name__.isidentifier() else "lambda_fn"  # a lambda's "<lambda>"
+    name = base + "_spread" + (str(others + 1) if others else "")
     tree.name = name
     text = ast.unparse(gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[])))
     head, _, body = text.partition(":\n")
