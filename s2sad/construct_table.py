@@ -152,9 +152,12 @@ CONSTRUCTS = [
     Construct("Functions and calls", "`functools.partial`, `map`, `functools.reduce`, "
               "`np.vectorize(otypes=[float])`", "`sum(map(f, xs, ys))`", COMPILED,
               "frontend.calls.callable_forms", G + "#builtins-and-folds"),
-    Construct("Functions and calls", "`*args` / `**kwargs` of nested functions (of "
-              "module-level helpers: refused)", "`def h(*args): return sum(args)`", PARTLY,
+    Construct("Functions and calls", "`*args` / `**kwargs` of nested functions",
+              "`def h(*args): return sum(args)`", PARTLY,
               "frontend.functions.nested_varargs", G + "#functions-and-calls"),
+    Construct("Functions and calls", "`*args` / `**kwargs` of module-level helpers (a copy "
+              "per form of call)", "`def cat(w, *xs): return np.hstack(xs) @ w`", PARTLY,
+              "frontend.functions.module_varargs", G + "#functions-and-calls"),
     Construct("Functions and calls", "Decorated functions, `functools.wraps` wrappers",
               "`@timed def f(x): ...`", COMPILED, "frontend.read.wrappers", G + "#functions-and-calls"),
     Construct("Functions and calls", "Imports among the function's first statements",
@@ -224,6 +227,9 @@ CONSTRUCTS = [
     Construct("Lists, tuples and dicts", "A name started as a number, made an array by its "
               "first update", "`res = 0; for v in [a, b]: res = res + v`", COMPILED,
               "frontend.statements.number_starts", G + "#lists-tuples-and-dicts"),
+    Construct("Lists, tuples and dicts", "A name bound again to a value of another rank, in "
+              "straight-line code", "`x = np.atleast_2d(x)`", COMPILED,
+              "frontend.statements.rebound_names", G + "#lists-tuples-and-dicts"),
     # ---- comprehensions and builtins
     Construct("Comprehensions and builtins", "List comprehensions and generators",
               "`np.array([f(x[i]) for i in range(n)])`", COMPILED, "frontend.containers.comprehensions",
@@ -263,7 +269,8 @@ INTERNAL = {"calls.binder", "calls.list_spellings", "calls.missing_attributes",
             "containers.tuples", "context", "effects.arrays_written",
             "effects.calls_for_effect", "effects.helper_effects", "effects.hidden_writes",
             "effects.own_copies", "effects.whole_slices", "effects.writing_copies",
-            "functions.bound_copies", "functions.custom", "functions.inline_nested",
+            "containers.container_types", "functions.bound_copies", "functions.custom",
+            "functions.varargs_forms", "functions.inline_nested",
             "functions.lifted", "functions.module_values",
             "functions.markers", "functions.nested_function_args", "functions.passed_lambdas",
             "pipeline", "read.imports", "read.lambda_source", "read.read",

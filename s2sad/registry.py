@@ -94,6 +94,11 @@ class Rule:
         return _chosen(self.tangent_variants, self.tangent, arg_kinds, kw_kinds)
 
     def kind(self, arg_kinds, kw_kinds):
+        # an argument of unknown kind has no rank or dtype to read: a kind
+        # rule reading them gives an unknown result, never one made from the
+        # placeholder's (np.expand_dims of it is not a 1-d array)
+        arg_kinds = [_opaque(k) for k in arg_kinds]
+        kw_kinds = {n: _opaque(k) for n, k in (kw_kinds or {}).items()}
         try:
             return self.kind_fn(arg_kinds, kw_kinds)
         except Exception:  # a kind rule must never break compilation
@@ -105,6 +110,30 @@ class Rule:
         if self.diff_argnums is None:
             return [True] * n_args
         return [i in self.diff_argnums for i in range(n_args)]
+
+
+class _UnknownKind:
+    """K.UNKNOWN as a kind rule sees it: its tag and questions answer as
+    UNKNOWN's, its rank and dtype raise."""
+    tag, items, value, text, sequence = "unknown", (), None, None, None
+    known = is_array = is_scalar = False
+    differentiable = True
+
+    def __eq__(self, other):
+        return other == K.UNKNOWN
+
+    def __hash__(self):
+        return hash(K.UNKNOWN)
+
+    def __getattr__(self, name):  # ndim, dtype, scalar_dtype
+        raise AttributeError(f"the {name} of an unknown kind")
+
+
+_UNKNOWN_ARGUMENT = _UnknownKind()
+
+
+def _opaque(kind):
+    return _UNKNOWN_ARGUMENT if isinstance(kind, K.Kind) and kind == K.UNKNOWN else kind
 
 
 class Registry:

@@ -254,3 +254,21 @@ def test_jacobian_auto_takes_reverse_mode_for_a_custom_vjp(jit):
     with pytest.raises(s2sad.NoForwardModeError, match="No forward-mode rule for the custom "
                                                        "gradient 'capped_square'"):
         s2sad.jacobian(squares_and_total, mode="fwd", jit=jit)(v)
+
+
+def _softplus_sum(v):
+    return np.sum(np.log1p(np.exp(v)))
+
+
+softplus_sum = s2sad.custom_vjp(_softplus_sum)
+# fwd and bwd given as lambdas: the generated module must name them
+softplus_sum.defvjp(lambda v: (_softplus_sum(v), v),
+                    lambda v, g: (g / (1.0 + np.exp(-v)),))
+
+
+def scaled_softplus(w):
+    return 2.0 * softplus_sum(w * w)
+
+
+def test_custom_vjp_rules_written_as_lambdas(jit):
+    check_grad(scaled_softplus, (np.array([0.3, -1.2, 0.8]),), jit=jit)

@@ -289,3 +289,17 @@ def test_plain_derivative_of_an_alias_written_through_a_helper():
     x = np.random.default_rng(1).uniform(0.2, 1.0, 4)
     plain = s2sad.grad(bumped_in_loop, jit=False, optimise=False, check=False)(x)
     np.testing.assert_allclose(plain, numerical_grad(bumped_in_loop, (x,), 0), rtol=1e-6)
+
+
+def scaled_and_note(v):
+    # a pair whose second element is None (a value the caller ignores)
+    return np.tanh(v) * 3.0, None
+
+
+def uses_first_of_pair(v):
+    w, _ = scaled_and_note(v)
+    return np.sum(w * w)
+
+
+def test_a_helper_returning_none_beside_a_value(jit):
+    check_grad(uses_first_of_pair, [np.array([0.4, -1.1, 0.7])], jit=jit)

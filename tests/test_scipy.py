@@ -331,3 +331,28 @@ def test_defined_function_inside_a_helper_compiles():
     mean = np.array([0.1, 0.4])
     for jit in (True, False):
         check_grad(two_densities, (mean,), jit=jit)
+
+
+from scipy.stats import t as student_t  # noqa: E402
+
+
+def tail_scores(x, loc, scale):
+    # densities and probabilities of the normal and Student's t distributions
+    return (np.sum(norm.pdf(x, loc, scale) * norm.cdf(x, loc=loc, scale=scale))
+            + np.sum(norm.logcdf(x, loc, scale)) + np.sum(student_t.logpdf(x, 2.4, loc, scale))
+            + np.sum(student_t.pdf(x, 3.5, loc=loc, scale=scale)))
+
+
+def test_more_stats_definitions_agree_with_scipy():
+    from s2sad.definitions import statistics as d
+    x = np.array([-3.0, -0.4, 0.2, 1.7])
+    np.testing.assert_allclose(d.norm_pdf(x, 0.3, 1.4), norm.pdf(x, 0.3, 1.4))
+    np.testing.assert_allclose(d.norm_cdf(x, 0.3, 1.4), norm.cdf(x, 0.3, 1.4))
+    np.testing.assert_allclose(d.norm_logcdf(x, 0.3, 1.4), norm.logcdf(x, 0.3, 1.4))
+    np.testing.assert_allclose(d.t_logpdf(x, 2.4, 0.3, 1.4), student_t.logpdf(x, 2.4, 0.3, 1.4))
+    np.testing.assert_allclose(d.t_pdf(x, 2.4, 0.3, 1.4), student_t.pdf(x, 2.4, 0.3, 1.4))
+
+
+@pytest.mark.parametrize("wrt", [0, 1, 2])
+def test_more_stats_gradients(wrt, jit):
+    check_grad(tail_scores, (np.array([-2.1, -0.4, 0.3, 1.6]), 0.2, 1.3), wrt=wrt, jit=jit)

@@ -89,6 +89,8 @@ class Program:
         """A module-level name for `obj` in the generated module: a copy of a
         plain Python function, or the object itself."""
         preferred = getattr(obj, "__name__", "function")
+        if not preferred.isidentifier():  # a lambda's "<lambda>"
+            preferred = "lambda_fn"
         if inspect.isfunction(obj):
             if obj in self.helpers:
                 return self.helpers[obj]
@@ -554,6 +556,7 @@ class Program:
         ctx = helper_copy(fn, self, n)  # (the HELPER_COPY list of frontend/pipeline.py)
         tree, parsed = ctx.tree, ctx.parsed
         self._name_derivative_calls_in_copy(tree, parsed)
+        _drop_read_defaults(tree)
         # (one copy serves every specialisation: the kinds of each the program made)
         self._late_forms(tree, parsed, copy_kinds(
             tree, parsed, [k for f, k in list(self._return_kinds) if f is fn], self.call_kind))
@@ -583,6 +586,17 @@ class Program:
         if mode == "vjp":
             return f"Value of {parsed.name} and the vector-Jacobian product w.r.t. {wrt} ({where})."
         return f"Vector-Jacobian product of {parsed.name} w.r.t. {wrt} ({where})."
+
+
+def _drop_read_defaults(tree):
+    """A copy's defaults that read names (`def h(x, y=y)`) are left out: its
+    calls pass every parameter (calls/binder.py), and the names are the
+    defining scope's, not the generated module's."""
+    args = tree.args
+    if all(isinstance(d, gast.Constant) or d is None for d in args.defaults + args.kw_defaults):
+        return
+    args.defaults = []
+    args.kw_defaults = [None] * len(args.kwonlyargs)
 
 
 def _position(node):

@@ -1,7 +1,9 @@
 """Statistics s2sad differentiates through definitions in terms of
-functions that have rules: np.cov, and the log-densities
-scipy.stats.norm.logpdf and scipy.stats.multivariate_normal.logpdf."""
+functions that have rules: np.cov, the normal distribution's
+scipy.stats.norm.logpdf, pdf, cdf and logcdf, Student's t's
+scipy.stats.t.logpdf and pdf, and scipy.stats.multivariate_normal.logpdf."""
 import numpy as np
+import scipy.special as _special
 
 from .registry import chooses, const, define, refuse_given
 
@@ -9,8 +11,11 @@ try:  # (bound methods of scipy's distribution objects compare equal across look
     import scipy.stats as _stats
     _NORM_LOGPDF = _stats.norm.logpdf
     _MULTIVARIATE_NORMAL_LOGPDF = _stats.multivariate_normal.logpdf
+    _NORM_PDF, _NORM_CDF, _NORM_LOGCDF = _stats.norm.pdf, _stats.norm.cdf, _stats.norm.logcdf
+    _T_LOGPDF, _T_PDF = _stats.t.logpdf, _stats.t.pdf
 except ImportError:  # pragma: no cover - scipy is a dependency
     _NORM_LOGPDF = _MULTIVARIATE_NORMAL_LOGPDF = None
+    _NORM_PDF = _NORM_CDF = _NORM_LOGCDF = _T_LOGPDF = _T_PDF = None
 
 
 def _variables(m, rowvar):
@@ -71,6 +76,41 @@ def norm_logpdf(x, loc=0.0, scale=1.0):
     differentiated too."""
     z = (x - loc) / scale
     return -0.5 * z * z - np.log(scale) - 0.5 * np.log(2.0 * np.pi)
+
+
+@define(_NORM_PDF)
+def norm_pdf(x, loc=0.0, scale=1.0):
+    """scipy.stats.norm.pdf: the normal density."""
+    z = (x - loc) / scale
+    return np.exp(-0.5 * z * z) / (scale * np.sqrt(2.0 * np.pi))
+
+
+@define(_NORM_CDF)
+def norm_cdf(x, loc=0.0, scale=1.0):
+    """scipy.stats.norm.cdf, through scipy.special.ndtr as scipy computes it."""
+    return _special.ndtr((x - loc) / scale)
+
+
+@define(_NORM_LOGCDF)
+def norm_logcdf(x, loc=0.0, scale=1.0):
+    """scipy.stats.norm.logcdf, through scipy.special.log_ndtr (finite far
+    into the left tail, as scipy's)."""
+    return _special.log_ndtr((x - loc) / scale)
+
+
+@define(_T_LOGPDF)
+def t_logpdf(x, df, loc=0.0, scale=1.0):
+    """scipy.stats.t.logpdf: Student's t log-density, df, loc and scale
+    differentiated too."""
+    z = (x - loc) / scale
+    return (_special.gammaln(0.5 * (df + 1.0)) - _special.gammaln(0.5 * df)
+            - 0.5 * np.log(df * np.pi) - np.log(scale) - 0.5 * (df + 1.0) * np.log1p(z * z / df))
+
+
+@define(_T_PDF)
+def t_pdf(x, df, loc=0.0, scale=1.0):
+    """scipy.stats.t.pdf: Student's t density."""
+    return np.exp(t_logpdf(x, df, loc, scale))
 
 
 @define(_MULTIVARIATE_NORMAL_LOGPDF)

@@ -40,14 +40,15 @@ from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
 from .functions import (closures, function_attributes, inline_generators, inline_nested, markers,
-                        module_function_args, nested_function_args, nested_varargs,
+                        module_function_args, module_varargs, nested_function_args,
+                        nested_varargs,
                         object_methods, passed_lambdas, returned_closures, returned_functions)
 from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
                          nested_unpacking, none_tests, normalize, number_starts, python_blocks,
-                         range_values, statement_forms, stored_ranges, value_bools)
+                         range_values, rebound_names, statement_forms, stored_ranges, value_bools)
 from ..syntax import clone
 
 
@@ -97,6 +98,8 @@ READ = [
     NESTED_FUNCTIONS,
     step(object_methods, "LAYER.forward(p, x), LAYER.scale of a module-level object: a copy of"
          " the method; the values it holds", after=("closures",)),
+    step(module_varargs, "cat(w, a, b) of a module-level def cat(w, *args): a copy taking"
+         " args_0, args_1", after=("closures",)),
     step(module_function_args, "fixed_point(step, a, x0) of a module-level step: a copy of"
          " fixed_point calling step", after=("closures",)),
     step(returned_functions, "make_grad(ans, x)(g) of a helper returning a function: a copy"
@@ -169,6 +172,8 @@ SPECIALISE = [
          after=("infer_kinds", "growing_lists"), retypes=True),
     step(number_starts, "res = 0; res = res + a: res = 0 + a", after=("infer_kinds",),
          retypes=True),
+    step(rebound_names, "x = np.atleast_2d(x) of a 1-d x: x2 = np.atleast_2d(x), a name per"
+         " kind", after=("number_starts",), retypes=True),
     step(aux_pairs, "has_aux: return pair of a tuple of two values, checked",
          after=("infer_kinds",)),
     step(missing_attributes, "x.ptp() of an array: numpy 2's AttributeError",

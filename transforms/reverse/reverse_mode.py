@@ -73,8 +73,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
             return call("zeros_list", name(var))
         if k.tag == "list":  # a tape of differentiated code: a list of adjoints
             return gast.List(elts=[], ctx=gast.Load())
-        if k.tag in ("float", "int", "bool"):
-            return const(0.0)
+        if k.tag in ("float", "int", "bool", "none", "str"):
+            return const(0.0)  # (None or a string a helper returns: no gradient, a zero seed)
         if k.is_array:
             return call("np.zeros_like", name(var))
         return call("zeros_like", name(var))  # runtime helper: any kind

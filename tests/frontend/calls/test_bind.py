@@ -37,3 +37,27 @@ def test_a_helper_copy_binds_only_helper_calls():
 
 def test_gradient(jit):
     check_grad(calls, [np.array([0.5, 1.5, 2.0])], jit=jit)
+
+
+OFFSETS = np.array([0.5, -1.0, 2.0])
+
+
+def shifted(u, shift=OFFSETS, squash=np.tanh):
+    # defaults that are an array and a function, evaluated once by the def
+    return squash(u + shift)
+
+
+def through_defaults(x):
+    return np.sum(shifted(x) * shifted(x, squash=np.sin))
+
+
+def test_defaults_that_are_objects_are_read_by_name():
+    # (the function default binds a copy of the helper, module_function_args.py)
+    _, after = lowered(bind, through_defaults, np.ones(3))
+    assert after == source('''
+        def through_defaults(x):
+            return np.sum(shifted_tanh(x, shifted_tanh_shift_default) * shifted_sin(x, shifted_sin_shift_default))''')
+
+
+def test_defaults_that_are_objects_gradient(jit):
+    check_grad(through_defaults, [np.array([0.3, -0.4, 1.2])], jit=jit)

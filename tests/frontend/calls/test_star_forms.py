@@ -37,3 +37,25 @@ def test_a_star_target_takes_the_rest():
 def test_gradient(jit):
     check_grad(star_call, [0.5, 2.0], wrt=(0, 1), jit=jit)
     check_grad(star_target, [np.array([1.0, 2.0, 3.0])], jit=jit)
+
+
+def scaled_parts(v):
+    # a tuple written out, of one length in every return
+    return np.tanh(v[:2]), v[2:4] * 2.0, v[4:]
+
+
+def star_of_a_helper_result(v):
+    total = 0.0
+    for a, b, c in zip(*scaled_parts(v)):
+        total = total + a * b + np.sin(c)
+    return total
+
+
+def test_star_of_a_helper_result_is_bound_then_indexed():
+    _, after = lowered(star_forms, star_of_a_helper_result)
+    assert "star_0, star_1, star_2 = scaled_parts(v)" in after
+    assert "zip(star_0, star_1, star_2)" in after
+
+
+def test_star_of_a_helper_result_gradient(jit):
+    check_grad(star_of_a_helper_result, [np.array([0.3, -0.8, 1.2, 0.5, -0.4, 0.9])], jit=jit)

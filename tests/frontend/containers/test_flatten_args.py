@@ -185,3 +185,32 @@ def test_one_parameter_per_leaf():
         def with_params(p_l1_w, p_b, x):
             return p_l1_w * x + p_b''')
 
+
+
+def _squares(value):
+    # a helper recursing into the parts of its container: a copy per part
+    if isinstance(value, (list, tuple)):
+        return sum([_squares(v) for v in value])
+    flat = np.ravel(value)
+    return 0.5 * np.dot(flat, flat)
+
+
+def layered_penalty(layers):
+    return _squares(layers) + np.sum(layers[0][0])
+
+
+def test_a_helper_recursing_into_parts_of_other_structures(jit):
+    layers = [(np.array([[0.3, -1.0], [0.2, 0.5]]), np.array([0.1, 0.4])),
+              (np.array([[1.5], [-0.7]]), np.array([0.9]))]
+    check_tree_grad(layered_penalty, [layers], jit=jit)
+
+
+both_sums = lambda p: np.sum(p[0] * p[0]) + np.sum(np.sin(p[1]))  # noqa: E731 - module-level lambda
+
+
+def through_a_lambda(p):
+    return both_sums(p) * 2.0
+
+
+def test_a_lambda_taking_the_container(jit):
+    check_tree_grad(through_a_lambda, [[np.array([0.5, -0.2]), np.array([[1.0, 0.3]])]], jit=jit)

@@ -1,5 +1,7 @@
 """A list or tuple literal bound once: a variable per element; sum() of one:
 additions (transforms/frontend/containers/literals.py)."""
+import numpy as np
+
 from frontend.passes import lowered, source
 from gradcheck import check_grad
 from s2sad.transforms.frontend.containers import literals
@@ -20,3 +22,20 @@ def test_variables_and_additions():
 
 def test_gradient(jit):
     check_grad(literal, [0.5, 1.5], wrt=(0, 1), jit=jit)
+
+
+def joined(w, a, b):
+    # a tuple of values that need a gradient, joined with another tuple
+    parts = (a, np.tanh(b))
+    return np.sum(np.dot(np.hstack(parts + (np.ones((3, 1)),)), w) ** 2)
+
+
+def test_a_tuple_joined_with_a_literal_is_one_literal():
+    rs = np.random.RandomState(1)
+    _, after = lowered(literals, joined, rs.randn(3, 2), rs.randn(3, 1), rs.randn(3, 1))
+    assert "np.hstack((parts_0, parts_1, np.ones((3, 1))))" in after
+
+
+def test_joined_gradient(jit):
+    rs = np.random.RandomState(1)
+    check_grad(joined, [rs.randn(3, 2), rs.randn(3, 1), rs.randn(3, 1)], wrt=(0, 1, 2), jit=jit)

@@ -192,12 +192,17 @@ class CallBinder:
     def default_node(self, node, fn, param):
         value = param.default
         built = _constant_node(value)
-        if built is None:
-            raise self.refuse(
-                node, f"leaving out parameter '{param.name}' of {fn.__name__}, whose default "
-                f"({_short(value)}) is not a number, bool, string, None or tuple of them",
-                f"Pass {param.name} explicitly")
-        return built
+        if built is not None:
+            return built
+        # any other default (an array, a function: `y=y`, `f=np.tanh`) is the
+        # object the def made once, read by a name of the module
+        base = fn.__name__ if fn.__name__.isidentifier() else "function"
+        namespace = self.parsed.namespace
+        n, k = f"{base}_{param.name}_default", 1
+        while namespace.setdefault(n, value) is not value:
+            k += 1
+            n = f"{base}_{param.name}_default{k}"
+        return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
 
     # ---- primitives with a rule -------------------------------------------------
     def bind_rule(self, node, rule):

@@ -6,6 +6,7 @@
                                                rest = [t[1], t[2]]; b = t[3]
     a, *rest = x   (anything else: an array)   if len(x) < 1: raise ValueError(...)
                                                a = x[0]; rest = [v for v in x[1:]]
+    zip(*h(x)) of a helper returning (u, v)    star_0, star_1 = h(x); zip(star_0, star_1)
 
 A name "bound once to a literal" is assigned once in the function, to a
 list or tuple written out, and never changed in length (no append, pop,
@@ -40,6 +41,21 @@ def run(tree, ctx):
     return tree
 
 
+def _header_ids(s):
+    """The nodes of the expressions statement `s` evaluates once, before
+    any statement of its body: a `for`'s iterable, an `if`'s test, a simple
+    statement whole (not a `while`'s test, evaluated again and again)."""
+    if isinstance(s, gast.For):
+        parts = [s.iter]
+    elif isinstance(s, gast.If):
+        parts = [s.test]
+    elif isinstance(s, (gast.While, gast.With, gast.Try, gast.FunctionDef, gast.ClassDef)):
+        parts = []
+    else:
+        parts = [s]
+    return {id(n) for p in parts for n in walk(p)}
+
+
 def _name(id_, ctx=None):
     return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
@@ -65,6 +81,7 @@ class _StarForms:
         self.literals = _bound_once_to_literals(tree)
         self.params = {a.id for a in walk(tree.args) if isinstance(a, gast.Name)}
         self.plain_params = {a.id for a in tree.args.args}  # (not *args: a tuple of any length)
+        self.header, self.pending = set(), []  # (block(): the statement being spliced)
         self.bindings = {}  # name -> the values assigned to it (None: bound otherwise)
         for node in walk(tree):
             if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
@@ -112,6 +129,20 @@ class _StarForms:
             for r in _own_returns(tree.body)}
         return lengths.pop() if len(lengths) == 1 else None
 
+    def helper_elements(self, node, owner):
+        """`f(*h(x))` of a helper returning a tuple written out, of one
+        length: `star_0, star_1 = h(x)` just before the statement (it runs
+        once, where the statement's own expressions run), then
+        `f(star_0, star_1)`."""
+        n = self.helper_result_length(node)
+        parts = []
+        for k in range(n):
+            parts.append(fresh_name(f"star_{k}", self.taken))
+            self.taken.add(parts[-1])
+        self.pending.append(_assign(gast.Tuple(elts=[_name(p, gast.Store()) for p in parts],
+                                               ctx=gast.Store()), node, owner))
+        return [_name(p) for p in parts]
+
     def elements(self, node):
         """The element expressions of a starred value whose length is known."""
         if isinstance(node, (gast.Tuple, gast.List)):
@@ -125,14 +156,16 @@ class _StarForms:
                 inner = getattr(s, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                     self.block(inner)
+            self.header, self.pending = _header_ids(s), []
             if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(
                     s.targets[0], (gast.Tuple, gast.List)) and any(
                     isinstance(e, gast.Starred) for e in s.targets[0].elts):
-                out += self.unpack(s)
+                unpacked = self.unpack(s)
+                out += self.pending + unpacked
                 continue
             if not isinstance(s, (gast.FunctionDef, gast.ClassDef)):
                 self.splice(s)
-            out.append(s)
+            out += self.pending + [s]
         stmts[:] = out
 
     def splice(self, s):
@@ -155,6 +188,8 @@ class _StarForms:
                 out.append(e)
             elif self.length(e.value) is not None:
                 out += self.elements(e.value)
+            elif id(e) in self.header and self.helper_result_length(e.value) is not None:
+                out += self.helper_elements(e.value, owner)
             elif isinstance(e.value, gast.Name) and e.value.id in self.plain_params \
                     and e.value.id not in self.bindings:
                 # a parameter's length is known from its structure, once specialised

@@ -45,6 +45,7 @@ import types
 import gast
 
 from .container_loops import Comprehensions, StructureQueries, unroll
+from .container_types import fold_type_questions
 from .structure import PytreeError, Structure, leaf_names, path_text
 from ..read.read import readable_function
 from ...emit.unparse import expr_source, stmt_source
@@ -57,6 +58,7 @@ def flatten_parameters(parsed, structures, parse):
     leaves. Returns {parameter: [leaf parameter names]}. `parse(fn)` reads a
     helper the container is passed to whole (its copy is flattened too)."""
     tree = parsed.tree
+    fold_type_questions(tree, structures, parsed.resolve)
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)} | set(parsed.arg_names)
     leaves, params = {}, []
     for p in tree.args.args:
@@ -545,7 +547,11 @@ def _copy(fn, position, structure, parse):
         return None
     flatten_parameters(parsed, {params[position].id: structure}, parse)
     tree = parsed.tree
-    name = fn.__name__ + "_spread"
+    # (one name per structure: a helper recursing into its container's
+    # parts, autograd's flatten, has a copy per part, called by its name)
+    others = sum(1 for k in _COPIES if k[0] is fn)
+    base = fn.__name__ if fn.__name__.isidentifier() else "lambda_fn"  # a lambda's "<lambda>"
+    name = base + "_spread" + (str(others + 1) if others else "")
     tree.name = name
     text = ast.unparse(gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[])))
     head, _, body = text.partition(":\n")

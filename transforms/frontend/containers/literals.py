@@ -7,6 +7,7 @@ Python computes it (and `min`/`max` of one its elements, pairwise):
     v = [1.0, a, 3.0]            v_0, v_1, v_2 = (1.0, a, 3.0)
     y = v[1] * v[-1]      ->     y = v_1 * v_2
     z = sum([a, b])              z = 0 + a + b
+    w = np.hstack(v + (b,))      w = np.hstack((v_0, v_1, v_2, b))
 """
 import builtins
 
@@ -88,8 +89,18 @@ def _uses_understood(fn_tree, v, stmt, size, resolve):
         if isinstance(parent, gast.Assign) and parent.value is node and isinstance(
                 parent.targets[0], gast.Tuple):
             continue  # a, b = v
+        if _joined_with_literal(parent, node, type(stmt.value)):
+            continue  # v + (w,): one literal
         return False
     return True
+
+
+def _joined_with_literal(parent, node, kind):
+    """`v + (w,)` or `[w] + v`: v joined with a literal of its own kind."""
+    if not (isinstance(parent, gast.BinOp) and isinstance(parent.op, gast.Add)):
+        return False
+    other = parent.right if parent.left is node else parent.left
+    return type(other) is kind and not any(isinstance(e, gast.Starred) for e in other.elts)
 
 
 class _Scalarise(Transformer):
@@ -128,6 +139,17 @@ class _Scalarise(Transformer):
                 and isinstance(node.args[0], gast.Name) and node.args[0].id in self.candidates:
             return const(len(self.parts[node.args[0].id]))
         return self.generic_visit(node)
+
+    def visit_BinOp(self, node):
+        node = self.generic_visit(node)
+        left, right = node.left, node.right
+        if isinstance(node.op, gast.Add) and type(left) is type(right) \
+                and isinstance(left, (gast.Tuple, gast.List)) \
+                and not any(isinstance(e, gast.Starred) for e in left.elts + right.elts):
+            # (a, b) + (c,) is (a, b, c), as Python joins them
+            return gast.copy_location(type(left)(elts=left.elts + right.elts, ctx=gast.Load()),
+                                      node)
+        return node
 
     def visit_For(self, node):
         if isinstance(node.iter, gast.Name) and node.iter.id in self.candidates:

@@ -15,8 +15,9 @@ module-level function. A user's function, a lambda bound at module level,
 numpy's and math's functions (`fixed_point(np.cos, ...)`), a custom
 gradient and an s2sad derivative are passed this way.
 
-Left as it is (a call of the parameter is then refused where the adjoint
-is built): a helper that rebinds the parameter, takes *args or **kwargs,
+A parameter left out whose default is such a function (`squash=np.tanh`)
+is bound to it the same way. Left as it is (a call of the parameter is
+then refused where the adjoint is built): a helper that rebinds the parameter, takes *args or **kwargs,
 or a call with a star argument."""
 import inspect
 
@@ -54,6 +55,9 @@ def run(tree, ctx):
             obj = _function_value(node, namespace, local)
             if obj is not None:
                 passed[p], spellings[p] = obj, node
+        for p in inspect.signature(helper).parameters.values():
+            if p.name not in bound.arguments and _passable(p.default) is not None:
+                passed[p.name] = p.default  # left out: its default, a function (f=np.tanh)
         if not passed:
             continue
         made = bound_copy(helper, passed, spellings, namespace, taken)
@@ -104,6 +108,11 @@ def _function_value(node, namespace, local):
     obj = value(node)
     if obj is None or (inspect.isfunction(obj) and obj in LIFTED):
         return None  # (a lifted nested function: passed_functions.py)
+    return _passable(obj)
+
+
+def _passable(obj):
+    """`obj` when it is a function a helper's copy can read by a name."""
     if getattr(obj, "__s2sad_derivative__", False) or getattr(obj, "__s2sad_custom__", None):
         return obj
     if inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(obj, np.ufunc) \
