@@ -183,6 +183,9 @@ CONSTRUCTS = [
     Construct("Functions and calls", "A helper returning its nested function, called at once",
               "`make_grad(ans, a, b)(g)`", COMPILED, "frontend.functions.returned_closures",
               G + "#statements"),
+    Construct("Arrays and indexing", "`np.tensordot` of arrays of known rank, constant axes "
+              "(the einsum it computes)", "`np.tensordot(a, b, axes=((0, 2), (1, 0)))`", COMPILED,
+              "frontend.calls.tensordot_forms", "guide/numpy-scipy.md"),
     Construct("Control flow", "A range stored in a name, read by index or `len()`",
               "`r = range(1, n); x[r[0]]`", COMPILED, "frontend.statements.range_values",
               G + "#control-flow"),
@@ -260,7 +263,7 @@ CONSTRUCTS = [
 
 # Front-end modules that handle no construct of their own (shared code, or
 # the machinery every construct goes through)
-INTERNAL = {"calls.binder", "calls.list_spellings", "calls.missing_attributes",
+INTERNAL = {"calls.binder", "calls.vectorizers", "calls.list_spellings", "calls.missing_attributes",
             "calls.read_respellings", "calls.respellings", "containers.assigned_keys",
             "containers.aux", "containers.aux_output", "containers.aux_pairs",
             "containers.common", "containers.container_loops", "containers.dict_keys",

@@ -10,12 +10,11 @@ import numpy as np
 from .optimise import cleanup
 from .optimise.pipeline import OPTIMISATIONS, check_indices, optimise_reverse
 from .analysis import kinds as K
-from .analysis.objects import constructed, drop_prints, refuse_draws_run_again
+from .analysis.objects import drop_prints, refuse_draws_run_again
 from .analysis.activity import analyse
+from .call_kinds import call_kind_of
 from .reverse.argument_copies import copy_written_args, copying, with_aliases, written_in_place
-from .reverse.checkpoint_loops import (is_loop as is_checkpointed_loop, place_memory_checks,
-                                       refine_choices,
-                                       result_kind as checkpointed_kind)
+from .reverse.checkpoint_loops import place_memory_checks, refine_choices
 from .frontend.containers.aux import check_pair, gradients_and_aux
 from .frontend.pipeline import helper_copy
 from .emit.unparse import function_source, stmt_source
@@ -25,8 +24,7 @@ from .reverse.markers import complete_early_returns, mark_stopped
 from .names import RUNTIME_NAMES, Namer
 from .emit.numba_forms import module_resolver, rewrite_forms
 from .emit.objmode import wrap_object_mode
-from .emit.python_code import block_kind, block_source, copy_kinds, names_of
-from .ops import resolve_call
+from .emit.python_code import block_source, copy_kinds, names_of
 from .reverse.reverse_mode import ReverseMode
 from .frontend.specialise import Specialised
 from .analysis.differentiable import check_float_output, check_wrt_arguments, defined_once
@@ -212,34 +210,9 @@ class Program:
 
     # ---- kinds of calls -----------------------------------------------
     def call_kind(self, parsed):
-        def kind_of(call_node, arg_kinds, kw_kinds):
-            if isinstance(call_node.func, gast.Name) \
-                    and is_checkpointed_loop(parsed.namespace.get(call_node.func.id)):
-                return checkpointed_kind(parsed.namespace[call_node.func.id], arg_kinds)
-            try:
-                prim = resolve_call(call_node, parsed, self.registry)
-            except (LookupError, NameError):
-                return K.UNKNOWN
-            if prim.rule is not None:
-                if getattr(prim.rule, "user", False) and prim.rule.nondiff:
-                    # (a declared zero gradient: the self-checks do not take it
-                    # for the derivative; a registered one says so where applied)
-                    self.surrogates.add(f"{prim.rule.name} declared non-differentiable")
-                return _with_dtype(prim.rule.kind(arg_kinds, kw_kinds), call_node, parsed)
-            if prim.helper is not None:
-                return self.helper_return_kind(prim.helper.function_for(arg_kinds), arg_kinds)
-            if getattr(prim.obj, "__s2sad_python__", None):
-                return block_kind(prim.obj, arg_kinds, self.call_kind)  # (try ... except)
-            made = constructed(prim.obj)  # a class: an object (a random generator)
-            if made is not None:
-                return K.object_kind(made)
-            if getattr(prim.obj, "__s2sad_custom__", None) == "vjp":
-                # the primal's (its fwd may call it: JAX's `return f(x), res`)
-                return self.helper_return_kind(prim.obj.fn, arg_kinds)
-            if getattr(prim.obj, "__s2sad_custom__", None):
-                return self.custom_pair(prim.obj, arg_kinds)[2]
-            return K.UNKNOWN
-        return kind_of
+        """kind_of(call_node, arg_kinds, kw_kinds): the kind of a call's
+        result in `parsed` (call_kinds.py)."""
+        return call_kind_of(self, parsed)
 
     def helper_return_kind(self, fn, arg_kinds):
         key = (fn, tuple(arg_kinds))
@@ -615,18 +588,3 @@ def _call_generated(call_node, derivative, fname):
             items = [gast.Subscript(value=clone(tangents), slice=const(k),
                                     ctx=gast.Load()) for k in range(len(derivative.wrt))]
         call_node.args[-1:] = items
-
-
-def _with_dtype(kind, call_node, parsed):
-    """The kind of a call with an explicit `dtype=` (np.zeros(n, dtype=np.int64)):
-    integer and bool arrays are not differentiated, and index other arrays."""
-    spec = [k.value for k in call_node.keywords if k.arg == "dtype"]
-    if not spec or not kind.is_array:
-        return kind
-    try:
-        obj = parsed.resolve(spec[0])
-        code = np.dtype(obj).kind if obj is not None else None
-    except Exception:  # noqa: BLE001 - not a static dtype: leave the rule's kind
-        return kind
-    return K.array(kind.ndim, code) if code and code in "fibc" else kind
-
