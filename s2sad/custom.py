@@ -7,6 +7,7 @@ closures, so a TensorFlow-style `backward` closure is split off by the
 compiler and the values it uses are carried as residuals."""
 import functools
 
+from . import rules  # noqa: F401  (the built-in rules first: a registration here overrides them)
 from .extend import REGISTRY, K, Rule
 
 

@@ -9,7 +9,7 @@ without them fails here."""
 import numpy as np
 import pytest
 
-import s2sad  # noqa: F401  (registers the rules)
+import s2sad.generate  # noqa: F401  (registers the rules and definitions, as the first derivative does)
 from s2sad import runtime as rt
 from s2sad.definitions import derivative_pieces, linalg_pieces
 from s2sad.definitions.registry import BY_CALL, DEFINITIONS

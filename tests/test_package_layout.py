@@ -10,6 +10,7 @@ import pkgutil
 import numpy as np
 
 import s2sad
+import s2sad.generate  # noqa: F401  (registers the rules, forms and definitions, as the first derivative does)
 from s2sad import forms, runtime
 from s2sad.definitions import registry as definitions
 from s2sad.registry import REGISTRY

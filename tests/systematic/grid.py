@@ -54,6 +54,7 @@ def rule_name(obj):
 def registered_rules():
     """{name: Rule} for every rule registered for a numpy / math / builtins /
     operator function."""
+    import s2sad.generate  # noqa: F401  (registers the rules, as the first derivative does)
     from s2sad.registry import REGISTRY
     out = {}
     for obj, rule in REGISTRY._rules.items():
@@ -66,6 +67,7 @@ def registered_rules():
 def defined_functions():
     """Names of the numpy functions s2sad differentiates through definitions
     (s2sad/definitions/), which need cases as rules do."""
+    import s2sad.generate  # noqa: F401  (registers the definitions)
     from s2sad.definitions import registry as d
     return {name for name in map(rule_name, list(d.DEFINITIONS) + list(d.BY_CALL))
             if name is not None}

@@ -1,0 +1,327 @@
+"""The time a new user waits for a first gradient.
+
+    python benchmarks/first_call.py                # ~5-10 minutes, table on stdout
+    python benchmarks/first_call.py --repeats 1 --only logistic,quadratic
+    python benchmarks/first_call.py --out benchmarks/results/first_call.md
+
+For the README's quickstart (examples/quickstart.py) and eight small
+programs of the kinds users write, each measurement runs in a fresh Python
+process (`sys.executable`), with fresh cache directories (S2SAD_CACHE_DIR
+for s2sad's generated modules, NUMBA_CACHE_DIR for numba's machine code):
+
+- cold: the cache directories are empty, as at a new user's first run;
+- warm: a second process with the same directories, as at the next run;
+- numba primal: `numba.njit` of the plain function, its first call (what
+  numba alone costs for the function being differentiated).
+
+Columns: `import s2sad`; loading the compiler (the modules `import s2sad`
+leaves for the first derivative: numba, the rules, the passes); source
+generation (s2sad.api.generate); numba (compiling, or loading from the cache
+when warm: backend.Entry._compile); the first call in all (loading the
+compiler + generating + compiling + running); the second call. Medians of
+`--repeats` runs (3). The derivative is the one a user gets: s2sad.grad with
+its defaults (jit="auto"), self-checking off."""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUICKSTART = os.path.join(ROOT, "examples", "quickstart.py")
+
+# name -> (module source defining the function `f`, the arguments `ARGS`
+# and `WRT`, the argument positions or names to differentiate)
+PROGRAMS = {
+    "quickstart": (f"""
+import importlib.util
+_spec = importlib.util.spec_from_file_location("quickstart", {QUICKSTART!r})
+_mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+f = _mod.simulate
+ARGS = (1.0, 0.5, 0.2)
+WRT = ("a", "b", "c")
+""", "Euler loop of the README's quickstart, 1000 steps, 3 scalars"),
+    "logistic": ("""
+import numpy as np
+
+def f(w, X, y):
+    z = X @ w
+    return np.mean(np.log1p(np.exp(-y * z)))
+
+_r = np.random.default_rng(0)
+ARGS = (_r.normal(size=5), _r.normal(size=(50, 5)), np.sign(_r.normal(size=50)))
+WRT = 0
+""", "logistic regression loss, 50 x 5"),
+    "gp_nll": ("""
+import numpy as np
+
+def f(theta, X, y):
+    ell, sf2 = np.exp(theta[0]), np.exp(theta[1])
+    d = X[:, None, :] - X[None, :, :]
+    K = sf2 * np.exp(-0.5 * np.sum(d * d, axis=2) / (ell * ell)) + 1e-6 * np.eye(X.shape[0])
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+    return 0.5 * (y @ alpha) + np.sum(np.log(np.diag(L)))
+
+_r = np.random.default_rng(0)
+ARGS = (np.array([0.1, -0.2]), _r.normal(size=(20, 2)), _r.normal(size=20))
+WRT = 0
+""", "Gaussian-process negative log likelihood (cholesky, solve), 20 points"),
+    "mlp_dict": ("""
+import numpy as np
+
+def f(params, x, y):
+    h = np.tanh(x @ params["W1"] + params["b1"])
+    out = h @ params["W2"] + params["b2"]
+    return np.mean((out - y) ** 2)
+
+_r = np.random.default_rng(0)
+ARGS = ({"W1": _r.normal(size=(4, 16)), "b1": np.zeros(16),
+         "W2": _r.normal(size=(16, 1)), "b2": np.zeros(1)},
+        _r.normal(size=(32, 4)), _r.normal(size=(32, 1)))
+WRT = 0
+""", "two-layer MLP, parameters in a dict"),
+    "euler": ("""
+import numpy as np
+
+def f(k, x0, dt, steps):
+    x = x0
+    t = 0.0
+    for _ in range(steps):
+        x = x + dt * (-k * x + np.sin(t))
+        t = t + dt
+    return x
+
+ARGS = (0.7, 1.0, 0.01, 500)
+WRT = 0
+""", "Euler loop, scalar ODE, 500 steps"),
+    "heat": ("""
+import numpy as np
+
+def f(u0, alpha, steps):
+    u = u0.copy()
+    n = u.shape[0]
+    for _ in range(steps):
+        new = u.copy()
+        for i in range(1, n - 1):
+            new[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        u = new
+    return np.sum(u * u)
+
+ARGS = (np.sin(np.linspace(0.0, 3.0, 64)), 0.2, 50)
+WRT = 0
+""", "1-D heat stencil, 64 cells, 50 steps"),
+    "softmax_xent": ("""
+import numpy as np
+
+def f(W, X, labels):
+    logits = X @ W
+    m = np.max(logits, axis=1, keepdims=True)
+    logp = logits - m - np.log(np.sum(np.exp(logits - m), axis=1, keepdims=True))
+    return -np.mean(np.sum(labels * logp, axis=1))
+
+_r = np.random.default_rng(0)
+ARGS = (_r.normal(size=(8, 3)), _r.normal(size=(40, 8)), np.eye(3)[_r.integers(0, 3, 40)])
+WRT = 0
+""", "softmax cross-entropy, 40 x 8, 3 classes"),
+    "rk4": ("""
+import numpy as np
+
+def rhs(x, v, k, c):
+    return v, -k * x - c * v
+
+def f(k, c, x0, v0, dt, steps):
+    x, v = x0, v0
+    for _ in range(steps):
+        a1, b1 = rhs(x, v, k, c)
+        a2, b2 = rhs(x + 0.5 * dt * a1, v + 0.5 * dt * b1, k, c)
+        a3, b3 = rhs(x + 0.5 * dt * a2, v + 0.5 * dt * b2, k, c)
+        a4, b4 = rhs(x + dt * a3, v + dt * b3, k, c)
+        x = x + dt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+        v = v + dt / 6.0 * (b1 + 2.0 * b2 + 2.0 * b3 + b4)
+    return x * x + v * v
+
+ARGS = (2.0, 0.1, 1.0, 0.0, 0.01, 300)
+WRT = (0, 1)
+""", "RK4 damped oscillator with a helper function, 300 steps"),
+    "quadratic": ("""
+import numpy as np
+
+def f(x, A, b):
+    return 0.5 * (x @ (A @ x)) - b @ x
+
+_r = np.random.default_rng(0)
+ARGS = (_r.normal(size=10), _r.normal(size=(10, 10)), _r.normal(size=10))
+WRT = 0
+""", "loop-free quadratic form, 10 variables"),
+}
+
+# Run in a fresh process: prints one JSON line of seconds.
+_S2SAD_CHILD = """
+import json, sys, time
+sys.path.insert(0, {dir!r})
+t0 = time.perf_counter()
+import s2sad
+t_import = time.perf_counter() - t0
+import program  # (numpy and the arguments: not timed)
+t1 = time.perf_counter()
+import s2sad.api, s2sad.backend  # what the first derivative loads
+t2 = time.perf_counter()
+spent = {{"generate": 0.0, "numba": 0.0}}
+
+def timed(key, fn):
+    def wrapper(*a, **k):
+        start = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            spent[key] += time.perf_counter() - start
+    return wrapper
+
+s2sad.api.generate = timed("generate", s2sad.api.generate)
+s2sad.backend.Entry._compile = timed("numba", s2sad.backend.Entry._compile)
+d = s2sad.grad(program.f, wrt=program.WRT)
+d(*program.ARGS)
+t3 = time.perf_counter()
+d(*program.ARGS)
+t4 = time.perf_counter()
+print(json.dumps({{"import": t_import, "load": t2 - t1, "generate": spent["generate"],
+                  "numba": spent["numba"], "first": t3 - t1, "second": t4 - t3}}))
+"""
+
+_NUMBA_CHILD = """
+import json, sys, time
+sys.path.insert(0, {dir!r})
+import program
+import numba
+# every function of the program compiled, as a user would decorate them
+# (f calls its helpers through the module's globals)
+for name, value in list(vars(program).items()):
+    if getattr(value, "__module__", None) == "program" and callable(value):
+        setattr(program, name, numba.njit(value))
+jitted = program.f if hasattr(program.f, "py_func") else numba.njit(program.f)  # (quickstart's)
+t0 = time.perf_counter()
+try:
+    jitted(*program.ARGS)
+    print(json.dumps({{"primal": time.perf_counter() - t0}}))
+except Exception as exc:
+    print(json.dumps({{"primal": None, "why": type(exc).__name__}}))
+"""
+
+
+def _child(code, env):
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=1800)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(name, repeats):
+    """Medians over `repeats` of the cold run, the warm run (same caches,
+    a second process) and numba's first call of the primal."""
+    runs = {"cold": [], "warm": [], "primal": []}
+    for _ in range(repeats):
+        work = tempfile.mkdtemp(prefix="s2sad_first_call_")
+        try:
+            with open(os.path.join(work, "program.py"), "w") as f:
+                f.write(textwrap.dedent(PROGRAMS[name][0]))
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("S2SAD_", "NUMBA_"))}
+            env.update(S2SAD_CACHE_DIR=os.path.join(work, "s2sad"),
+                       NUMBA_CACHE_DIR=os.path.join(work, "numba"))
+            code = _S2SAD_CHILD.format(dir=work)
+            runs["cold"].append(_child(code, env))
+            runs["warm"].append(_child(code, env))
+            primal_env = dict(env, NUMBA_CACHE_DIR=os.path.join(work, "numba_primal"))
+            runs["primal"].append(_child(_NUMBA_CHILD.format(dir=work), primal_env))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return {kind: _medians(rows) for kind, rows in runs.items()}
+
+
+def _medians(rows):
+    keys = rows[0].keys()
+    out = {}
+    for key in keys:
+        values = [r[key] for r in rows if r.get(key) is not None]
+        out[key] = statistics.median(values) if values and not isinstance(values[0], str) \
+            else (values[0] if values else None)
+    return out
+
+
+def _s(seconds):
+    if seconds is None:
+        return "n/a"
+    if seconds < 0.01:
+        return f"{seconds * 1000:.2f} ms"
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def table(results):
+    lines = ["| program | `import s2sad` | load compiler | generate source | numba compile | "
+             "first call | second call | warm: first call | warm: numba (cache load) | "
+             "numba primal, first call |",
+             "|---|" + "---:|" * 9]
+    for name, r in results.items():
+        cold, warm, primal = r["cold"], r["warm"], r["primal"]
+        refused = f"n/a (numba: {primal['why']})" if primal.get("primal") is None else None
+        lines.append(f"| {name} | {_s(cold['import'])} | {_s(cold['load'])} | "
+                     f"{_s(cold['generate'])} | {_s(cold['numba'])} | {_s(cold['first'])} | "
+                     f"{_s(cold['second'])} | {_s(warm['first'])} | {_s(warm['numba'])} | "
+                     f"{refused or _s(primal['primal'])} |")
+    return "\n".join(lines)
+
+
+def import_profile(statement, top=10):
+    """The `top` modules by cumulative import time of `statement` in a
+    fresh process (python -X importtime), as a markdown table."""
+    out = subprocess.run([sys.executable, "-X", "importtime", "-c", statement],
+                         capture_output=True, text=True, timeout=600)
+    rows = []
+    for line in out.stderr.splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)", line)
+        if m:
+            rows.append((int(m.group(2)), int(m.group(1)), m.group(4)))
+    rows.sort(reverse=True)
+    lines = [f"`python -X importtime -c \"{statement}\"`, top {top} by cumulative time:", "",
+             "| module | cumulative | self |", "|---|---:|---:|"]
+    lines += [f"| {name} | {cum / 1000:.0f} ms | {own / 1000:.0f} ms |"
+              for cum, own, name in rows[:top]]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", help="comma-separated program names")
+    parser.add_argument("--out", help="also write the markdown here")
+    args = parser.parse_args(argv)
+    names = args.only.split(",") if args.only else list(PROGRAMS)
+    results = {}
+    for name in names:
+        results[name] = measure(name, args.repeats)
+        print(f"{name}: done", file=sys.stderr, flush=True)
+    import numba
+    import numpy
+    text = "\n\n".join([
+        f"Python {sys.version.split()[0]}, numpy {numpy.__version__}, numba {numba.__version__}, "
+        f"{os.cpu_count()} cores, medians of {args.repeats} fresh processes.",
+        table(results),
+        "\n".join(f"- {name}: {PROGRAMS[name][1]}" for name in names),
+        import_profile("import s2sad"),
+        import_profile("import s2sad.api"),
+    ])
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
