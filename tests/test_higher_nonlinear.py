@@ -309,10 +309,10 @@ CASES = {
     "norm_cubed": (norm_cubed, grad_norm_cubed, False),
     "dot_nd": (dot_nd, grad_stack_times_vector, False),
     "matmul_stack": (matmul_stack, grad_stack_times_vector, False),
-    "einsum_two": (einsum_two, grad_gram, True),
-    "tensordot": (tensordot, grad_gram, True),
+    "einsum_two": (einsum_two, grad_gram, False),
+    "tensordot": (tensordot, grad_gram, False),
     "inner": (inner, grad_gram, False),
-    "einsum_three": (einsum_three, grad_einsum_three, True),
+    "einsum_three": (einsum_three, grad_einsum_three, False),
     "kron": (kron, grad_kron, False),
     "cross": (cross, grad_cross, False),
     "cross_axes": (cross_axes, grad_cross_axes, False),
@@ -324,7 +324,10 @@ CASES = {
     "eigh": (eigh, grad_eigh, False),
     "expm": (expm, grad_expm, False),
     "singular_values": (singular_values, grad_singular_values, False),
-    "svd_reconstruction": (svd_reconstruction, grad_svd_reconstruction, False),
+    # (reverse over reverse, and third order: the cotangent of svd's tuple of factors, shapes that
+    # differ, is a list numba cannot hold: that derivative runs as Python)
+    "svd_reconstruction": (svd_reconstruction, grad_svd_reconstruction,
+                           ("rev_over_rev", "third")),
     "solve_triangular": (solve_triangular, grad_solve_triangular, False),
     "cho_solve": (cho_solve, grad_cho_solve, False),
     "solve_symmetric": (solve_symmetric, grad_solve_symmetric, False),
@@ -335,4 +338,6 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_rule_to_third_order(case, mode, jit):
     f, grad_f, falls_back = CASES[case]
+    if isinstance(falls_back, tuple):  # (only in these modes)
+        falls_back = mode in falls_back
     check_orders(f, grad_f, X, mode, jit, falls_back=falls_back)

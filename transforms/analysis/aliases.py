@@ -152,7 +152,9 @@ def _second_names(s, kinds, call_shares):
     """(name, source) pairs: `s` makes name another name of (part of) the
     memory of source."""
     pairs = [(s.targets[0].id, source) for source in sorted(_aliased_sources(s, kinds))]
-    if _appends(s):  # hs.append(h): the list holds h's memory
+    if _appends(s) and not _a_number(s.value.args[0], kinds):
+        # hs.append(h): the list holds h's memory (not hs.append(a[i]) of a
+        # vector's element: a number, a copy)
         lst = s.value.func.value.id
         sources = memory_sources(s.value.args[0], lambda n: _is_array_kind(n, kinds),
                                  calls_share=False)
@@ -277,6 +279,18 @@ def written_memory(tree):
         if not more:
             return written - {None}
         written |= more
+
+
+def _a_number(node, kinds):
+    """`node` (a name or an index of one) is a number by its kind."""
+    from . import kinds as K  # (kinds imports this module's neighbours)
+    if not isinstance(node, (gast.Name, gast.Subscript)):
+        return False
+    try:
+        kind = K.of_atom(node, kinds)
+    except Exception:  # noqa: BLE001 - an index the kinds do not follow: as an array
+        return False
+    return kind is not None and kind.is_scalar
 
 
 def _is_array_kind(name, kinds):
