@@ -1,0 +1,88 @@
+"""A helper returning a value together with a function it defines, as
+autograd programs flatten their parameters (`return vector, unflatten`),
+whose caller keeps only the value."""
+import numpy as np
+
+import s2sad
+from gradcheck import check_grad, numerical_grad
+
+
+def flatten(params):
+    vector = np.concatenate((np.ravel(params[0]), np.ravel(params[1])))
+
+    def unflatten(v):
+        out = []
+        start = 0
+        for w in params:
+            out.append(np.reshape(v[start:start + w.size], w.shape))
+            start += w.size
+        return out
+    return vector, unflatten
+
+
+def squared_norm(params):
+    flat, _ = flatten(params)
+    return np.sum(flat ** 2)
+
+
+W0 = np.array([[0.3, -1.2], [0.8, 2.0]])
+B0 = np.array([0.5, -0.7])
+
+
+def test_list_argument_with_the_function_discarded(jit):
+    got = s2sad.grad(squared_norm, jit=jit)([W0, B0])
+    got = got[0] if isinstance(got, tuple) else got
+    for k, leaf in enumerate((W0, B0)):
+        def by_leaf(x, k=k):
+            leaves = [W0, B0]
+            leaves[k] = x
+            return squared_norm(leaves)
+        np.testing.assert_allclose(got[k], numerical_grad(by_leaf, [leaf], 0),
+                                   rtol=1e-5, atol=1e-6)
+
+
+def flatten_layer(W, b):
+    def unflatten(v):
+        return np.reshape(v[:W.size], W.shape), v[W.size:]
+    return np.concatenate((np.ravel(W), b)), unflatten
+
+
+def weighted_flat(W, b):
+    flat, unused = flatten_layer(W, b)
+    weights = np.arange(1.0, 7.0)
+    return np.sum(np.sin(flat) * weights)
+
+
+def test_arrays_packed_then_flattened(jit):
+    check_grad(weighted_flat, [W0, B0], wrt=(0, 1), jit=jit)
+
+
+def pair_by_lambda(x, scale):
+    y = np.tanh(x) * scale
+    return y, lambda v: v / scale
+
+
+def indexed_pair(x, scale):
+    return np.sum(pair_by_lambda(x, scale)[0] ** 3)
+
+
+def test_returned_lambda_left_by_an_index(jit):
+    check_grad(indexed_pair, [np.array([0.2, -0.9, 1.4]), 1.7], wrt=(0, 1), jit=jit)
+
+
+def three_values(x):
+    def undo(v):
+        return v - 1.0
+    if np.sum(x) > 0.0:
+        return x * 2.0, undo, np.exp(x)
+    return x * 3.0, undo, np.cos(x)
+
+
+def middle_discarded(x):
+    a, _, c = three_values(x)
+    return np.sum(a * c)
+
+
+def test_function_between_values_on_each_branch(jit):
+    check_grad(middle_discarded, [np.array([0.4, 0.9])], jit=jit)
+    check_grad(middle_discarded, [np.array([-0.4, -0.9])], jit=jit)
