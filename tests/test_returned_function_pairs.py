@@ -86,3 +86,36 @@ def middle_discarded(x):
 def test_function_between_values_on_each_branch(jit):
     check_grad(middle_discarded, [np.array([0.4, 0.9])], jit=jit)
     check_grad(middle_discarded, [np.array([-0.4, -0.9])], jit=jit)
+
+
+# the function the helper returns, called by the caller
+
+
+def layer_round_trip(W, b):
+    flat, unflat = flatten_layer(W, b)
+    doubled = np.sin(flat) * 2.0
+    W2, b2 = unflat(doubled)
+    return np.sum(W2 @ b2) + np.sum(W2 * W)
+
+
+def test_arrays_flattened_then_unflattened(jit):
+    check_grad(layer_round_trip, [W0, B0], wrt=(0, 1), jit=jit)
+
+
+def standardise(x):
+    centre = np.mean(x)
+    spread = np.sqrt(np.mean((x - centre) ** 2))
+
+    def restore(z):
+        return z * spread + centre
+    return (x - centre) / spread, restore
+
+
+def squash_and_restore(x):
+    z, back = standardise(x)
+    squashed = np.tanh(z)
+    return np.sum(back(squashed) ** 2)
+
+
+def test_called_function_capturing_values_the_helper_computes(jit):
+    check_grad(squash_and_restore, [np.array([0.3, -1.2, 2.5, 0.1])], jit=jit)
