@@ -119,3 +119,13 @@ def squash_and_restore(x):
 
 def test_called_function_capturing_values_the_helper_computes(jit):
     check_grad(squash_and_restore, [np.array([0.3, -1.2, 2.5, 0.1])], jit=jit)
+
+
+def restore_an_expression(x, s):
+    z, back = standardise(x)
+    return np.sum(back(np.tanh(z) * s) * back(z))
+
+
+def test_called_twice_with_expressions(jit):
+    check_grad(restore_an_expression, [np.array([0.3, -1.2, 2.5, 0.1]), 0.7], wrt=(0, 1),
+               jit=jit)

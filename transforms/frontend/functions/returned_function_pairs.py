@@ -21,8 +21,7 @@ ones the closure would read. Rewritten only when the nested function is a
 def in the helper's body, bound no other way, writing none of its captures
 (no nonlocal) and capturing no function of the helper; every return of the
 helper is a tuple of one length holding it at one place; and the caller
-binds that place's name once, reading it only to call it with plain
-arguments. Anything else is left to the refusal of a returned nested
+binds that place's name once, reading it only to call it. Anything else is left to the refusal of a returned nested
 function."""
 import inspect
 
@@ -47,6 +46,8 @@ def run(tree, ctx):
             stores[n.id] = stores.get(n.id, 0) + 1
     rebound = {n.id for n in walk(tree) if isinstance(n, gast.Name)
                and isinstance(n.ctx, (gast.Store, gast.Del))}
+    own_parameters = {a.id for a in tree.args.args + tree.args.kwonlyargs
+                      + list(getattr(tree.args, "posonlyargs", None) or [])}
     declared = {name for n in walk(tree) if isinstance(n, (gast.Global, gast.Nonlocal))
                 for name in n.names}
     taken = set(namespace) | {n.id for n in walk(tree) if isinstance(n, gast.Name)}
@@ -70,7 +71,7 @@ def run(tree, ctx):
             calls = _only_called(tree, target.id)
             if calls is None:
                 continue
-            given = _stable_arguments(helper, node.value, rebound | declared)
+            given = _stable_arguments(helper, node.value, own_parameters - rebound - declared)
             made = _copies(helper, place, len(names), given, namespace, taken)
             if made is None:
                 continue
@@ -90,9 +91,9 @@ def run(tree, ctx):
     return tree if changed else None
 
 
-def _stable_arguments(helper, call, rebound):
+def _stable_arguments(helper, call, stable):
     """{parameter: argument} of `call`'s arguments that are constants or
-    names the caller never binds (its parameters, module-level names): the
+    names in `stable` (the caller's parameters it never binds again): the
     lifted function can be given them directly, as the value the helper's
     parameter has (when the helper does not bind it either)."""
     if any(isinstance(a, gast.Starred) for a in call.args) or any(
@@ -104,23 +105,20 @@ def _stable_arguments(helper, call, rebound):
     except TypeError:
         return {}
     return {p: v for p, v in bound.arguments.items()
-            if isinstance(v, gast.Constant) or (isinstance(v, gast.Name) and v.id not in rebound)}
+            if isinstance(v, gast.Constant) or (isinstance(v, gast.Name) and v.id in stable)}
 
 
 def _only_called(tree, name):
-    """The calls of `name` in `tree` when every read of it calls it with
-    names and constants as arguments, else None."""
+    """The calls of `name` in `tree` when every read of it calls it (without
+    **kwargs, which could name a capture), else None."""
     reads = [n for n in walk(tree) if isinstance(n, gast.Name) and n.id == name
              and isinstance(n.ctx, gast.Load)]
     calls = [n for n in walk(tree) if isinstance(n, gast.Call)
              and isinstance(n.func, gast.Name) and n.func.id == name]
     if len(reads) != len(calls) or not calls:
         return None
-    for c in calls:
-        values = list(c.args) + [k.value for k in c.keywords]
-        if any(k.arg is None for k in c.keywords) or not all(
-                isinstance(v, (gast.Name, gast.Constant)) for v in values):
-            return None
+    if any(k.arg is None for c in calls for k in c.keywords):
+        return None
     return calls
 
 

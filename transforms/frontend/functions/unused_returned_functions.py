@@ -96,6 +96,8 @@ def _read_names(tree):
             out.add(n.id)
         elif isinstance(n, (gast.Global, gast.Nonlocal)):
             out.update(n.names)
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            out.add(n.target.id)  # (`_ += 1` reads it)
     return out
 
 
