@@ -129,3 +129,25 @@ def restore_an_expression(x, s):
 def test_called_twice_with_expressions(jit):
     check_grad(restore_an_expression, [np.array([0.3, -1.2, 2.5, 0.1]), 0.7], wrt=(0, 1),
                jit=jit)
+
+
+def rescaled_on_each_branch(x):
+    scale = 1.0
+
+    def rescale(v):
+        return v * scale
+    scale = np.exp(x[0])  # (the function reads the value its variable has at the return)
+    if x[1] > 0:
+        return x * 2.0, rescale
+    scale = scale * x[1]
+    return x * 3.0, rescale
+
+
+def reads_the_final_capture(x):
+    y, rescale = rescaled_on_each_branch(x)
+    return np.sum(rescale(y) ** 2)
+
+
+def test_captures_as_they_are_at_the_return(jit):
+    check_grad(reads_the_final_capture, [np.array([0.3, 0.2, 0.5])], jit=jit)
+    check_grad(reads_the_final_capture, [np.array([0.3, -0.2, 0.5])], jit=jit)
