@@ -1,7 +1,10 @@
 """A helper returning a value together with a function it defines, as
 autograd programs flatten their parameters (`return vector, unflatten`),
 whose caller keeps only the value."""
+import warnings
+
 import numpy as np
+import pytest
 
 import s2sad
 from gradcheck import check_grad, numerical_grad
@@ -151,3 +154,33 @@ def reads_the_final_capture(x):
 def test_captures_as_they_are_at_the_return(jit):
     check_grad(reads_the_final_capture, [np.array([0.3, 0.2, 0.5])], jit=jit)
     check_grad(reads_the_final_capture, [np.array([0.3, -0.2, 0.5])], jit=jit)
+
+
+# the function called, the helper given a list: the gradient w.r.t. a list
+# parameter the nested function reads only the shapes of is a zero per element
+
+
+def test_list_argument_with_the_function_called(jit):
+    def doubled_second(params):
+        flat, unflat = flatten(params)
+        doubled = flat * 2.0
+        second = unflat(doubled)[1]
+        return np.sum(second ** 2)
+    u, v = np.array([0.4, -1.5, 0.9]), np.array([1.2, 0.3, -0.8])
+    got = s2sad.grad(doubled_second, jit=jit)([u, v])
+    got = got[0] if isinstance(got, tuple) else got
+    np.testing.assert_allclose(got[0], np.zeros(3), atol=0.0)
+    np.testing.assert_allclose(got[1], 8.0 * v, rtol=1e-12)
+
+
+def test_list_of_uneven_elements_is_refused_not_broadcast(jit):
+    """The nested function's list of a matrix and a vector, stored as one
+    array, would hold the vector broadcast into a matrix's shape."""
+    def second_of_uneven(params):
+        flat, unflat = flatten(params)
+        return np.sum(unflat(flat)[1] ** 2)
+    with warnings.catch_warnings(), pytest.raises(
+            ValueError, match="an element's shape differs from the first's"):
+        # (numba does not index a tuple of a matrix and a vector: run as Python)
+        warnings.simplefilter("ignore", s2sad.NumbaFallbackWarning)
+        s2sad.grad(second_of_uneven, jit=jit)([W0, B0])
