@@ -112,6 +112,9 @@ def _stack_element(value, first):
                 raise ValueError(_UNEVEN)
             return value
         return checked
+    ndims = [t.ndim if _is_array(t) else 0 for t in (value, first)]
+    if ndims[0] == ndims[1] == 0:  # (a number and a 0-d array)
+        return lambda value, first: value
     if _is_array(value) or _is_array(first):
         def uneven(value, first):
             raise ValueError(_UNEVEN)
