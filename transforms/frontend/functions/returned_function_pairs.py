@@ -21,8 +21,8 @@ ones the closure would read. Rewritten only when the nested function is a
 def in the helper's body, bound no other way, writing none of its captures
 (no nonlocal) and capturing no function of the helper; every return of the
 helper is a tuple of one length holding it at one place; and the caller
-binds that place's name once, reading it only to call it. Anything else is left to the refusal of a returned nested
-function."""
+binds that place's name once, reading it only to call it. Anything else
+is left to the refusal of a returned nested function."""
 import inspect
 
 import gast
@@ -34,7 +34,9 @@ from ...emit.unparse import stmt_source
 from ...names import fresh_name
 from ...syntax import clone, walk
 
-_COPIES = {}  # (helper, place, captures passed) -> (copy's name, copy, lifted's name, lifted, captures, source)
+# (helper, place, captures passed) -> (copy's name, copy, lifted's name, lifted,
+# captures, source)
+_COPIES = {}
 
 
 def run(tree, ctx):
