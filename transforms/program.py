@@ -473,6 +473,9 @@ class Program:
         k = kinds.get(var, K.UNKNOWN)
         if k.is_array:
             return call("np.zeros_like", name(var))
+        if k.tag == "tuple":  # (a tuple parameter: the caller reads its items' gradients)
+            return gast.Tuple(elts=[call("zeros_like", subscript(var, const(i)))
+                                    for i in range(len(k.items))], ctx=gast.Load())
         return const(0.0) if k.known else call("zeros_like", name(var))
 
     def _collect_globals(self, fdef, parsed):

@@ -90,6 +90,11 @@ def scatter_sum_axis_vjp(h, ans, values, index, like, axis):
 
 # ---- shapes --------------------------------------------------------------------------------
 
+@transpose_of(rt.stack_element)
+def stack_element_vjp(h, ans, value, first):
+    return h, None
+
+
 @transpose_of(rt.reshape_like)
 def reshape_like_vjp(h, ans, g, x):
     return reshape_like(h, g), None

@@ -20,14 +20,15 @@ __all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape
            "untranspose", "slice_axis",
            "index_axis", "sum_axis", "broadcast_like", "extremum_tangent", "concatenate_parts",
            "stack_parts", "scatter_sum", "matmul_grad_left", "matmul_grad_right",
-           "keep_axes", "reverse_cumsum", "empty_stack"]
+           "keep_axes", "reverse_cumsum", "empty_stack", "stack_element"]
 
 # The helpers whose result may be their first argument, or a view of it (or,
 # for the *_parts ones, a tuple of views of it); every other helper returns
 # a new array or a scalar.
 # The compiler relies on this to add into an adjoint's memory in place.
 MAY_RETURN_FIRST_ARGUMENT = ("unbroadcast", "reshape_like", "untranspose", "slice_axis",
-                             "index_axis", "concatenate_parts", "stack_parts", "keep_axes")
+                             "index_axis", "concatenate_parts", "stack_parts", "keep_axes",
+                             "stack_element")
 
 
 # ---- sum a broadcast cotangent back to an argument's shape --------------
@@ -87,6 +88,38 @@ def empty_stack(n, first):
     a list comprehension's values, as np.array would stack them."""
     first = np.asarray(first)
     return np.empty((n,) + first.shape, dtype=first.dtype)
+
+
+_UNEVEN = ("s2sad stores this list (built by a comprehension or by appending in a loop) as"
+           " one array, and an element's shape differs from the first's: build the list so"
+           " its elements have one shape, or keep the arrays in separate variables")
+
+
+def stack_element(value, first):
+    """`value`, an element of a list stored as one array (empty_stack):
+    raises when its shape is not the first element's, where writing it into
+    the array would broadcast it instead."""
+    if np.shape(value) != np.shape(first):
+        raise ValueError(f"{_UNEVEN} (shape {np.shape(value)}, the first {np.shape(first)})")
+    return value
+
+
+@overload(stack_element)
+def _stack_element(value, first):
+    if _is_array(value) and _is_array(first) and value.ndim == first.ndim:
+        def checked(value, first):
+            if value.shape != first.shape:
+                raise ValueError(_UNEVEN)
+            return value
+        return checked
+    ndims = [t.ndim if _is_array(t) else 0 for t in (value, first)]
+    if ndims[0] == ndims[1] == 0:  # (a number and a 0-d array)
+        return lambda value, first: value
+    if _is_array(value) or _is_array(first):
+        def uneven(value, first):
+            raise ValueError(_UNEVEN)
+        return uneven
+    return lambda value, first: value
 
 
 @overload(empty_stack)

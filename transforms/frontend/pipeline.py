@@ -42,7 +42,8 @@ from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_a
 from .functions import (closures, function_attributes, inline_generators, inline_nested, markers,
                         module_function_args, module_varargs, nested_function_args,
                         nested_varargs,
-                        object_methods, passed_lambdas, returned_closures, returned_functions)
+                        object_methods, passed_lambdas, returned_closures, returned_function_pairs,
+                        returned_functions, unused_returned_functions)
 from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
@@ -104,6 +105,11 @@ READ = [
          " fixed_point calling step", after=("closures",)),
     step(returned_functions, "make_grad(ans, x)(g) of a helper returning a function: a copy"
          " returning its call", after=("closures",)),
+    step(unused_returned_functions, "flat, _ = flatten(p) of a helper returning (vector,"
+         " unflatten): a copy returning the vector alone", after=("closures",)),
+    step(returned_function_pairs, "flat, unflat = flatten(p); unflat(v) of a helper returning"
+         " (vector, unflatten): the values unflatten captures returned, unflatten lifted",
+         after=("unused_returned_functions",)),
     step(module_containers, "S[0], for W, b in LAYERS of a module-level tuple, list or dict of"
          " arrays: S = (S_0, S_1), its elements module-level names",
          after=("closures", "object_methods")),

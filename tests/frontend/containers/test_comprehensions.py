@@ -1,6 +1,11 @@
 """Comprehensions lowered to loops: a sum adds into a total, a list fills
 an array (transforms/frontend/containers/comprehensions.py)."""
+import warnings
+
 import numpy as np
+import pytest
+
+import s2sad
 
 from frontend.passes import lowered, source
 from gradcheck import check_grad
@@ -29,9 +34,33 @@ def test_loops():
             vals[0] = vals_first
             for k in range(1, n_vals):
                 v2 = x[k]
-                vals[k] = v2 * 2.0
+                vals[k] = stack_element(v2 * 2.0, vals_first)
             return total + np.sum(vals)''')
 
 
 def test_gradient(jit):
     check_grad(comp, [np.array([0.5, -1.0, 2.0])], jit=jit)
+
+
+def pieces(v, shapes_of):
+    out = []
+    start = 0
+    for w in shapes_of:
+        out.append(np.reshape(v[start:start + w.size], w.shape))
+        start += w.size
+    return out
+
+
+def second_piece(v, W, b):
+    return np.sum(pieces(v, [W, b])[1] * v[4:6])
+
+
+def test_elements_of_another_shape_are_refused_not_broadcast(jit):
+    """Python's list holds a matrix then a vector; one array holding both
+    would broadcast the vector to the matrix's shape (a wrong value)."""
+    with warnings.catch_warnings(), pytest.raises(
+            ValueError, match="an element's shape differs from the first's"):
+        # (numba does not index a tuple of a matrix and a vector: run as Python)
+        warnings.simplefilter("ignore", s2sad.NumbaFallbackWarning)
+        s2sad.value_and_grad(second_piece, jit=jit)(np.arange(1.0, 7.0), np.ones((2, 2)),
+                                                    np.ones(2))

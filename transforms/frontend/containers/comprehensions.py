@@ -25,6 +25,7 @@ from ...errors import UnsupportedSyntaxError
 from ...syntax import Transformer, assign, attr, call, clone, const, name, store, walk
 
 EMPTY_STACK = "empty_stack"  # the runtime helper allocating a materialised list
+STACK_ELEMENT = "stack_element"  # an element after the first: shaped as the first, or raises
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 
 
@@ -34,12 +35,12 @@ def run(tree, ctx):
     location = ctx.location
     lowering = _Comprehensions(location, ctx.namer, ctx.resolve, location.is_generated)
     tree.body = lowering.block(tree.body)
-    if lowering.allocates:
-        helper = ctx.runtime_objects.get(EMPTY_STACK)
-        if ctx.namespace.setdefault(EMPTY_STACK, helper) is not helper:
+    for runtime_name in (EMPTY_STACK, STACK_ELEMENT) if lowering.allocates else ():
+        helper = ctx.runtime_objects.get(runtime_name)
+        if ctx.namespace.setdefault(runtime_name, helper) is not helper:
             raise UnsupportedSyntaxError(
-                f"a list comprehension in a module with a global named '{EMPTY_STACK}'",
-                location, tree, f"Rename the global '{EMPTY_STACK}'")
+                f"a list comprehension in a module with a global named '{runtime_name}'",
+                location, tree, f"Rename the global '{runtime_name}'")
     ctx.materialised = lowering.materialised
     return tree
 
@@ -345,7 +346,8 @@ class _Comprehensions:
                    name(first))] + clone(after) + [
             gast.For(target=store(k), iter=call("range", const(1), name(n)),
                      body=bind(name(k)) + before + [assign(gast.Subscript(
-                         value=name(vals), slice=name(k), ctx=gast.Store()), elt)] + after,
+                         value=name(vals), slice=name(k), ctx=gast.Store()),
+                         call(STACK_ELEMENT, elt, name(first)))] + after,
                      orelse=[], type_comment=None)]
         return self.block(stmts)
 
