@@ -189,6 +189,12 @@ CONSTRUCTS = [
     Construct("Control flow", "A range stored in a name, read by index or `len()`",
               "`r = range(1, n); x[r[0]]`", COMPILED, "frontend.statements.range_values",
               G + "#control-flow"),
+    Construct("Functions and calls", "A helper returning a value and a nested function, the "
+              "function discarded or called", "`flat, unflatten = flatten(params)`", COMPILED,
+              "frontend.functions.returned_function_pairs", G + "#statements"),
+    Construct("Functions and calls", "A returned nested function the caller never reads",
+              "`flat, _ = flatten(params)`", COMPILED,
+              "frontend.functions.unused_returned_functions", G + "#statements"),
     Construct("Functions and calls", "String arguments (a constant of the specialisation)",
               "`if mode == \"edge\":`", COMPILED, "frontend.specialise", G + "#functions-and-calls"),
     # ---- lists, tuples, dicts
