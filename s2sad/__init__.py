@@ -10,6 +10,7 @@ Importing the package is quick: the names below that need numba, scipy or
 the gradient rules are imported at their first use (PEP 562), so a script
 that only imports s2sad, or catches its errors, does not pay for them."""
 import importlib
+from typing import TYPE_CHECKING
 
 from .version import __version__
 from .errors import (CacheWarning, GradientCheckError, JitError, MemoryBudgetWarning,
@@ -18,6 +19,17 @@ from .errors import (CacheWarning, GradientCheckError, JitError, MemoryBudgetWar
                      S2sadValueError, SourceUnavailableError, UnsupportedSyntaxError)
 # (eager, as the function must stay `s2sad.export` over the module of its name)
 from .export import export
+
+if TYPE_CHECKING:  # (for type checkers and the API docs' static reader: never run)
+    from .api import grad, jvp, value_and_grad, vjp  # noqa: F401
+    from .checking import check_grads  # noqa: F401
+    from .checkpointing import checkpoint, checkpointed  # noqa: F401
+    from .custom import (custom_gradient, custom_vjp, non_differentiable,  # noqa: F401
+                         register_gradient)
+    from .guessed_kinds import GuessedKindsError  # noqa: F401
+    from .higher import batch_jacobian, hessian, hvp, jacobian  # noqa: F401
+    from .markers import reset_recording, stop_gradient, stop_recording  # noqa: F401
+    from .transforms.optimise.pipeline import OPTIMISATIONS  # noqa: F401
 
 # public name -> the module that defines it, imported when the name is first used
 _LAZY = {
