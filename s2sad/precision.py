@@ -125,7 +125,8 @@ class _Float32(ast.NodeVisitor):
             self.edits.append(((node.end_lineno, node.end_col_offset - 1),
                                (node.end_lineno, node.end_col_offset - 1), f", dtype={_TYPE}"))
         self.visit(f)
-        shape_like = name in ("range", "int", "len") or name in _ALLOCATIONS
+        # (sizes, and the byte counts of a memory check: ints)
+        shape_like = name in ("range", "int", "len", "check_memory") or name in _ALLOCATIONS
         self.index_depth += shape_like
         for a in node.args + [k.value for k in node.keywords]:
             self.visit(a)

@@ -18,7 +18,7 @@ import gast
 
 from .counted_tapes import CountedTapes, countable
 from ..emit.unparse import stmt_source
-from ..syntax import (assign, attr, base_name, binop, call, clone, const, dotted, name,
+from ..syntax import (assign, base_name, binop, call, clone, const, dotted, name,
                      names_loaded, names_stored, plain_copy, walk)
 
 
@@ -93,7 +93,9 @@ def placeholder(kind, transposed=False):
             gast.Tuple(elts=[const(0) for _ in range(kind.ndim)], ctx=gast.Load())
         dt = _DTYPES[kind.dtype]
         value = call("np.empty", shape, keywords=[("dtype", dotted(dt))] if dt else [])
-        return attr(value, "T") if transposed and kind.ndim >= 2 else value
+        if transposed and kind.ndim >= 2:
+            return gast.Attribute(value=value, attr="T", ctx=gast.Load())
+        return value
     return const({"float": 0.0, "int": 0, "bool": False, "complex": 0j}[kind.tag])
 
 
