@@ -510,6 +510,18 @@ def _target_stores(target, out):
         _target_stores(target.value, out)
 
 
+def own_nodes(tree):
+    """The nodes of function `tree` outside the functions it defines (their
+    defs included, their bodies not)."""
+    todo = [tree]
+    while todo:
+        n = todo.pop()
+        yield n
+        if n is tree or not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef,
+                                           gast.Lambda, gast.ClassDef)):
+            todo.extend(gast.iter_child_nodes(n))
+
+
 def own_blocks(stmts):
     """The blocks of statements of a function body `stmts`, nested ones
     included (try's handlers and finally too), but not those of functions

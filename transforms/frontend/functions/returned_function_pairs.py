@@ -32,7 +32,7 @@ from .lifted import LIFTED, Lifted, NestedLocation, free_names, function_of, roo
 from ..read.read import positional_parameters
 from ...emit.unparse import stmt_source
 from ...names import fresh_name
-from ...syntax import clone, walk
+from ...syntax import clone, own_nodes, walk
 
 # (helper, place, captures passed) -> (copy's name, copy, lifted's name, lifted,
 # captures, source)
@@ -130,7 +130,7 @@ def _copies(helper, place, width, given, namespace, taken):
     for the function `helper` returns at `place`, or None."""
     found = raw_tree(helper)
     tree = found.tree
-    returns = [n for n in _own_nodes(tree) if isinstance(n, gast.Return)]
+    returns = [n for n in own_nodes(tree) if isinstance(n, gast.Return)]
     if not returns or any(not isinstance(r.value, gast.Tuple) or len(r.value.elts) != width
                           or any(isinstance(e, gast.Starred) for e in r.value.elts)
                           for r in returns):
@@ -140,7 +140,7 @@ def _copies(helper, place, width, given, namespace, taken):
         return None
     fname = values[0].id
     defs = [s for s in tree.body if isinstance(s, gast.FunctionDef) and s.name == fname]
-    nested = [n for n in _own_nodes(tree) if isinstance(n, gast.FunctionDef) and n is not tree]
+    nested = [n for n in own_nodes(tree) if isinstance(n, gast.FunctionDef) and n is not tree]
     if len(defs) != 1 or sum(n.name == fname for n in nested) != 1:
         return None
     inner = defs[0]
@@ -156,7 +156,7 @@ def _copies(helper, place, width, given, namespace, taken):
         return None  # (the def is read only by the returns, after it)
     helper_names = {a.id for a in tree.args.args + tree.args.kwonlyargs
                     + list(getattr(tree.args, "posonlyargs", None) or [])} | {
-        n.id for n in _own_nodes(tree) if isinstance(n, gast.Name)
+        n.id for n in own_nodes(tree) if isinstance(n, gast.Name)
         and isinstance(n.ctx, gast.Store)}
     if tree.args.vararg:
         helper_names.add(tree.args.vararg.id)
@@ -215,18 +215,6 @@ def _copies(helper, place, width, given, namespace, taken):
     LIFTED[lifted_obj] = Lifted(positional_parameters(clone(lifted)), at, found.source,
                                 root_of(helper), {})
     return copy_name, lifted_name, returned, direct
-
-
-def _own_nodes(tree):
-    """The nodes of function `tree` outside the functions it defines (their
-    defs included, their bodies not)."""
-    todo = [tree]
-    while todo:
-        n = todo.pop()
-        yield n
-        if n is tree or not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef,
-                                           gast.Lambda, gast.ClassDef)):
-            todo.extend(gast.iter_child_nodes(n))
 
 
 def _name(n, ctx):

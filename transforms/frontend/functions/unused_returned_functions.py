@@ -27,7 +27,7 @@ from .bound_copies import raw_tree
 from .lifted import LIFTED, Lifted, NestedLocation, function_of, root_of
 from ...emit.unparse import stmt_source
 from ...names import fresh_name
-from ...syntax import walk
+from ...syntax import own_nodes, walk
 
 _COPIES = {}  # (helper, places dropped) -> (name, function, source)
 
@@ -116,7 +116,7 @@ def _helper(call, namespace, local, ctx):
 def _function_places(tree):
     """(n, places) when every return of the function is a tuple of n values,
     `places` those holding a function it defines in each, else None."""
-    returns = [n for n in _own_nodes(tree) if isinstance(n, gast.Return)]
+    returns = [n for n in own_nodes(tree) if isinstance(n, gast.Return)]
     if not returns or any(not isinstance(r.value, gast.Tuple) for r in returns):
         return None
     widths = {len(r.value.elts) for r in returns}
@@ -136,9 +136,9 @@ def _is_function(value, defs):
 
 def _defined_functions(tree):
     """Names of the functions `tree` defines with a def and binds no other way."""
-    defs = {n.name for n in _own_nodes(tree) if isinstance(n, gast.FunctionDef) and n is not tree}
+    defs = {n.name for n in own_nodes(tree) if isinstance(n, gast.FunctionDef) and n is not tree}
     counts = {}
-    for n in _own_nodes(tree):
+    for n in own_nodes(tree):
         if isinstance(n, gast.FunctionDef) and n is not tree:
             counts[n.name] = counts.get(n.name, 0) + 1
     other = {n.id for n in walk(tree) if isinstance(n, gast.Name)
@@ -148,23 +148,11 @@ def _defined_functions(tree):
     return {d for d in defs if counts[d] == 1 and d not in other}
 
 
-def _own_nodes(tree):
-    """The nodes of function `tree` outside the functions it defines (their
-    defs included, their bodies not)."""
-    todo = [tree]
-    while todo:
-        n = todo.pop()
-        yield n
-        if n is tree or not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef,
-                                           gast.Lambda, gast.ClassDef)):
-            todo.extend(gast.iter_child_nodes(n))
-
-
 def _copy(helper, found, dropped, namespace, taken):
     """The name of the copy of `helper` whose returns leave out the places
     `dropped` (registered in the caller's `namespace` by the caller)."""
     tree = found.tree
-    for r in [n for n in _own_nodes(tree) if isinstance(n, gast.Return)]:
+    for r in [n for n in own_nodes(tree) if isinstance(n, gast.Return)]:
         kept = [e for k, e in enumerate(r.value.elts) if k not in dropped]
         r.value = kept[0] if len(kept) == 1 else gast.copy_location(
             gast.Tuple(elts=kept, ctx=gast.Load()), r.value)
@@ -206,7 +194,7 @@ def _drop_unread_defs(tree):
 def _blocks(tree):
     """The statement lists of function `tree`, not those of the functions it defines."""
     out = [tree.body]
-    for n in _own_nodes(tree):
+    for n in own_nodes(tree):
         if n is tree:
             continue
         for field in ("body", "orelse", "finalbody"):
