@@ -14,6 +14,8 @@ from tape_measure import measure, seeded
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchmarks.gradbench import ba  # noqa: E402
 from benchmarks.workloads import WORKLOADS, load  # noqa: E402
+from benchmarks.lean_tapes import rk4_array  # noqa: E402
+from benchmarks.memory_at_scale import euler, heat as heat_buffer  # noqa: E402
 
 SLACK = 8192  # bytes: what a call allocates besides the tape (small arrays, headers)
 
@@ -29,43 +31,6 @@ def heat(u0, k, n):
     for t in range(n):
         u[1:-1] = u[1:-1] + k * (u[2:] - 2.0 * u[1:-1] + u[:-2])
     return np.sum(u * u)
-
-
-def heat_buffer(u0, kappa, nsteps):
-    """benchmarks/memory_at_scale.py's heat: inner loops over the points."""
-    n = u0.shape[0]
-    r = kappa * 0.25
-    u = u0.copy()
-    un = np.empty(n)
-    for t in range(nsteps):
-        un[0] = u[0]
-        un[n - 1] = u[n - 1]
-        for i in range(1, n - 1):
-            un[i] = u[i] + r * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-        for i in range(n):
-            u[i] = un[i]
-    loss = 0.0
-    for i in range(n):
-        loss += u[i] * u[i]
-    return loss
-
-
-def euler(a, x0, nsteps):
-    x = x0
-    for i in range(nsteps):
-        x = x + 1e-4 * (a * math.sin(x) - 0.5 * x * x * x + 1.0)
-    return x
-
-
-def rk4_array(y0, k, dt, nsteps):
-    y = y0.copy()
-    for step in range(nsteps):
-        k1 = -k * y * y
-        k2 = -k * (y + 0.5 * dt * k1) * (y + 0.5 * dt * k1)
-        k3 = -k * (y + 0.5 * dt * k2) * (y + 0.5 * dt * k2)
-        k4 = -k * (y + dt * k3) * (y + dt * k3)
-        y = y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-    return np.sum(y * y)
 
 
 def triangular(x):
