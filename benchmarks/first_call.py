@@ -9,8 +9,12 @@ programs of the kinds users write, each measurement runs in a fresh Python
 process (`sys.executable`), with fresh cache directories (S2SAD_CACHE_DIR
 for s2sad's generated modules, NUMBA_CACHE_DIR for numba's machine code):
 
-- cold: the cache directories are empty, as at a new user's first run;
+- cold: the cache directories are empty, as at a new user's first run,
+  compiling at the first call (S2SAD_BACKGROUND_COMPILE=0, as jit=True);
 - warm: a second process with the same directories, as at the next run;
+- default: empty caches again, with the default background compile: the
+  first call runs the derivative as Python while numba compiles it in
+  another process (s2sad/background.py); then `wait_compiled()`;
 - numba primal: `numba.njit` of the plain function, its first call (what
   numba alone costs for the function being differentiated).
 
@@ -18,9 +22,11 @@ Columns: `import s2sad`; loading the compiler (the modules `import s2sad`
 leaves for the first derivative: numba, the rules, the passes); source
 generation (s2sad.api.generate); numba (compiling, or loading from the cache
 when warm: backend.Entry._compile); the first call in all (loading the
-compiler + generating + compiling + running); the second call. Medians of
-`--repeats` runs (3). The derivative is the one a user gets: s2sad.grad with
-its defaults (jit="auto"), self-checking off."""
+compiler + generating + compiling + running); the second call; with the
+default, the first call (loading + generating + running as Python) and
+when the compiled code is in use (from the same start). Medians of
+`--repeats` runs (3). The derivative is s2sad.grad with its defaults
+(jit="auto"), self-checking off."""
 import argparse
 import json
 import os
@@ -191,8 +197,11 @@ d(*program.ARGS)
 t3 = time.perf_counter()
 d(*program.ARGS)
 t4 = time.perf_counter()
+d.wait_compiled()  # (in the background: until the compiled code is in use)
+t5 = time.perf_counter()
 print(json.dumps({{"import": t_import, "load": t2 - t1, "generate": spent["generate"],
-                  "numba": spent["numba"], "first": t3 - t1, "second": t4 - t3}}))
+                  "numba": spent["numba"], "first": t3 - t1, "second": t4 - t3,
+                  "compiled": t5 - t1}}))
 """
 
 _NUMBA_CHILD = """
@@ -226,7 +235,7 @@ def _child(code, env):
 def measure(name, repeats):
     """Medians over `repeats` of the cold run, the warm run (same caches,
     a second process) and numba's first call of the primal."""
-    runs = {"cold": [], "warm": [], "primal": []}
+    runs = {"cold": [], "warm": [], "background": [], "primal": []}
     for _ in range(repeats):
         work = tempfile.mkdtemp(prefix="s2sad_first_call_")
         try:
@@ -236,8 +245,12 @@ def measure(name, repeats):
             env.update(S2SAD_CACHE_DIR=os.path.join(work, "s2sad"),
                        NUMBA_CACHE_DIR=os.path.join(work, "numba"))
             code = _S2SAD_CHILD.format(dir=work)
-            runs["cold"].append(_child(code, env))
-            runs["warm"].append(_child(code, env))
+            blocking = dict(env, S2SAD_BACKGROUND_COMPILE="0")  # (compiled at the first call)
+            runs["cold"].append(_child(code, blocking))
+            runs["warm"].append(_child(code, blocking))
+            background = dict(env, S2SAD_CACHE_DIR=os.path.join(work, "s2sad_bg"),
+                              NUMBA_CACHE_DIR=os.path.join(work, "numba_bg"))
+            runs["background"].append(_child(code, background))  # the default
             primal_env = dict(env, NUMBA_CACHE_DIR=os.path.join(work, "numba_primal"))
             runs["primal"].append(_child(_NUMBA_CHILD.format(dir=work), primal_env))
         finally:
@@ -265,15 +278,17 @@ def _s(seconds):
 
 def table(results):
     lines = ["| program | `import s2sad` | load compiler | generate source | numba compile | "
-             "first call | second call | warm: first call | warm: numba (cache load) | "
+             "first call, compiling first | second call | warm: first call | "
+             "warm: numba (cache load) | **first call (default)** | compiled in use after | "
              "numba primal, first call |",
-             "|---|" + "---:|" * 9]
+             "|---|" + "---:|" * 11]
     for name, r in results.items():
-        cold, warm, primal = r["cold"], r["warm"], r["primal"]
+        cold, warm, primal, bg = r["cold"], r["warm"], r["primal"], r["background"]
         refused = f"n/a (numba: {primal['why']})" if primal.get("primal") is None else None
         lines.append(f"| {name} | {_s(cold['import'])} | {_s(cold['load'])} | "
                      f"{_s(cold['generate'])} | {_s(cold['numba'])} | {_s(cold['first'])} | "
                      f"{_s(cold['second'])} | {_s(warm['first'])} | {_s(warm['numba'])} | "
+                     f"**{_s(bg['first'])}** | {_s(bg['compiled'])} | "
                      f"{refused or _s(primal['primal'])} |")
     return "\n".join(lines)
 

@@ -25,6 +25,9 @@ import sys
 import tempfile
 import time
 
+# timed as compiled code: compile at the first call, not in the background
+os.environ.setdefault("S2SAD_BACKGROUND_COMPILE", "0")
+
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))

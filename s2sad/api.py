@@ -4,7 +4,7 @@ import inspect
 import threading
 
 
-from . import backend, cache, guards, precision, pytrees, self_check, travel
+from . import background, backend, cache, guards, precision, pytrees, self_check, travel
 from .checkpointing import (MemoryBudgetExceeded, budget_off, default_budget, memory_budget,
                             warn_switch)
 from .arguments import (as_value as _as_value, cast as _cast, has_loops as _has_loops,
@@ -399,7 +399,9 @@ class Derivative:
         if jit == "auto" and _has_loops(gen.source):
             jit = True  # loops run in numba; whole-array code is chosen per call (backend.Entry)
         hint = "A vjp's seed must have the shape of the output." if self.mode == "vjp" else ""
-        entry = backend.Entry(module, gen.entry, jit, self.label, hint, _objects(gen))
+        # the default (jit="auto"): compiled off the caller's path, running as Python meanwhile
+        entry = backend.Entry(module, gen.entry, jit, self.label, hint, _objects(gen),
+                              background=self.jit == "auto" and background.enabled())
         entry.generated = gen
         entry.check_report = None  # (s2sad/self_check.py, at its first call)
         return entry
@@ -417,6 +419,19 @@ class Derivative:
         entry = backend.Entry(module, gen.entry, jit, self.label, objects=_objects(gen))
         entry.generated = gen
         return entry
+
+    def wait_compiled(self):
+        """Wait until the compiled code of every specialisation made so far
+        is in use. With jit="auto" (the default) the first calls run the
+        generated derivative as Python while numba compiles it in another
+        process; call this before timing (S2SAD_BACKGROUND_COMPILE=0, or
+        jit=True, compiles at the first call instead). Returns self."""
+        with self._lock:
+            entries = list(self._entries.values())
+        for entry in entries:
+            if isinstance(entry, backend.Entry):
+                entry.wait_compiled()
+        return self
 
     @property
     def check_report(self):

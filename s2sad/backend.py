@@ -9,6 +9,7 @@ threads asking for the same derivative compile it once (numba serialises
 its own compilations with a global lock)."""
 import importlib.util
 import linecache
+import os
 import re
 import sys
 import threading
@@ -19,7 +20,7 @@ import warnings
 import numba
 import numpy as np
 
-from . import cache, diagnose, ieee, recursion
+from . import background, cache, diagnose, ieee, recursion
 from .checkpointing import MemoryBudgetExceeded
 from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
 from .runtime.objects import object_scope
@@ -205,13 +206,17 @@ class Entry:
     big. An error raised while it runs is re-raised with the derivative it
     came from and, when it can be found, the line (see diagnose.py)."""
 
-    def __init__(self, module, fname, jit, label, hint="", objects=None):
+    def __init__(self, module, fname, jit, label, hint="", objects=None, background=False):
         self.module, self.fname, self.jit, self.label = module, fname, jit, label
         self.hint = hint  # added to error messages (e.g. about a vjp's seed)
         # the code holds Python objects (s2sad/runtime/objects.py): the
         # positions of the arguments that are objects, which compiled code
         # takes as handles; None: it holds none
         self.objects = objects
+        # compile in a child process, running as Python meanwhile (background.py)
+        self.background = background
+        self._job = None  # that compile, while it runs: (background.Job, signature)
+        self._slowest_python = 0.0  # seconds, of the calls run as Python meanwhile
         self._call = None
         self._lock = threading.Lock()
 
@@ -219,18 +224,24 @@ class Entry:
         call = self._call
         if self.jit == "auto" and _elements(args) >= AUTO_NUMPY_FROM:
             call = self._python_call
-        elif call is None:
+        elif call is None or self._job is not None:
             with self._lock:
                 if self._call is None:
                     self._call = self._prepare(args)
+                elif self._job is not None and self._switch_now():
+                    self._call = self._finish_background()
                 call = self._call
         start = time.perf_counter()
         try:
             if self.objects is None:
-                return call(*args)
-            # (the handles made in the call are dropped when it returns)
-            with object_scope(args, self.objects if hasattr(call, "py_func") else ()) as held:
-                return call(*held)
+                result = call(*args)
+            else:
+                # (the handles made in the call are dropped when it returns)
+                with object_scope(args, self.objects if hasattr(call, "py_func") else ()) as held:
+                    result = call(*held)
+            if self._job is not None:
+                self._slowest_python = max(self._slowest_python, time.perf_counter() - start)
+            return result
         except (S2sadError, MemoryBudgetExceeded):  # (the Derivative switches variants)
             raise
         except Exception as exc:
@@ -247,35 +258,106 @@ class Entry:
     def _prepare(self, args):
         if not self.jit:
             return self._python_call
+        if self.background and self._start_background(args):
+            return self._python_call
+        return self._compile_or_fall_back(self._signature(args))
+
+    def _start_background(self, args):
+        """Whether a child process now compiles this function for `args`
+        (not when it is compiled or cached already, or cannot be cached)."""
+        signature = self._signature(args)
+        with self.module._lock:
+            module = self.module.jitted(in_memory=False)
+            if self.module.recursive or module is self.module._jit_memory:
+                return False  # (not cached on disk: the child's work would be lost)
+            dispatcher = getattr(module, self.fname)
+            if signature in dispatcher.overloads or _on_disk(dispatcher):
+                return False  # (loading it from the cache is quick)
+            job = background.start(lambda: dispatcher.compile(signature), _describe,
+                                   locks=(self.module._lock,))
+        if job is None:
+            return False
+        for hook in list(COMPILE_HOOKS):
+            hook(self.module.name, self.fname)
+        self._job = (job, signature)
+        return True
+
+    def _switch_now(self):
+        """Whether a call should now take the compiled code: the child is
+        done, or a call as Python took longer than the compile has run so
+        far (the rest of the compile is then likely shorter than the next
+        call as Python: waiting is quicker)."""
+        job, _ = self._job
+        return job.done() or self._slowest_python > time.perf_counter() - job.started
+
+    def _finish_background(self):
+        """The compiled function, once the child is done (waiting for it)."""
+        job, signature = self._job
+        reply = job.wait()
+        self._job = None
+        if reply.ok:
+            return self._compile_or_fall_back(signature)  # (from the cache the child filled)
+        if reply.io:  # the child could not write the cache: compile here, in memory if need be
+            return self._compile_or_fall_back(signature)
+        return self._fall_back(reply.reason, stacklevel=5)
+
+    def wait_compiled(self):
+        """Block until a background compile is done; later calls are compiled."""
+        with self._lock:
+            if self._job is not None:
+                self._call = self._finish_background()
+
+    def _signature(self, args):
+        objects = self.objects or ()
+        return tuple(numba.typeof(0 if k in objects else a) for k, a in enumerate(args))
+
+    def _compile_or_fall_back(self, signature):
         try:
-            return self._compile(args, in_memory=False)
+            return self._compile(signature, in_memory=False)
         except Exception as exc:  # numba raises many kinds, internal ones too
             if _caused_by_io(exc):  # numba could not save to its cache: disk full
-                _warn_cache(f"numba cannot save its cache ({_numba_reason(exc)})", stacklevel=5)
+                _warn_cache(f"numba cannot save its cache ({_numba_reason(exc)})", stacklevel=6)
                 try:
-                    return self._compile(args, in_memory=True)
+                    return self._compile(signature, in_memory=True)
                 except Exception as again:
                     exc = again
-            reason = _numba_reason(exc)
             if self.jit == "require":
-                raise JitError(f"numba cannot compile the derivative of {self.label}: {reason}. "
-                               f"Inspect it with .source; jit=True would run it as Python "
-                               f"instead.") from exc
-            warnings.warn(NumbaFallbackWarning(
-                f"numba cannot compile the derivative of {self.label} ({reason}); running it "
-                f"as plain Python. Pass jit=\"require\" to make this an error."), stacklevel=4)
-            return self._python_call
+                raise JitError(f"numba cannot compile the derivative of {self.label}: "
+                               f"{_numba_reason(exc)}. Inspect it with .source; jit=True would "
+                               f"run it as Python instead.") from exc
+            return self._fall_back(_numba_reason(exc))
 
-    def _compile(self, args, in_memory):
+    def _fall_back(self, reason, stacklevel=6):
+        warnings.warn(NumbaFallbackWarning(
+            f"numba cannot compile the derivative of {self.label} ({reason}); running it "
+            f"as plain Python. Pass jit=\"require\" to make this an error."), stacklevel=stacklevel)
+        return self._python_call
+
+    def _compile(self, signature, in_memory):
         with self.module._lock:  # entries of other Derivatives share the module
             dispatcher = getattr(self.module.jitted(in_memory), self.fname)
-            objects = self.objects or ()
-            signature = tuple(numba.typeof(0 if k in objects else a) for k, a in enumerate(args))
             if signature not in dispatcher.overloads:
                 for hook in list(COMPILE_HOOKS):
                     hook(self.module.name, self.fname)
                 dispatcher.compile(signature)
             return dispatcher
+
+
+def _on_disk(dispatcher):
+    """Whether numba's cache holds code for this function (its index file
+    exists: it was compiled for these kinds before, the module's name being
+    a hash of its source and options). numba's internals: on a change,
+    False (a background compile, which then loads from the cache)."""
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:
+        return False
+
+
+def _describe(exc):
+    """(numba's reason, whether it failed writing the cache): what a
+    background compile reports."""
+    return _numba_reason(exc), _caused_by_io(exc)
 
 
 def _elements(args):

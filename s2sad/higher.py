@@ -50,6 +50,17 @@ class _Transform:
             options["has_aux"] = True
         return travel.rebuild, (type(self), travel.reference(self._given), options)
 
+    def wait_compiled(self):
+        """Wait until the compiled code of the derivatives this transform
+        calls is in use (Derivative.wait_compiled). Returns self."""
+        for value in vars(self).values():  # (derivatives, tuples and dicts of them)
+            values = value.values() if isinstance(value, dict) else \
+                value if isinstance(value, tuple) else (value,)
+            for part in values:
+                if hasattr(part, "wait_compiled"):
+                    part.wait_compiled()
+        return self
+
     def bind(self, args, kwargs, containers=False):
         """The argument values and the one differentiated. `containers`:
         whether this transform takes container arguments (pytrees)."""

@@ -47,7 +47,8 @@ def table():
             continue
         text = rule.parameters_text()
         rows.setdefault(text, []).append(name)
-    from .definitions import TABLE  # functions (or spellings) s2sad defines
+    from .definitions import TABLE, registry  # functions (or spellings) s2sad defines
+    registry.load_all()  # (scipy.stats' too)
     for fn, text in TABLE:
         rows.setdefault(text, []).append(_qualified(fn))
     lines = ["| functions | parameters (and the values each rule implements) |", "|---|---|"]

@@ -67,7 +67,8 @@ _FORMS = functools.lru_cache(maxsize=None)(_call_forms)
 
 
 def _definitions():
-    from .definitions.registry import DEFINITIONS
+    from .definitions.registry import DEFINITIONS, load_all
+    load_all()  # (scipy.stats' too)
     return DEFINITIONS
 
 
@@ -102,7 +103,8 @@ def status(fn, rule):
 def rows():
     """(name, status, what the rule implements) for every registered function
     with a public name, and for every function s2sad defines."""
-    from .definitions import TABLE
+    from .definitions import TABLE, registry
+    registry.load_all()  # (scipy.stats' too)
     found = {}
     for fn, rule in list(REGISTRY._rules.items()):
         name = _qualified(fn)

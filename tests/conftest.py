@@ -19,6 +19,12 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # those whose test compares values; S2SAD_CHECK=0 switches it off
 os.environ.setdefault("S2SAD_CHECK", "1")
 
+# a derivative with jit="auto" compiles at its first call, as jit=True does,
+# instead of in the background (running as Python meanwhile): the tests of
+# compiled code test compiled code; tests/test_background_compile.py
+# switches it on
+os.environ.setdefault("S2SAD_BACKGROUND_COMPILE", "0")
+
 
 @pytest.fixture(params=[True, False], ids=["jit", "python"])
 def jit(request):

@@ -25,6 +25,7 @@ _PROGRAM = textwrap.dedent("""
 
     x = np.array([0.5, 1.0, 2.0])
     print(np.allclose(s2sad.grad(f, jit={jit})(x), np.cos(x) * x + np.sin(x)))
+    print('scipy.stats' in sys.modules)
 """)
 
 
@@ -44,6 +45,8 @@ def test_import_loads_neither_numba_nor_scipy_nor_the_rules(jit, tmp_path):
     assert lines[:3] == ["False", "False", "False"]
     assert lines[3:5] == ["False", "False"], "catching an s2sad error imported numba or scipy"
     assert lines[5] == "True", "the gradient after a light import is wrong"
+    # (its definitions are registered at the first lookup of a scipy.stats object)
+    assert lines[6] == "False", "a derivative of code without scipy.stats imported scipy.stats"
 
 
 def test_public_names_resolve_as_before():

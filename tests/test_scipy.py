@@ -273,7 +273,7 @@ def test_exported_derivative_runs_without_s2sad(tmp_path):
     np.testing.assert_allclose(eval(out.stdout), expected, rtol=1e-10)
 
 
-# ---- scipy.stats log-densities (through s2sad/definitions/statistics.py) ----------------
+# ---- scipy.stats log-densities (through s2sad/definitions/scipy_stats.py) ----------------
 
 import scipy.stats  # noqa: E402
 from scipy.stats import multivariate_normal, norm  # noqa: E402
@@ -291,7 +291,7 @@ def gaussian_loglik(X, m, C):
 
 def test_stats_logpdf_definitions_agree_with_scipy():
     import scipy.stats as st
-    from s2sad.definitions import statistics as d
+    from s2sad.definitions import scipy_stats as d
     X = np.array([[0.3, -1.2], [0.8, 0.1], [1.5, -0.4]])
     S = np.array([[1.5, 0.2], [0.2, 0.9]])
     m = np.array([0.1, -0.2])
@@ -344,7 +344,7 @@ def tail_scores(x, loc, scale):
 
 
 def test_more_stats_definitions_agree_with_scipy():
-    from s2sad.definitions import statistics as d
+    from s2sad.definitions import scipy_stats as d
     x = np.array([-3.0, -0.4, 0.2, 1.7])
     np.testing.assert_allclose(d.norm_pdf(x, 0.3, 1.4), norm.pdf(x, 0.3, 1.4))
     np.testing.assert_allclose(d.norm_cdf(x, 0.3, 1.4), norm.cdf(x, 0.3, 1.4))

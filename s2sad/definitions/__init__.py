@@ -16,7 +16,9 @@ by topic:
     linalg             np.linalg.matrix_power, eigvalsh, the matrix norms, svd
     contractions       np.vdot, np.convolve
     elementwise        np.polyval, np.interp, the ufuncs' accumulate and at
-    statistics         np.cov, scipy.stats.norm.logpdf, multivariate_normal.logpdf
+    statistics         np.cov
+    scipy_stats        scipy.stats.norm.logpdf, t.logpdf, multivariate_normal.logpdf, ...
+                       (registered at the first lookup of a scipy.stats object: registry.LAZY)
     derivative_pieces  the runtime helpers of derivatives that are not linear (np.prod's
                        second derivatives, slogdet's tangent), for their own derivatives
     linalg_pieces      those of np.linalg's and scipy.linalg's rules (cholesky_grad, ...)"""
