@@ -148,6 +148,7 @@ class Derivative:
         self._names = [p.name for p in params]
         plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self._positional = len(self._names) if plain else -1  # calls that need no binding
+        self._defaults = {p.name: p.default for p in params if p.default is not p.empty}
         self.wrt, self.single = _resolve_wrt(fn, self.signature, wrt)
         self.__signature__ = self.signature
         if mode in ("vjp", "jvp"):
@@ -195,7 +196,9 @@ class Derivative:
         return f"{head}, generated {when}:\n\n{body}\n"
 
     def __call__(self, *args, **kwargs):
-        if not kwargs and self.mode in ("grad", "gradient") and len(args) == self._positional:
+        if kwargs and self.mode in ("grad", "gradient"):
+            args, kwargs = self._as_positional(args, kwargs)
+        if not kwargs and len(args) == self._positional + (self.mode in ("vjp", "jvp")):
             result = self._call_like_before(args)
             if result is not None:
                 return result
@@ -271,8 +274,9 @@ class Derivative:
             grads = precision.scalars_as(grads, dtype) if self.mode == "jvp" else grads
         if self.mode == "vjp":
             guards.check_seed_shape(self._where, value[0] if self.has_aux else value, extra[0])
-        elif flat is None and dtype is None and not kwargs and len(args) == self._positional:
-            types = _types_of(args)
+        if flat is None and dtype is None and not kwargs and len(args) == self._positional \
+                and (self.mode != "jvp" or self.single):
+            types = _types_of(tuple(args) + tuple(extra))  # (a vjp's seed, a jvp's tangent)
             if types is not None:
                 with self._lock:
                     self._by_types[types] = entry
@@ -297,11 +301,13 @@ class Derivative:
         return ((out, aux), grads) if self.with_value else (grads, aux)
 
     def _call_like_before(self, args):
-        """A call whose arguments have the types of an earlier one (same
-        dtypes and ranks, no containers) skips the argument checks and the
-        kinds: the earlier call passed the checks, and kinds follow from the
-        types. None when there was no such call, or the call must take the
-        general path (the helpers changed, a memory budget switch)."""
+        """A call whose arguments (and seed or tangent) have the types of an
+        earlier one (same dtypes and ranks, no containers) skips the checks
+        that follow from types, and the kinds: the earlier call passed them.
+        The checks that depend on values run: aliases of an argument the
+        function writes, the shape of a tangent or a seed. None when there
+        was no such call, or the call must take the general path (the
+        helpers changed, a memory budget switch)."""
         types = _types_of(args)
         if types is None:
             return None
@@ -311,12 +317,45 @@ class Derivative:
             if entry is None:
                 return None
             self._last = entry
+        values = args[:-1] if self.mode in ("vjp", "jvp") else args
+        written = getattr(entry.generated, "written_arguments", ())
+        if written:
+            guards.check_written_aliases(self._where, self._names, values, written)
+        if self.mode == "jvp":
+            guards.check_tangents(self._where, self._names, values, self.wrt, args[-1:])
         try:
             value, grads = entry(*args)
         except MemoryBudgetExceeded:
             return None  # (raised before anything ran: the general path switches variants)
-        grads = _cast(grads, self.wrt, self.single, args)
+        except Exception as exc:
+            if self.mode == "vjp" and self.fn is _innermost(self.fn):
+                # a seed shorter than the output: say so
+                guards.seed_after_failure(self._where, self.fn, values, args[-1], exc)
+            raise
+        if self.mode == "vjp":
+            guards.check_seed_shape(self._where, value[0] if self.has_aux else value, args[-1])
+        if self.mode != "jvp":
+            grads = _cast(grads, self.wrt, self.single, values)
         return self._result(entry, value, grads)
+
+    def _as_positional(self, args, kwargs):
+        """A call's keyword arguments as positional ones where that binds
+        them as the signature would (each names a parameter after the
+        positional ones given; the missing ones have defaults): the common
+        call's path. Else (args, kwargs) as given, for the binder."""
+        names = self._names
+        later = names[len(args):]
+        if self._positional < 0 or len(args) > len(names) or any(k not in later for k in kwargs):
+            return args, kwargs
+        values = list(args)
+        for name in later:
+            if name in kwargs:
+                values.append(kwargs[name])
+            elif name in self._defaults:
+                values.append(self._defaults[name])
+            else:
+                return args, kwargs  # (the binder says which one is missing)
+        return tuple(values), {}
 
     def _flatten(self, names, values):
         """The call's arguments with their containers flattened, or None
