@@ -102,6 +102,7 @@ class CompiledModule:
         self._jit = None
         self._jit_memory = None
         self._lock = threading.RLock()
+        self.jobs = {}  # (function, signature) -> its background compile (background.Job)
 
     def _exec_fresh(self, source=None, name=None):
         source, name = source or self.source, name or self.name
@@ -217,6 +218,7 @@ class Entry:
         self.background = background
         self._job = None  # that compile, while it runs: (background.Job, signature)
         self._slowest_python = 0.0  # seconds, of the calls run as Python meanwhile
+        self._python_calls = 0
         self._call = None
         self._lock = threading.Lock()
 
@@ -240,7 +242,7 @@ class Entry:
                 with object_scope(args, self.objects if hasattr(call, "py_func") else ()) as held:
                     result = call(*held)
             if self._job is not None:
-                self._slowest_python = max(self._slowest_python, time.perf_counter() - start)
+                self._time_python(time.perf_counter() - start)
             return result
         except (S2sadError, MemoryBudgetExceeded):  # (the Derivative switches variants)
             raise
@@ -271,16 +273,26 @@ class Entry:
             if self.module.recursive or module is self.module._jit_memory:
                 return False  # (not cached on disk: the child's work would be lost)
             dispatcher = getattr(module, self.fname)
-            if signature in dispatcher.overloads or _on_disk(dispatcher):
-                return False  # (loading it from the cache is quick)
-            job = background.start(lambda: dispatcher.compile(signature), _describe,
-                                   locks=(self.module._lock,))
-        if job is None:
-            return False
-        for hook in list(COMPILE_HOOKS):
-            hook(self.module.name, self.fname)
+            job = self.module.jobs.get((self.fname, signature))
+            if job is None:  # (another derivative's entry may be compiling the same already)
+                if signature in dispatcher.overloads or _on_disk(dispatcher):
+                    return False  # (loading it from the cache is quick)
+                job = background.start(lambda: dispatcher.compile(signature), _describe,
+                                       locks=(self.module._lock,))
+                if job is None:
+                    return False
+                self.module.jobs[(self.fname, signature)] = job
+                for hook in list(COMPILE_HOOKS):
+                    hook(self.module.name, self.fname)
         self._job = (job, signature)
         return True
+
+    def _time_python(self, seconds):
+        """Note how long a call run as Python took (not the first: it pays
+        for building the module, which the next calls do not)."""
+        self._python_calls += 1
+        if self._python_calls > 1:
+            self._slowest_python = max(self._slowest_python, seconds)
 
     def _switch_now(self):
         """Whether a call should now take the compiled code: the child is

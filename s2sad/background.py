@@ -21,6 +21,7 @@ import os
 import select
 import signal
 import sys
+import threading
 import time
 import warnings
 
@@ -50,19 +51,21 @@ class Job:
         self.pid, self._fd = pid, fd
         self.started = time.perf_counter()
         self._reply = None
+        self._lock = threading.Lock()  # (entries of several derivatives may share a job)
 
     def done(self):
         """Whether the child has replied (never blocks)."""
         if self._reply is None:
             ready, _, _ = select.select([self._fd], [], [], 0)
             if ready:
-                self._read()
+                self.wait()
         return self._reply is not None
 
     def wait(self):
         """The child's reply, waiting for it."""
-        if self._reply is None:
-            self._read()
+        with self._lock:
+            if self._reply is None:
+                self._read()
         return self._reply
 
     def _read(self):

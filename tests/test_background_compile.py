@@ -178,3 +178,27 @@ def test_jacobian_and_hessian_wait_for_their_parts(background):
     H = hess(x)
     hess.wait_compiled()
     assert np.allclose(hess(x), H) and np.allclose(H, H.T)
+
+
+def shared_energy(x, n):  # (compiled by no other test of this process)
+    s = 0.0
+    for i in range(n):
+        s = s + np.cos(x[i % x.shape[0]]) * x[(i + 2) % x.shape[0]]
+    return s
+
+
+def test_two_derivatives_of_one_function_share_the_compile(background):
+    from s2sad import backend
+    started = []
+    backend.COMPILE_HOOKS.append(lambda module, fname: started.append(fname))
+    try:
+        first, second = s2sad.grad(shared_energy), s2sad.grad(shared_energy)
+        g1, g2 = first(X, 15), second(X, 15)
+        assert first._last.module is second._last.module
+        assert len(started) == 1  # one child compiles for both
+        first.wait_compiled()
+        second.wait_compiled()
+    finally:
+        backend.COMPILE_HOOKS.pop()
+    assert compiled(first._last) and compiled(second._last)
+    assert np.allclose(first(X, 15), g1) and np.allclose(second(X, 15), g2)
