@@ -6,6 +6,7 @@ its cotangents must be summed back over broadcast axes, and which arguments
 carry gradients. Rules are looked up by the Python object a call resolves
 to, so `np.sin`, `math.sin` and a user's `from numpy import sin` agree.
 """
+import contextlib
 import inspect
 
 from .transforms.parameters import describe_values, rule_signature, unread_parameters
@@ -45,7 +46,12 @@ class Rule:
         `fn`, and check the template against `fn` (see transforms/parameters.py)."""
         self.signature = rule_signature(fn, self.template, values, 2)
         self.values = dict(values)
-        unread = unread_parameters(template_of(self.template).loads, self.signature, values)
+        # (as declared now: a variant may add parameters its own template reads)
+        signature, values = self.signature, dict(self.values)
+        check_template(lambda: self._check_reads(signature, values))
+
+    def _check_reads(self, signature, values):
+        unread = unread_parameters(template_of(self.template).loads, signature, values)
         if unread:
             raise S2sadTypeError(f"gradient rule {self.template.__qualname__} of {self.name} "
                             f"never reads {', '.join(unread)}: a rule must use every "
@@ -155,6 +161,40 @@ class Registry:
         return self.lookup(obj) is not None
 
 
+# The checks of a template against its function (it reads every parameter
+# it declares; a tangent template is one expression) parse the template's
+# source: a sixth of a second for s2sad's own templates, at every process's
+# first derivative. While those load (rules/__init__.py) the checks wait in
+# this list, and the tests run them (run_deferred_checks); a user's
+# registration is checked at once.
+_deferred = []      # those checks, kept for the tests
+_deferring = False  # while rules/__init__.py loads s2sad's own templates
+
+
+@contextlib.contextmanager
+def deferring_checks():
+    global _deferring
+    _deferring = True
+    try:
+        yield
+    finally:
+        _deferring = False
+
+
+def check_template(check):
+    """Run `check()` now, or (s2sad's own templates) keep it for the tests."""
+    if _deferring:
+        _deferred.append(check)
+    else:
+        check()
+
+
+def run_deferred_checks():
+    """Run the checks of s2sad's own templates (tests/test_rules.py)."""
+    for check in list(_deferred):
+        check()
+
+
 def _key(obj):
     # bound builtin methods compare by identity of their function
     return obj
@@ -196,7 +236,7 @@ def tangent(*functions, when=None):
     differentiable arguments, then `ans` and the arguments (by the names of
     the rule's template). With `when`, a variant (see `adjoint`)."""
     def decorate(template):
-        _one_expression(template)
+        check_template(lambda: _one_expression(template))
         for fn in functions:
             rule = REGISTRY.lookup(fn)
             if rule.signature is not None:

@@ -233,3 +233,24 @@ def test_export_copies_the_shape_helpers(tmp_path):
     got = json.loads(out.stdout)
     np.testing.assert_allclose(got["dx"], dx, rtol=1e-12)
     np.testing.assert_allclose(got["dy"], dy, rtol=1e-12)
+
+
+def test_every_builtin_template_passes_its_registration_checks():
+    # (they wait while the built-in rules load: s2sad/registry.py, check_template)
+    import s2sad.rules  # noqa: F401
+    from s2sad import registry
+    assert len(registry._deferred) > 200
+    registry.run_deferred_checks()
+
+
+def test_a_template_that_ignores_a_parameter_is_refused_at_registration():
+    from s2sad.extend import AXIS, adjoint
+    from s2sad.transforms.errors import S2sadTypeError
+
+    def total(x, axis=None):
+        return np.sum(x, axis=axis)
+
+    with pytest.raises(S2sadTypeError, match="never reads axis"):
+        @adjoint(total, kind=lambda args, kws: args[0], values={"axis": AXIS})
+        def total_grad(g, ans, x, axis=None):
+            return (g * np.ones_like(x),)
