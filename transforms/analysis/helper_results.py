@@ -121,6 +121,26 @@ def returned_parameter(fn, parse):
     return params.index(names.pop())
 
 
+def returned_parameters(fn, parse):
+    """For a helper whose every `return` is a tuple of its parameters as
+    such (`return u, v`, the same ones each time): their positions, else None."""
+    try:
+        tree = parse(fn).tree
+    except Exception:  # noqa: BLE001 - reported where the helper is differentiated
+        return None
+    params = [a.id for a in tree.args.args]
+    values = [n.value for n in walk(tree) if isinstance(n, gast.Return)]
+    if not values or not all(isinstance(v, gast.Tuple) for v in values):
+        return None
+    names = {tuple(e.id if isinstance(e, gast.Name) else None for e in v.elts) for v in values}
+    if len(names) != 1:
+        return None
+    found = names.pop()
+    if not all(n in params for n in found):
+        return None
+    return tuple(params.index(n) for n in found)
+
+
 def returns_display(fn, parse):
     """Whether some `return` of `fn` returns a tuple or list display."""
     try:

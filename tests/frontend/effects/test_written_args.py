@@ -70,7 +70,33 @@ def inside_an_expression(x, s):
     return np.sum(2.0 * scale_first(z, s)) + x[0]  # z is not read again: the call runs first
 
 
+def relax(vx, vy, k):
+    vx -= k * np.roll(vy, 1)
+    vy -= k * np.roll(vx, -1)
+    return vx, vy
+
+
+def relaxing(x, k):
+    vx, vy = x.copy(), x[::-1].copy()
+    for t in range(3):
+        vx, vy = relax(vx, vy, k)  # (fluid solvers' `project`: the same arrays, returned)
+    return np.sum(vx * vx + vy)
+
+
+def relax_scaled(vx, s):
+    vx *= s
+    return vx, s
+
+
+def returns_a_parameter_it_reads(x, s):
+    u = x * 1.0
+    w, t = relax_scaled(u, s)  # w is u, t is s
+    return np.sum(u * x) * t + np.sum(w * w)
+
+
 @pytest.mark.parametrize("fn, args, wrts", [
+    (relaxing, (U0, 0.3), (0, 1)),
+    (returns_a_parameter_it_reads, (U0, 1.7), (0, 1)),
     (inside_an_expression, (U0, 1.7), (0, 1)),
     (swapping, (U0, 0.2), (0, 1)),
     (copying_back, (U0, 0.2), (0, 1)),
@@ -100,7 +126,15 @@ def read_again_in_the_expression(x, s):
     return np.sum(2.0 * scale_first(z, s)) + np.sum(z)  # which z? Python: the written one
 
 
-@pytest.mark.parametrize("fn", [given_a_slice, given_twice, read_again_in_the_expression])
+def aliased_after(x, k):
+    vx, vy = x * 1.0, x * 2.0
+    a, b = relax(vx, vy, k)
+    a[1] = 0.0  # vx is a: it sees the write (a second name: refused, aliases.py)
+    return np.sum(vx * b) + np.sum(a)
+
+
+@pytest.mark.parametrize("fn", [given_a_slice, given_twice, read_again_in_the_expression,
+                                aliased_after])
 def test_forms_it_cannot_follow_are_refused(fn):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="writes into"):
         s2sad.grad(fn, jit=False)(U0, 0.2)

@@ -21,6 +21,7 @@ import gast
 
 from .helper_effects import helper_key, written_positions
 from .numpy_writes import respell_writes
+from ...analysis.helper_results import returned_parameters
 from ..read.read import readable_function
 from ...errors import SourceLocation, UnsupportedSyntaxError
 from ...names import fresh_name
@@ -61,13 +62,15 @@ def writing_copy(fn, positions, location, call, parse):
         raise UnsupportedSyntaxError(
             f"a call of {fn.__name__}, which writes into an array it is given and may end "
             f"without a return", location, call, "End it with a return statement")
+    if returned_parameters(fn, parse) is not None:
+        valued = False  # `return u, v` of its parameters: the caller names its own arrays
     tail = [gast.Name(id=w, ctx=gast.Load(), annotation=None, type_comment=None)
             for w in written]
     for r in returns:
         elts = ([r.value] if valued else []) + [gast.Name(id=w, ctx=gast.Load(), annotation=None,
                                                           type_comment=None) for w in written]
         r.value = elts[0] if len(elts) == 1 else gast.Tuple(elts=elts, ctx=gast.Load())
-    if not valued:
+    if not (tree.body and isinstance(tree.body[-1], gast.Return)):  # (falls off its end)
         tree.body.append(gast.Return(value=tail[0] if len(tail) == 1 else
                                      gast.Tuple(elts=tail, ctx=gast.Load())))
     copies = [f"    {w} = {w}.copy()\n" for w in written]

@@ -20,7 +20,8 @@ import gast
 
 from . import writing_copies
 from .helper_effects import resolves, written_positions
-from ...analysis.helper_results import returned_parameter, returns_display, shared_parameters
+from ...analysis.helper_results import (returned_parameter, returned_parameters, returns_display,
+                                        shared_parameters)
 from ...errors import UnsupportedSyntaxError
 from ...names import fresh_name
 from ...syntax import walk
@@ -71,8 +72,9 @@ def _hoistable(s, call, positions):
     written = {call.args[p].id for p in positions
                if p < len(call.args) and isinstance(call.args[p], gast.Name)}
     inside = {id(n) for n in walk(call)}
+    # (a name stored to is bound after the value is computed: `u, v = h(u, v)`)
     return not any(isinstance(n, gast.Name) and n.id in written and id(n) not in inside
-                   for n in walk(s))
+                   and not isinstance(n.ctx, gast.Store) for n in walk(s))
 
 
 def _replace(tree, old, new):
@@ -118,7 +120,9 @@ def _rewrite_statement(s, ctx, taken, arrays):
     call, fn, positions = found[0]
     direct = (isinstance(s, gast.Expr) and s.value is call) or (
         isinstance(s, gast.Assign) and s.value is call and len(s.targets) == 1
-        and isinstance(s.targets[0], gast.Name))
+        and (isinstance(s.targets[0], gast.Name) or (
+            isinstance(s.targets[0], gast.Tuple)
+            and all(isinstance(t, gast.Name) for t in s.targets[0].elts))))
     if len(found) == 1 and not direct and _hoistable(s, call, positions):
         # y = h(u) + 1 with nothing else in it reading u: the call first
         result = fresh_name(fn.__name__ + "_result", taken)
@@ -191,10 +195,13 @@ def _rewrite_statement(s, ctx, taken, arrays):
         stmts.append(gast.copy_location(gast.Assign(
             targets=[slot], value=gast.Name(id=h, ctx=gast.Load(), annotation=None,
                                             type_comment=None), type_comment=None), s))
-    if same is not None:  # r = h(u) returning u: r is u, as in Python (aliases.py sees it)
+    # r = h(u) returning u: r is u, as in Python (aliases.py sees it); so each
+    # name of `a, b = h(u, v)` returning (u, v)
+    pairs = [] if same is None else same if isinstance(same, list) else [(s.targets[0], same)]
+    for target, name in pairs:
         alias = gast.copy_location(gast.Assign(
-            targets=[s.targets[0]], value=gast.Name(id=same, ctx=gast.Load(), annotation=None,
-                                                    type_comment=None), type_comment=None), s)
+            targets=[target], value=gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                              type_comment=None), type_comment=None), s)
         alias.s2sad_returned_by = fn.__name__
         stmts.append(alias)
     return stmts
@@ -215,6 +222,14 @@ def _result_sharing(fn, positions, call, s, ctx):
     k = returned_parameter(fn, ctx.parse)
     if shared == {k} and isinstance(s.targets[0], gast.Name):
         return call.args[k].id, ()
+    returned = returned_parameters(fn, ctx.parse)
+    target = s.targets[0]
+    if returned is not None and isinstance(target, gast.Tuple) \
+            and len(target.elts) == len(returned) \
+            and all(isinstance(t, gast.Name) for t in target.elts) \
+            and all(k < len(call.args) and isinstance(call.args[k], gast.Name) for k in returned):
+        # `u, v = h(u, v)` returning its parameters: each name is the caller's array
+        return [(t, call.args[k].id) for t, k in zip(target.elts, returned)], ()
     if returns_display(fn, ctx.parse) or not isinstance(s.targets[0], gast.Name):
         raise UnsupportedSyntaxError(
             f"a call of {fn.__name__}, which writes into an array it is given and returns a "
