@@ -8,10 +8,11 @@ For each eval, GradBench's own eval program (python/gradbench/gradbench/
 evals/EVAL/run.py in the checkout) generates the inputs and talks to the
 `manual` tool through GradBench's protocol, with this script as the
 intermediary: every evaluate runs the tool's prebuilt binary
-(tools/manual/bin/EVAL), as GradBench's cpp.py does. The messages the eval
-sent are then replayed, unchanged, to s2sad's tool (benchmarks/gradbench/
-run.py, one fresh process per eval), and each s2sad output is compared with
-manual's by GradBench's own rule (gradbench.comparison).
+(tools/manual/bin/EVAL), as GradBench's cpp.py does. Each message the eval
+sends is then sent, unchanged, to s2sad's tool (benchmarks/gradbench/run.py,
+one fresh process per eval), right after manual answered it, and each s2sad
+output is compared with manual's by GradBench's own rule
+(gradbench.comparison).
 
 Both tools time each run of a message (the `evaluate` timings); a message's
 per-call time is the median of its runs. Per eval the table gives the
@@ -27,8 +28,8 @@ Setup, once, in the checkout (no docker):
     make -C tools/manual NATIVE=no
     pip install pydantic dataclasses-json scipy   # what GradBench's evals import
 
-lstm's eval reads evals/lstm/data/lstm_full.txt (kept in the repository with
-git LFS in some copies): without it, lstm is skipped. An eval whose binary
+lstm's eval reads evals/lstm/data/lstm_full.txt, a large text file that a
+partial copy of the repository may lack: without it, lstm is skipped. An eval whose binary
 or input data is missing is skipped with the reason; without a checkout or
 without a single manual binary the whole run is skipped (exit status 0).
 """
@@ -64,6 +65,12 @@ SMALL = {
     "ode": ["-n", "1000", "-s", "1", "10"],
     "particle": [],
     "saddle": [],
+}
+# What a reader of the table must know about manual's side of an eval.
+NOTES = {
+    "ode": "manual's gradient is the closed form of the ODE's exact solution "
+           "(no differentiation of the Runge-Kutta loop, constant in s): its ratio is not "
+           "an autodiff comparison",
 }
 NEEDS = {"lstm": "evals/lstm/data/lstm_full.txt", "ba": "evals/ba/data", "ht": "evals/ht/data"}
 
@@ -143,7 +150,8 @@ def markdown(rows, skipped=()):
                      f"{define} | {match} |")
     for name, reason in skipped:
         lines.append(f"| {name} | skipped: {reason} | | | | | | | | |")
-    return "\n".join(lines)
+    notes = [f"{r['eval']}: {NOTES[r['eval']]}." for r in rows if r["eval"] in NOTES]
+    return "\n".join(lines + ([""] + notes if notes else []))
 
 
 def message_table(records):
@@ -217,13 +225,18 @@ class Lines:
                 self.proc.wait()
 
 
-def run_manual(gradbench, name, size_args, runs, manual, limit):
-    """GradBench's eval program `name` driving the manual tool: the messages
-    it sent and manual's responses, in order."""
+def relay(gradbench, name, size_args, runs, manual, limit, log):
+    """GradBench's eval program `name` driving the manual tool, each message
+    (but the analyses of manual's answers) also sent, right after, to a
+    fresh s2sad tool: the two run one after the other on every input, so a
+    change in the machine's load hits both. Returns the messages with
+    manual's responses, s2sad's responses by message id, and the wall time
+    of s2sad's define in s."""
     env = dict(os.environ, PYTHONPATH=os.path.join(gradbench, "python", "gradbench"))
     program = os.path.join(gradbench, "python", "gradbench", "gradbench", "evals", name, "run.py")
     evaluator = Lines([sys.executable, program, *size_args, *runs], limit, cwd=gradbench, env=env)
-    exchanged = []
+    tool = Lines([sys.executable, RUN], limit, stderr=log)
+    exchanged, responses, define_s, broken = [], {}, None, None
     try:
         while True:
             msg = evaluator.receive()
@@ -232,42 +245,34 @@ def run_manual(gradbench, name, size_args, runs, manual, limit):
             response = {"id": msg["id"]} | manual.handle(msg)
             exchanged.append((msg, response))
             evaluator.send(response)
-    finally:
-        evaluator.close()
-    if evaluator.proc.returncode:
-        raise Skip(f"GradBench's {name} eval exited with status {evaluator.proc.returncode}")
-    return exchanged
-
-
-def run_s2sad(exchanged, limit, log):
-    """The same messages (not the analyses) to a fresh s2sad tool: its
-    responses by message id, and the define's wall time in s."""
-    tool = Lines([sys.executable, RUN], limit, stderr=log)
-    responses, define_s = {}, None
-    try:
-        for msg, _ in exchanged:
             if msg["kind"] == "analysis":
                 continue
+            if broken:  # s2sad timed out or exited: it answers nothing more
+                responses[msg["id"]] = {"success": False, "error": broken}
+                continue
             start = time.perf_counter()
-            tool.send(msg)
             try:
+                tool.send(msg)
                 responses[msg["id"]] = tool.receive() or {"success": False, "error": "no answer"}
-            except TimeoutError as e:
-                responses[msg["id"]] = {"success": False, "error": str(e)}
-                break
+            except (TimeoutError, OSError) as e:
+                broken = f"s2sad's tool stopped answering: {e}"
+                responses[msg["id"]] = {"success": False, "error": broken}
+                tool.proc.kill()
             if msg["kind"] == "define":
                 define_s = time.perf_counter() - start
     finally:
+        evaluator.close()
         tool.close()
-    return responses, define_s
+    if evaluator.proc.returncode:
+        raise Skip(f"GradBench's {name} eval exited with status {evaluator.proc.returncode}")
+    return exchanged, responses, define_s
 
 
 def compare_eval(gradbench, name, size_args, runs, manual, compare_json, limit, log):
-    exchanged = run_manual(gradbench, name, size_args, runs, manual, limit)
+    exchanged, responses, define_s = relay(gradbench, name, size_args, runs, manual, limit, log)
     defined = [r for m, r in exchanged if m["kind"] == "define"]
     if not defined or not defined[0].get("success"):
         raise Skip("the manual tool could not define it")
-    responses, define_s = run_s2sad(exchanged, limit, log)
     records = []
     for msg, theirs in exchanged:
         if msg["kind"] != "evaluate":
@@ -334,9 +339,8 @@ def machine_note():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     epilog="Setup: see the module docstring "
-                                            "(benchmarks/gradbench/compare.py).")
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gradbench", default=os.environ.get("GRADBENCH"),
                         help="root of a GradBench checkout (default: $GRADBENCH)")
     parser.add_argument("--evals", default=",".join(EVALS), help="comma-separated")
