@@ -34,8 +34,18 @@ def record(eval_, function, manual, s2sad, valid=True, define_s=2.0):
 def test_per_call_is_the_median_of_the_evaluate_runs():
     timings = [{"name": "prepare", "nanoseconds": 10**9}] + [
         {"name": "evaluate", "nanoseconds": t} for t in (30, 10, 20, 1000)]
-    assert compare.per_call(timings) == 25
+    runs = compare.runs_of(timings)
+    assert runs == [30, 10, 20, 1000]
+    assert compare.per_call(runs) == 25 and compare.per_call(runs, "min") == 10
     assert compare.per_call([]) is None
+
+
+def test_with_statistic_takes_the_per_call_times_from_the_runs():
+    saved = [{"eval": "lse", "function": "gradient", "manual_runs": [4, 2, 9],
+              "s2sad_runs": [], "valid": None}]
+    (median,), (fastest,) = compare.with_statistic(saved, "median"), compare.with_statistic(saved, "min")
+    assert (median["manual_ns"], median["s2sad_ns"]) == (4, None)
+    assert fastest["manual_ns"] == 2
 
 
 def test_summary_ratio_is_the_median_over_derivative_messages():
@@ -146,7 +156,11 @@ def test_relay_end_to_end(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     records = json.loads(saved.read_text())["records"]
     assert [r["function"] for r in records] == ["primal", "gradient"]
-    assert all(r["valid"] and r["s2sad_ns"] > 0 and r["manual_ns"] == 2000 for r in records)
+    assert all(r["valid"] and len(r["s2sad_runs"]) >= 2 and r["manual_runs"] == [1000, 3000]
+               for r in records)
     assert records[1]["description"] == "n=3" and records[1]["define_s"] > 0
     assert "| lse | gradient | 1 | 2 µs |" in out and "| 2/2 |" in out
     assert "| ba | skipped: tools/manual/bin/ba is not built |" in out
+    # the saved run's tables again, with the fastest run of each message
+    assert compare.main(["--summary", str(saved), "--statistic", "min"]) == 0
+    assert "| lse | gradient | 1 | 1 µs |" in capsys.readouterr().out

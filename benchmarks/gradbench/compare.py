@@ -15,7 +15,7 @@ output is compared with manual's by GradBench's own rule
 (gradbench.comparison).
 
 Both tools time each run of a message (the `evaluate` timings); a message's
-per-call time is the median of its runs. Per eval the table gives the
+per-call time is the median of its runs (--statistic min: the fastest). Per eval the table gives the
 median over the eval's derivative messages (every function but the primal:
 gradient, jacobian, dir, ...) of the ratio s2sad/manual, its range, and the
 two per-call times (medians over the same messages); the primal's ratio and
@@ -81,10 +81,26 @@ class Skip(Exception):
 
 # ------------------------------------------------------------ the numbers
 
-def per_call(timings):
-    """The median of a response's `evaluate` timings, in ns (None if none)."""
-    runs = [t["nanoseconds"] for t in timings or () if t.get("name") == "evaluate"]
-    return statistics.median(runs) if runs else None
+def runs_of(timings):
+    """A response's `evaluate` timings, in ns."""
+    return [t["nanoseconds"] for t in timings or () if t.get("name") == "evaluate"]
+
+
+def per_call(runs, statistic="median"):
+    """A message's per-call time from its runs' times: their median, or
+    their minimum (what the call costs when nothing else runs: on a busy
+    machine the median of a long call drifts up with the load); None if
+    none."""
+    if not runs:
+        return None
+    return min(runs) if statistic == "min" else statistics.median(runs)
+
+
+def with_statistic(records, statistic):
+    """The records with their per-call times (manual_ns, s2sad_ns) taken
+    from their runs by `statistic`."""
+    return [r | {"manual_ns": per_call(r["manual_runs"], statistic),
+                 "s2sad_ns": per_call(r["s2sad_runs"], statistic)} for r in records]
 
 
 def summarise(records):
@@ -283,8 +299,8 @@ def compare_eval(gradbench, name, size_args, runs, manual, compare_json, limit, 
             valid = not compare_json(theirs["output"], mine["output"])
         records.append({
             "eval": name, "function": msg["function"], "description": msg.get("description"),
-            "manual_ns": per_call(theirs.get("timings")) if theirs.get("success") else None,
-            "s2sad_ns": per_call(mine.get("timings")) if mine.get("success") else None,
+            "manual_runs": runs_of(theirs.get("timings")) if theirs.get("success") else [],
+            "s2sad_runs": runs_of(mine.get("timings")) if mine.get("success") else [],
             "valid": valid, "define_s": define_s,
             "error": None if mine.get("success") else (mine.get("error") or "")[-2000:],
         })
@@ -338,27 +354,14 @@ def machine_note():
             f"{os.cpu_count()} cores, load average {load:.1f}, Python {platform.python_version()}")
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--gradbench", default=os.environ.get("GRADBENCH"),
-                        help="root of a GradBench checkout (default: $GRADBENCH)")
-    parser.add_argument("--evals", default=",".join(EVALS), help="comma-separated")
-    parser.add_argument("--size", choices=("small", "default"), default="small",
-                        help="small: a few of GradBench's smallest inputs; default: GradBench's")
-    parser.add_argument("--min-runs", type=int, default=3)
-    parser.add_argument("--min-seconds", type=float, default=0.3,
-                        help="per message, each tool runs until both minimums are met")
-    parser.add_argument("--limit", type=float, default=600.0, help="seconds per response")
-    parser.add_argument("--per-message", action="store_true", help="also a row per message")
-    parser.add_argument("--json", help="save the per-message records here")
-    args = parser.parse_args(argv)
-
+def measure(args, parser):
+    """Run the evals: {"machine", "size", "records", "skipped"}, or None
+    (skipped, said on stderr)."""
     try:
         cpp, comparison = check_setup(args.gradbench)
     except Skip as reason:
         print(f"skipped: {reason}", file=sys.stderr)
-        return 0
+        return None
     gradbench = os.path.abspath(args.gradbench)
     manual = Manual(gradbench, cpp)
     runs = ["--min-runs", str(args.min_runs), "--min-seconds", str(args.min_seconds)]
@@ -386,16 +389,54 @@ def main(argv=None):
         if r["error"]:
             print(f"{r['eval']} {r['function']} {r['description']}: s2sad failed:\n{r['error']}",
                   file=sys.stderr)
-    print(f"s2sad/manual per-call time, {args.size} sizes; {machine_note()}\n")
-    print(markdown(summarise(records), skipped))
-    if args.per_message:
+    print(f"(s2sad's stderr: {log.name})", file=sys.stderr)
+    return {"machine": machine_note(), "size": args.size, "records": records,
+            "skipped": skipped}
+
+
+def report(saved, statistic, per_message):
+    """The tables of a run, per-call times by `statistic`."""
+    records = with_statistic(saved["records"], statistic)
+    print(f"s2sad/manual per-call time ({statistic} of a message's runs), {saved['size']} sizes; "
+          f"{saved['machine']}\n")
+    print(markdown(summarise(records), saved["skipped"]))
+    if per_message:
         print()
         print(message_table(records))
-    print(f"\n(s2sad's stderr: {log.name})", file=sys.stderr)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"machine": machine_note(), "size": args.size, "records": records,
-                       "skipped": skipped}, f, indent=1)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gradbench", default=os.environ.get("GRADBENCH"),
+                        help="root of a GradBench checkout (default: $GRADBENCH)")
+    parser.add_argument("--evals", default=",".join(EVALS), help="comma-separated")
+    parser.add_argument("--size", choices=("small", "default"), default="small",
+                        help="small: a few of GradBench's smallest inputs; default: GradBench's")
+    parser.add_argument("--min-runs", type=int, default=3)
+    parser.add_argument("--min-seconds", type=float, default=0.3,
+                        help="per message, each tool runs until both minimums are met")
+    parser.add_argument("--limit", type=float, default=600.0, help="seconds per response")
+    parser.add_argument("--statistic", choices=("median", "min"), default="median",
+                        help="a message's per-call time: the median of its runs (default) or "
+                             "the fastest (steadier on a busy machine)")
+    parser.add_argument("--per-message", action="store_true", help="also a row per message")
+    parser.add_argument("--json", help="save the per-message records (with every run's time) here")
+    parser.add_argument("--summary", metavar="FILE",
+                        help="print the tables of a run saved with --json; run nothing")
+    args = parser.parse_args(argv)
+
+    if args.summary:
+        with open(args.summary) as f:
+            saved = json.load(f)
+    else:
+        saved = measure(args, parser)
+        if saved is None:
+            return 0
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(saved, f, indent=1)
+    report(saved, args.statistic, args.per_message)
     return 0
 
 
