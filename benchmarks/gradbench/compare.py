@@ -435,7 +435,7 @@ def main(argv=None):
             return 0
         if args.json:
             with open(args.json, "w") as f:
-                json.dump(saved, f, indent=1)
+                json.dump(saved, f)
     report(saved, args.statistic, args.per_message)
     return 0
 
