@@ -43,7 +43,8 @@ def test_per_call_is_the_median_of_the_evaluate_runs():
 def test_with_statistic_takes_the_per_call_times_from_the_runs():
     saved = [{"eval": "lse", "function": "gradient", "manual_runs": [4, 2, 9],
               "s2sad_runs": [], "valid": None}]
-    (median,), (fastest,) = compare.with_statistic(saved, "median"), compare.with_statistic(saved, "min")
+    (median,) = compare.with_statistic(saved, "median")
+    (fastest,) = compare.with_statistic(saved, "min")
     assert (median["manual_ns"], median["s2sad_ns"]) == (4, None)
     assert fastest["manual_ns"] == 2
 

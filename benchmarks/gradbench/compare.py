@@ -2,7 +2,8 @@
 eval, on the same inputs.
 
     python -m benchmarks.gradbench.compare --gradbench /path/to/gradbench
-    python -m benchmarks.gradbench.compare --gradbench /path/to/gradbench --evals lse,gmm --size default
+    python -m benchmarks.gradbench.compare --gradbench /path/to/gradbench \
+        --evals lse,gmm --size default
 
 For each eval, GradBench's own eval program (python/gradbench/gradbench/
 evals/EVAL/run.py in the checkout) generates the inputs and talks to the
@@ -172,7 +173,8 @@ def markdown(rows, skipped=()):
 
 def message_table(records):
     """One row per evaluate message."""
-    lines = ["| eval | function | input | manual per call | s2sad per call | s2sad/manual | match |",
+    lines = ["| eval | function | input | manual per call | s2sad per call | s2sad/manual "
+             "| match |",
              "|---|---|---|---|---|---|---|"]
     for r in records:
         ratio = r["s2sad_ns"] / r["manual_ns"] if r["manual_ns"] and r["s2sad_ns"] else None
@@ -383,7 +385,8 @@ def measure(args, parser):
             skipped.append((name, reason))
             print(f"{name}: skipped: {reason}", file=sys.stderr, flush=True)
         else:
-            print(f"{name}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+            print(f"{name}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr,
+                  flush=True)
     log.close()
     for r in records:
         if r["error"]:
