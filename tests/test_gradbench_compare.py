@@ -95,6 +95,15 @@ def test_unbuilt_manual_tool_is_a_clean_skip(tmp_path, capsys):
     assert "the manual tool is not built" in err and "make -C tools/manual NATIVE=no" in err
 
 
+def test_missing_eval_dependencies_are_a_clean_skip(tmp_path, capsys, monkeypatch):
+    os.makedirs(tmp_path / "python" / "gradbench" / "gradbench" / "evals")
+    os.makedirs(tmp_path / "tools" / "manual" / "bin")
+    (tmp_path / "tools" / "manual" / "bin" / "lse").write_text("")
+    monkeypatch.setattr(compare, "EVAL_DEPENDENCIES", ("numpy", "no_such_module"))
+    assert compare.main(["--gradbench", str(tmp_path)]) == 0
+    assert "pip install no-such-module" in capsys.readouterr().err
+
+
 # A stand-in checkout: the parts of GradBench the script touches.
 EVAL = """
 import json, sys
