@@ -4,8 +4,8 @@ one row per construct, with its status and the front-end pass that handles it.
 The rows are data (CONSTRUCTS); what the table checks against the code:
 - every `handled_by` names a module of transforms/frontend/ (or another stage
   of the compiler), so a row cannot point at a pass that is gone;
-- every syntax the front end refuses (transforms/frontend/source.py's
-  `_UNSUPPORTED`, what is left once the passes before it have rewritten the
+- every syntax the front end refuses (transforms/frontend/refused_syntax.py's
+  `UNSUPPORTED`, what is left once the passes before it have rewritten the
   forms they take) is either covered by a row that says which forms are taken
   (`syntax=`), or gets a row of its own, generated, with the refusal's hint.
 The tests also check that every module of transforms/frontend/ is named by a
@@ -35,7 +35,7 @@ class Construct:
     status: str
     handled_by: str  # a module of the compiler, relative to transforms/ ("frontend.statements.desugar")
     guide: str  # the page (and anchor) of the user guide that says more
-    syntax: tuple = ()  # the gast node names of _UNSUPPORTED whose accepted forms this row is
+    syntax: tuple = ()  # the gast node names of UNSUPPORTED whose accepted forms this row is
 
 
 G = "guide/python-forms.md"
@@ -283,14 +283,14 @@ INTERNAL = {"calls.binder", "calls.vectorizers", "calls.list_spellings", "calls.
             "functions.lifted", "functions.module_values",
             "functions.markers", "functions.nested_function_args", "functions.passed_lambdas",
             "pipeline", "read.imports", "read.lambda_source", "read.read",
-            "read.stale_source", "statements.chained_assignments", "statements.chains",
+            "read.stale_source", "refused_syntax", "statements.chained_assignments",
+            "statements.chains",
             "statements.changing_kinds", "steps"}
 
 
 def _unsupported():
-    from .transforms.frontend.read import fence as source
-    return {cls.__name__: (what, source._HINTS.get(cls, "")) for cls, what in
-            source._UNSUPPORTED.items()}
+    from .transforms.frontend.refused_syntax import HINTS, UNSUPPORTED
+    return {cls.__name__: (what, HINTS.get(cls, "")) for cls, what in UNSUPPORTED.items()}
 
 
 def rows():

@@ -203,7 +203,7 @@ def test_unsupported_syntax_names_file_line_and_construct(fn, construct, jit):
     assert line <= reported <= line + 4  # the line of the construct itself
 
 
-# The error says what to do for every construct (transforms/frontend/read/fence.py _HINTS
+# The error says what to do for every construct (transforms/frontend/refused_syntax.py HINTS
 # and the passes that reject what parses but cannot be differentiated).
 @pytest.mark.parametrize("fn", [f for f, _ in SYNTAX], ids=[f.__name__ for f, _ in SYNTAX])
 def test_unsupported_syntax_says_what_to_do(fn):

@@ -82,6 +82,4 @@ def test_a_pass_imports_no_pass_and_no_driver(module):
 
 def test_only_the_pipeline_imports_the_passes():
     importers = {m for m, ts in GRAPH.items() if ts & PASSES}
-    # (the docs' constructs table reads the syntax read/fence.py refuses)
-    assert importers <= {"s2sad.transforms.frontend.pipeline", "s2sad.construct_table"}, \
-        sorted(importers)
+    assert importers <= {"s2sad.transforms.frontend.pipeline"}, sorted(importers)
