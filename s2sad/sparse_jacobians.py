@@ -1,0 +1,169 @@
+"""Sparse Jacobians and Hessians by colouring (compressed seeds).
+
+The sparsity pattern is given (`sparsity=`) or found by a probe: the dense
+Jacobian at two random points near the argument, the union of their
+nonzeros (a NaN counts as a nonzero). As ColPack and SparseDiffTools do,
+the pattern is assumed to be structural: the same at every point. The
+columns (forward mode) or rows (reverse mode) are coloured so that no row
+(column) mixes two of one colour; one seed per colour, the sum of the unit
+seeds of its columns, gives all of them in one pass, and each nonzero is
+read back from the pass of its column's (row's) colour."""
+import numpy as np
+import scipy.sparse as sp
+
+from . import colouring
+from .errors import NoForwardModeError
+from .transforms.errors import S2sadValueError
+
+PROBES = 2  # dense Jacobians whose nonzeros make a probed pattern
+_PROBE_SCALE = 1e-3  # a probe point: the argument moved by this much of its size
+
+
+class Pattern:
+    """A sparsity pattern of shape (outputs, inputs), with its colourings
+    (computed once)."""
+
+    def __init__(self, matrix):
+        csr = sp.csr_array(matrix)
+        csr = sp.csr_array((np.ones(csr.nnz, bool), csr.indices, csr.indptr), shape=csr.shape)
+        csr.sum_duplicates()
+        csr.sort_indices()
+        self.csr = csr
+        self.shape = csr.shape
+        self.rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
+        self.cols = csr.indices.astype(np.int64)
+        self._colours = {}
+
+    def colours(self, mode):
+        """Column colours for forward mode, row colours for reverse."""
+        if mode not in self._colours:
+            colour = colouring.column_colours if mode == "fwd" else colouring.row_colours
+            self._colours[mode] = colour(self.csr)
+        return self._colours[mode]
+
+    def passes(self, mode):
+        colours = self.colours(mode)
+        return int(colours.max()) + 1 if len(colours) else 0
+
+    def symmetric(self):
+        """The pattern with its transpose (a Hessian's)."""
+        return Pattern(self.csr + self.csr.T)
+
+
+def given(sparsity, shape, where):
+    """The Pattern of a user's `sparsity=` (a scipy sparse matrix or array,
+    or an array whose nonzeros are the pattern), checked against the
+    Jacobian's (outputs, inputs) shape."""
+    if not sp.issparse(sparsity):
+        sparsity = np.asarray(sparsity)
+        if sparsity.ndim != 2:
+            raise S2sadValueError(f"{where}: sparsity= must be a 2-D array or a scipy sparse "
+                                  f"matrix of shape (outputs, inputs), not of shape "
+                                  f"{sparsity.shape}")
+    if tuple(sparsity.shape) != tuple(shape):
+        raise S2sadValueError(f"{where}: sparsity= has shape {tuple(sparsity.shape)}, but the "
+                              f"Jacobian (outputs, inputs), flattened, has shape {tuple(shape)}")
+    return Pattern(sparsity)
+
+
+def probed(dense_at, x):
+    """The Pattern of the union of nonzeros of `dense_at(point)` (a 2-D
+    array) at PROBES random points near the float or array `x`."""
+    rng = np.random.default_rng(0)
+    x = np.asarray(x)
+    size = np.where(x != 0, np.abs(x), 1.0)
+    found = None
+    for _ in range(PROBES):
+        point = x + _PROBE_SCALE * size * rng.uniform(-1.0, 1.0, x.shape)
+        point = point.astype(x.dtype) if x.shape else float(point)
+        nonzero = dense_at(point) != 0  # (NaN != 0: a NaN counts)
+        found = nonzero if found is None else found | nonzero
+    return Pattern(found)
+
+
+def key_of(values):
+    """What a probed pattern is kept for: the arguments' shapes and dtypes,
+    and the values of the int and bool ones (a size or a flag may change
+    the structure)."""
+    key = []
+    for v in values:
+        if isinstance(v, (bool, int, np.integer, np.bool_)):
+            key.append(("int", type(v).__name__, int(v)))
+        else:
+            key.append((type(v).__name__, np.shape(v), str(getattr(v, "dtype", ""))))
+    return tuple(key)
+
+
+def seeds(colours, count, shape, dtype):
+    """One seed per colour, of `shape`: ones at the elements of its colour."""
+    n = len(colours)
+    block = np.zeros((count, n), dtype)
+    block[colours, np.arange(n)] = 1.0
+    return block.reshape((count,) + tuple(shape))
+
+
+def jacobian(pattern, mode, x, out_shape, jvps, vjps, dtype):
+    """The sparse Jacobian (scipy.sparse.csr_array, outputs x inputs) by
+    compressed passes: `jvps(tangents)` / `vjps(seeds)` run a batch of
+    forward / reverse passes (first axis: one per seed) and return their
+    results stacked. `mode` "auto" takes the one with fewer passes
+    (forward on a tie; reverse where forward mode is missing)."""
+    if mode == "auto":
+        mode = "fwd" if pattern.passes("fwd") <= pattern.passes("rev") else "rev"
+        try:
+            return jacobian(pattern, mode, x, out_shape, jvps, vjps, dtype)
+        except NoForwardModeError:
+            if mode == "rev":
+                raise
+            mode = "rev"
+    colours = pattern.colours(mode)
+    count = pattern.passes(mode)
+    m, n = pattern.shape
+    if mode == "fwd":
+        compressed = jvps(seeds(colours, count, np.shape(x), dtype)).reshape(count, m)
+        data = compressed[colours[pattern.cols], pattern.rows]
+    else:
+        compressed = vjps(seeds(colours, count, out_shape, dtype)).reshape(count, n)
+        data = compressed[colours[pattern.rows], pattern.cols]
+    return sp.csr_array((data.astype(dtype, copy=False), pattern.csr.indices.copy(),
+                         pattern.csr.indptr.copy()), shape=(m, n))
+
+
+def hessian(pattern, x, hvps, dtype):
+    """The sparse Hessian (csr_array, inputs x inputs) from the symmetric
+    `pattern` by compressed Hessian-vector products `hvps(vectors)`."""
+    colours = pattern.colours("fwd")
+    count = pattern.passes("fwd")
+    n = pattern.shape[0]
+    compressed = hvps(seeds(colours, count, np.shape(x), dtype)).reshape(count, n)
+    data = compressed[colours[pattern.cols], pattern.rows]
+    return sp.csr_array((data.astype(dtype, copy=False), pattern.csr.indices.copy(),
+                         pattern.csr.indptr.copy()), shape=(n, n))
+
+
+class Patterns:
+    """The patterns of one sparse jacobian or hessian: the one given, or one
+    probed per kind of arguments (key_of)."""
+
+    def __init__(self, sparsity, where, symmetric=False):
+        self.sparsity, self.where, self.symmetric = sparsity, where, symmetric
+        self._found = {}
+
+    def get(self, values, wrt, shape, dense_at):
+        """The Pattern for these arguments: `dense_at(values)` is the dense
+        Jacobian, of `shape`, at other argument values."""
+        key = shape if self.sparsity is not None else key_of(values)
+        pattern = self._found.get(key)
+        if pattern is None:
+            if self.sparsity is not None:
+                pattern = given(self.sparsity, shape, self.where)
+            else:
+                def at(point):
+                    probe = list(values)
+                    probe[wrt] = point
+                    return dense_at(probe)
+                pattern = probed(at, values[wrt])
+            if self.symmetric:
+                pattern = pattern.symmetric()
+            self._found[key] = pattern
+        return pattern

@@ -1,0 +1,170 @@
+"""Many jvps or vjps of one derivative in one call into compiled code.
+
+A Jacobian, a Hessian or a compressed sparse Jacobian needs the same
+derivative at the same point along many seeds (tangents or cotangents).
+Instead of one Python-level call per seed, a batch driver is generated
+next to the derivative, in a module holding the derivative's own
+functions: it loops over the seeds, calls the generated jvp or vjp with
+each, and writes the part of the result asked for into a preallocated
+output block, so the whole batch is one call (compiled with numba when
+the derivative is).
+
+This is a batch of calls, not a Tapenade-style vector mode: the primal
+part of the derivative is computed again for every seed."""
+import threading
+
+import numpy as np
+
+from . import backend, cache, guards
+from .checkpointing import MemoryBudgetExceeded
+from .transforms import syntax as S
+from .transforms.ast_convert import to_ast
+
+import ast
+import gast
+
+# Called as hook(derivative, seeds) before a batch of `seeds` passes of
+# `derivative` runs (tests count passes).
+BATCH_HOOKS = []
+
+_drivers = {}  # (module name, function, shape of the call) -> backend.Entry
+_lock = threading.Lock()
+
+
+def batch(derivative, values, seeds, picks, outs, ordinary):
+    """For each k, the derivative (a jvp or vjp) at `values` along seed k,
+    the part of its result at the index path `picks[j]` of the generated
+    function's (value, derivative) pair written into `outs[j][k]` (e.g.
+    (1,) the jvp, (1, 0) its first element). `seeds` is a list of arrays
+    whose first axis runs over the seeds: one array gives the seed
+    `seeds[0][k]`, several the tuple of their k-th elements (the seed of
+    a tuple output). Returns `outs`, filled.
+
+    `ordinary(seed)` is the same as one ordinary call, returning (value,
+    derivative): what runs instead of the driver for what the driver does
+    not take (container or sequence arguments, keyword-only parameters,
+    has_aux, code holding Python objects, a call stopped by the memory
+    budget), and once before the first batch of a specialisation (it
+    checks the arguments, runs the self-checks and compiles the code)."""
+    count = seeds[0].shape[0]
+    for hook in list(BATCH_HOOKS):
+        hook(derivative, count)
+    if count == 0:
+        return outs
+    entry = _prepared(derivative, values, seeds, picks, outs, ordinary) \
+        if _plain(values) else None
+    if entry is not None:
+        driver = _driver(entry, len(values), len(seeds), picks)
+        try:
+            driver(*values, *seeds, *outs)
+            return outs
+        except MemoryBudgetExceeded:
+            pass  # (raised before a tape was recorded: the ordinary calls switch variants)
+    for k in range(count):  # one call per seed
+        _store(ordinary(_seed(seeds, k)), picks, outs, k)
+    return outs
+
+
+def _plain(values):
+    """Arguments the driver passes on as they are: numbers and arrays."""
+    return all(isinstance(v, (np.ndarray, float, int, bool, np.number)) for v in values)
+
+
+def _seed(seeds, k):
+    return seeds[0][k] if len(seeds) == 1 else tuple(s[k] for s in seeds)
+
+
+def _store(result, picks, outs, k):
+    """Write the parts `picks` of one (value, derivative) into row k of `outs`."""
+    for pick, out in zip(picks, outs):
+        part = result
+        for i in pick:
+            part = part[i]
+        out[k] = part
+
+
+def _prepared(derivative, values, seeds, picks, outs, ordinary):
+    """The derivative's compiled entry for these arguments, after its first
+    ordinary call; None when the driver cannot call it."""
+    if derivative.has_aux or derivative.mode not in ("jvp", "vjp") or not derivative.single \
+            or derivative._positional != len(values):
+        return None
+    entry = derivative.specialisation_for(values)
+    if getattr(entry, "objects", None) is not None:
+        return None
+    if not getattr(entry, "batch_ready", False):
+        _store(ordinary(_seed(seeds, 0)), picks, outs, 0)
+        entry = derivative.specialisation_for(values)  # (a budget switch makes another)
+        entry.batch_ready = True
+    written = getattr(entry.generated, "written_arguments", ())
+    guards.check_written_aliases(derivative._where, derivative._names, values, written)
+    return entry
+
+
+def _driver(entry, n_values, n_seeds, picks):
+    """The batch driver of `entry` (backend.Entry), built once per shape."""
+    key = (entry.module.name, entry.fname, n_values, n_seeds, tuple(picks), entry.jit)
+    with _lock:
+        found = _drivers.get(key)
+        if found is None:
+            found = _drivers[key] = _build(entry, n_values, n_seeds, picks)
+        return found
+
+
+def _build(entry, n_values, n_seeds, picks):
+    module, gen = entry.module, entry.generated
+    taken = set(module.functions) | set(module.namespace) | {"np", "math", "prange"}
+    fname = _fresh("batch_" + entry.fname, taken)
+    tree = _driver_tree(fname, entry.fname, n_values, n_seeds, len(picks), picks, taken)
+    text = ast.unparse(ast.fix_missing_locations(to_ast(gast.Module(body=[tree],
+                                                                    type_ignores=[]))))
+    source = module.source.rstrip("\n") + "\n\n\n" + text + "\n"
+    functions = list(module.functions) + [fname]
+    extra = gen.key_extra + ";" + backend.options_key(source, functions, module.boundscheck,
+                                                      module.checks_own_indices)
+    name = "s2sad_" + cache.module_key(source, extra)
+    batch_module = backend.CompiledModule.get(name, source, functions, module.namespace,
+                                              module.boundscheck, module.checks_own_indices)
+    # numba where the derivative itself runs compiled (it fell back to Python: Python)
+    jit = entry.jit
+    if entry._call is not None and not hasattr(entry._call, "py_func"):
+        jit = False
+    driver = backend.Entry(batch_module, fname, jit, entry.label, entry.hint)
+    return driver
+
+
+def _fresh(base, taken):
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    taken.add(name)
+    return name
+
+
+def _driver_tree(fname, callee, n_values, n_seeds, n_outs, picks, taken):
+    """def fname(v0.., s0.., o0..):
+           for k in range(s0.shape[0]):
+               r = callee(v0.., s0[k] or (s0[k], s1[k], ..))
+               o_j[k] = r[pick_j...]"""
+    values = [_fresh(f"value{i}", taken) for i in range(n_values)]
+    seeds = [_fresh(f"seeds{i}", taken) for i in range(n_seeds)]
+    outs = [_fresh(f"out{i}", taken) for i in range(n_outs)]
+    k, result = _fresh("k", taken), _fresh("result", taken)
+    row = [S.subscript(s, S.name(k)) for s in seeds]
+    seed = row[0] if n_seeds == 1 else gast.Tuple(elts=row, ctx=gast.Load())
+    body = [S.assign(result, S.call(S.name(callee), *[S.name(v) for v in values], seed))]
+    for out, pick in zip(outs, picks):
+        part = S.name(result)
+        for i in pick:
+            part = S.subscript(part, S.const(i))
+        body.append(S.assign(S.subscript(out, S.name(k), gast.Store()), part))
+    count = S.subscript(S.attr(S.name(seeds[0]), "shape"), S.const(0))
+    loop = gast.For(target=S.store(k), iter=S.call(S.name("range"), count), body=body,
+                    orelse=[], type_comment=None)
+    params = [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+              for n in values + seeds + outs]
+    args = gast.arguments(args=params, posonlyargs=[], vararg=None, kwonlyargs=[],
+                          kw_defaults=[], kwarg=None, defaults=[])
+    return gast.FunctionDef(name=fname, args=args, body=[loop], decorator_list=[], returns=None,
+                            type_comment=None, type_params=[])
