@@ -7,7 +7,7 @@ import inspect
 
 import numpy as np
 
-from . import pytrees, sparse_jacobians, travel, vector_mode
+from . import pytrees, self_check, sparse_jacobians, travel, vector_mode
 from .api import Derivative, _as_value, jvp, vjp
 from .errors import NoForwardModeError
 from .transforms.frontend.containers.aux import rebuild_aux
@@ -48,6 +48,13 @@ class _Transform:
         if self.sparse and getattr(self, "has_aux", False) and what == "hessian":
             raise S2sadValueError(f"{where}: sparse=True with has_aux=True is not supported; "
                                   f"return the aux from a function of its own")
+
+    def _verify(self, result, pattern, products, shape):
+        """The self-check of a sparse result, once per pattern (check=True
+        or S2SAD_CHECK=1): sparse_jacobians.verify."""
+        if id(pattern) not in self._patterns.verified and self_check.wanted(self.options["check"]):
+            sparse_jacobians.verify(result, products, shape, self._patterns.where)
+            self._patterns.verified.add(id(pattern))
 
     def __reduce__(self):
         """Pickles as a reference to the function plus the options."""
@@ -227,10 +234,13 @@ class jacobian(_Transform):
             return block.reshape(m, n)
 
         pattern = self._patterns.get(values, self.wrt, (m, n), dense_at)
-        return sparse_jacobians.jacobian(
+        vjps = (lambda seeds: self._vjps(values, [seeds]))
+        result = sparse_jacobians.jacobian(
             pattern, self.mode, x, out.shape,
-            lambda tangents: self._jvps(values, tangents, [out.shape], False)[0],
-            lambda seeds: self._vjps(values, [seeds]), _dtype(x))
+            lambda tangents: self._jvps(values, tangents, [out.shape], False)[0], vjps,
+            _dtype(x))
+        self._verify(result, pattern, lambda w: vjps(w[None])[0], out.shape)
+        return result
 
     def _row(self, result):
         """A vjp's gradient (with has_aux, its result is (gradient, aux))."""
@@ -386,8 +396,10 @@ class hessian(_Transform):
             return self.products(probe, eye).reshape(n, n).T
 
         pattern = self._patterns.get(values, self.wrt, (n, n), dense_at)
-        return sparse_jacobians.hessian(pattern, x, lambda v: self.products(values, v),
-                                        _dtype(x))
+        result = sparse_jacobians.hessian(pattern, x, lambda v: self.products(values, v),
+                                          _dtype(x))
+        self._verify(result, pattern, lambda w: self.products(values, w[None])[0], shape)
+        return result
 
     def _with_aux(self, values, shape, n):
         """(Hessian, aux): one product per element of the argument."""

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import colouring
-from .errors import NoForwardModeError
+from .errors import GradientCheckError, NoForwardModeError
 from .transforms.errors import S2sadValueError
 
 PROBES = 2  # dense Jacobians whose nonzeros make a probed pattern
@@ -141,6 +141,26 @@ def hessian(pattern, x, hvps, dtype):
                          pattern.csr.indptr.copy()), shape=(n, n))
 
 
+def verify(result, products, shape, where):
+    """The self-check of a sparse result (check=True, S2SAD_CHECK=1, at the
+    first call of each pattern): one more reverse pass, w^T J by
+    `products(w)` (w of `shape`, the output's; the result flattened),
+    against w^T times the sparse result. They differ when the Jacobian has
+    a nonzero outside the pattern at this point."""
+    w = np.random.default_rng(1).uniform(-1.0, 1.0, shape)
+    exact = np.ravel(products(w.astype(result.dtype)))
+    got = result.T @ np.ravel(w)
+    rtol = 1e-3 if result.dtype == np.float32 else 1e-8
+    scale = np.abs(result).T @ np.abs(np.ravel(w)) + np.abs(exact)
+    if not np.all(np.abs(got - exact) <= rtol * scale + 1e-300):
+        raise GradientCheckError(
+            f"{where}: the sparse result disagrees with a reverse pass (w^T J) at this point, "
+            f"so the Jacobian has nonzeros outside its sparsity pattern here; the pattern "
+            f"probed near another point, or the one given by sparsity=, does not hold. Pass "
+            f"sparsity= with every entry that can be nonzero, or use sparse=False.",
+            check="sparsity pattern")
+
+
 class Patterns:
     """The patterns of one sparse jacobian or hessian: the one given, or one
     probed per kind of arguments (key_of)."""
@@ -148,6 +168,7 @@ class Patterns:
     def __init__(self, sparsity, where, symmetric=False):
         self.sparsity, self.where, self.symmetric = sparsity, where, symmetric
         self._found = {}
+        self.verified = set()  # ids of the patterns whose result a self-check verified
 
     def get(self, values, wrt, shape, dense_at):
         """The Pattern for these arguments: `dense_at(values)` is the dense

@@ -11,17 +11,16 @@ the derivative is).
 
 This is a batch of calls, not a Tapenade-style vector mode: the primal
 part of the derivative is computed again for every seed."""
+import ast
 import threading
 
+import gast
 import numpy as np
 
 from . import backend, cache, guards
 from .checkpointing import MemoryBudgetExceeded
 from .transforms import syntax as S
 from .transforms.ast_convert import to_ast
-
-import ast
-import gast
 
 # Called as hook(derivative, seeds) before a batch of `seeds` passes of
 # `derivative` runs (tests count passes).
@@ -113,7 +112,7 @@ def _driver(entry, n_values, n_seeds, picks):
 
 def _build(entry, n_values, n_seeds, picks):
     module, gen = entry.module, entry.generated
-    taken = set(module.functions) | set(module.namespace) | {"np", "math", "prange"}
+    taken = set(vars(module.python)) | set(module.functions)  # (the module's every name)
     fname = _fresh("batch_" + entry.fname, taken)
     tree = _driver_tree(fname, entry.fname, n_values, n_seeds, len(picks), picks, taken)
     text = ast.unparse(ast.fix_missing_locations(to_ast(gast.Module(body=[tree],
