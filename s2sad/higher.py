@@ -4,6 +4,7 @@ vjp (reverse mode) and jvp (forward mode) derivatives.
 Shapes follow tf.GradientTape.jacobian: output shape + input shape."""
 import functools
 import inspect
+import threading
 
 import numpy as np
 
@@ -136,6 +137,8 @@ class jacobian(_Transform):
         self.mode = mode
         self._vjp = vjp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux, **self.options)
         self._jvp = jvp(fn, wrt=self.wrt, jit=jit, has_aux=has_aux, **self.options)
+        self._outputs = {}  # argument kinds (sparse_jacobians.key_of) -> output shapes
+        self._local = threading.local()  # the values the passes of a call computed
 
     def __call__(self, *args, **kwargs):
         if self._parts is not None:
@@ -144,7 +147,14 @@ class jacobian(_Transform):
                 return tuple(r[0] for r in results), results[0][1]
             return tuple(results)
         values, x = self.bind(args, kwargs, containers=True)
+        key = self._output_key(values, x)
+        if key in self._outputs:
+            result = self._with_known_output(values, x, self._outputs[key])
+            if result is not None:
+                return result
         raw = self.call(self.fn, values)
+        if key is not None and not self.has_aux:
+            self._outputs[key] = _structure(raw)
         if self.has_aux:
             if not isinstance(raw, (tuple, list)) or len(raw) != 2:
                 raise S2sadTypeError(f"jacobian of {self.fn.__name__}: expected a function with aux "
@@ -153,6 +163,36 @@ class jacobian(_Transform):
             raw, aux = raw
             return self._jacobian(values, x, raw), aux
         return self._jacobian(values, x, raw)
+
+    def _output_key(self, values, x):
+        """What the output's shapes are kept for (sparse_jacobians.key_of),
+        or None: has_aux (the aux is the Python function's), containers."""
+        if self.has_aux or not isinstance(x, (float, np.ndarray)) \
+                or not vector_mode.plain(values):
+            return None
+        return sparse_jacobians.key_of(values)
+
+    def _with_known_output(self, values, x, structure):
+        """The Jacobian without running `f` as Python to learn its output's
+        shapes: with those of an earlier call of these argument kinds, kept
+        only if every pass's value (computed by the compiled passes) has
+        them; else None (the caller runs `f` and starts again)."""
+        self._local.values = []
+        try:
+            result = self._jacobian(values, x, _placeholder(structure))
+            seen = self._local.values
+            if seen and all(v is not None and _structure(v) == structure for v in seen):
+                return result
+        except Exception:  # noqa: BLE001 - the general path raises it again, or not
+            pass
+        finally:
+            self._local.values = None
+        return None
+
+    def _seen(self, value):
+        """Keep a batch's value for _with_known_output."""
+        if getattr(self._local, "values", None) is not None:
+            self._local.values.append(value)
 
     def _jacobian(self, values, x, raw):
         """The Jacobian of the output `raw`: for a tuple output, a tuple of
@@ -203,8 +243,9 @@ class jacobian(_Transform):
         one block per output, in one batch."""
         blocks = [np.empty((tangents.shape[0],) + shape, tangents.dtype) for shape in out_shapes]
         picks = [(1, j) for j in range(len(blocks))] if tuple_out else [(1,)]
-        return vector_mode.batch(self._jvp, values, [tangents], picks, blocks,
-                                 lambda t: self.call(self._jvp, values, t)[:2])
+        self._seen(vector_mode.batch(self._jvp, values, [tangents], picks, blocks,
+                                     lambda t: self.call(self._jvp, values, t)[:2]))
+        return blocks
 
     def _vjps(self, values, seeds):
         """The vjps of the seeds (a list, one array per output, first axis:
@@ -212,7 +253,8 @@ class jacobian(_Transform):
         x = values[self.wrt]
         rows = np.empty((seeds[0].shape[0],) + np.shape(x), _dtype(x))
         call = (lambda s: (None, self._row(self.call(self._vjp, values, s))))
-        return vector_mode.batch(self._vjp, values, seeds, [(1,)], [rows], call)[0]
+        self._seen(vector_mode.batch(self._vjp, values, seeds, [(1,)], [rows], call))
+        return rows
 
     def _sparse(self, values, x, raw):
         """The Jacobian as a scipy.sparse.csr_array (outputs x inputs,
@@ -383,8 +425,9 @@ class hessian(_Transform):
         x = values[self.wrt]
         _, forward = self._hvp.forward_of_gradient(values)
         out = np.empty(vectors.shape, _dtype(x))
-        return vector_mode.batch(forward, values, [vectors], [(1, 1)], [out],
-                                 lambda v: forward(*values, v))[0]
+        vector_mode.batch(forward, values, [vectors], [(1, 1)], [out],
+                          lambda v: forward(*values, v))
+        return out
 
     def _sparse(self, values, x):
         """The Hessian as a scipy.sparse.csr_array (inputs x inputs,
@@ -423,6 +466,20 @@ def _output_and_aux(raw, what, fn):
                         f"return a two-element tuple (output, aux), but it returned "
                         f"{type(raw).__name__} {raw!r}")
     return raw[0], raw[1]
+
+
+def _structure(raw):
+    """The shapes and dtypes of an output: a tuple's, or one array's."""
+    if isinstance(raw, tuple):
+        return ("tuple",) + tuple((np.shape(r), np.asarray(r).dtype.str) for r in raw)
+    return (np.shape(raw), np.asarray(raw).dtype.str)
+
+
+def _placeholder(structure):
+    """An output of that structure (its values unused)."""
+    if structure[0] == "tuple":
+        return tuple(np.zeros(shape, dtype) for shape, dtype in structure[1:])
+    return np.zeros(*structure)
 
 
 def _seed(outs, j, k, tuple_out):

@@ -37,7 +37,8 @@ def batch(derivative, values, seeds, picks, outs, ordinary):
     (1,) the jvp, (1, 0) its first element). `seeds` is a list of arrays
     whose first axis runs over the seeds: one array gives the seed
     `seeds[0][k]`, several the tuple of their k-th elements (the seed of
-    a tuple output). Returns `outs`, filled.
+    a tuple output). Fills `outs`; returns the value part of the last
+    pass's result (None when not known: an ordinary vjp returns none).
 
     `ordinary(seed)` is the same as one ordinary call, returning (value,
     derivative): what runs instead of the driver for what the driver does
@@ -49,23 +50,24 @@ def batch(derivative, values, seeds, picks, outs, ordinary):
     for hook in list(BATCH_HOOKS):
         hook(derivative, count)
     if count == 0:
-        return outs
+        return None
     entry = _prepared(derivative, values, seeds, picks, outs, ordinary) \
-        if _plain(values) else None
+        if plain(values) else None
     if entry is not None:
         driver = _driver(entry, len(values), len(seeds), picks)
         try:
-            driver(*values, *seeds, *outs)
-            return outs
+            return driver(*values, *seeds, *outs)
         except MemoryBudgetExceeded:
             pass  # (raised before a tape was recorded: the ordinary calls switch variants)
     for k in range(count):  # one call per seed
-        _store(ordinary(_seed(seeds, k)), picks, outs, k)
-    return outs
+        result = ordinary(_seed(seeds, k))
+        _store(result, picks, outs, k)
+    return result[0]
 
 
-def _plain(values):
-    """Arguments the driver passes on as they are: numbers and arrays."""
+def plain(values):
+    """Whether the driver takes these arguments as they are: numbers and
+    arrays."""
     return all(isinstance(v, (np.ndarray, float, int, bool, np.number)) for v in values)
 
 
@@ -143,27 +145,37 @@ def _fresh(base, taken):
 
 def _driver_tree(fname, callee, n_values, n_seeds, n_outs, picks, taken):
     """def fname(v0.., s0.., o0..):
-           for k in range(s0.shape[0]):
-               r = callee(v0.., s0[k] or (s0[k], s1[k], ..))
-               o_j[k] = r[pick_j...]"""
+           result = callee(v0.., s0[0] or (s0[0], s1[0], ..))
+           o_j[0] = result[pick_j...]
+           for k in range(1, s0.shape[0]):
+               result = callee(v0.., s0[k] or (s0[k], s1[k], ..))
+               o_j[k] = result[pick_j...]
+           return result[0]
+    (the first pass outside the loop: `result` is bound at the return)."""
     values = [_fresh(f"value{i}", taken) for i in range(n_values)]
     seeds = [_fresh(f"seeds{i}", taken) for i in range(n_seeds)]
     outs = [_fresh(f"out{i}", taken) for i in range(n_outs)]
     k, result = _fresh("k", taken), _fresh("result", taken)
-    row = [S.subscript(s, S.name(k)) for s in seeds]
-    seed = row[0] if n_seeds == 1 else gast.Tuple(elts=row, ctx=gast.Load())
-    body = [S.assign(result, S.call(S.name(callee), *[S.name(v) for v in values], seed))]
-    for out, pick in zip(outs, picks):
-        part = S.name(result)
-        for i in pick:
-            part = S.subscript(part, S.const(i))
-        body.append(S.assign(S.subscript(out, S.name(k), gast.Store()), part))
+
+    def one_pass(index):
+        row = [S.subscript(s, index()) for s in seeds]
+        seed = row[0] if n_seeds == 1 else gast.Tuple(elts=row, ctx=gast.Load())
+        body = [S.assign(result, S.call(S.name(callee), *[S.name(v) for v in values], seed))]
+        for out, pick in zip(outs, picks):
+            part = S.name(result)
+            for i in pick:
+                part = S.subscript(part, S.const(i))
+            body.append(S.assign(S.subscript(out, index(), gast.Store()), part))
+        return body
+
     count = S.subscript(S.attr(S.name(seeds[0]), "shape"), S.const(0))
-    loop = gast.For(target=S.store(k), iter=S.call(S.name("range"), count), body=body,
-                    orelse=[], type_comment=None)
+    loop = gast.For(target=S.store(k), iter=S.call(S.name("range"), S.const(1), count),
+                    body=one_pass(lambda: S.name(k)), orelse=[], type_comment=None)
     params = [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
               for n in values + seeds + outs]
     args = gast.arguments(args=params, posonlyargs=[], vararg=None, kwonlyargs=[],
                           kw_defaults=[], kwarg=None, defaults=[])
-    return gast.FunctionDef(name=fname, args=args, body=[loop], decorator_list=[], returns=None,
+    body = one_pass(lambda: S.const(0)) + [
+        loop, gast.Return(value=S.subscript(S.name(result), S.const(0)))]
+    return gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[], returns=None,
                             type_comment=None, type_params=[])
