@@ -113,7 +113,18 @@ class jacobian(_Transform):
     tuple of those, one per argument: `jacobian(f, wrt=(0, 1))` of an `f`
     returning `(u, v)` is `((du/da0, dv/da0), (du/da1, dv/da1))`.
     `has_aux=True` (as jax.jacrev): `f` returns `(output, aux)`, the result
-    is `(jacobian of the output, aux)`."""
+    is `(jacobian of the output, aux)`.
+
+    All the passes run in one call into the generated code (vector_mode.py).
+    `sparse=True`: a scipy.sparse.csr_array of shape (outputs, inputs), the
+    output and the argument flattened, computed by colouring (one pass per
+    colour of the columns, or of the rows in reverse mode; "auto": the mode
+    with fewer colours). The pattern is `sparsity=` (a scipy sparse matrix
+    or a boolean array of that shape; giving it implies sparse=True), else
+    probed at the first call for each kind of arguments: the dense Jacobian
+    at two random points near the arguments, assumed to hold at every point
+    (structural sparsity, as ColPack assumes). Takes one array output and a
+    float or float array argument."""
 
     _parts = None  # for a tuple wrt: the jacobian w.r.t. each (as jax.jacrev's argnums)
 
@@ -397,9 +408,13 @@ class hvp(_Transform):
 
 class hessian(_Transform):
     """`hessian(f, wrt=0)(*args)`: shape argument shape + argument shape,
-    one Hessian-vector product per element of the argument. `has_aux=True`
-    (as jax.hessian): `f` returns `(output, aux)`, the result is
-    `(Hessian of the output, aux)`."""
+    one Hessian-vector product per element of the argument, all in one call
+    into the generated code. `has_aux=True` (as jax.hessian): `f` returns
+    `(output, aux)`, the result is `(Hessian of the output, aux)`.
+    `sparse=True` (or a `sparsity=` pattern): a scipy.sparse.csr_array of
+    shape (inputs, inputs), flattened, one product per colour of the
+    columns of the pattern (probed as for jacobian's, and made symmetric);
+    not with has_aux."""
 
     def __init__(self, fn, wrt=0, *, jit="auto", has_aux=False, sparse=False, sparsity=None,
                  optimise=None, check=None):

@@ -1,8 +1,9 @@
 """Sparse Jacobians and Hessians by colouring (compressed seeds).
 
 The sparsity pattern is given (`sparsity=`) or found by a probe: the dense
-Jacobian at two random points near the argument, the union of their
-nonzeros (a NaN counts as a nonzero). As ColPack and SparseDiffTools do,
+Jacobian at two random points near the arguments (the one differentiated
+and the other float ones moved), the union of their nonzeros (a NaN counts
+as a nonzero). As ColPack and SparseDiffTools do,
 the pattern is assumed to be structural: the same at every point. The
 columns (forward mode) or rows (reverse mode) are coloured so that no row
 (column) mixes two of one colour; one seed per colour, the sum of the unit
@@ -66,19 +67,39 @@ def given(sparsity, shape, where):
     return Pattern(sparsity)
 
 
-def probed(dense_at, x):
-    """The Pattern of the union of nonzeros of `dense_at(point)` (a 2-D
-    array) at PROBES random points near the float or array `x`."""
+def probed(dense_at, values, wrt):
+    """The Pattern of the union of nonzeros of `dense_at(probe)` (a 2-D
+    array) at PROBES random points near the arguments `values`: the
+    argument differentiated, `values[wrt]`, moved, and the other float
+    arguments too (an entry that is zero only because another argument
+    holds a zero is no structural zero). Where moving the others fails (a
+    float used as a count), only the one differentiated moves."""
     rng = np.random.default_rng(0)
-    x = np.asarray(x)
-    size = np.where(x != 0, np.abs(x), 1.0)
     found = None
     for _ in range(PROBES):
-        point = x + _PROBE_SCALE * size * rng.uniform(-1.0, 1.0, x.shape)
-        point = point.astype(x.dtype) if x.shape else float(point)
-        nonzero = dense_at(point) != 0  # (NaN != 0: a NaN counts)
+        moved = [_near(v, rng) if k == wrt or _is_float(v) else v for k, v in enumerate(values)]
+        try:
+            dense = dense_at(moved)
+        except Exception:  # noqa: BLE001 - the other arguments kept as given
+            moved = [moved[k] if k == wrt else v for k, v in enumerate(values)]
+            dense = dense_at(moved)
+        nonzero = dense != 0  # (NaN != 0: a NaN counts)
         found = nonzero if found is None else found | nonzero
     return Pattern(found)
+
+
+def _is_float(v):
+    return isinstance(v, (float, np.floating)) or (
+        isinstance(v, np.ndarray) and np.issubdtype(v.dtype, np.floating))
+
+
+def _near(v, rng):
+    """`v` moved by _PROBE_SCALE of its size (1 where it is 0), keeping its
+    type and dtype."""
+    x = np.asarray(v)
+    size = np.where(x != 0, np.abs(x), 1.0)
+    point = (x + _PROBE_SCALE * size * rng.uniform(-1.0, 1.0, x.shape)).astype(x.dtype)
+    return point if isinstance(v, np.ndarray) else type(v)(point)
 
 
 def key_of(values):
@@ -179,11 +200,7 @@ class Patterns:
             if self.sparsity is not None:
                 pattern = given(self.sparsity, shape, self.where)
             else:
-                def at(point):
-                    probe = list(values)
-                    probe[wrt] = point
-                    return dense_at(probe)
-                pattern = probed(at, values[wrt])
+                pattern = probed(dense_at, values, wrt)
             if self.symmetric:
                 pattern = pattern.symmetric()
             self._found[key] = pattern

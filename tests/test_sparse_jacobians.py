@@ -177,6 +177,21 @@ def test_sparse_hessian(jit):
                                rtol=1e-4, atol=1e-4)
 
 
+def scaled(x, b):
+    return x * b
+
+
+def test_a_zero_in_another_argument_is_no_structural_zero(jit):
+    """The probe moves the other float arguments too: a pattern probed
+    where b[0] is 0 holds where it is not."""
+    x = rng.uniform(0.5, 1.5, 4)
+    jac = s2sad.jacobian(scaled, sparse=True, jit=jit)
+    b = np.array([0.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(jac(x, b).toarray(), np.diag(b))
+    b = np.array([5.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(jac(x, b).toarray(), np.diag(b))
+
+
 def test_a_boolean_pattern_and_a_wrong_one():
     x = rng.uniform(0.5, 1.5, 6)
     band = np.abs(np.subtract.outer(np.arange(6), np.arange(6))) <= 2
