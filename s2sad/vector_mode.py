@@ -3,11 +3,12 @@
 A Jacobian, a Hessian or a compressed sparse Jacobian needs the same
 derivative at the same point along many seeds (tangents or cotangents).
 Instead of one Python-level call per seed, a batch driver is generated
-next to the derivative, in a module holding the derivative's own
-functions: it loops over the seeds, calls the generated jvp or vjp with
-each, and writes the part of the result asked for into a preallocated
-output block, so the whole batch is one call (compiled with numba when
-the derivative is).
+(a gast tree): it loops over the seeds, calls the generated jvp or vjp
+with each, and writes the part of the result asked for into a
+preallocated output block, so the whole batch is one call. Where the
+derivative runs compiled, the driver is compiled with numba in a module of
+its own that calls the derivative's numba dispatcher; where it runs as
+Python, the driver is added to the derivative's module and runs as Python.
 
 This is a batch of calls, not a Tapenade-style vector mode: the primal
 part of the derivative is computed again for every seed."""
@@ -53,10 +54,13 @@ def batch(derivative, values, seeds, picks, outs, ordinary):
         return None
     entry = _prepared(derivative, values, seeds, picks, outs, ordinary) \
         if plain(values) else None
-    if entry is not None:
-        driver = _driver(entry, len(values), len(seeds), picks)
+    if entry is not None and all(out.flags.c_contiguous for out in outs):
+        scalars = tuple(out.ndim == 1 for out in outs)  # one number per seed
+        blocks = [out if scalar else out.reshape(count, -1)  # (views: c-contiguous)
+                  for out, scalar in zip(outs, scalars)]
+        driver = _driver(entry, values, len(seeds), picks, scalars)
         try:
-            return driver(*values, *seeds, *outs)
+            return driver(*values, *seeds, *blocks)
         except MemoryBudgetExceeded:
             pass  # (raised before a tape was recorded: the ordinary calls switch variants)
     for k in range(count):  # one call per seed
@@ -102,36 +106,43 @@ def _prepared(derivative, values, seeds, picks, outs, ordinary):
     return entry
 
 
-def _driver(entry, n_values, n_seeds, picks):
-    """The batch driver of `entry` (backend.Entry), built once per shape."""
-    key = (entry.module.name, entry.fname, n_values, n_seeds, tuple(picks), entry.jit)
+def _driver(entry, values, n_seeds, picks, scalars):
+    """The batch driver of `entry` (backend.Entry) for these arguments,
+    built once per shape: compiled where the derivative ran compiled (and,
+    with jit="auto", the arguments are not big: numpy runs those)."""
+    compiled = hasattr(entry._call, "py_func") and not (
+        entry.jit == "auto" and backend.elements(values) >= backend.AUTO_NUMPY_FROM)
+    key = (entry.module.name, entry.fname, len(values), n_seeds, tuple(picks), scalars,
+           compiled, id(entry._call) if compiled else None)
     with _lock:
         found = _drivers.get(key)
         if found is None:
-            found = _drivers[key] = _build(entry, n_values, n_seeds, picks)
+            found = _drivers[key] = _build(entry, len(values), n_seeds, picks, scalars, compiled)
         return found
 
 
-def _build(entry, n_values, n_seeds, picks):
+def _build(entry, n_values, n_seeds, picks, scalars, compiled):
+    """Compiled: a module of the driver alone, calling the derivative's own
+    numba dispatcher (nothing of the derivative compiles again). Else the
+    derivative's module with the driver added, run as Python."""
     module, gen = entry.module, entry.generated
     taken = set(vars(module.python)) | set(module.functions)  # (the module's every name)
     fname = _fresh("batch_" + entry.fname, taken)
-    tree = _driver_tree(fname, entry.fname, n_values, n_seeds, len(picks), picks, taken)
+    tree = _driver_tree(fname, entry.fname, n_values, n_seeds, picks, scalars, taken)
     text = ast.unparse(ast.fix_missing_locations(to_ast(gast.Module(body=[tree],
                                                                     type_ignores=[]))))
+    if compiled:
+        source = f'"""Batch driver of {entry.fname} ({module.name})."""\n\n\n' + text + "\n"
+        name = "s2sad_" + cache.module_key(source, module.name + ";" + gen.key_extra)
+        batch_module = backend.CompiledModule.get(name, source, [fname],
+                                                  {entry.fname: entry._call})
+        return backend.Entry(batch_module, fname, True, entry.label, entry.hint)
     source = module.source.rstrip("\n") + "\n\n\n" + text + "\n"
     functions = list(module.functions) + [fname]
-    extra = gen.key_extra + ";" + backend.options_key(source, functions, module.boundscheck,
-                                                      module.checks_own_indices)
-    name = "s2sad_" + cache.module_key(source, extra)
-    batch_module = backend.CompiledModule.get(name, source, functions, module.namespace,
-                                              module.boundscheck, module.checks_own_indices)
-    # numba where the derivative itself runs compiled (it fell back to Python: Python)
-    jit = entry.jit
-    if entry._call is not None and not hasattr(entry._call, "py_func"):
-        jit = False
-    driver = backend.Entry(batch_module, fname, jit, entry.label, entry.hint)
-    return driver
+    name = "s2sad_" + cache.module_key(source, gen.key_extra + ";python")
+    batch_module = backend.CompiledModule(name, source, functions, module.namespace,
+                                          module.boundscheck, module.checks_own_indices)
+    return backend.Entry(batch_module, fname, False, entry.label, entry.hint)
 
 
 def _fresh(base, taken):
@@ -143,29 +154,36 @@ def _fresh(base, taken):
     return name
 
 
-def _driver_tree(fname, callee, n_values, n_seeds, n_outs, picks, taken):
+def _driver_tree(fname, callee, n_values, n_seeds, picks, scalars, taken):
     """def fname(v0.., s0.., o0..):
            result = callee(v0.., s0[0] or (s0[0], s1[0], ..))
-           o_j[0] = result[pick_j...]
+           <copy result[pick_j...] into row 0 of o_j>
            for k in range(1, s0.shape[0]):
                result = callee(v0.., s0[k] or (s0[k], s1[k], ..))
-               o_j[k] = result[pick_j...]
+               <copy result[pick_j...] into row k of o_j>
            return result[0]
-    (the first pass outside the loop: `result` is bound at the return)."""
+    (the first pass outside the loop: `result` is bound at the return).
+    A block of one number per seed (`scalars[j]`) is written as `o_j[k] =
+    part`; the others are (seeds, size) and a part is copied element by
+    element (numba's array assignment compiles its broadcasting, seconds)."""
     values = [_fresh(f"value{i}", taken) for i in range(n_values)]
     seeds = [_fresh(f"seeds{i}", taken) for i in range(n_seeds)]
-    outs = [_fresh(f"out{i}", taken) for i in range(n_outs)]
+    outs = [_fresh(f"out{i}", taken) for i in range(len(picks))]
     k, result = _fresh("k", taken), _fresh("result", taken)
+    row, i, v = _fresh("row", taken), _fresh("i", taken), _fresh("v", taken)
 
     def one_pass(index):
-        row = [S.subscript(s, index()) for s in seeds]
-        seed = row[0] if n_seeds == 1 else gast.Tuple(elts=row, ctx=gast.Load())
+        given = [S.subscript(s, index()) for s in seeds]
+        seed = given[0] if n_seeds == 1 else gast.Tuple(elts=given, ctx=gast.Load())
         body = [S.assign(result, S.call(S.name(callee), *[S.name(v) for v in values], seed))]
-        for out, pick in zip(outs, picks):
+        for out, pick, scalar in zip(outs, picks, scalars):
             part = S.name(result)
-            for i in pick:
-                part = S.subscript(part, S.const(i))
-            body.append(S.assign(S.subscript(out, index(), gast.Store()), part))
+            for p in pick:
+                part = S.subscript(part, S.const(p))
+            if scalar:
+                body.append(S.assign(S.subscript(out, index(), gast.Store()), part))
+            else:
+                body += _copy(part, S.subscript(out, index()), row, i, v)
         return body
 
     count = S.subscript(S.attr(S.name(seeds[0]), "shape"), S.const(0))
@@ -179,3 +197,18 @@ def _driver_tree(fname, callee, n_values, n_seeds, n_outs, picks, taken):
         loop, gast.Return(value=S.subscript(S.name(result), S.const(0)))]
     return gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[], returns=None,
                             type_comment=None, type_params=[])
+
+
+def _copy(part, target, row, i, v):
+    """row = target; i = 0
+       for v in part.flat: row[i] = v; i += 1
+       if i != row.shape[0]: raise ValueError(...)"""
+    size = S.subscript(S.attr(S.name(row), "shape"), S.const(0))
+    loop = gast.For(target=S.store(v), iter=S.attr(part, "flat"), orelse=[], type_comment=None,
+                    body=[S.assign(S.subscript(row, S.name(i), gast.Store()), S.name(v)),
+                          gast.AugAssign(target=S.store(i), op=gast.Add(), value=S.const(1))])
+    wrong = gast.Compare(left=S.name(i), ops=[gast.NotEq()], comparators=[size])
+    message = "a pass of the batch gave a result of another size than its block"
+    check = gast.If(test=wrong, orelse=[], body=[gast.Raise(
+        exc=S.call(S.name("ValueError"), S.const(message)), cause=None)])
+    return [S.assign(row, target), S.assign(i, S.const(0)), loop, check]
