@@ -42,6 +42,18 @@ class Pattern:
             self._colours[mode] = colour(self.csr)
         return self._colours[mode]
 
+    def positions(self, mode):
+        """Where each nonzero (in CSR order) is in the compressed results,
+        flattened: forward, (colour of its column, its row); reverse,
+        (colour of its row, its column)."""
+        key = ("positions", mode)
+        if key not in self._colours:
+            colours = self.colours(mode)
+            m, n = self.shape
+            self._colours[key] = (colours[self.cols] * m + self.rows if mode == "fwd"
+                                  else colours[self.rows] * n + self.cols)
+        return self._colours[key]
+
     def passes(self, mode):
         colours = self.colours(mode)
         return int(colours.max()) + 1 if len(colours) else 0
@@ -141,11 +153,10 @@ def jacobian(pattern, mode, x, out_shape, jvps, vjps, dtype):
     count = pattern.passes(mode)
     m, n = pattern.shape
     if mode == "fwd":
-        compressed = jvps(seeds(colours, count, np.shape(x), dtype)).reshape(count, m)
-        data = compressed[colours[pattern.cols], pattern.rows]
+        compressed = jvps(seeds(colours, count, np.shape(x), dtype))
     else:
-        compressed = vjps(seeds(colours, count, out_shape, dtype)).reshape(count, n)
-        data = compressed[colours[pattern.rows], pattern.cols]
+        compressed = vjps(seeds(colours, count, out_shape, dtype))
+    data = np.ravel(compressed).take(pattern.positions(mode))
     return sp.csr_array((data.astype(dtype, copy=False), pattern.csr.indices.copy(),
                          pattern.csr.indptr.copy()), shape=(m, n))
 
@@ -156,8 +167,8 @@ def hessian(pattern, x, hvps, dtype):
     colours = pattern.colours("fwd")
     count = pattern.passes("fwd")
     n = pattern.shape[0]
-    compressed = hvps(seeds(colours, count, np.shape(x), dtype)).reshape(count, n)
-    data = compressed[colours[pattern.cols], pattern.rows]
+    compressed = hvps(seeds(colours, count, np.shape(x), dtype))
+    data = np.ravel(compressed).take(pattern.positions("fwd"))
     return sp.csr_array((data.astype(dtype, copy=False), pattern.csr.indices.copy(),
                          pattern.csr.indptr.copy()), shape=(n, n))
 
