@@ -154,3 +154,38 @@ def test_the_driver_is_compiled():
     drivers = [d for d in vector_mode._drivers.values()
                if d.label.startswith("chain") and d.jit is True]
     assert drivers and all(hasattr(d._call, "py_func") for d in drivers)
+
+
+def leading(x, k):
+    return x[:k[0]] * 2.0
+
+
+@pytest.mark.parametrize("mode", ["fwd", "rev"])
+def test_an_output_whose_shape_depends_on_a_value(jit, mode):
+    """The output's shape kept from an earlier call of the same argument
+    kinds is checked against the compiled passes' values: here it changes
+    with the value of k."""
+    jac = s2sad.jacobian(leading, mode=mode, jit=jit)
+    x = np.arange(1.0, 6.0)
+    for k in (3, 2, 4, 4):
+        np.testing.assert_array_equal(jac(x, np.array([k])), 2.0 * np.eye(5)[:k])
+
+
+def test_a_hessian_is_one_call():
+    x = rng.uniform(0.5, 1.5, 6)
+    hess = s2sad.hessian(rosenbrock, jit=True)
+    hess(x)
+    calls = []
+    original = backend.Entry.__call__
+
+    def counted(self, *args):
+        calls.append(self.fname)
+        return original(self, *args)
+
+    backend.Entry.__call__ = counted
+    try:
+        result = hess(x)
+    finally:
+        backend.Entry.__call__ = original
+    assert len(calls) == 1 and calls[0].startswith("batch_"), calls
+    np.testing.assert_allclose(result, rosenbrock_hessian(x), rtol=1e-12, atol=1e-9)
