@@ -217,7 +217,7 @@ class Entry:
 
     def __call__(self, *args):
         call = self._call
-        if self.jit == "auto" and elements(args) >= AUTO_NUMPY_FROM:
+        if self.jit == "auto" and _elements(args) >= AUTO_NUMPY_FROM:
             call = self._python_call
         elif call is None:
             with self._lock:
@@ -278,8 +278,7 @@ class Entry:
             return dispatcher
 
 
-def elements(args):
-    """The number of elements in the array arguments together."""
+def _elements(args):
     return sum(a.size for a in args if isinstance(a, np.ndarray))
 
 

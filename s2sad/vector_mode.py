@@ -111,7 +111,7 @@ def _driver(entry, values, n_seeds, picks, scalars):
     built once per shape: compiled where the derivative ran compiled (and,
     with jit="auto", the arguments are not big: numpy runs those)."""
     compiled = hasattr(entry._call, "py_func") and not (
-        entry.jit == "auto" and backend.elements(values) >= backend.AUTO_NUMPY_FROM)
+        entry.jit == "auto" and _elements(values) >= backend.AUTO_NUMPY_FROM)
     key = (entry.module.name, entry.fname, len(values), n_seeds, tuple(picks), scalars,
            compiled, id(entry._call) if compiled else None)
     with _lock:
@@ -143,6 +143,12 @@ def _build(entry, n_values, n_seeds, picks, scalars, compiled):
     batch_module = backend.CompiledModule(name, source, functions, module.namespace,
                                           module.boundscheck, module.checks_own_indices)
     return backend.Entry(batch_module, fname, False, entry.label, entry.hint)
+
+
+def _elements(values):
+    """The number of elements in the array arguments together (as
+    backend.Entry counts them for jit="auto")."""
+    return sum(v.size for v in values if isinstance(v, np.ndarray))
 
 
 def _fresh(base, taken):
