@@ -9,6 +9,8 @@ columns (forward mode) or rows (reverse mode) are coloured so that no row
 (column) mixes two of one colour; one seed per colour, the sum of the unit
 seeds of its columns, gives all of them in one pass, and each nonzero is
 read back from the pass of its column's (row's) colour."""
+import hashlib
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -115,13 +117,17 @@ def _near(v, rng):
 
 
 def key_of(values):
-    """What a probed pattern is kept for: the arguments' shapes and dtypes,
-    and the values of the int and bool ones (a size or a flag may change
-    the structure)."""
+    """What a probed pattern (or an output's shape) is kept for: the
+    arguments' shapes and dtypes, and the values of the int and bool ones,
+    arrays included (a size, a flag or an index array may change the
+    structure; an array's by a digest of its bytes)."""
     key = []
     for v in values:
         if isinstance(v, (bool, int, np.integer, np.bool_)):
             key.append(("int", type(v).__name__, int(v)))
+        elif isinstance(v, np.ndarray) and (v.dtype.kind in "biu"):
+            digest = hashlib.blake2b(np.ascontiguousarray(v).tobytes(), digest_size=16).digest()
+            key.append(("ints", v.shape, v.dtype.str, digest))
         else:
             key.append((type(v).__name__, np.shape(v), str(getattr(v, "dtype", ""))))
     return tuple(key)
@@ -205,7 +211,7 @@ class Patterns:
     def get(self, values, wrt, shape, dense_at):
         """The Pattern for these arguments: `dense_at(values)` is the dense
         Jacobian, of `shape`, at other argument values."""
-        key = shape if self.sparsity is not None else key_of(values)
+        key = shape if self.sparsity is not None else (shape, key_of(values))
         pattern = self._found.get(key)
         if pattern is None:
             if self.sparsity is not None:

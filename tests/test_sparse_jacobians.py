@@ -192,6 +192,24 @@ def test_a_zero_in_another_argument_is_no_structural_zero(jit):
     np.testing.assert_array_equal(jac(x, b).toarray(), np.diag(b))
 
 
+def gathered(x, idx):
+    y = np.empty(idx.shape[0])
+    for i in range(idx.shape[0]):
+        y[i] = 2.0 * x[idx[i]]
+    return y
+
+
+def test_the_pattern_is_kept_per_index_array(jit):
+    """An int array's values are part of what a probed pattern is kept for:
+    the pattern of x[idx] moves with idx."""
+    x = rng.uniform(0.5, 1.5, 5)
+    jac = s2sad.jacobian(gathered, sparse=True, jit=jit)
+    for idx in ([0, 1, 2], [4, 3, 2], [0, 1, 2]):
+        expected = np.zeros((3, 5))
+        expected[np.arange(3), idx] = 2.0
+        np.testing.assert_array_equal(jac(x, np.array(idx)).toarray(), expected)
+
+
 def test_a_boolean_pattern_and_a_wrong_one():
     x = rng.uniform(0.5, 1.5, 6)
     band = np.abs(np.subtract.outer(np.arange(6), np.arange(6))) <= 2
