@@ -14,6 +14,10 @@ Workloads (loops, compiled with numba, self-checks off):
   term) on a 64x64 grid, 4096x4096: the dense s2sad.jacobian against
   sparse=True (the pattern probed once, then a few compressed passes) and
   sparse=True with sparsity= given;
+- ht: hand tracking (benchmarks/gradbench/ht.py, a synthetic 22-bone model):
+  the dense Jacobian w.r.t. theta in one batch against ht.py's loop of one
+  jvp per column, and the block-diagonal one w.r.t. us, sparse, against
+  ht.py's two jvps seeded by hand;
 - ba: bundle adjustment's reprojection residuals (benchmarks/gradbench/ba.py,
   p observations of 15 parameters, (2p, 15p) block-sparse): dense against
   sparse=True with the block pattern given, and against ba.py's own two
@@ -36,7 +40,7 @@ os.environ.setdefault("S2SAD_CHECK", "0")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import s2sad  # noqa: E402
-from benchmarks.gradbench import ba  # noqa: E402
+from benchmarks.gradbench import ba, ht  # noqa: E402
 
 
 def chain(x, a):
@@ -171,7 +175,72 @@ def bench_ba(repeats, p=2000):
              t_sparse)]
 
 
-BENCHES = {"chain": bench_chain, "laplacian": bench_laplacian, "ba": bench_ba}
+def ht_model(vertices, points, seed=3):
+    """A synthetic 22-bone hand (benchmarks/gradbench/ht.py's argument
+    layout): a chain of bones, random vertices, weights and triangles."""
+    rng = np.random.default_rng(seed)
+    bones = 22
+    parents = np.arange(-1, bones - 1, dtype=np.int64)
+    relatives = np.tile(np.eye(4), (bones, 1, 1))
+    relatives[:, 0:3, 3] = rng.uniform(-0.1, 0.1, (bones, 3))
+    inverse_absolutes = np.tile(np.eye(4), (bones, 1, 1))
+    positions = np.hstack([rng.uniform(-1, 1, (vertices, 3)), np.ones((vertices, 1))])
+    weights = rng.uniform(0, 1, (vertices, bones))
+    weights /= weights.sum(axis=1, keepdims=True)
+    triangles = rng.integers(0, vertices, (vertices, 3))
+    correspondences = rng.integers(0, vertices, points)
+    theta = rng.uniform(-0.3, 0.3, 26)
+    us = rng.uniform(0.1, 0.4, (points, 2))
+    target = rng.uniform(-1, 1, (points, 3))
+    model = (parents, relatives, inverse_absolutes, positions, weights, False, correspondences)
+    return theta, us, model, triangles, target
+
+
+def bench_ht(repeats, vertices=200, points=200):
+    """ht's Jacobians: w.r.t. theta (26 dense columns) in one batch
+    against ht.py's loop of one jvp per column; w.r.t. us (block-diagonal,
+    (3 points, 2 points)) sparse against ht.py's two jvps seeded by hand."""
+    theta, us, model, triangles, target = ht_model(vertices, points)
+    args = (theta,) + model + (target,)
+    d_theta = s2sad.jvp(ht.simple, wrt=0, jit=True)
+    by_theta = s2sad.jacobian(ht.simple, wrt=0, mode="fwd", jit=True)
+
+    def theta_columns():  # ht.py's loop
+        cols = []
+        for t in range(26):
+            tangent = np.zeros(26)
+            tangent[t] = 1.0
+            cols.append(d_theta(*args, tangent)[1].ravel())
+        return np.array(cols).T
+
+    assert np.allclose(by_theta(*args).reshape(3 * points, 26), theta_columns(),
+                       rtol=1e-12, atol=1e-12)
+    rows = [(f"ht simple d/dtheta ({3 * points}x26)", "per column", median_time(
+        theta_columns, repeats), "one batch", median_time(lambda: by_theta(*args), repeats))]
+    full = (theta, us) + model + (triangles, target)
+    d_us = s2sad.jvp(ht.complicated, wrt=1, jit=True)
+    sparse_us = s2sad.jacobian(ht.complicated, wrt=1, sparse=True, jit=True)
+
+    def us_by_hand():  # ht.py's two jvps: err[i] depends on us[i] alone
+        cols = []
+        for c in range(2):
+            tangent = np.zeros_like(us)
+            tangent[:, c] = 1.0
+            cols.append(d_us(*full, tangent)[1])
+        return cols
+
+    result = sparse_us(*full)
+    cols = us_by_hand()
+    for c in range(2):
+        assert np.allclose(result.toarray()[:, c::2].reshape(points, 3, points).sum(axis=2),
+                           cols[c], rtol=1e-12, atol=1e-12)
+    rows.append((f"ht complicated d/dus ({3 * points}x{2 * points})", "two jvps by hand",
+                 median_time(us_by_hand, repeats), "sparse",
+                 median_time(lambda: sparse_us(*full), repeats)))
+    return rows
+
+
+BENCHES = {"chain": bench_chain, "laplacian": bench_laplacian, "ba": bench_ba, "ht": bench_ht}
 
 
 def table(rows):
