@@ -175,6 +175,10 @@ CONSTRUCTS = [
     Construct("Functions and calls", "A random generator given, read from the module or made "
               "in the function, drawn from (constants; object mode when compiled)",
               "`noise = rng.normal(size=n)`", COMPILED, "emit.objmode", G + "#statements"),
+    Construct("Functions and calls", "A helper drawing random numbers (inlined where it is "
+              "called: the gradient is that of the numbers the call drew)",
+              "`eps = sample(params, rs)` with `def sample(p, rs): return rs.randn(3) * p`",
+              COMPILED, "frontend.functions.drawing_helpers", G + "#statements"),
     Construct("Functions and calls", "`print` with keywords (object mode when compiled)",
               "`print(i, end=\" \")`", COMPILED, "emit.objmode", G + "#statements"),
     Construct("Functions and calls", "The function's own attribute as a counter, changed in a "

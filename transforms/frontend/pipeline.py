@@ -39,7 +39,7 @@ from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
-from .functions import (closures, function_attributes, inline_generators, inline_nested, markers,
+from .functions import (closures, drawing_helpers, function_attributes, inline_generators, inline_nested, markers,
                         module_function_args, module_varargs, nested_function_args,
                         nested_varargs,
                         object_methods, passed_lambdas, returned_closures, returned_function_pairs,
@@ -124,6 +124,9 @@ READ = [
     step(records, "p = P(a=x, b=y); p.a (NamedTuple, dataclass): p_a = x; p_a"),
     step(nested_unpacking, "a, (b, c) = h(x): level by level"),
     step(stored_ranges, "r = range(n); for t in r: for t in range(n)", after=("closures",)),
+    step(drawing_helpers, "noise = sample(params, rs) of a helper drawing random numbers: its"
+         " body inlined, so the derivative uses the numbers the call drew",
+         after=("closures", "module_varargs", "module_function_args", "returned_functions")),
     step(fence, "anything no pass above lowered: refused with its line"),
 ]
 
