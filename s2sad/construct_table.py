@@ -179,6 +179,10 @@ CONSTRUCTS = [
               "called: the gradient is that of the numbers the call drew)",
               "`eps = sample(params, rs)` with `def sample(p, rs): return rs.randn(3) * p`",
               COMPILED, "frontend.functions.drawing_helpers", G + "#statements"),
+    Construct("Functions and calls", "A helper returning a list it grows (inlined where it is "
+              "called: the caller indexes and iterates the list)",
+              "`hs = states(W, xs); hs[-1]` with `out.append(h)` in `states`", COMPILED,
+              "frontend.functions.returned_lists", G + "#statements"),
     Construct("Functions and calls", "`print` with keywords (object mode when compiled)",
               "`print(i, end=\" \")`", COMPILED, "emit.objmode", G + "#statements"),
     Construct("Functions and calls", "The function's own attribute as a counter, changed in a "
@@ -284,7 +288,7 @@ INTERNAL = {"calls.binder", "calls.vectorizers", "calls.list_spellings", "calls.
             "effects.own_copies", "effects.whole_slices", "effects.writing_copies",
             "containers.container_types", "functions.bound_copies", "functions.custom",
             "functions.varargs_forms", "functions.inline_nested",
-            "functions.lifted", "functions.module_values",
+            "functions.lifted", "functions.inlining", "functions.module_values",
             "functions.markers", "functions.nested_function_args", "functions.passed_lambdas",
             "pipeline", "read.imports", "read.lambda_source", "read.read",
             "read.stale_source", "statements.chained_assignments", "statements.chains",

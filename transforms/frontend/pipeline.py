@@ -39,7 +39,7 @@ from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
-from .functions import (closures, drawing_helpers, function_attributes, inline_generators, inline_nested, markers,
+from .functions import (closures, drawing_helpers, function_attributes, returned_lists, inline_generators, inline_nested, markers,
                         module_function_args, module_varargs, nested_function_args,
                         nested_varargs,
                         object_methods, passed_lambdas, returned_closures, returned_function_pairs,
@@ -127,6 +127,8 @@ READ = [
     step(drawing_helpers, "noise = sample(params, rs) of a helper drawing random numbers: its"
          " body inlined, so the derivative uses the numbers the call drew",
          after=("closures", "module_varargs", "module_function_args", "returned_functions")),
+    step(returned_lists, "hs = states(W, xs) of a helper returning a list it grows: its body"
+         " inlined, the list the caller's", after=("drawing_helpers",)),
     step(fence, "anything no pass above lowered: refused with its line"),
 ]
 
