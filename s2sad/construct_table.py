@@ -183,6 +183,12 @@ CONSTRUCTS = [
               "called: the caller indexes and iterates the list)",
               "`hs = states(W, xs); hs[-1]` with `out.append(h)` in `states`", COMPILED,
               "frontend.functions.returned_lists", G + "#statements"),
+    Construct("Functions and calls", "A helper returning a slice object (inlined where it is "
+              "called)", "`idx = batch_indices(i); X[idx]`", COMPILED,
+              "frontend.functions.returned_slices", G + "#statements"),
+    Construct("Arrays and indexing", "A slice object bound to a name, used as an index",
+              "`rows = slice(a, b); x[rows]`", COMPILED, "frontend.statements.slice_names",
+              G + "#statements"),
     Construct("Functions and calls", "`print` with keywords (object mode when compiled)",
               "`print(i, end=\" \")`", COMPILED, "emit.objmode", G + "#statements"),
     Construct("Functions and calls", "The function's own attribute as a counter, changed in a "

@@ -39,7 +39,8 @@ from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
-from .functions import (closures, drawing_helpers, function_attributes, returned_lists, inline_generators, inline_nested, markers,
+from .functions import (closures, drawing_helpers, function_attributes, returned_lists,
+                        returned_slices, inline_generators, inline_nested, markers,
                         module_function_args, module_varargs, nested_function_args,
                         nested_varargs,
                         object_methods, passed_lambdas, returned_closures, returned_function_pairs,
@@ -49,6 +50,7 @@ from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
                          nested_unpacking, none_tests, normalize, number_starts, python_blocks,
+                         slice_names,
                          range_values, rebound_names, statement_forms, stored_ranges, value_bools)
 from ..syntax import clone
 
@@ -129,6 +131,10 @@ READ = [
          after=("closures", "module_varargs", "module_function_args", "returned_functions")),
     step(returned_lists, "hs = states(W, xs) of a helper returning a list it grows: its body"
          " inlined, the list the caller's", after=("drawing_helpers",)),
+    step(returned_slices, "idx = batch(i) of a helper returning slice(a, b): its body inlined",
+         after=("returned_lists",)),
+    step(slice_names, "idx = slice(a, b); x[idx]: x[idx_start:idx_stop]",
+         after=("returned_slices",)),
     step(fence, "anything no pass above lowered: refused with its line"),
 ]
 
