@@ -189,6 +189,10 @@ CONSTRUCTS = [
     Construct("Arrays and indexing", "A slice object bound to a name, used as an index",
               "`rows = slice(a, b); x[rows]`", COMPILED, "frontend.statements.slice_names",
               G + "#statements"),
+    Construct("Functions and calls", "A function a helper makes, bound to a name and called "
+              "later (the helper called again where it is called)",
+              "`step = step_of(a); x = step(x)`", COMPILED,
+              "frontend.functions.made_function_names", G + "#statements"),
     Construct("Functions and calls", "`print` with keywords (object mode when compiled)",
               "`print(i, end=\" \")`", COMPILED, "emit.objmode", G + "#statements"),
     Construct("Functions and calls", "The function's own attribute as a counter, changed in a "

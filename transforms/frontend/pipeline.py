@@ -40,6 +40,7 @@ from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
 from .functions import (closures, drawing_helpers, function_attributes, returned_lists,
+                        made_function_names,
                         returned_slices, inline_generators, inline_nested, markers,
                         module_function_args, module_varargs, nested_function_args,
                         nested_varargs,
@@ -105,6 +106,8 @@ READ = [
          " args_0, args_1", after=("closures",)),
     step(module_function_args, "fixed_point(step, a, x0) of a module-level step: a copy of"
          " fixed_point calling step", after=("closures",)),
+    step(made_function_names, "step = step_of(a); step(x) of a helper returning a function:"
+         " step_of(step_a)(x)", after=("closures", "module_function_args")),
     step(returned_functions, "make_grad(ans, x)(g) of a helper returning a function: a copy"
          " returning its call", after=("closures",)),
     step(unused_returned_functions, "flat, _ = flatten(p) of a helper returning (vector,"

@@ -523,11 +523,9 @@ def spread_copy(parsed, call, position, structure, parse, taken=()):
     copy = _copy(fn, position, structure, parse)
     if copy is _MAKING:
         raise UnsupportedSyntaxError(
-            f"a helper calling itself with a tuple, list or dict argument (its copy taking "
-            f"the container's leaves would call itself while being made: recursion over a "
-            f"container)", parsed.location, call,
-            "Write the recursion as a loop, or pass the container's arrays as separate "
-            "arguments")
+            "a helper calling itself with a tuple, list or dict argument (recursion over a "
+            "container)", parsed.location, call, "Write the recursion as a loop, or pass "
+            "the container's arrays as separate arguments")
     if copy is None:
         return None
     ref = next((k for k, v in parsed.namespace.items() if v is copy), None)
@@ -548,12 +546,10 @@ def _copy(fn, position, structure, parse):
         key = (fn, inspect.getsource(fn), position, structure)
     except (OSError, TypeError):
         return None
-    if key in _COPIES:
-        return _COPIES[key]
-    if key in _MAKING:
-        return _MAKING
-    _MAKING.add(key)
+    if key in _COPIES or key in _MAKING:  # (being made: the helper calls itself)
+        return _COPIES.get(key, _MAKING)
     try:
+        _MAKING.add(key)
         return _made_copy(fn, position, structure, parse, key)
     finally:
         _MAKING.discard(key)
