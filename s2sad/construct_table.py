@@ -175,6 +175,24 @@ CONSTRUCTS = [
     Construct("Functions and calls", "A random generator given, read from the module or made "
               "in the function, drawn from (constants; object mode when compiled)",
               "`noise = rng.normal(size=n)`", COMPILED, "emit.objmode", G + "#statements"),
+    Construct("Functions and calls", "A helper drawing random numbers (inlined where it is "
+              "called: the gradient is that of the numbers the call drew)",
+              "`eps = sample(params, rs)` with `def sample(p, rs): return rs.randn(3) * p`",
+              COMPILED, "frontend.functions.drawing_helpers", G + "#statements"),
+    Construct("Functions and calls", "A helper returning a list it grows (inlined where it is "
+              "called: the caller indexes and iterates the list)",
+              "`hs = states(W, xs); hs[-1]` with `out.append(h)` in `states`", COMPILED,
+              "frontend.functions.returned_lists", G + "#statements"),
+    Construct("Functions and calls", "A helper returning a slice object (inlined where it is "
+              "called)", "`idx = batch_indices(i); X[idx]`", COMPILED,
+              "frontend.functions.returned_slices", G + "#statements"),
+    Construct("Arrays and indexing", "A slice object bound to a name, used as an index",
+              "`rows = slice(a, b); x[rows]`", COMPILED, "frontend.statements.slice_names",
+              G + "#statements"),
+    Construct("Functions and calls", "A function a helper makes, bound to a name and called "
+              "later (the helper called again where it is called)",
+              "`step = step_of(a); x = step(x)`", COMPILED,
+              "frontend.functions.made_function_names", G + "#statements"),
     Construct("Functions and calls", "`print` with keywords (object mode when compiled)",
               "`print(i, end=\" \")`", COMPILED, "emit.objmode", G + "#statements"),
     Construct("Functions and calls", "The function's own attribute as a counter, changed in a "
@@ -280,7 +298,7 @@ INTERNAL = {"calls.binder", "calls.vectorizers", "calls.list_spellings", "calls.
             "effects.own_copies", "effects.whole_slices", "effects.writing_copies",
             "containers.container_types", "functions.bound_copies", "functions.custom",
             "functions.varargs_forms", "functions.inline_nested",
-            "functions.lifted", "functions.module_values",
+            "functions.lifted", "functions.inlining", "functions.module_values",
             "functions.markers", "functions.nested_function_args", "functions.passed_lambdas",
             "pipeline", "read.imports", "read.lambda_source", "read.read",
             "read.stale_source", "refused_syntax", "statements.chained_assignments",

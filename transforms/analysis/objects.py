@@ -106,10 +106,15 @@ def refuse_draws_run_again(tree, kinds, parsed):
         if isinstance(s, (gast.Assign, gast.Expr, gast.AugAssign)) \
                 and effect_of(s, kinds, parsed.resolve) == "draw":
             raise UnsupportedSyntaxError(
-                "a draw from a random generator in a helper whose derivative is taken (the "
-                "derivative runs the helper again, which would draw other numbers)",
-                parsed.location, s, "Draw the numbers in the function being differentiated "
-                "and pass them to the helper as an argument")
+                "a draw from a random generator in a helper whose derivative is taken and "
+                "which could not be inlined where it is called (the derivative runs the "
+                "helper again, which would draw other numbers; a helper returning before "
+                "its end, taking *args, recursive, or called in a while's test, a ternary's "
+                "branch, after and/or, in a lambda or a comprehension other than a list's "
+                "element, is not inlined)",
+                parsed.location, s, "Return only at the helper's end and call it where it "
+                "runs once (v = helper(...)), or draw the numbers in the function being "
+                "differentiated and pass them to the helper as an argument")
 
 
 def drop_prints(stmts, kinds, resolve):

@@ -39,7 +39,9 @@ from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
-from .functions import (closures, function_attributes, inline_generators, inline_nested, markers,
+from .functions import (closures, drawing_helpers, function_attributes, returned_lists,
+                        made_function_names,
+                        returned_slices, inline_generators, inline_nested, markers,
                         module_function_args, module_varargs, nested_function_args,
                         nested_varargs,
                         object_methods, passed_lambdas, returned_closures, returned_function_pairs,
@@ -49,6 +51,7 @@ from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
                          nested_unpacking, none_tests, normalize, number_starts, python_blocks,
+                         slice_names,
                          range_values, rebound_names, statement_forms, stored_ranges, value_bools)
 from ..syntax import clone
 
@@ -103,6 +106,8 @@ READ = [
          " args_0, args_1", after=("closures",)),
     step(module_function_args, "fixed_point(step, a, x0) of a module-level step: a copy of"
          " fixed_point calling step", after=("closures",)),
+    step(made_function_names, "step = step_of(a); step(x) of a helper returning a function:"
+         " step_of(step_a)(x)", after=("closures", "module_function_args")),
     step(returned_functions, "make_grad(ans, x)(g) of a helper returning a function: a copy"
          " returning its call", after=("closures",)),
     step(unused_returned_functions, "flat, _ = flatten(p) of a helper returning (vector,"
@@ -124,6 +129,15 @@ READ = [
     step(records, "p = P(a=x, b=y); p.a (NamedTuple, dataclass): p_a = x; p_a"),
     step(nested_unpacking, "a, (b, c) = h(x): level by level"),
     step(stored_ranges, "r = range(n); for t in r: for t in range(n)", after=("closures",)),
+    step(drawing_helpers, "noise = sample(params, rs) of a helper drawing random numbers: its"
+         " body inlined, so the derivative uses the numbers the call drew",
+         after=("closures", "module_varargs", "module_function_args", "returned_functions")),
+    step(returned_lists, "hs = states(W, xs) of a helper returning a list it grows: its body"
+         " inlined, the list the caller's", after=("drawing_helpers",)),
+    step(returned_slices, "idx = batch(i) of a helper returning slice(a, b): its body inlined",
+         after=("returned_lists",)),
+    step(slice_names, "idx = slice(a, b); x[idx]: x[idx_start:idx_stop]",
+         after=("returned_slices",)),
     step(fence, "anything no pass above lowered: refused with its line"),
 ]
 

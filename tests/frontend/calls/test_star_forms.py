@@ -59,3 +59,33 @@ def test_star_of_a_helper_result_is_bound_then_indexed():
 
 def test_star_of_a_helper_result_gradient(jit):
     check_grad(star_of_a_helper_result, [np.array([0.3, -0.8, 1.2, 0.5, -0.4, 0.9])], jit=jit)
+
+
+# ---- randn(*shape): numpy's legacy draws given the dimensions one by one ------------
+
+def reparameterised(mean, log_std):
+    rs = np.random.RandomState(2)  # (made here: one function of the arguments)
+    noise = rs.randn(*mean.shape)
+    return np.sum(np.tanh(noise * np.exp(log_std) + mean))
+
+
+def uniform_noise(x):
+    return x * np.random.rand(*x.shape)
+
+
+def test_draw_dimensions_given_as_the_size():
+    _, after = lowered(star_forms, reparameterised)
+    assert after == source('''
+        def reparameterised(mean, log_std):
+            rs = np.random.RandomState(2)
+            noise = rs.standard_normal(mean.shape)
+            return np.sum(np.tanh(noise * np.exp(log_std) + mean))''')
+    _, after = lowered(star_forms, uniform_noise)
+    assert after == source('''
+        def uniform_noise(x):
+            return x * np.random.random_sample(x.shape)''')
+
+
+def test_draw_dimensions_gradient(jit):
+    mean = np.array([[0.2, -0.4, 0.1], [0.3, 0.0, -1.0]])
+    check_grad(reparameterised, [mean, 0.5 * mean], wrt=(0, 1), jit=jit)

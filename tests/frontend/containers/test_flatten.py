@@ -155,3 +155,22 @@ def test_parameter_lists(f, jit):
 
 def test_a_comprehension_with_two_fors(jit):
     check_tree_grad(squares, (LAYERS,), jit=jit)
+
+
+# ---- a helper calling itself with a container: refused, not a RecursionError ----
+
+def halved_sum(params, n):
+    if n == 0:
+        return np.sum(params[0] * params[1])
+    return 0.5 * halved_sum(params, n - 1)
+
+
+def halved_objective(params):
+    return halved_sum(params, 2)
+
+
+def test_recursion_over_a_container_is_refused(jit):
+    with pytest.raises(s2sad.UnsupportedSyntaxError,
+                       match=r"test_flatten\.py:\d+, in halved_sum: a helper calling itself "
+                             r"with a tuple, list or dict argument"):
+        s2sad.grad(halved_objective, jit=jit)((np.ones(2), np.array([0.5, 2.0])))

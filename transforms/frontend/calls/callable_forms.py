@@ -10,6 +10,9 @@ closures.py, and comprehensions lowered, comprehensions.py):
     list(map(f, xs, ys))                     [f(a, b) for a, b in zip(xs, ys)]
     sum(map(lambda v: v * v, xs))            map_fn = lambda v: v * v
                                              sum(map_fn(v) for v in xs)
+    sum(map(partial(h, W), xs))              map_fn_bound = W
+                                             map_fn = lambda u: h(map_fn_bound, u)
+                                             sum(map_fn(v) for v in xs)
 
 The bound values are evaluated where the partial is made, as functools
 does (the lambda reads the variables they were stored in, which nothing
@@ -59,7 +62,12 @@ def run(tree, ctx):
                 continue
             before = []
             _maps(s, resolve, taken, location, before)
-            out += before + [s]
+            for b in before:  # map(partial(f, a), xs): the partial bound to a name first
+                if isinstance(b.value, gast.Call) and resolve(b.value.func) is functools.partial:
+                    out += _partial(b, resolve, taken, location)
+                else:
+                    out.append(b)
+            out.append(s)
         return out
 
     tree.body = block(tree.body)
@@ -168,12 +176,13 @@ def _maps(stmt, resolve, taken, location, before):
                     continue
                 if collector in (builtins.list, builtins.tuple) and len(node.args) == 1 \
                         and not node.keywords:
-                    return _comprehension(arg, "list", stmt, taken, location, before)
+                    return _comprehension(arg, "list", stmt, taken, location, before, resolve)
                 numpy = getattr(collector, "__module__", "") == "numpy" and getattr(
                     collector, "__name__", "") in ("array", "asarray", "stack")
                 if collector is builtins.sum or numpy:
                     node.args[j] = _comprehension(arg, "gen" if collector is builtins.sum
-                                                  else "list", stmt, taken, location, before)
+                                                  else "list", stmt, taken, location, before,
+                                                  resolve)
             return node
 
     Maps().visit(stmt)
@@ -184,13 +193,15 @@ def _maps(stmt, resolve, taken, location, before):
                 "Write list(map(f, xs)) or sum(map(f, xs)), or a comprehension")
 
 
-def _comprehension(call, kind, stmt, taken, location, before):
+def _comprehension(call, kind, stmt, taken, location, before, resolve):
     if len(call.args) < 2 or call.keywords or any(isinstance(a, gast.Starred)
                                                   for a in call.args):
         raise UnsupportedSyntaxError("map(...) with these arguments", location, call,
                                      "Write map(f, xs) or a comprehension")
     fn = call.args[0]
-    if isinstance(fn, gast.Lambda):  # a lambda is a nested function bound to a name
+    if isinstance(fn, gast.Lambda) or (isinstance(fn, gast.Call) and resolve(fn.func)
+                                       is functools.partial):
+        # a lambda is a nested function bound to a name; a partial is made once
         n = fresh_name("map_fn", taken, sep="_")
         before.append(gast.copy_location(gast.Assign(
             targets=[gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None)],

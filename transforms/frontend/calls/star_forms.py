@@ -171,6 +171,9 @@ class _StarForms:
     def splice(self, s):
         """Starred arguments and display elements of known length, spliced."""
         for node in walk(s):
+            if isinstance(node, gast.Call):
+                _size_given_whole(node, self.namespace)
+        for node in walk(s):
             if isinstance(node, gast.Call) and self.array_of_display(node):
                 self.concatenated(node)
         for node in walk(s):
@@ -374,6 +377,30 @@ def _bound_once_to_literals(tree):
 _ARRAY_BUILDERS = (np.array, np.asarray, np.sort, np.concatenate, np.stack, np.linspace,
                    np.arange, np.cumsum, np.diff, np.ravel, np.copy, np.zeros, np.ones,
                    np.empty, np.full, np.zeros_like, np.ones_like, np.outer, np.dot)
+
+
+# randn(d0, d1, ...) and rand(d0, ...) of numpy's legacy generator are
+# standard_normal(size) and random_sample(size) with the dimensions as one
+# tuple (numpy's documentation; the same numbers)
+_BY_SIZE = {"randn": "standard_normal", "rand": "random_sample"}
+
+
+def _size_given_whole(call, namespace):
+    """`rs.randn(*shape)`, `np.random.rand(*x.shape)`: the draw given the
+    size whole (`rs.standard_normal(shape)`), in place. `rs` is np.random, a
+    RandomState, or a name the function binds or is given."""
+    func = call.func
+    if not (isinstance(func, gast.Attribute) and func.attr in _BY_SIZE and not call.keywords
+            and len(call.args) == 1 and isinstance(call.args[0], gast.Starred)):
+        return
+    owner = _resolve(func.value, namespace)
+    if owner is None and not isinstance(func.value, gast.Name):
+        return
+    if owner is not None and owner is not np.random \
+            and not isinstance(owner, np.random.RandomState):
+        return
+    func.attr = _BY_SIZE[func.attr]
+    call.args = [call.args[0].value]
 
 
 def _resolve(func, namespace):

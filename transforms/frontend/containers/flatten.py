@@ -49,6 +49,7 @@ from .container_types import fold_type_questions
 from .structure import PytreeError, Structure, leaf_names, path_text
 from ..read.read import readable_function
 from ...emit.unparse import expr_source, stmt_source
+from ...errors import UnsupportedSyntaxError
 from ...syntax import name, walk
 
 
@@ -501,6 +502,7 @@ def _bound(node):
 
 _COUNT = itertools.count()
 _COPIES = {}  # (helper, its source, position, structure) -> the copy
+_MAKING = set()  # the keys of the copies being made (a helper calling itself)
 
 
 def spread_copy(parsed, call, position, structure, parse, taken=()):
@@ -519,6 +521,11 @@ def spread_copy(parsed, call, position, structure, parse, taken=()):
             or any(isinstance(a, gast.Starred) for a in call.args):
         return None
     copy = _copy(fn, position, structure, parse)
+    if copy is _MAKING:
+        raise UnsupportedSyntaxError(
+            "a helper calling itself with a tuple, list or dict argument (recursion over a "
+            "container)", parsed.location, call, "Write the recursion as a loop, or pass "
+            "the container's arrays as separate arguments")
     if copy is None:
         return None
     ref = next((k for k, v in parsed.namespace.items() if v is copy), None)
@@ -539,8 +546,16 @@ def _copy(fn, position, structure, parse):
         key = (fn, inspect.getsource(fn), position, structure)
     except (OSError, TypeError):
         return None
-    if key in _COPIES:
-        return _COPIES[key]
+    if key in _COPIES or key in _MAKING:  # (being made: the helper calls itself)
+        return _COPIES.get(key, _MAKING)
+    try:
+        _MAKING.add(key)
+        return _made_copy(fn, position, structure, parse, key)
+    finally:
+        _MAKING.discard(key)
+
+
+def _made_copy(fn, position, structure, parse, key):
     parsed = parse(fn)
     params = parsed.tree.args.args
     if position >= len(params) or fn.__closure__:

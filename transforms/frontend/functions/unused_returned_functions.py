@@ -16,7 +16,9 @@ Reading a function by its name (or writing a lambda) has no effect, so the
 copy computes what the helper does; the def, no longer read, goes with it.
 Rewritten only when every return of the helper is a tuple of one length
 holding, at the dropped places, a function it defines (a def never bound
-otherwise, or a lambda), and the caller reads the names it binds there
+otherwise, or a lambda) or makes by calling, with names and constants, a
+helper that only defines functions and returns one (`_unflattener(p)`:
+dropped, the call has no effect), and the caller reads the names it binds there
 nowhere (`_` included); anything else is left to the refusal of a
 returned nested function."""
 import inspect
@@ -25,6 +27,7 @@ import gast
 
 from .bound_copies import raw_tree
 from .lifted import LIFTED, Lifted, NestedLocation, function_of, root_of
+from ..read.read import namespace_of
 from ...emit.unparse import stmt_source
 from ...names import fresh_name
 from ...syntax import own_nodes, walk
@@ -56,7 +59,7 @@ def run(tree, ctx):
         if helper is None:
             continue
         found = raw_tree(helper)
-        places = _function_places(found.tree)
+        places = _function_places(found.tree, namespace_of(helper))
         if places is None:
             continue
         width, functions = places
@@ -113,9 +116,10 @@ def _helper(call, namespace, local, ctx):
     return helper
 
 
-def _function_places(tree):
+def _function_places(tree, names):
     """(n, places) when every return of the function is a tuple of n values,
-    `places` those holding a function it defines in each, else None."""
+    `places` those holding a function it defines, or makes (_made), in
+    each, else None. `names`: the function's namespace."""
     returns = [n for n in own_nodes(tree) if isinstance(n, gast.Return)]
     if not returns or any(not isinstance(r.value, gast.Tuple) for r in returns):
         return None
@@ -126,12 +130,35 @@ def _function_places(tree):
     width = widths.pop()
     defs = _defined_functions(tree)
     places = {k for k in range(width)
-              if all(_is_function(r.value.elts[k], defs) for r in returns)}
+              if all(_is_function(r.value.elts[k], defs) or _made(r.value.elts[k], names)
+                     for r in returns)}
     return width, places
 
 
 def _is_function(value, defs):
     return isinstance(value, gast.Lambda) or (isinstance(value, gast.Name) and value.id in defs)
+
+
+def _made(value, names):
+    """Whether `value` calls, with names and constants, a module-level helper
+    whose body only defines functions and returns one (`_unflattener(p)`):
+    a call with no effect, which may be dropped."""
+    if not isinstance(value, gast.Call) or not isinstance(value.func, gast.Name) \
+            or value.keywords or not all(isinstance(a, (gast.Name, gast.Constant))
+                                         for a in value.args):
+        return False
+    maker = names.get(value.func.id)
+    if not inspect.isfunction(maker) or inspect.isgeneratorfunction(maker):
+        return False
+    try:
+        body = raw_tree(maker).tree.body
+    except Exception:  # noqa: BLE001 - not read: not this form
+        return False
+    if isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+        body = body[1:]  # (its docstring)
+    defs = {d.name for d in body[:-1] if isinstance(d, gast.FunctionDef)}
+    return len(defs) == len(body) - 1 and isinstance(body[-1], gast.Return) \
+        and isinstance(body[-1].value, gast.Name) and body[-1].value.id in defs
 
 
 def _defined_functions(tree):
