@@ -1,5 +1,7 @@
 """A loop over a tuple or list literal: the body once per element
 (transforms/frontend/containers/literal_loops.py)."""
+import numpy as np
+
 from frontend.passes import lowered, source
 from gradcheck import check_grad
 from s2sad.transforms.frontend.containers import literal_loops
@@ -26,3 +28,28 @@ def test_unrolled():
 
 def test_gradient(jit):
     check_grad(literal_loop, [0.5, 1.5], wrt=(0, 1), jit=jit)
+
+
+def sliced_layers(x, W1, b1, W2, b2, W3, b3):
+    layers = [(W1, b1), (W2, b2), (W3, b3)]
+    for W, b in layers[:-1]:  # the hidden layers
+        x = np.tanh(W @ x + b)
+    for k, (W, b) in enumerate(layers[::-2]):  # the last and the first, counted from 0
+        x = np.sin(W @ x + b) * (k + 1.0)
+    W, b = layers[-1]
+    return np.sum(W @ x + b)
+
+
+def test_a_slice_with_constant_bounds_is_the_loop_over_its_elements():
+    args = [np.ones(2)] + [np.ones((2, 2)), np.ones(2)] * 3
+    _, after = lowered(literal_loops, sliced_layers, *args)
+    assert "for " not in after
+    assert after.count("layers[0]") == 2 and after.count("layers[2]") == 1
+    assert "k = 0" in after and "k = 1" in after
+
+
+def test_a_slice_gradient(jit):
+    rng = np.random.default_rng(0)
+    args = [rng.normal(size=2)] + [rng.normal(size=s) * 0.5 for _ in range(3)
+                                   for s in ((2, 2), (2,))]
+    check_grad(sliced_layers, args, wrt=tuple(range(7)), jit=jit)

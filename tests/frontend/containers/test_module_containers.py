@@ -37,6 +37,21 @@ def layers_loop(x):
     return np.sum(x) * len(LAYERS)
 
 
+def hidden_layers(x):
+    for W, b in LAYERS[:-1]:
+        x = np.tanh(W @ x + b)
+    W, b = LAYERS[-1]
+    return np.sum(W @ x + b)
+
+
+def test_a_sliced_list_a_loop_iterates_is_the_literal_too(jit):
+    _, after = lowered(module_containers, hidden_layers, np.ones(2))
+    assert after.startswith(source("""
+        def hidden_layers(x):
+            LAYERS = [(LAYERS_0_0, LAYERS_0_1), (LAYERS_1_0, LAYERS_1_1)]"""))
+    check_grad(hidden_layers, [np.array([0.3, -0.7])], jit=jit)
+
+
 def dict_reads(x):
     w, b = PARAMS["w"], PARAMS["b"]
     return np.sum(x * w + b) * PARAMS["c"] + np.sum(np.zeros(SHAPE))

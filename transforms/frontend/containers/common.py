@@ -179,3 +179,31 @@ def list_only_use(fn_tree, names, resolve, depth=None, helpers=False, attributes
         if bad:
             return node, bad
     return None
+
+
+def constant_slice(node):
+    """The slice `node` writes with int constants or nothing as its bounds
+    (`[:-1]`, `[1:]`, `[::2]`), else None."""
+    if not isinstance(node, gast.Slice):
+        return None
+    bounds = []
+    for part in (node.lower, node.upper, node.step):
+        if part is None:
+            bounds.append(None)
+        elif isinstance(part, gast.Constant) and type(part.value) is int:
+            bounds.append(part.value)
+        elif isinstance(part, gast.UnaryOp) and isinstance(part.op, gast.USub) and isinstance(
+                part.operand, gast.Constant) and type(part.operand.value) is int:
+            bounds.append(-part.operand.value)
+        else:
+            return None
+    return None if bounds[2] == 0 else slice(*bounds)
+
+
+def iterated(expr, parents):
+    """Whether `expr` is what a for loop iterates, itself or enumerated."""
+    up = parents.get(id(expr))
+    if isinstance(up, gast.Call) and isinstance(up.func, gast.Name) and up.func.id == "enumerate" \
+            and up.args == [expr] and not up.keywords:
+        expr, up = up, parents.get(id(up))
+    return isinstance(up, gast.For) and up.iter is expr

@@ -23,13 +23,16 @@ A loop over a local name bound once to a tuple or list literal and only
 read (`params = [(w1, b1), (w2, b2)]` then `for w, b in params:`, also
 `enumerate(params)`) is the loop over its elements `(params[0],
 params[1])` (`((0, params[0]), ...)`), each read when its iteration
-starts, as Python's iterator reads the list.
+starts, as Python's iterator reads the list. So is a loop over a slice of
+it with constant bounds (`for w, b in params[:-1]`: `(params[0],)`), the
+elements Python's slice would give.
 
 A loop over constants only (`for c in (1.0, 2.0)`) stays a loop, and so
 does one with `break`, `continue` or `else` (refused later if its elements
 need a gradient)."""
 import gast
 
+from .common import constant_slice, iterated
 from .dict_keys import local_dict_keys
 from ...syntax import assign, clone, name, walk
 
@@ -71,7 +74,11 @@ def _read_only_literals(fn_tree):
         elif isinstance(parent, gast.For) and parent.iter is node:
             continue
         elif isinstance(parent, gast.Subscript) and parent.value is node and isinstance(
-                parent.ctx, gast.Load) and isinstance(parent.slice, gast.Constant):
+                parent.ctx, gast.Load) and constant_slice(parent.slice) is not None \
+                and iterated(parent, parents):
+            continue
+        elif isinstance(parent, gast.Subscript) and parent.value is node and isinstance(
+                parent.ctx, gast.Load) and _constant_index(parent.slice):
             continue
         elif isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) \
                 and parent.args == [node] and not parent.keywords and (
@@ -100,18 +107,32 @@ def _block(stmts, namer, dict_keys, sequences):
             counted = isinstance(it, gast.Call) and isinstance(it.func, gast.Name) \
                 and it.func.id == "enumerate" and len(it.args) == 1 and not it.keywords
             seq = it.args[0] if counted else it
+            indices = None
             if isinstance(seq, gast.Name) and seq.id in sequences:
-                def element(k):
+                indices = range(sequences[seq.id])
+            elif isinstance(seq, gast.Subscript) and isinstance(seq.value, gast.Name) \
+                    and seq.value.id in sequences and constant_slice(seq.slice) is not None:
+                indices = range(sequences[seq.value.id])[constant_slice(seq.slice)]
+                seq = seq.value
+            if indices is not None and len(indices):
+                def element(j, k):
                     read = gast.Subscript(value=name(seq.id), slice=gast.Constant(value=k, kind=None),
                                           ctx=gast.Load())
-                    return gast.Tuple(elts=[gast.Constant(value=k, kind=None), read],
+                    return gast.Tuple(elts=[gast.Constant(value=j, kind=None), read],
                                       ctx=gast.Load()) if counted else read
                 s.iter = gast.copy_location(gast.Tuple(
-                    elts=[element(k) for k in range(sequences[seq.id])], ctx=gast.Load()), it)
+                    elts=[element(j, k) for j, k in enumerate(indices)], ctx=gast.Load()), it)
                 if not _unrollable(s):
                     s.iter = it
         out += _unrolled(s, namer) if _unrollable(s) else [s]
     return out
+
+
+def _constant_index(node):
+    """An int constant, or a negative one (`-1`)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return isinstance(node, gast.Constant)
 
 
 def _dict_entries(loop, dict_keys):

@@ -19,12 +19,14 @@ container the function writes into (S[0] = v, S.append(v)), a list or
 dict a helper it calls may change (writes into, calls a method of, passes
 on or aliases: the literal would not see the change), or one it reads with
 a key that is not a constant other than into numbers or arrays of one
-shape (LAYERS[i][0] of a list of pairs, S[1:]); one holding anything but
+shape (LAYERS[i][0] of a list of pairs, S[1:] but where a loop iterates
+it); one holding anything but
 numbers and arrays, one of ints alone (a shape, indices), and one of more
 than 64 elements."""
 import gast
 import numpy as np
 
+from .common import constant_slice, iterated
 from ..functions.bound_copies import raw_tree
 from ..functions.module_values import data
 from ...names import fresh_name
@@ -111,6 +113,9 @@ def _followed(node, parents, value):
                 value = value[-key.operand.value]
             except (IndexError, KeyError, TypeError):
                 return False
+        elif constant_slice(key) is not None and type(value) in (tuple, list) \
+                and iterated(up, parents):
+            value = value[constant_slice(key)]  # (for w, b in LAYERS[:-1]: literal_loops.py)
         else:
             return type(value) in (tuple, list) and _alike(value)
         if type(value) not in (tuple, list, dict):
