@@ -19,6 +19,7 @@ import warnings
 
 import numba
 import numpy as np
+from numba.core.errors import NumbaPerformanceWarning
 
 from . import background, cache, diagnose, ieee, recursion
 from .checkpointing import MemoryBudgetExceeded
@@ -351,7 +352,11 @@ class Entry:
             if signature not in dispatcher.overloads:
                 for hook in list(COMPILE_HOOKS):
                     hook(self.module.name, self.fname)
-                dispatcher.compile(signature)
+                with warnings.catch_warnings():
+                    # (about the generated code's memory layouts, which the
+                    # user cannot change: "@ is faster on contiguous arrays")
+                    warnings.simplefilter("ignore", NumbaPerformanceWarning)
+                    dispatcher.compile(signature)
             return dispatcher
 
 
