@@ -28,7 +28,7 @@ from .transforms.parameters import (ARRAY, ARRAY_OR_NONE, AT_LEAST_2D, AXES, AXI
                  TENSORDOT_AXES, UPLO, VECTOR_OR_MATRIX, Values)
 from .transforms.parameters import _constant as constant
 from .registry import (REGISTRY, Rule, adjoint, bool_like_first, broadcast_args, broadcast_float,
-                       by_definition, created_array, first_arg, float_scalar, int_scalar, like_first,
+                       by_definition, created_array, deferring_checks, first_arg, float_scalar, int_scalar, like_first,
                        nondifferentiable, norm_kind, reduction, refused, same_as_first,
                        shape_ndim, tangent)
 from .transforms.analysis import kinds as K
@@ -36,6 +36,7 @@ from .transforms.analysis import kinds as K
 __all__ = [
     # rules
     "REGISTRY", "Rule", "adjoint", "tangent", "refused", "nondifferentiable", "by_definition",
+    "deferring_checks",
     # kinds of results
     "K", "bool_like_first", "broadcast_args", "broadcast_float", "created_array", "first_arg",
     "float_scalar", "int_scalar", "like_first", "norm_kind", "reduction", "same_as_first",

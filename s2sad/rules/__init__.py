@@ -1,7 +1,7 @@
 """Gradient templates, one module per topic (numpy's by the topics of
 s2sad/runtime/ and s2sad/definitions/). Importing this package registers
 them all; a module adding variants of another's rules comes after it."""
-from ..registry import deferring_checks
+from ..extend import REGISTRY, deferring_checks, give_helpers_their_rules
 
 with deferring_checks():  # (the checks of these templates run in the tests: registry.py)
     from . import operators, math_rules  # noqa: F401
@@ -10,7 +10,5 @@ with deferring_checks():  # (the checks of these templates run in the tests: reg
     from . import stacks  # noqa: F401  (variants of the rules above, for stacks of matrices)
     from . import special  # noqa: F401
     from . import transposes  # noqa: F401  (reverse rules of the linear helpers registered above)
-
-    from ..extend import REGISTRY, give_helpers_their_rules  # noqa: E402
 
     give_helpers_their_rules(REGISTRY)  # (after every rule)
