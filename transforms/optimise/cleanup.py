@@ -123,9 +123,11 @@ class ZeroPropagation:
                     else value
                 if (getattr(s, "s2sad_view", False) or (
                         isinstance(value, gast.Name) and value.id in self.owned)) \
-                        and self.updated_in_place(base_name(viewed)):
+                        and self.updated_in_place(base_name(viewed)) \
+                        or _read_only_view(viewed) and self.updated_in_place(t.id):
                     # an array of another adjoint that is later updated in
-                    # place: dv = e would alias it
+                    # place: dv = e would alias it; or numpy's read-only view
+                    # (np.diag of a matrix), which a later dv += e cannot write
                     value = gast.Call(func=gast.Attribute(value=gast.Name(
                         id="np", ctx=gast.Load(), annotation=None, type_comment=None),
                         attr="copy", ctx=gast.Load()), args=[value], keywords=[])
@@ -169,6 +171,17 @@ class ZeroPropagation:
                 s.body = [gast.Pass()]
             return s
         return s
+
+
+# numpy functions whose result may be a read-only view of their argument
+# (np.diag and np.diagonal of a matrix, np.broadcast_to)
+_READ_ONLY_VIEWS = frozenset({"diag", "diagonal", "broadcast_to"})
+
+
+def _read_only_view(value):
+    return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+        and isinstance(value.func.value, gast.Name) and value.func.value.id == "np" \
+        and value.func.attr in _READ_ONLY_VIEWS
 
 
 def _subscript_stores(s):
