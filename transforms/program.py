@@ -479,7 +479,10 @@ class Program:
         return const(0.0) if k.known else call("zeros_like", name(var))
 
     def _collect_globals(self, fdef, parsed):
-        local = names_stored(fdef.body) | {a.id for a in fdef.args.args}
+        # (the names the function binds: not a module-level array it writes
+        # into, BUF[:] = v, which the generated module reads from the caller's)
+        local = {n.id for n in walk(fdef) if isinstance(n, gast.Name) and isinstance(
+            n.ctx, (gast.Store, gast.Del, gast.Param))} | {a.id for a in fdef.args.args}
         for n in sorted(names_loaded(fdef.body) - local):
             if n in self.module_names or n in ("np", "math", "range", "len"):
                 continue
