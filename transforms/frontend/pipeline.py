@@ -39,13 +39,12 @@ from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
                       whole_slices, written_args)
-from .functions import (closures, drawing_helpers, function_attributes, returned_lists,
-                        made_function_names,
-                        returned_slices, inline_generators, inline_nested, markers,
-                        module_function_args, module_varargs, nested_function_args,
-                        nested_varargs,
-                        object_methods, passed_lambdas, returned_closures, returned_function_pairs,
-                        returned_functions, unused_returned_functions)
+from .functions import (closures, drawing_helpers, function_attributes, inline_generators,
+                        inline_nested, made_function_names, markers, module_function_args,
+                        module_varargs, nested_function_args, nested_varargs, object_methods,
+                        passed_lambdas, returned_closures, returned_dicts,
+                        returned_function_pairs, returned_functions, returned_lists,
+                        returned_slices, unused_returned_functions)
 from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
@@ -118,6 +117,9 @@ READ = [
     step(module_containers, "S[0], for W, b in LAYERS of a module-level tuple, list or dict of"
          " arrays: S = (S_0, S_1), its elements module-level names",
          after=("closures", "object_methods")),
+    step(returned_dicts, "r = terms(u); r['kin'] of a helper returning a dict literal: its body"
+         " inlined, the dict the caller's",
+         after=("closures", "module_varargs", "module_function_args", "returned_functions")),
     step(assigned_keys, "d = {}; d['y'] = ...: the key made with the dict",
          after=("closures",)),
     step(python_blocks, "try ... except computing nothing that needs a gradient: a "
