@@ -186,6 +186,10 @@ CONSTRUCTS = [
     Construct("Functions and calls", "A helper returning a slice object (inlined where it is "
               "called)", "`idx = batch_indices(i); X[idx]`", COMPILED,
               "frontend.functions.returned_slices", G + "#statements"),
+    Construct("Functions and calls", "A helper returning a dict of results (inlined where it "
+              "is called: a variable per key)", "`r = terms(u); r['kin'] - r['pot']` with "
+              "`return {'kin': k, 'pot': p}` in `terms`", COMPILED,
+              "frontend.functions.returned_dicts", G + "#statements"),
     Construct("Arrays and indexing", "A slice object bound to a name, used as an index",
               "`rows = slice(a, b); x[rows]`", COMPILED, "frontend.statements.slice_names",
               G + "#statements"),

@@ -360,3 +360,20 @@ def test_joins_of_rows_agree_with_numpy(join, shape):
     numpy_join, helper = getattr(np, join[:-3]), getattr(F, join)
     _same(numba.njit(lambda r: helper(r))(rows), numpy_join(rows))
     _same(numba.njit(lambda r: helper((r[0], r[1])))(rows), numpy_join((rows[0], rows[1])))
+
+
+@pytest.mark.parametrize("offset", [0, 1, -2])
+@pytest.mark.parametrize("axes", [(0, 1), (1, 0), (-1, 0)])
+def test_diagonal_of_a_matrix_agrees_with_numpy(offset, axes):
+    a = rng.standard_normal((4, 5))
+    got = numba.njit(lambda m: F.diagonal_of(m, offset, axes[0], axes[1]))(a)
+    _same(got, np.ascontiguousarray(np.diagonal(a, offset, *axes)))
+
+
+def diagonals(A):
+    M = A @ A.T
+    return np.sum(np.diagonal(M) ** 2) + np.sum(np.sin(np.diagonal(A, 1)))
+
+
+def test_diagonal_compiles(jit):
+    check_grad(diagonals, [rng.standard_normal((3, 4))], jit=jit)

@@ -404,6 +404,7 @@ nondifferentiable(np.diag_indices_from, kind=_positions(
     lambda a: K.tuple_of([K.array(1, "i")] * a.ndim)))
 numba_form(np.diag_indices, rt.diag_indices_of)
 numba_form(np.diag_indices_from, rt.diag_indices_from_of)
+numba_form(np.diagonal, rt.diagonal_of)
 nondifferentiable(np.digitize, kind=lambda args, kws: K.array(args[0].ndim, "i")
                   if args[0].known else K.UNKNOWN)
 nondifferentiable(np.searchsorted, kind=lambda args, kws: K.INT if args[1].is_scalar

@@ -18,7 +18,7 @@ from numba.np.numpy_support import as_dtype
 
 __all__ = ["astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "cumsum_axis", "roll_axis",
            "sort_axis", "flip_axis", "pad_of", "unpad_of", "scatter_sum_axis", "hstack_of", "vstack_of",
-           "column_stack_of", "diag_indices_of", "diag_indices_from_of"]
+           "column_stack_of", "diag_indices_of", "diag_indices_from_of", "diagonal_of"]
 
 
 def _array(t):
@@ -502,3 +502,22 @@ def _diag_indices_from_of(arr):
     src = ("def impl(arr):\n    i = np.arange(arr.shape[0])\n    return ("
            + "".join("i, " for _ in range(arr.ndim)) + ")\n")
     return _compiled_axes(src, "impl")
+
+
+# ---- np.diagonal (numba has np.diag, of a matrix) ----------------------------------------
+
+def diagonal_of(a, offset=0, axis1=0, axis2=1):
+    return np.diagonal(a, offset, axis1, axis2)
+
+
+@overload(diagonal_of)
+def _diagonal_of(a, offset=0, axis1=0, axis2=1):
+    if not _array(a) or a.ndim != 2:
+        return None  # (more axes: no numba form, the derivative falls back with numba's reason)
+
+    def impl(a, offset=0, axis1=0, axis2=1):
+        first, second = axis1 % 2, axis2 % 2
+        if first == second:
+            raise ValueError("axis1 and axis2 cannot be the same")
+        return np.diag(a.T if first == 1 else a, offset)  # (a new array, as numba makes it)
+    return impl
