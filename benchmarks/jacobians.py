@@ -15,8 +15,8 @@ Workloads (loops, compiled with numba, self-checks off):
   sparse=True (the pattern probed once, then a few compressed passes) and
   sparse=True with sparsity= given;
 - ht: hand tracking (benchmarks/gradbench/ht.py, a synthetic 22-bone model):
-  the dense Jacobian w.r.t. theta in one batch against ht.py's loop of one
-  jvp per column, and the block-diagonal one w.r.t. us, sparse, against
+  the dense Jacobian w.r.t. theta in one batch (as ht.py takes it) against
+  a loop of one jvp per column, and the block-diagonal one w.r.t. us, sparse, against
   ht.py's two jvps seeded by hand;
 - ba: bundle adjustment's reprojection residuals (benchmarks/gradbench/ba.py,
   p observations of 15 parameters, (2p, 15p) block-sparse): dense against
@@ -198,14 +198,14 @@ def ht_model(vertices, points, seed=3):
 
 def bench_ht(repeats, vertices=200, points=200):
     """ht's Jacobians: w.r.t. theta (26 dense columns) in one batch
-    against ht.py's loop of one jvp per column; w.r.t. us (block-diagonal,
+    against a loop of one jvp per column; w.r.t. us (block-diagonal,
     (3 points, 2 points)) sparse against ht.py's two jvps seeded by hand."""
     theta, us, model, triangles, target = ht_model(vertices, points)
     args = (theta,) + model + (target,)
     d_theta = s2sad.jvp(ht.simple, wrt=0, jit=True)
     by_theta = s2sad.jacobian(ht.simple, wrt=0, mode="fwd", jit=True)
 
-    def theta_columns():  # ht.py's loop
+    def theta_columns():  # one jvp per column
         cols = []
         for t in range(26):
             tangent = np.zeros(26)
