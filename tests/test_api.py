@@ -213,8 +213,10 @@ def test_auto_compiles_loops_whatever_the_size(monkeypatch):
     from s2sad import backend
     seen = compilations(monkeypatch)
     big = np.linspace(-3.0, 3.0, backend.AUTO_NUMPY_FROM)
-    np.testing.assert_allclose(s2sad.grad(softplus_loop)(big), expected_softplus(big),
-                               rtol=1e-12)
+    # (check=False: the self-check compiles its twin too when a call is slow,
+    # as on a busy machine)
+    np.testing.assert_allclose(s2sad.grad(softplus_loop, check=False)(big),
+                               expected_softplus(big), rtol=1e-12)
     assert len(seen) == 1
 
 

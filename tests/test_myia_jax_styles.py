@@ -607,7 +607,6 @@ def dunder_method(x, y):
 
 
 @pytest.mark.parametrize("fn, args, error, match", [
-    (returned_closure, (4.0,), s2sad.UnsupportedSyntaxError, "nested function 'inner'"),
     (operators_in_a_tuple, (4.5, 6.7), LookupError, "'f \\(a local variable\\)'"),
     (closures_in_a_tuple, (4.5, 6.7), s2sad.UnsupportedSyntaxError, "nested function 'f'"),
     (choose_function, (True, 4.2, 3.3), s2sad.UnsupportedSyntaxError, "nested function 'f1'"),
@@ -620,7 +619,7 @@ def dunder_method(x, y):
      "binding 'sq'"),
     (callee_default_from_a_variable, (1.3,), s2sad.UnsupportedSyntaxError,
      "nested function 'sq'"),
-], ids=["returned-closure", "operators-in-tuple", "closures-in-tuple",
+], ids=["operators-in-tuple", "closures-in-tuple",
         "returned-function", "function-by-branch", "partial-of-local",
         "dunder-method", "function-stored-by-callee", "parameter-hides-function",
         "default-of-callee"])
@@ -635,10 +634,12 @@ def test_myia_styles_refused_with_the_line(fn, args, error, match):
     (closure_factory, (1.3, 2.1), (0, 1)),
     (chosen_closure, (4.5,), 0),
     (chosen_closure, (-4.5,), 0),
-], ids=["closure-factory", "chosen-closure", "chosen-closure-other-branch"])
+    (returned_closure, (4.0,), 0),
+], ids=["closure-factory", "chosen-closure", "chosen-closure-other-branch", "returned-closure"])
 def test_myia_function_made_and_called_at_once(fn, args, wrt, jit):
-    """`construct(x)(y)`, `f()()`: the function a call makes, called where it
-    is made (transforms/frontend/functions/returned_functions.py)."""
+    """`construct(x)(y)`, `f()()`, `fn = outer(a); fn(1.0)`: the function a
+    call makes, called where it is made (transforms/frontend/functions/
+    returned_functions.py, made_function_names.py)."""
     check_grad(fn, args, wrt=wrt, jit=jit)
 
 

@@ -1,7 +1,8 @@
 """kmeans: the k-means cost Σᵢ minⱼ ‖Pᵢ − Cⱼ‖², and the Newton direction
-J / diag(H) w.r.t. the centroids: the gradient by reverse mode, the Hessian
-diagonal as a Hessian-vector product with ones (forward over reverse; the
-Hessian is diagonal, so H·1 is its diagonal)."""
+J / diag(H) w.r.t. the centroids: the gradient and the Hessian diagonal
+from one forward-over-reverse pass, the jvp of the gradient along ones
+(its value is the gradient, its tangent H·1, which is the diagonal: the
+Hessian is diagonal)."""
 import numpy as np
 import s2sad
 
@@ -37,11 +38,11 @@ def inputs(inp):
 
 def define(jit):
     cost = primal(kmeans, jit)
-    gradient = s2sad.grad(kmeans, jit=jit, boundscheck=False)
-    hvp = s2sad.hvp(kmeans, jit=jit)
+    gradient_and_hvp = s2sad.jvp(s2sad.grad(kmeans, boundscheck=False), wrt=0, jit=jit)
 
     def direction(centroids, points):
-        return gradient(centroids, points) / hvp(centroids, points, np.ones_like(centroids))
+        gradient, diagonal = gradient_and_hvp(centroids, points, np.ones_like(centroids))
+        return gradient / diagonal
 
     args = (np.array([[0.5, 0.5], [5.0, 4.0]]), np.array([[0.0, 0.0], [1.0, 0.0], [6.0, 5.0]]))
     cost(*args)
