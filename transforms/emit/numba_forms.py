@@ -73,10 +73,16 @@ def rewrite_forms(tree, forms, resolve, powers=False):
 def _method_as_function(node, by_function, resolve):
     """`a.max(axis=0)` as the call `np.max(a, axis=0)` and its table entries,
     when `a` is a local (or a global array) and the method one numpy also
-    has as a function with the array first; else (node, ())."""
-    func = node.func
-    if not (isinstance(func, gast.Attribute) and func.attr in METHODS
-            and func.attr not in ("reshape", "transpose")):  # (these take shapes as varargs)
+    has as a function with the array first (`a.reshape(m, n)`: np.reshape(a,
+    (m, n))); else (node, ())."""
+    func, call = node.func, node
+    if isinstance(func, gast.Attribute) and func.attr == "reshape" and node.args \
+            and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args):
+        shape = node.args[0] if len(node.args) == 1 else gast.Tuple(elts=list(node.args),
+                                                                    ctx=gast.Load())
+        call = gast.Call(func=func, args=[shape], keywords=[])  # (a.reshape(m, n): one shape)
+    elif not (isinstance(func, gast.Attribute) and func.attr in METHODS
+              and func.attr != "transpose"):  # (which takes axes as varargs)
         return node, ()
     try:
         base = resolve(func.value) if isinstance(func.value, gast.Name) else None
@@ -91,7 +97,7 @@ def _method_as_function(node, by_function, resolve):
                                                                 annotation=None,
                                                                 type_comment=None),
                                                 attr=func.attr, ctx=gast.Load()),
-                            args=[func.value] + list(node.args), keywords=node.keywords)
+                            args=[func.value] + list(call.args), keywords=call.keywords)
     return as_function, entries
 
 
