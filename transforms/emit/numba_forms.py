@@ -9,6 +9,9 @@ module, the user's statements and the adjoint templates' alike, after
 everything else, so no other pass ever sees a helper call in their place;
 with jit=False the helpers run numpy itself.
 
+A list literal given to np.concatenate (np.stack, ...) is a tuple: numba
+takes a tuple only.
+
 `a ** b` with an exponent that may be a negative integer (not a float or
 non-negative int constant) becomes `python_power(a, b)`: numba computes an integer
 to a negative integer power as an integer (2 ** -1 is 0, where Python gives
@@ -44,9 +47,12 @@ def rewrite_forms(tree, forms, resolve, powers=False):
         if node.__class__ is not gast.Call:
             continue
         try:
-            entries = by_function.get(id(resolve(node.func)), ())
+            callee = resolve(node.func)
+            entries = by_function.get(id(callee), ())
         except Exception:  # noqa: BLE001 - an unknown callee is left as it is
             continue
+        if callee in _TUPLES_ONLY and node.args and node.args[0].__class__ is gast.List:
+            node.args[0] = gast.Tuple(elts=node.args[0].elts, ctx=gast.Load())
         call = node
         if not entries:
             call, entries = _method_as_function(node, by_function, resolve)
@@ -100,6 +106,10 @@ def _method_as_function(node, by_function, resolve):
                             args=[func.value] + list(call.args), keywords=call.keywords)
     return as_function, entries
 
+
+# numpy functions numba takes a sequence of arrays of as a tuple only: a list
+# literal given to them (a helper's copy, np.concatenate([u, v])) is a tuple
+_TUPLES_ONLY = (np.concatenate, np.stack, np.vstack, np.hstack, np.column_stack, np.dstack)
 
 # array methods numba compiles only as the numpy functions (np.swapaxes(a, 0, 2))
 _FUNCTION_ONLY = {"swapaxes", "trace", "round"}
