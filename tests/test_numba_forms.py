@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from gradcheck import check_grad, check_jvp, numerical_grad
+from gradcheck import check_grad, check_jvp, check_tree_grad, numerical_grad
 from s2sad import runtime as F
 
 rng = np.random.default_rng(7)
@@ -377,3 +377,49 @@ def diagonals(A):
 
 def test_diagonal_compiles(jit):
     check_grad(diagonals, [rng.standard_normal((3, 4))], jit=jit)
+
+
+def vector_of(value):
+    if isinstance(value, dict):
+        return np.concatenate([vector_of(v) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return np.concatenate([vector_of(v) for v in value])
+    return np.ravel(value)
+
+
+def rebuilt(like, v):
+    if isinstance(like, (list, tuple)):
+        out, start = [], 0
+        for item in like:
+            size = len(vector_of(item))
+            out.append(rebuilt(item, v[start:start + size]))
+            start += size
+        return out
+    return np.reshape(v, np.shape(like))
+
+
+def make_unflatten(like):
+    def unflatten(v):
+        return rebuilt(like, v)
+    return unflatten
+
+
+def flatten(value):
+    return vector_of(value), make_unflatten(value)
+
+
+def flat_norm(params):
+    """(autograd's neural_net_regression: flat, _ = flatten(params); the
+    helper's copy joins a list literal, which numba's np.concatenate does
+    not take: a tuple in the generated code)."""
+    flat, _ = flatten(params)
+    return np.sum(-0.5 * (flat / 10.0) ** 2 - np.log(10.0))
+
+
+def objective(params, t):
+    return -flat_norm(params) * t
+
+
+def test_a_list_literal_given_to_concatenate_compiles(jit):
+    check_tree_grad(objective, ([(np.array([[0.5, -1.0]]), np.array([0.2])),
+                                 (np.array([[0.3], [0.1]]), np.array([0.7]))], 2.0), jit=jit)

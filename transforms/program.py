@@ -484,6 +484,8 @@ class Program:
         local = {n.id for n in walk(fdef) if isinstance(n, gast.Name) and isinstance(
             n.ctx, (gast.Store, gast.Del, gast.Param))} | {a.id for a in fdef.args.args}
         for n in sorted(names_loaded(fdef.body) - local):
+            if n in self.module_names and self._other_helper(fdef, parsed, n):
+                continue  # (renamed: a copy under a name of its own)
             if n in self.module_names or n in ("np", "math", "range", "len"):
                 continue
             obj = parsed.namespace.get(n)
@@ -527,6 +529,28 @@ class Program:
         self.functions.insert(0 if first else len(self.functions), (fname, source))
         self.names_used.update(n.id for n in walk(tree) if isinstance(n, gast.Name))
 
+    def _other_helper(self, fdef, parsed, n):
+        """Whether `n`, read in `fdef`, names a Python function other than the
+        one the generated module calls `n` (a function passed as `logprob`
+        whose own body calls the module's `logprob`): its loads in `fdef`
+        then name that function's own copy (made if need be)."""
+        obj = parsed.namespace.get(n)
+        if not inspect.isfunction(obj) or self.registry.lookup(obj) is not None \
+                or is_library_function(obj):
+            return False
+        if self.helpers.get(obj) == n or self.globals.get(n) is obj:
+            return False
+        if not any(m == n for m in self.helpers.values()):
+            return False  # (a name of the module's own: the derivative's)
+        m = self.helpers.get(obj)
+        if m is None:
+            m = self._fresh_module_name(n)
+            self._copy_helper(m, obj)
+        for node in walk(fdef):
+            if isinstance(node, gast.Name) and node.id == n and isinstance(node.ctx, gast.Load):
+                node.id = m
+        return True
+
     def _copy_helper(self, n, fn):
         if fn in self.helpers:
             return
@@ -539,8 +563,9 @@ class Program:
         # (one copy serves every specialisation: the kinds of each the program made)
         self._late_forms(tree, parsed, copy_kinds(
             tree, parsed, [k for f, k in list(self._return_kinds) if f is fn], self.call_kind))
-        self._add_function(n, stmt_source(tree) + "\n", tree, first=True)
+        # (first: a name it reads may be renamed, calling another helper's copy)
         self._collect_globals(tree, parsed)
+        self._add_function(n, stmt_source(tree) + "\n", tree, first=True)
 
     def _copy_python(self, n, fn, parsed):
         """A block kept as Python, in the module as it is written (called in

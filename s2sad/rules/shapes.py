@@ -462,6 +462,9 @@ numba_form(np.atleast_3d, rt.atleast_3d_of, when=one_argument)
 
 # along an axis, or with a dtype (numba has only x.astype(), the method)
 numba_form(getattr(np, "astype", None), rt.astype_of)
+# (numba reshapes contiguous arrays only: a slice's reshape would not compile)
+numba_form(np.reshape, rt.reshape_of,
+           when=lambda call: len(call.args) == 2 and not call.keywords)
 
 
 numba_form(np.squeeze, rt.squeeze_axis, when=given("axis"))

@@ -16,7 +16,7 @@ from numba.core import types
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
-__all__ = ["astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "cumsum_axis", "roll_axis",
+__all__ = ["reshape_of", "astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "cumsum_axis", "roll_axis",
            "sort_axis", "flip_axis", "pad_of", "unpad_of", "scatter_sum_axis", "hstack_of", "vstack_of",
            "column_stack_of", "diag_indices_of", "diag_indices_from_of", "diagonal_of"]
 
@@ -60,6 +60,25 @@ def _blocks(shape, ax):
 def _shape_with(nd, length):
     """Source of the shape `a.shape` with axis `ax` of length `length`."""
     return "(" + "".join(f"{length} if ax == {i} else a.shape[{i}], " for i in range(nd)) + ")"
+
+
+# ---- np.reshape(x, shape), x.reshape(shape) ---------------------------------------
+
+def reshape_of(a, shape):
+    """np.reshape(a, shape); compiled, also of an array that is not
+    contiguous (a slice: numba's reshape takes contiguous arrays only),
+    which is copied first, as numpy copies it."""
+    return np.reshape(a, shape)
+
+
+@overload(reshape_of)
+def _reshape_of(a, shape):
+    if not _array(a):
+        return lambda a, shape: np.reshape(np.asarray(a), shape)
+    if a.layout == "C":
+        return lambda a, shape: a.reshape(shape)
+    # (a contiguous array at run time is not copied)
+    return lambda a, shape: np.ascontiguousarray(a).reshape(shape)
 
 
 # ---- x.astype(dtype) --------------------------------------------------------------

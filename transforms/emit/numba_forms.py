@@ -9,6 +9,9 @@ module, the user's statements and the adjoint templates' alike, after
 everything else, so no other pass ever sees a helper call in their place;
 with jit=False the helpers run numpy itself.
 
+A list literal given to np.concatenate (np.stack, ...) is a tuple: numba
+takes a tuple only.
+
 `a ** b` with an exponent that may be a negative integer (not a float or
 non-negative int constant) becomes `python_power(a, b)`: numba computes an integer
 to a negative integer power as an integer (2 ** -1 is 0, where Python gives
@@ -44,9 +47,12 @@ def rewrite_forms(tree, forms, resolve, powers=False):
         if node.__class__ is not gast.Call:
             continue
         try:
-            entries = by_function.get(id(resolve(node.func)), ())
+            callee = resolve(node.func)
+            entries = by_function.get(id(callee), ())
         except Exception:  # noqa: BLE001 - an unknown callee is left as it is
             continue
+        if callee in _TUPLES_ONLY and node.args and node.args[0].__class__ is gast.List:
+            node.args[0] = gast.Tuple(elts=node.args[0].elts, ctx=gast.Load())
         call = node
         if not entries:
             call, entries = _method_as_function(node, by_function, resolve)
@@ -73,10 +79,16 @@ def rewrite_forms(tree, forms, resolve, powers=False):
 def _method_as_function(node, by_function, resolve):
     """`a.max(axis=0)` as the call `np.max(a, axis=0)` and its table entries,
     when `a` is a local (or a global array) and the method one numpy also
-    has as a function with the array first; else (node, ())."""
-    func = node.func
-    if not (isinstance(func, gast.Attribute) and func.attr in METHODS
-            and func.attr not in ("reshape", "transpose")):  # (these take shapes as varargs)
+    has as a function with the array first (`a.reshape(m, n)`: np.reshape(a,
+    (m, n))); else (node, ())."""
+    func, call = node.func, node
+    if isinstance(func, gast.Attribute) and func.attr == "reshape" and node.args \
+            and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args):
+        shape = node.args[0] if len(node.args) == 1 else gast.Tuple(elts=list(node.args),
+                                                                    ctx=gast.Load())
+        call = gast.Call(func=func, args=[shape], keywords=[])  # (a.reshape(m, n): one shape)
+    elif not (isinstance(func, gast.Attribute) and func.attr in METHODS
+              and func.attr != "transpose"):  # (which takes axes as varargs)
         return node, ()
     try:
         base = resolve(func.value) if isinstance(func.value, gast.Name) else None
@@ -91,9 +103,13 @@ def _method_as_function(node, by_function, resolve):
                                                                 annotation=None,
                                                                 type_comment=None),
                                                 attr=func.attr, ctx=gast.Load()),
-                            args=[func.value] + list(node.args), keywords=node.keywords)
+                            args=[func.value] + list(call.args), keywords=call.keywords)
     return as_function, entries
 
+
+# numpy functions numba takes a sequence of arrays of as a tuple only: a list
+# literal given to them (a helper's copy, np.concatenate([u, v])) is a tuple
+_TUPLES_ONLY = (np.concatenate, np.stack, np.vstack, np.hstack, np.column_stack, np.dstack)
 
 # array methods numba compiles only as the numpy functions (np.swapaxes(a, 0, 2))
 _FUNCTION_ONLY = {"swapaxes", "trace", "round"}

@@ -8,6 +8,13 @@ asks. They are:
   compiled code holds (`held(rng)` the object, `keep(...)` a new one's
   handle; s2sad/runtime/objects.py);
 - `print` with keywords (`print(i, end=" ")`), which numba's print lacks;
+- a call of a method no array, number, string or container has
+  (`ax.imshow(m)` of a plotting helper's `ax`, None under `if ax:`): a
+  Python object's, which numba cannot call (and types even where the
+  branch never runs);
+- an f-string with a format spec (`f"step{t:03d}.png"`), which numba
+  cannot even read: the spec becomes a call of `format`
+  (`f"step{format(t, '03d')}.png"`, as Python formats it) in the block;
 - a call of a function kept as Python (`inactive_3(...)`, try/except:
   frontend/statements/inactive_blocks.py).
 
@@ -24,6 +31,7 @@ given to a generated function are its handle, compiled."""
 import builtins
 
 import gast
+import numpy as np
 
 from ..analysis import kinds as K
 from ..names import fresh_name
@@ -59,6 +67,7 @@ def wrap_object_mode(tree, kind_sets, resolve, generated=()):
                if getattr(k, "tag", None) == "object"}
     local = {a.id for a in tree.args.args} | {
         n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    formats = _format_calls(tree) if "format" not in local else set()
     wrapped = [False]
 
     def needs_python(s):
@@ -67,6 +76,8 @@ def wrap_object_mode(tree, kind_sets, resolve, generated=()):
             return False  # a copy (of a handle)
         for n in walk(s):
             if isinstance(n, gast.Name) and n.id in objects and not _passed(n, s, generated):
+                return True
+            if id(n) in formats or _object_method(n, objects):
                 return True
             if isinstance(n, gast.Call):
                 obj = _safe(resolve, n.func)
@@ -134,6 +145,40 @@ def _draw(node, objects):
     """A call of a method of an object (`rng.normal(...)`)."""
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
         and isinstance(node.func.value, gast.Name) and node.func.value.id in objects
+
+
+# what a method name may belong to, other than a Python object
+_VALUE_TYPES = (np.ndarray, np.float64, list, tuple, dict, str, float, int, complex, set)
+
+
+def _object_method(node, objects):
+    """`v.m(...)` of a name `v` with a method `m` no array, number, string or
+    container has (objects' own are `held`, elsewhere)."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and isinstance(node.func.value, gast.Name) and node.func.value.id not in objects \
+        and node.func.value.id not in ("np", "math", "numba") \
+        and not any(hasattr(t, node.func.attr) for t in _VALUE_TYPES)
+
+
+def _format_calls(tree):
+    """Rewrite (in place) each f-string format spec under `tree`, which numba
+    cannot read (`{t:03d}`, `{x!r:>8}`), into a call of `format` (`{format(t,
+    '03d')}`): the ids of those calls."""
+    calls = set()
+    for n in walk(tree):
+        if not isinstance(n, gast.FormattedValue) or n.format_spec is None:
+            continue
+        value = n.value
+        conversion = {ord("r"): "repr", ord("s"): "str", ord("a"): "ascii"}.get(n.conversion)
+        if conversion:
+            value = call(conversion, value)
+        spec = n.format_spec
+        if isinstance(spec, gast.JoinedStr) and all(isinstance(v, gast.Constant)
+                                                    for v in spec.values):
+            spec = const("".join(v.value for v in spec.values))
+        n.value, n.conversion, n.format_spec = call("format", value, spec), -1, None
+        calls.add(id(n.value))
+    return calls
 
 
 def _safe(resolve, node):

@@ -3,8 +3,11 @@ the literal of its leaves (np.concatenate(t) reads (t_0, t_1)), len() of a
 container is its number of entries, and a tuple or list of numbers given
 as an argument gets its gradient in the same structure (as JAX and
 autograd give it). Against finite differences, compiled and as Python."""
+from functools import partial
+
 import numpy as np
 import pytest
+from scipy.special import logsumexp
 
 import s2sad
 from gradcheck import check_tree_grad
@@ -157,7 +160,7 @@ def test_a_comprehension_with_two_fors(jit):
     check_tree_grad(squares, (LAYERS,), jit=jit)
 
 
-# ---- a helper calling itself with a container: refused, not a RecursionError ----
+# ---- a helper calling itself with a container: its copy calls itself ----
 
 def halved_sum(params, n):
     if n == 0:
@@ -169,8 +172,25 @@ def halved_objective(params):
     return halved_sum(params, 2)
 
 
-def test_recursion_over_a_container_is_refused(jit):
-    with pytest.raises(s2sad.UnsupportedSyntaxError,
-                       match=r"test_flatten\.py:\d+, in halved_sum: a helper calling itself "
-                             r"with a tuple, list or dict argument"):
-        s2sad.grad(halved_objective, jit=jit)((np.ones(2), np.array([0.5, 2.0])))
+def test_recursion_passing_the_container_on(jit):
+    """(Refused before: a helper calling itself with a container.)"""
+    check_tree_grad(halved_objective, ((np.array([1.0, -0.5]), np.array([0.5, 2.0])),), jit=jit)
+
+
+def log_partition(natural_params, data):
+    """autograd's hmm_em: a list of sequences is the sum of each one's value,
+    by the function calling itself on each (isinstance decides)."""
+    if isinstance(data, list):
+        return sum(map(partial(log_partition, natural_params), data))
+    log_pi, log_A, log_B = natural_params
+    log_alpha = log_pi
+    for y in data:
+        log_alpha = logsumexp(log_alpha[:, None] + log_A, axis=0) + log_B[:, y]
+    return logsumexp(log_alpha)
+
+
+def test_recursion_over_a_list_of_sequences(jit):
+    rs = np.random.RandomState(0)
+    params = [np.log(rs.rand(3)), np.log(rs.rand(3, 3)), np.log(rs.rand(3, 4))]
+    data = [np.array([0, 1, 3]), np.array([2, 2]), np.array([1, 0, 0, 3])]
+    check_tree_grad(log_partition, (params, data), wrt=0, jit=jit)

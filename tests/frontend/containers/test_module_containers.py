@@ -125,3 +125,46 @@ def test_a_changed_element_is_read_again(jit):
     finally:
         S[0][0] = 1.0
     np.testing.assert_allclose(df(x), [1.0, 2.0])
+
+
+SIZES = [2, 3, 1]
+SHAPES = list(zip(SIZES[:-1], SIZES[1:]))  # [(2, 3), (3, 1)]: a network's layer shapes
+
+
+def shaped_layers(weights, x):
+    """A flat weight vector cut into layers of SHAPES (autograd's
+    bayesian_neural_net): the loop runs once per shape, each layer's
+    matrix of its own shape."""
+    for m, n in SHAPES:
+        W = weights[: m * n].reshape((m, n))
+        x = np.tanh(np.dot(x, W))
+        weights = weights[m * n:]
+    return np.sum(x)
+
+
+def test_a_list_of_shapes_is_the_literal_of_its_tuples():
+    _, after = lowered(module_containers, shaped_layers)
+    assert "SHAPES = [(SHAPES_0_0, SHAPES_0_1), (SHAPES_1_0, SHAPES_1_1)]" in after
+
+
+def make_shaped_layers(sizes):
+    shapes = list(zip(sizes[:-1], sizes[1:]))  # (captured by the function below)
+
+    def unpack(weights):
+        for m, n in shapes:
+            yield weights[: m * n].reshape((m, n))
+            weights = weights[m * n:]
+
+    def predict(weights, x):
+        for W in unpack(weights):
+            x = np.tanh(np.dot(x, W))
+        return np.sum(x ** 2)
+
+    return predict
+
+
+def test_a_list_of_shapes(jit):
+    w = np.linspace(-0.8, 0.9, 9)
+    x = np.array([[0.5, -1.0], [0.3, 0.2]])
+    check_grad(shaped_layers, [w, x], wrt=(0, 1), jit=jit)
+    check_grad(make_shaped_layers([2, 3, 1]), [w, x], wrt=(0, 1), jit=jit)

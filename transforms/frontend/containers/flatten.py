@@ -49,7 +49,6 @@ from .container_types import fold_type_questions
 from .structure import PytreeError, Structure, leaf_names, path_text
 from ..read.read import readable_function
 from ...emit.unparse import expr_source, stmt_source
-from ...errors import UnsupportedSyntaxError
 from ...syntax import name, walk
 
 
@@ -502,7 +501,8 @@ def _bound(node):
 
 _COUNT = itertools.count()
 _COPIES = {}  # (helper, its source, position, structure) -> the copy
-_MAKING = set()  # the keys of the copies being made (a helper calling itself)
+_MAKING = {}  # the keys of the copies being made -> their names (a helper calling itself)
+_Making = type("_Making", (str,), {})  # (the name of a copy being made)
 
 
 def spread_copy(parsed, call, position, structure, parse, taken=()):
@@ -521,11 +521,11 @@ def spread_copy(parsed, call, position, structure, parse, taken=()):
             or any(isinstance(a, gast.Starred) for a in call.args):
         return None
     copy = _copy(fn, position, structure, parse)
-    if copy is _MAKING:
-        raise UnsupportedSyntaxError(
-            "a helper calling itself with a tuple, list or dict argument (recursion over a "
-            "container)", parsed.location, call, "Write the recursion as a loop, or pass "
-            "the container's arrays as separate arguments")
+    if isinstance(copy, _Making):  # the copy being made calls itself (hmm_em): bound when made
+        parsed.namespace[copy] = copy
+        if isinstance(taken, set):
+            taken.add(str(copy))
+        return str(copy)
     if copy is None:
         return None
     ref = next((k for k, v in parsed.namespace.items() if v is copy), None)
@@ -546,13 +546,16 @@ def _copy(fn, position, structure, parse):
         key = (fn, inspect.getsource(fn), position, structure)
     except (OSError, TypeError):
         return None
-    if key in _COPIES or key in _MAKING:  # (being made: the helper calls itself)
-        return _COPIES.get(key, _MAKING)
-    try:
-        _MAKING.add(key)
+    if key in _MAKING or key in _COPIES:  # (being made: the helper calls itself)
+        return _MAKING.get(key) or _COPIES[key]
+    # (a name per structure: autograd's flatten recursing into parts, a copy per part)
+    others = sum(1 for k in list(_COPIES) + list(_MAKING) if k[0] is fn)
+    try:  # (a lambda's "<lambda>": lambda_fn)
+        _MAKING[key] = _Making((fn.__name__ if fn.__name__.isidentifier() else "lambda_fn")
+                               + "_spread" + (str(others + 1) if others else ""))
         return _made_copy(fn, position, structure, parse, key)
     finally:
-        _MAKING.discard(key)
+        del _MAKING[key]
 
 
 def _made_copy(fn, position, structure, parse, key):
@@ -562,12 +565,7 @@ def _made_copy(fn, position, structure, parse, key):
         return None
     flatten_parameters(parsed, {params[position].id: structure}, parse)
     tree = parsed.tree
-    # (one name per structure: a helper recursing into its container's
-    # parts, autograd's flatten, has a copy per part, called by its name)
-    others = sum(1 for k in _COPIES if k[0] is fn)
-    base = fn.__name__ if fn.__name__.isidentifier() else "lambda_fn"  # a lambda's "<lambda>"
-    name = base + "_spread" + (str(others + 1) if others else "")
-    tree.name = name
+    name = tree.name = str(_MAKING[key])
     text = ast.unparse(gast.gast_to_ast(gast.Module(body=[tree], type_ignores=[])))
     head, _, body = text.partition(":\n")
     doc = (f"    \"\"\"{fn.__name__} ({fn.__code__.co_filename}:{fn.__code__.co_firstlineno}), "
@@ -582,6 +580,8 @@ def _made_copy(fn, position, structure, parse, key):
     added = {k: v for k, v in parsed.namespace.items() if k not in fn.__globals__}
     namespace = dict(fn.__globals__, **added) if added else fn.__globals__
     copy = types.FunctionType(fn_code, namespace, name, _defaults(fn, tree))
+    if isinstance(namespace.get(name), _Making):
+        namespace[name] = copy  # (it calls itself)
     _COPIES[key] = copy
     return copy
 

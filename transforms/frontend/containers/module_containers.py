@@ -22,7 +22,8 @@ a key that is not a constant other than into numbers or arrays of one
 shape (LAYERS[i][0] of a list of pairs, S[1:] but where a loop iterates
 it); one holding anything but
 numbers and arrays, one of ints alone (a shape, indices), and one of more
-than 64 elements."""
+than 64 elements. A list or tuple of tuples of ints (layer shapes) is
+bound too, so that a loop over it runs once per shape."""
 import gast
 import numpy as np
 
@@ -76,8 +77,18 @@ def _container(value):
     if type(value) not in (tuple, list, dict) or not value or not data(value):
         return False
     leaves = list(_leaves(value))
-    return len(leaves) <= _LARGEST and any(
-        isinstance(v, (np.ndarray, float, complex, np.inexact)) for v in leaves)
+    if len(leaves) > _LARGEST:
+        return False
+    return any(isinstance(v, (np.ndarray, float, complex, np.inexact)) for v in leaves) or \
+        _shapes(value)
+
+
+def _shapes(value):
+    """A tuple or list of tuples of ints (a network's layer shapes,
+    list(zip(sizes[:-1], sizes[1:]))): a loop over it runs once per shape."""
+    return type(value) in (tuple, list) and all(
+        type(v) is tuple and v and all(isinstance(i, (int, np.integer)) and not isinstance(
+            i, bool) for i in v) for v in value)
 
 
 def _leaves(value):

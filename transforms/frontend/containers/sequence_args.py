@@ -30,9 +30,15 @@ def run(tree, ctx):
     params = [a.id for a in tree.args.args]
     given = {p: _TYPES[k.sequence] for p, k in zip(params, arg_kinds)
              if k is not None and k.is_array and k.sequence in _TYPES}
-    if not given:
-        return None
     stored = names_stored(tree.body)
+    # an array or a number is never a container: isinstance(x, dict) is False
+    # (a helper recursing over a container by its type, called with a leaf)
+    plain = [p for p, k in zip(params, arg_kinds) if p not in given and p not in stored
+             and k is not None and (k.is_array or k.tag in ("float", "int"))]
+    if plain:
+        _ContainerQuestions(set(plain), resolve).visit(tree)
+    if not given:
+        return tree if plain else None
     for p, cls in given.items():
         region = tree.body if p not in stored else _before_rebinding(tree.body, p)
         names = {p} | _aliases(tree.body, p)
@@ -187,3 +193,26 @@ class _TypeQuestions(Transformer):
 
 
 _SAME = (gast.Is, gast.IsNot, gast.Eq, gast.NotEq)
+_CONTAINERS = (list, tuple, dict)
+
+
+class _ContainerQuestions(_TypeQuestions):
+    """isinstance(x, list), isinstance(x, (list, tuple)), isinstance(x, dict)
+    of an array or number argument: False (other questions stay)."""
+
+    def __init__(self, names, resolve):
+        super().__init__(names, None, resolve, None)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if len(node.args) != 2 or node.keywords or not self._ours(node.args[0]) \
+                or self._class_or_function(node.func) is not builtins.isinstance:
+            return node
+        classes = node.args[1].elts if isinstance(node.args[1], gast.Tuple) else [node.args[1]]
+        found = [self._class(c) for c in classes]
+        if not found or any(c is None or not issubclass(c, _CONTAINERS) for c in found):
+            return node
+        return gast.copy_location(const(False), node)
+
+    def visit_Compare(self, node):
+        return self.generic_visit(node)

@@ -86,6 +86,15 @@ def _rewrite_simple(stmt, location, namer, marker_of):
             _mark_constant(body)  # the block's results are constants
             return body
         if len(items) == 1 and isinstance(items[0].context_expr, gast.Call) \
+                and stmt_source(items[0].context_expr.func) == "numba.objmode" \
+                and not items[0].context_expr.keywords \
+                and all(isinstance(s, gast.Expr) for s in stmt.body):
+            # (a derivative differentiated again: a block assigning nothing, the
+            # user's print(i, end=" "), runs where it ran, as the user's line)
+            body = _flatten([_rewrite_simple(s, location, namer, marker_of) for s in stmt.body])
+            _mark_constant(body)
+            return body
+        if len(items) == 1 and isinstance(items[0].context_expr, gast.Call) \
                 and stmt_source(items[0].context_expr.func) == "numba.objmode":
             raise UnsupportedSyntaxError(
                 "code a derivative runs in numba's object mode (a random generator, print "
