@@ -4,6 +4,8 @@
 f-strings with a format spec (`f"step{t:03d}.png"`, which numba cannot
 read) run in object-mode blocks. autograd's fluidsim and wing examples fell
 back to Python."""
+import operator
+
 import numpy as np
 
 import s2sad
@@ -69,3 +71,18 @@ def test_the_helper_runs_as_python_given_axes(capsys):
 
     check_grad(drawn, [X], jit=False)
     assert ax.calls and ax.calls[0] == "cla"
+
+
+def powered(x, y):
+    # operator.pow is a module's function, no object's method: compiled as it
+    # is, not an object-mode block (which a second derivative refuses)
+    return operator.pow(x, y) * operator.truediv(x, 2.0)
+
+
+def test_a_modules_function_is_no_objects_method(jit):
+    d = s2sad.grad(powered, wrt=(0, 1), jit=jit)
+    d(1.9, -1.4)
+    assert "objmode" not in d.source
+    h = s2sad.hessian(powered, wrt=0, jit=jit)(1.9, -1.4)
+    x, y = 1.9, -1.4  # d2/dx2 of x**(y+1) / 2
+    np.testing.assert_allclose(h, (y + 1) * y * x ** (y - 1) / 2, rtol=1e-10)

@@ -29,6 +29,7 @@ needs a gradient computed by such a statement, so what runs here is
 constant for the derivative; a copy of an object (`r = rng`) and an object
 given to a generated function are its handle, compiled."""
 import builtins
+from types import ModuleType
 
 import gast
 import numpy as np
@@ -77,7 +78,7 @@ def wrap_object_mode(tree, kind_sets, resolve, generated=()):
         for n in walk(s):
             if isinstance(n, gast.Name) and n.id in objects and not _passed(n, s, generated):
                 return True
-            if id(n) in formats or _object_method(n, objects):
+            if id(n) in formats or _object_method(n, objects, resolve):
                 return True
             if isinstance(n, gast.Call):
                 obj = _safe(resolve, n.func)
@@ -151,13 +152,15 @@ def _draw(node, objects):
 _VALUE_TYPES = (np.ndarray, np.float64, list, tuple, dict, str, float, int, complex, set)
 
 
-def _object_method(node, objects):
+def _object_method(node, objects, resolve):
     """`v.m(...)` of a name `v` with a method `m` no array, number, string or
-    container has (objects' own are `held`, elsewhere)."""
+    container has (objects' own are `held`, elsewhere), `v` no module
+    (`operator.pow(x, y)`, `cmath.exp(z)`: functions numba may know)."""
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
         and isinstance(node.func.value, gast.Name) and node.func.value.id not in objects \
         and node.func.value.id not in ("np", "math", "numba") \
-        and not any(hasattr(t, node.func.attr) for t in _VALUE_TYPES)
+        and not any(hasattr(t, node.func.attr) for t in _VALUE_TYPES) \
+        and not isinstance(_safe(resolve, node.func.value), ModuleType)
 
 
 def _format_calls(tree):
