@@ -53,3 +53,17 @@ def test_a_slice_gradient(jit):
     args = [rng.normal(size=2)] + [rng.normal(size=s) * 0.5 for _ in range(3)
                                    for s in ((2, 2), (2,))]
     check_grad(sliced_layers, args, wrt=tuple(range(7)), jit=jit)
+
+
+def past_the_end(x, W1, b1):
+    layers = [(W1, b1)]
+    for W, b in layers[1:]:  # no layer: the body never runs
+        x = np.tanh(W @ x + b)
+    return np.sum(x ** 2)
+
+
+def test_a_loop_over_an_empty_slice_runs_nothing(jit):
+    args = [np.array([0.3, -0.7]), np.ones((2, 2)), np.ones(2)]
+    _, after = lowered(literal_loops, past_the_end, *args)
+    assert "for " not in after
+    check_grad(past_the_end, args, wrt=(0, 1, 2), jit=jit)

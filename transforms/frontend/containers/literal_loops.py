@@ -114,6 +114,8 @@ def _block(stmts, namer, dict_keys, sequences):
                     and seq.value.id in sequences and constant_slice(seq.slice) is not None:
                 indices = range(sequences[seq.value.id])[constant_slice(seq.slice)]
                 seq = seq.value
+            if indices is not None and not len(indices) and not s.orelse:
+                continue  # (a loop over an empty slice, layers[5:] of 3: its body never runs)
             if indices is not None and len(indices):
                 def element(j, k):
                     read = gast.Subscript(value=name(seq.id), slice=gast.Constant(value=k, kind=None),
