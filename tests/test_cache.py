@@ -197,7 +197,11 @@ def test_four_processes_at_once_leave_complete_files(runs):
         assert r["loss"]["g"] == cold[0]["loss"]["g"]
     files = sorted(os.listdir(shared))
     modules = [f for f in files if f.endswith(".py")]
-    assert len(modules) == 3 and not [f for f in files if "tmp" in f]  # one per derivative
+    assert not [f for f in files if "tmp" in f]
+    # one per derivative, beside which the self-check may have cached a
+    # compiled plain twin (when a call took long on a busy machine)
+    described = [(shared / f).read_text().splitlines()[0] for f in modules]
+    assert len(set(described)) == 3 and len(modules) <= 6, described
     for f in modules:
         compile((shared / f).read_text(), f, "exec")  # complete Python
     assert not [f for f in os.listdir(shared / "__pycache__") if "tmp" in f]
