@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from . import taylor
-from .errors import GradientCheckError
+from .errors import GradientCheckError, NumbaFallbackWarning
 
 LOG = logging.getLogger("s2sad.check")
 
@@ -114,9 +114,12 @@ def verify(derivative, entry, names, values, extra, result, wrt, variant):
     """Check one specialisation at its first call; returns the Report or
     raises GradientCheckError. The checks' own arithmetic (and the calls they
     repeat) warn nothing: the user's call already did, and a warnings filter
-    set to "error" must not turn a check's inf - inf into a failure."""
+    set to "error" must not turn a check's inf - inf into a failure, nor
+    numba's refusal of the plain twin (run as Python then: the same values)
+    into the user's warning."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", NumbaFallbackWarning)
         return _verify(derivative, entry, names, values, extra, result, wrt, variant)
 
 

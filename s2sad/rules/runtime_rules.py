@@ -45,6 +45,7 @@ _linear(rt.keep_axes, lambda args, kws: K.array(args[1].ndim, "f") if args[1].is
         else args[0])
 _linear(rt.reverse_cumsum, _arg(1))
 _linear(rt.stack_element, first_arg)  # (its value: any kind, a tuple included)
+_linear(rt.value_copy, first_arg)
 nondifferentiable(rt.zeros_like, rt.ones_like, kind=first_arg)
 REGISTRY.register(rt.prod_others, Rule(None, _arg(0), diff_argnums=(0,), name="prod_others"))
 refused(rt.prod_others_tangent, kind=_arg(0),  # (its definition takes None and int axes)

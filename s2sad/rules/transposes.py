@@ -95,6 +95,11 @@ def stack_element_vjp(h, ans, value, first):
     return h, None
 
 
+@transpose_of(rt.value_copy)
+def value_copy_vjp(h, ans, x):
+    return h
+
+
 @transpose_of(rt.reshape_like)
 def reshape_like_vjp(h, ans, g, x):
     return reshape_like(h, g), None

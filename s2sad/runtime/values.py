@@ -6,7 +6,8 @@ Like s2sad.runtime (which re-exports every name here), this module needs
 numpy and numba only: exported derivatives copy it in. Also `a ** b` as
 Python computes it (`python_power`, for exponents that may be negative),
 and an element of a range stored in a name (`range_item`: numba indexes
-no range).
+no range), and a copy of a value the compiler could not tell an array or a
+number (`value_copy`: a tape's record of it; numbers have no `.copy()`).
 """
 import math
 
@@ -14,7 +15,8 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-__all__ = ["zeros_like", "ones_like", "digamma", "item_of", "python_power", "range_item"]
+__all__ = ["zeros_like", "ones_like", "digamma", "item_of", "python_power", "range_item",
+           "value_copy"]
 
 
 def _is_array(t):
@@ -150,3 +152,15 @@ def _range_item(start, stop, step, k):
             raise IndexError("range object index out of range")
         return start + k * step
     return impl
+
+
+def value_copy(x):
+    """A copy of x if it is an array, else x itself (a number)."""
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+@overload(value_copy)
+def _value_copy(x):
+    if _is_array(x):
+        return lambda x: x.copy()
+    return lambda x: x

@@ -21,6 +21,8 @@ from ..emit.unparse import stmt_source
 from ..syntax import (assign, base_name, binop, call, clone, const, dotted, name,
                      names_loaded, names_stored, plain_copy, walk)
 
+VALUE_COPY = "value_copy"  # the runtime helper copying an array, passing a number through
+
 
 unparse = stmt_source  # an expression's source
 
@@ -122,7 +124,10 @@ def _copy(load, kind):
     """A copy of an array to record: of a matrix or more, `np.copy`, which keeps its memory
     order (numba types a copy of a transposed, F-ordered, array F-ordered too, where `.copy()`
     is C-ordered: a name holding both would be typed as of any layout, and its products
-    copied to contiguous memory at every use, with a NumbaPerformanceWarning)."""
+    copied to contiguous memory at every use, with a NumbaPerformanceWarning); of a value
+    of unknown kind, `value_copy` (a number has no `.copy()`)."""
+    if not kind.known:
+        return call(VALUE_COPY, load)
     if kind.is_array and kind.ndim >= 2:
         return call("np.copy", load)
     return call(gast.Attribute(value=load, attr="copy", ctx=gast.Load()))
