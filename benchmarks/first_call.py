@@ -26,7 +26,8 @@ compiler + generating + compiling + running); the second call; with the
 default, the first call (loading + generating + running as Python) and
 when the compiled code is in use (from the same start). Medians of
 `--repeats` runs (3). The derivative is s2sad.grad with its defaults
-(jit="auto"), self-checking off."""
+(jit="auto"), self-checking off. s2sad's bytecode is written once first
+(as pip does at install), whatever PYTHONDONTWRITEBYTECODE says."""
 import argparse
 import json
 import os
@@ -232,6 +233,22 @@ def _child(code, env):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _child_environment():
+    """The environment of a measured process: no s2sad or numba settings, and
+    Python's bytecode written and read, as for an installed package (pip
+    compiles it at install; a PYTHONDONTWRITEBYTECODE=1 machine would
+    otherwise compile s2sad's 300 modules from source at every start, a
+    quarter to half a second)."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(("S2SAD_", "NUMBA_")) and k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def _write_bytecode():
+    subprocess.run([sys.executable, "-c", "import s2sad.api, s2sad.runtime.special, "
+                    "s2sad.rules.scipy_linalg, s2sad.rules.special"],
+                   env=_child_environment(), check=True, timeout=600)
+
+
 def measure(name, repeats):
     """Medians over `repeats` of the cold run, the warm run (same caches,
     a second process) and numba's first call of the primal."""
@@ -241,7 +258,7 @@ def measure(name, repeats):
         try:
             with open(os.path.join(work, "program.py"), "w") as f:
                 f.write(textwrap.dedent(PROGRAMS[name][0]))
-            env = {k: v for k, v in os.environ.items() if not k.startswith(("S2SAD_", "NUMBA_"))}
+            env = _child_environment()
             env.update(S2SAD_CACHE_DIR=os.path.join(work, "s2sad"),
                        NUMBA_CACHE_DIR=os.path.join(work, "numba"))
             code = _S2SAD_CHILD.format(dir=work)
@@ -297,7 +314,7 @@ def import_profile(statement, top=10):
     """The `top` modules by cumulative import time of `statement` in a
     fresh process (python -X importtime), as a markdown table."""
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", statement],
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600, env=_child_environment())
     rows = []
     for line in out.stderr.splitlines():
         m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)", line)
@@ -318,6 +335,7 @@ def main(argv=None):
     parser.add_argument("--out", help="also write the markdown here")
     args = parser.parse_args(argv)
     names = args.only.split(",") if args.only else list(PROGRAMS)
+    _write_bytecode()
     results = {}
     for name in names:
         results[name] = measure(name, args.repeats)

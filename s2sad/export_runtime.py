@@ -133,9 +133,11 @@ class _Module:
         tree = ast.parse("\n".join(lines))
         self.units, self.defining = [], {}
         self.aliases = {}  # name -> (runtime module, its name there)
-        self.stars = []    # runtime modules whose names this one re-exports
         self.imports = {}  # name -> the dotted name of the module or object it imports
         package = name.split(".") if hasattr(module, "__path__") else name.split(".")[:-1]
+        # runtime modules whose names this one re-exports (those it re-exports
+        # at their first use too, as if by a star import)
+        self.stars = [".".join(package + [late]) for late in getattr(module, "LATE_MODULES", ())]
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and node.level:
                 source = ".".join(package[:len(package) - node.level + 1] + [node.module]) \

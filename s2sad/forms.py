@@ -24,6 +24,7 @@ helper."""
 # a differentiated call's keepdims is a reshape, bind.py)
 FORMS = []
 STANDS_FOR = []  # (helper, the function whose gradient rule it takes)
+_GIVEN = 0  # how many of them have their rules
 
 
 def numba_form(fn, helper, when=None, passing="same", takes_rule=True):
@@ -45,9 +46,12 @@ def takes_rule_of(helper, fn):
 
 def give_helpers_their_rules(registry):
     """Register each helper with the rule of what it stands for (after every
-    rule is registered)."""
-    for helper, fn in STANDS_FOR:
+    rule is registered; again after a library's rules load late: only the
+    helpers added since)."""
+    global _GIVEN
+    for helper, fn in STANDS_FOR[_GIVEN:]:
         registry.register(helper, registry.lookup(fn))
+    _GIVEN = len(STANDS_FOR)
 
 
 # ---- tests on the call node -------------------------------------------------------------

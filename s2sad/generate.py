@@ -1,5 +1,6 @@
 """Generate the source of a derivative module: header, imports, the
 helpers' copies and vjps, and the derivative itself."""
+import collections.abc
 import gc
 import inspect
 import numbers
@@ -8,7 +9,7 @@ import types
 import numba
 import numpy as np
 
-from . import checkpointing, definitions, runtime
+from . import checkpointing, definitions, libraries, runtime
 from . import rules  # noqa: F401  (registers the gradient templates)
 from .markers import MARKERS
 from .precision import to_float32
@@ -56,6 +57,7 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
     # process each time (with jax or torch loaded, most of the time taken).
     # Nodes are freed by reference counting; cycles wait for the next
     # collection.
+    libraries.load_imported()  # (the rules of scipy's functions, when the process uses scipy)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -75,16 +77,38 @@ def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=Tr
             gc.enable()
 
 
+class _RuntimeObjects(collections.abc.Mapping):
+    """The runtime helpers by name, each taken from s2sad.runtime at its first
+    lookup (scipy.special's load only then), and `others`."""
+    def __init__(self, others):
+        self._others = others
+
+    def __getitem__(self, name):
+        if name in self._others:
+            return self._others[name]
+        if name in _RUNTIME_NAMES:
+            return getattr(runtime, name)
+        raise KeyError(name)
+
+    def __iter__(self):
+        return iter(_RUNTIME_NAMES | set(self._others))
+
+    def __len__(self):
+        return len(_RUNTIME_NAMES | set(self._others))
+
+
+_RUNTIME_NAMES = frozenset(runtime.__all__)
+
+
 def new_program(boundscheck=True):
     """A compiler's Program given what the package defines: the gradient
     rules, the markers, the numpy definitions and the runtime helpers (the
     compiler imports none of them)."""
     program = Program(REGISTRY, MARKERS, index_checks=boundscheck, definitions=definitions)
     program.module_names.update(runtime.__all__)
-    program.runtime_objects = {n: getattr(runtime, n) for n in runtime.__all__}
-    # the memory checks and step functions of loops (reverse/checkpoint_loops.py)
-    program.runtime_objects.update({n: getattr(checkpointing, n) for n in
-                                    ("check_memory", "trip_count", "state_nbytes")})
+    program.runtime_objects = _RuntimeObjects(
+        # the memory checks and step functions of loops (reverse/checkpoint_loops.py)
+        {n: getattr(checkpointing, n) for n in ("check_memory", "trip_count", "state_nbytes")})
     program.runtime_helpers.update(
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
     # numpy forms numba lacks, scipy.special and scipy.linalg, as helpers (forms.py)

@@ -9,6 +9,8 @@ to, so `np.sin`, `math.sin` and a user's `from numpy import sin` agree.
 import contextlib
 import inspect
 
+from . import libraries
+
 from .transforms.parameters import describe_values, rule_signature, unread_parameters
 from .transforms.analysis import kinds as K
 from .transforms.templates import template_of
@@ -148,14 +150,19 @@ class Registry:
         self.version = 0  # derivatives generated before a registration are regenerated
 
     def register(self, obj, rule):
+        if not _deferring:  # a user's: s2sad's own rules for obj first, which it overrides
+            libraries.load_for(obj)
         self._rules[_key(obj)] = rule
         self.version += 1
 
     def lookup(self, obj):
         try:
-            return self._rules.get(_key(obj))
+            rule = self._rules.get(_key(obj))
         except TypeError:  # unhashable: not a primitive
             return None
+        if rule is None and libraries.load_for(obj):  # (scipy's rules load late)
+            rule = self._rules.get(_key(obj))
+        return rule
 
     def __contains__(self, obj):
         return self.lookup(obj) is not None
@@ -174,11 +181,11 @@ _deferring = False  # while rules/__init__.py loads s2sad's own templates
 @contextlib.contextmanager
 def deferring_checks():
     global _deferring
-    _deferring = True
+    before, _deferring = _deferring, True
     try:
         yield
     finally:
-        _deferring = False
+        _deferring = before
 
 
 def check_template(check):

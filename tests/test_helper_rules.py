@@ -10,12 +10,16 @@ import numpy as np
 import pytest
 
 import s2sad.generate  # noqa: F401  (registers the rules and definitions, as the first derivative does)
+from s2sad import libraries
 from s2sad import runtime as rt
 from s2sad.definitions import derivative_pieces, linalg_pieces
 from s2sad.definitions.registry import BY_CALL, DEFINITIONS
 from s2sad.extend import REGISTRY
 from s2sad.transforms.names import RUNTIME_NAMES
 from s2sad.transforms.templates import template_of
+
+libraries.load_all()  # (scipy's rules and their helpers too)
+from s2sad.definitions import scipy_linalg_pieces  # noqa: E402  (loaded just above)
 
 
 def _templates():
@@ -160,5 +164,6 @@ def test_prod_others_tangent_definition(axis):
 
 def test_every_helper_definition_is_checked():
     defined = {h.__name__ for h, d in DEFINITIONS.items()
-               if d.__module__ in (linalg_pieces.__name__, derivative_pieces.__name__)}
+               if d.__module__ in (linalg_pieces.__name__, derivative_pieces.__name__,
+                                   scipy_linalg_pieces.__name__)}
     assert defined == {name for name, _ in _cases()}

@@ -1,11 +1,13 @@
 """Importing s2sad is quick: numba, scipy and the gradient rules are
 imported when a derivative is first built, not by `import s2sad`."""
+import json
 import os
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 import s2sad
 
@@ -25,13 +27,14 @@ _PROGRAM = textwrap.dedent("""
 
     x = np.array([0.5, 1.0, 2.0])
     print(np.allclose(s2sad.grad(f, jit={jit})(x), np.cos(x) * x + np.sin(x)))
-    print('scipy.stats' in sys.modules)
+    print('scipy.stats' in sys.modules, 'scipy.linalg' in sys.modules,
+          'scipy.special' in sys.modules)
 """)
 
 
-def _run(jit, tmp_path):
+def _run(jit, tmp_path, program=_PROGRAM):
     script = tmp_path / "program.py"  # (s2sad reads the function's source from a file)
-    script.write_text(_PROGRAM.format(jit=jit))
+    script.write_text(program.format(jit=jit))
     env = dict(os.environ, S2SAD_CACHE_DIR=str(tmp_path / "cache"),
                NUMBA_CACHE_DIR=str(tmp_path / "numba"))
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
@@ -45,8 +48,50 @@ def test_import_loads_neither_numba_nor_scipy_nor_the_rules(jit, tmp_path):
     assert lines[:3] == ["False", "False", "False"]
     assert lines[3:5] == ["False", "False"], "catching an s2sad error imported numba or scipy"
     assert lines[5] == "True", "the gradient after a light import is wrong"
-    # (its definitions are registered at the first lookup of a scipy.stats object)
-    assert lines[6] == "False", "a derivative of code without scipy.stats imported scipy.stats"
+    # (scipy's rules and definitions load once the user's code imported it: s2sad/libraries.py)
+    assert lines[6:9] == ["False"] * 3, "a derivative of code without scipy imported scipy"
+
+
+_SCIPY_LATER = textwrap.dedent("""
+    import math
+    import sys
+    import numpy as np
+    import s2sad
+
+    def f(x):
+        return np.sum(np.sin(x) * x)
+
+    def uses_scipy(x):
+        return np.sum(scipy.special.erf(x) * scipy.linalg.expm(np.outer(x, x)))
+
+    def lgamma_twice(x):
+        return math.lgamma(x) * x
+
+    x = np.array([0.5, 1.0, 2.0])
+    s2sad.grad(f, jit={jit})(x)
+    # math.lgamma's second derivative calls a helper whose rule is scipy.special.digamma's
+    print(s2sad.grad(s2sad.grad(lgamma_twice, jit={jit}), jit={jit})(2.5))
+    import scipy.linalg, scipy.special  # after a first derivative: their rules load now
+    print(s2sad.grad(uses_scipy, jit={jit})(x).tolist())
+""")
+
+
+def test_scipy_rules_load_when_the_program_imports_scipy_after_a_first_derivative(jit, tmp_path):
+    import scipy.linalg
+    import scipy.special
+    from scipy.special import polygamma
+    out = _run(jit, tmp_path, _SCIPY_LATER)
+    second, gradient = out[0], "".join(out[1:])
+    # d2/dx2 (x lgamma(x)) = 2 digamma(x) + x polygamma(1, x)
+    assert float(second) == pytest.approx(2 * polygamma(0, 2.5) + 2.5 * polygamma(1, 2.5),
+                                          rel=1e-10)
+    x = np.array([0.5, 1.0, 2.0])
+
+    def uses_scipy(x):
+        return np.sum(scipy.special.erf(x) * scipy.linalg.expm(np.outer(x, x)))
+    h = 1e-6
+    numeric = [(uses_scipy(x + h * e) - uses_scipy(x - h * e)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(json.loads(gradient), numeric, rtol=1e-6)
 
 
 def test_public_names_resolve_as_before():

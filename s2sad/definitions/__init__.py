@@ -18,10 +18,12 @@ by topic:
     elementwise        np.polyval, np.interp, the ufuncs' accumulate and at
     statistics         np.cov
     scipy_stats        scipy.stats.norm.logpdf, t.logpdf, multivariate_normal.logpdf, ...
-                       (registered at the first lookup of a scipy.stats object: registry.LAZY)
+                       (registered once the user's code imported scipy.stats: s2sad/libraries.py)
     derivative_pieces  the runtime helpers of derivatives that are not linear (np.prod's
                        second derivatives, slogdet's tangent), for their own derivatives
-    linalg_pieces      those of np.linalg's and scipy.linalg's rules (cholesky_grad, ...)"""
+    linalg_pieces      those of np.linalg's and scipy.linalg's rules (cholesky_grad, ...)
+    scipy_linalg_pieces  those that call scipy.linalg (expm_frechet, eigh_grad): registered
+                       once the user's code imported scipy.linalg (s2sad/libraries.py)"""
 from . import (contractions, derivative_pieces, elementwise, linalg,  # noqa: F401
                linalg_pieces, masked_reductions, reductions, shapes, statistics)
 from .registry import (DECIDED, TABLE, NotImplementedArgument, definition_arguments,  # noqa: F401

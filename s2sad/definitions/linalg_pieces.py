@@ -7,9 +7,9 @@ computes its helper's values, by the helper's formula (the helper's
 docstring gives it): triangular solves are np.linalg.solve with the
 triangle, the factorisations are recomputed with the function the primal
 calls (so eigenvectors' signs are the primal's). Real matrices; the eigen
-and singular value ones need distinct (nonzero) values, as the rules do."""
+and singular value ones need distinct (nonzero) values, as the rules do.
+Those calling scipy.linalg are in scipy_linalg_pieces.py."""
 import numpy as np
-import scipy.linalg as la
 
 from .. import runtime as rt
 from .registry import define
@@ -147,17 +147,6 @@ def solve_tangent(ta, tb, x, a, lower=False, assume_a=None):
     return np.linalg.solve(a, tb - ta @ x)
 
 
-# ---- the matrix exponential ---------------------------------------------------------------
-
-@define(rt.expm_frechet)
-def expm_frechet(A, E):  # noqa: N803 (scipy's names)
-    """The top right block of the exponential of [[A, E], [0, A]]."""
-    n = A.shape[0]
-    top = np.concatenate((A, E), axis=1)
-    bottom = np.concatenate((np.zeros_like(A), A), axis=1)
-    return la.expm(np.concatenate((top, bottom), axis=0))[:n, n:]
-
-
 # ---- eigenvalues and singular values ------------------------------------------------------
 
 def _gaps(w):
@@ -171,27 +160,6 @@ def _eigen_grad(w, v, gw, gv):
     inner = np.diag(gw + np.zeros_like(w)) + _gaps(w) * (v.T @ (gv + np.zeros_like(v)))
     m = v @ inner @ v.T
     return 0.5 * (m + m.T)
-
-
-# (scipy.linalg.eigh, as the primal calls it: its eigenvectors' signs; `lower` a constant)
-
-@define(rt.eigh_grad)
-def eigh_grad(gw, gv, a, lower=True):
-    if lower:
-        w, v = la.eigh(a, lower=True)
-    else:
-        w, v = la.eigh(a, lower=False)
-    return _fold_triangle(_eigen_grad(w, v, gw, gv), lower)
-
-
-@define(rt.eigh_tangent)
-def eigh_tangent(t, a, lower=True):
-    if lower:
-        w, v = la.eigh(a, lower=True)
-    else:
-        w, v = la.eigh(a, lower=False)
-    p = v.T @ _symmetric_from(t, lower) @ v
-    return np.diag(p), v @ (_gaps(w) * p)
 
 
 @define(rt.eigh_lower_grad)

@@ -13,10 +13,9 @@ makes (transforms/frontend/bind.py).
 
 A function may have a definition, a chooser or both: with a chooser, the
 definition it returns (None: the plain definition, or the function's rule)."""
-import importlib
 import inspect
-import types
 
+from .. import libraries
 from ..transforms.errors import NotImplementedArgument
 
 DEFINITIONS = {}      # numpy function -> its definition
@@ -73,32 +72,9 @@ def row(fn, text):
 
 # ---- the lookup ---------------------------------------------------------------------------
 
-# Definitions of a library s2sad does not import before the user's code
-# does: {the library's module prefix: the module registering them}, imported
-# at the first lookup of one of its objects (`import scipy.stats` costs more
-# than the rest of the compiler).
-LAZY = {"scipy.stats": f"{_OWN_PACKAGE}.scipy_stats"}
-
-
-def _load_lazy(obj):
-    """Register the definitions of `obj`'s library if they wait in LAZY;
-    whether any were."""
-    owner = getattr(obj, "__self__", None)
-    if owner is not None and not isinstance(owner, (type, types.ModuleType)):
-        library = type(owner).__module__  # (a method of scipy's distribution objects)
-    else:
-        library = getattr(obj, "__module__", None) or ""
-    for prefix in [p for p in LAZY if library == p or library.startswith(p + ".")]:
-        importlib.import_module(LAZY.pop(prefix))
-        return True
-    return False
-
-
 def load_all():
     """Register every lazily registered definition (for the tables and docs)."""
-    for module in list(LAZY.values()):
-        importlib.import_module(module)
-    LAZY.clear()
+    libraries.load_all()
 
 
 def numpy_definition(obj, call=None, caller=None):
@@ -111,7 +87,7 @@ def numpy_definition(obj, call=None, caller=None):
     try:
         definition = DEFINITIONS.get(obj)
         chooser = BY_CALL.get(obj)
-        if definition is None and chooser is None and LAZY and _load_lazy(obj):
+        if definition is None and chooser is None and libraries.load_for(obj):
             definition, chooser = DEFINITIONS.get(obj), BY_CALL.get(obj)
     except TypeError:  # unhashable
         return None

@@ -3,8 +3,8 @@ of functions that have rules: the normal distribution's
 scipy.stats.norm.logpdf, pdf, cdf and logcdf, Student's t's
 scipy.stats.t.logpdf and pdf, and scipy.stats.multivariate_normal.logpdf.
 
-Imported at the first lookup of a scipy.stats object (registry.LAZY), not
-with s2sad: `import scipy.stats` takes about 0.6 s, and only code that
+Imported when the user's process has imported scipy.stats
+(s2sad/libraries.py), not with s2sad: `import scipy.stats` takes about 0.6 s, and only code that
 imported it already can call it."""
 import numpy as np
 import scipy.special as _special

@@ -3,14 +3,17 @@ distribution's functions, logistic functions, xlogy, Bessel functions and
 the log-sum-exp family. Names like `sp_digamma` are helpers of
 `s2sad.runtime.special` (scipy's C functions, compiled by numba); each
 helper takes the rule of the scipy function it stands for, so generated
-derivatives can be differentiated again."""
+derivatives can be differentiated again. Registered once the user's code
+imported scipy.special (s2sad/libraries.py), or at a lookup of a helper
+whose rule is here (s2sad.runtime.digamma's, of math.lgamma's derivative)."""
 # flake8: noqa: F821  (runtime helpers are globals of the generated module)
 import numpy as np
 import scipy.special as sp
 
 from .. import runtime
-from ..extend import (K, AXIS, INT, KEEPDIMS, adjoint, broadcast_float, numba_form,
-                      reduction, same_as_first, tangent, Values)
+from ..extend import (K, AXIS, INT, KEEPDIMS, REGISTRY, adjoint, broadcast_float,
+                      give_helpers_their_rules, numba_form, reduction, same_as_first, tangent,
+                      Values)
 from ..runtime import special as runtime_special
 
 def _unary(*fns):
@@ -213,3 +216,4 @@ for _fn, _helper in [
         (sp.logsumexp, "sp_logsumexp"), (sp.softmax, "sp_softmax"),
         (sp.log_softmax, "sp_log_softmax")]:
     numba_form(_fn, getattr(runtime_special, _helper))
+give_helpers_their_rules(REGISTRY)

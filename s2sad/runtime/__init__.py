@@ -23,22 +23,24 @@ overload or a `register_jitable` where numba lacks the form.
     stack_overloads  numba implementations of numpy's stacked linear algebra
     linalg           scipy.linalg, np.linalg.cholesky(upper=...)
     spectral         np.linalg's eigh, svd and pinv
-    special          scipy.special
+    special          scipy.special (loaded at the first use of one of its names)
     values           zeros and ones like a value, digamma, x.item(), a ** b
     writes           assignments through an index array naming a position twice
     objects          Python objects (a random generator) held by compiled code
     lists            a list of arrays grown and read by index: np.stack of it,
                      its adjoint's zeros and rows
 and s2sad.checkpointing's helpers (binomial checkpointing of loops)."""
+import ast as _ast
+import os as _os
+
 from . import arrays, axes, base, contractions, einsums, linalg, lists, objects, reductions, shapes, \
-    special, spectral, stack_overloads, stacks, values, writes
+    spectral, stack_overloads, stacks, values, writes
 from .. import checkpointing
 from .base import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .arrays import *  # noqa: F401,F403
 from ..checkpointing import *  # noqa: F401,F403
-from .special import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .spectral import *  # noqa: F401,F403
 from .axes import *  # noqa: F401,F403
@@ -51,9 +53,36 @@ from .stacks import *  # noqa: F401,F403
 from .stack_overloads import *  # noqa: F401,F403
 from .objects import *  # noqa: F401,F403
 
-_MODULES = (base, reductions, shapes, arrays, checkpointing, special, linalg, spectral, axes, values,
+_MODULES = (base, reductions, shapes, arrays, checkpointing, linalg, spectral, axes, values,
             contractions, writes, lists, stacks, stack_overloads, objects)
-__all__ = [name for module in _MODULES for name in module.__all__]
+
+
+def _names_of(module):
+    """The `__all__` of one of these modules, read from its source without
+    importing it."""
+    with open(_os.path.join(_os.path.dirname(__file__), module + ".py"), encoding="utf-8") as f:
+        tree = _ast.parse(f.read())
+    return next(_ast.literal_eval(node.value) for node in tree.body
+                if isinstance(node, _ast.Assign) and getattr(node.targets[0], "id", "") == "__all__")
+
+
+# Modules re-exported at the first use of one of their names: scipy.special's
+# helpers (importing scipy.special costs about a tenth of a second, which a
+# program that never calls it should not wait for). s2sad/export_runtime.py
+# reads them as it reads the star imports above.
+LATE_MODULES = {"special": _names_of("special")}
+_LATE_NAMES = {name: module for module, names in LATE_MODULES.items() for name in names}
+
+__all__ = [name for module in _MODULES for name in module.__all__] + list(_LATE_NAMES)
+
+
+def __getattr__(name):
+    if name in _LATE_NAMES:
+        import importlib
+        value = getattr(importlib.import_module(f"{__name__}.{_LATE_NAMES[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The helpers whose result may be their first argument, or a view of it (or,
 # for the *_parts ones, a tuple of views of it); every other helper returns

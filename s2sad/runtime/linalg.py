@@ -9,9 +9,9 @@ they factor is the symmetric one built from that triangle
 (`fold_triangle`, the adjoint of `symmetric_from`): finite differences of
 scipy's own results agree entry by entry, symmetric input or not.
 cho_factor returns the factor in that triangle and a's other triangle as it
-was (LAPACK leaves it), as here."""
+was (LAPACK leaves it), as here. The Python versions import scipy.linalg
+where they call it: a program that never does waits for no scipy."""
 import numpy as np
-import scipy.linalg as _la
 from numba.core import types
 from numba.extending import overload, register_jitable
 
@@ -124,6 +124,7 @@ def _substitute(t, b, lower, unit):
 
 def la_cholesky(a, lower=False, check_finite=True):
     """scipy.linalg.cholesky(a, lower)."""
+    import scipy.linalg as _la  # (here: scipy loads when a program uses it)
     return _la.cholesky(a, lower=lower, check_finite=check_finite)
 
 
@@ -153,6 +154,7 @@ def _np_cholesky(a, upper=False):
 
 def la_cho_factor(a, lower=False, check_finite=True):
     """scipy.linalg.cho_factor(a, lower): (c, lower)."""
+    import scipy.linalg as _la
     return _la.cho_factor(a, lower=lower, check_finite=check_finite)
 
 
@@ -177,6 +179,7 @@ def _la_cho_factor(a, lower=False, check_finite=True):
 
 def la_cho_solve(c_and_lower, b, check_finite=True):
     """scipy.linalg.cho_solve((c, lower), b)."""
+    import scipy.linalg as _la
     return _la.cho_solve(c_and_lower, b, check_finite=check_finite)
 
 
@@ -194,6 +197,7 @@ def _la_cho_solve(c_and_lower, b, check_finite=True):
 
 def la_solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, check_finite=True):
     """scipy.linalg.solve_triangular (trans 0/'N', 1/'T' or 2/'C')."""
+    import scipy.linalg as _la
     return _la.solve_triangular(a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal,
                                 check_finite=check_finite)
 
@@ -234,6 +238,7 @@ def _la_solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, check_
 def la_solve(a, b, lower=False, check_finite=True, assume_a=None):
     """scipy.linalg.solve(a, b, lower, assume_a) for a general, symmetric or
     positive definite a (the symmetric kinds read one triangle)."""
+    import scipy.linalg as _la
     return _la.solve(a, b, lower=lower, check_finite=check_finite, assume_a=assume_a)
 
 
@@ -268,6 +273,7 @@ def _la_solve(a, b, lower=False, check_finite=True, assume_a=None):
 
 def la_inv(a, check_finite=True):
     """scipy.linalg.inv(a)."""
+    import scipy.linalg as _la
     return _la.inv(a, check_finite=check_finite)
 
 
@@ -278,6 +284,7 @@ def _la_inv(a, check_finite=True):
 
 def la_det(a, check_finite=True):
     """scipy.linalg.det(a)."""
+    import scipy.linalg as _la
     return _la.det(a, check_finite=check_finite)
 
 
@@ -288,6 +295,7 @@ def _la_det(a, check_finite=True):
 
 def la_expm(A):
     """scipy.linalg.expm(A) of a matrix."""
+    import scipy.linalg as _la
     return _la.expm(A)
 
 
@@ -355,6 +363,7 @@ def _expm_frechet(A, E):
 
 def la_eigh(a, lower=True, check_finite=True):
     """scipy.linalg.eigh(a, lower=lower): (eigenvalues ascending, eigenvectors)."""
+    import scipy.linalg as _la
     return _la.eigh(a, lower=lower, check_finite=check_finite)
 
 

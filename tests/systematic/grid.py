@@ -55,7 +55,9 @@ def registered_rules():
     """{name: Rule} for every rule registered for a numpy / math / builtins /
     operator function."""
     import s2sad.generate  # noqa: F401  (registers the rules, as the first derivative does)
+    from s2sad import libraries
     from s2sad.registry import REGISTRY
+    libraries.load_all()  # (scipy's too)
     out = {}
     for obj, rule in REGISTRY._rules.items():
         name = rule_name(obj)
@@ -68,7 +70,9 @@ def defined_functions():
     """Names of the numpy functions s2sad differentiates through definitions
     (s2sad/definitions/), which need cases as rules do."""
     import s2sad.generate  # noqa: F401  (registers the definitions)
+    from s2sad import libraries
     from s2sad.definitions import registry as d
+    libraries.load_all()  # (scipy's too)
     return {name for name in map(rule_name, list(d.DEFINITIONS) + list(d.BY_CALL))
             if name is not None}
 
