@@ -7,9 +7,10 @@ A user's code can only call a library it imported, so the registrations of
 a library are loaded when a derivative is generated in a process that has
 imported it (`load_imported`, at the start of every generation and at every
 lookup that misses), and at a lookup that misses for one of the library's
-objects or for one of s2sad's own runtime helpers (`load_for`: math.lgamma's second derivative calls a
-helper whose rule is scipy.special.digamma's). The tables and docs load all
-of them (`load_all`)."""
+objects or for one of s2sad's own objects whose rule it registers
+(`load_for`, OWN_OBJECTS: math.lgamma's second derivative calls a helper
+whose rule is scipy.special.digamma's). The tables and docs load all of
+them (`load_all`)."""
 import importlib
 import sys
 
@@ -21,6 +22,10 @@ LAZY = {
     "scipy.special": (f"{_OWN}.rules.special",),
     "scipy.stats": (f"{_OWN}.definitions.scipy_stats",),
 }
+
+# s2sad's own objects (loaded with s2sad) whose rules a library's modules
+# register: {their qualified name: the library}
+OWN_OBJECTS = {f"{_OWN}.runtime.values.digamma": "scipy.special"}  # (its rule: polygamma)
 
 
 def _load(library):
@@ -49,11 +54,11 @@ def load_for(obj):
     if owner is not None and not isinstance(owner, (type, type(sys))):
         module = type(owner).__module__  # (a method of scipy's distribution objects)
     else:
-        module = getattr(obj, "__module__", None) or ""
-    if not isinstance(module, str):
-        return False
-    if module == _OWN or module.startswith(_OWN + "."):
-        load_all()
+        module = getattr(obj, "__module__", None)
+        module = module if isinstance(module, str) else ""
+    library = OWN_OBJECTS.get(f"{module}.{getattr(obj, '__name__', '')}")
+    if library is not None:
+        _load(library)
     for library in [name for name in LAZY if module == name or module.startswith(name + ".")]:
         _load(library)
     return len(LAZY) < before
