@@ -11,6 +11,7 @@ objects or for one of s2sad's own objects whose rule it registers
 (`load_for`, OWN_OBJECTS: math.lgamma's second derivative calls a helper
 whose rule is scipy.special.digamma's). The tables and docs load all of
 them (`load_all`)."""
+import contextlib
 import importlib
 import sys
 
@@ -28,10 +29,14 @@ LAZY = {
 OWN_OBJECTS = {f"{_OWN}.runtime.values.digamma": "scipy.special"}  # (its rule: polygamma)
 
 
+# the context the modules load in: s2sad/registry.py sets its deferring_checks
+# (s2sad's own templates are checked in the tests, not at every load)
+loading = contextlib.nullcontext
+
+
 def _load(library):
-    from .registry import deferring_checks  # (the templates' checks run in the tests)
     modules = LAZY.pop(library, ())  # (first: a module's own lookups must not load it again)
-    with deferring_checks():
+    with loading():
         for module in modules:
             importlib.import_module(module)
     return bool(modules)

@@ -188,6 +188,9 @@ def deferring_checks():
         _deferring = before
 
 
+libraries.loading = deferring_checks
+
+
 def check_template(check):
     """Run `check()` now, or (s2sad's own templates) keep it for the tests."""
     if _deferring:
