@@ -14,6 +14,7 @@ them (`load_all`)."""
 import contextlib
 import importlib
 import sys
+import threading
 
 _OWN = __name__.rsplit(".", 1)[0]
 
@@ -34,11 +35,17 @@ OWN_OBJECTS = {f"{_OWN}.runtime.values.digamma": "scipy.special"}  # (its rule: 
 loading = contextlib.nullcontext
 
 
+# (another thread's lookup waits for a load under way: it finds the rules after)
+_lock = threading.RLock()
+
+
 def _load(library):
-    modules = LAZY.pop(library, ())  # (first: a module's own lookups must not load it again)
-    with loading():
-        for module in modules:
-            importlib.import_module(module)
+    with _lock:
+        modules = LAZY.get(library, ())
+        with loading():  # (a module's own lookups, reentrant: it is in sys.modules already)
+            for module in modules:
+                importlib.import_module(module)
+        LAZY.pop(library, None)  # (after: until then other threads' misses come here and wait)
     return bool(modules)
 
 

@@ -34,7 +34,7 @@ def fresh_name(base, taken, sep=""):
 # The runtime helpers every generated module may call (s2sad.runtime): a
 # lifted nested function is not named like one.
 RUNTIME_NAMES = ("unbroadcast", "zeros_like", "sum_to", "scatter_sum", "scatter_sum_axis",
-                 "unreduce")
+                 "unreduce", "value_copy")
 
 # Names generated code relies on, plus builtins a temporary must not shadow.
 _RESERVED = {"np", "math", "numba", "prange", "rt", "sum", "min", "max", "abs", "len", "range",
