@@ -1,5 +1,6 @@
 """ADBench's objectives as ADBench wrote them (benchmarks/adbench/), their
 gradients and Jacobians against central differences, compiled and not."""
+import os
 import warnings
 
 import numpy as np
@@ -61,4 +62,18 @@ def test_objective_as_written(name, jit, request):
         # compiled means compiled: no part of it may fall back to Python
         warnings.simplefilter("error", s2sad.NumbaFallbackWarning)
         got = derivative(*args)
+    _compare(got, _expected(how, fn, args, wrt))
+
+
+@pytest.mark.skipif(os.environ.get("S2SAD_FULL", "") in ("", "0"),
+                    reason="numba compiles each plain derivative for minutes: S2SAD_FULL=1")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_plain_twin_compiles(name):
+    """The self-check compiles a derivative's plain twin (every optimisation
+    off) when a call is slow; numba must accept it, whatever the load."""
+    _, how, fn, args, wrt = CASES[name]
+    plain = getattr(s2sad, how)(fn, wrt=wrt, jit="require", optimise=False, check=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.NumbaFallbackWarning)
+        got = plain(*args)
     _compare(got, _expected(how, fn, args, wrt))

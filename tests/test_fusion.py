@@ -339,3 +339,138 @@ def test_nested_fusion_gives_the_unfused_gradient(monkeypatch):
     assert FUSED not in plain.source_for(*args)
     for a, b in zip(fused, plain(*args)):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+# ---- a loop in the branch guard clauses leave, and scalars carried over ----
+def guarded_sum(x, w):
+    n = x.shape[0]
+    if n == 0:
+        return 0.0
+    if n == 1:
+        return w[0] * x[0]
+    total = 0.0
+    for i in range(n):
+        total += w[i] * math.sin(x[i])
+    return 2.0 * total
+
+
+def alternating_sum(x):
+    sign = 1.0                    # an inactive scalar each iteration leaves the next
+    step = 0.5
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += sign * x[i] * x[(i + 1) % x.shape[0]] * step
+        sign = -sign
+        step += 2.0
+    return total
+
+
+def laplace_det(M):
+    """The determinant by expansion along the first row (GradBench's det)."""
+    n = M.shape[0]
+    if n == 1:
+        return M[0, 0]
+    total = 0.0
+    sign = 1.0
+    for j in range(n):
+        minor = np.empty((n - 1, n - 1))
+        for r in range(1, n):
+            k = 0
+            for c in range(n):
+                if c != j:
+                    minor[r - 1, k] = M[r, c]
+                    k += 1
+        total += sign * M[0, j] * laplace_det(minor)
+        sign = -sign
+    return total
+
+
+def branch_sums(x, flag):
+    total = 0.0
+    if flag > 0:
+        for i in range(x.shape[0]):
+            total += x[i] * x[i]
+    else:
+        for i in range(x.shape[0]):
+            total += math.exp(x[i])
+    return total
+
+
+def carried_and_read_after(x):
+    sign = 1.0
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += sign * x[i] * x[i]
+        sign = -sign
+    return total * sign           # the carried scalar after the loop: not fused
+
+
+def carried_active(x):
+    scale = 1.0                   # the next iteration reads it, and it is differentiated
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += scale * x[i]
+        scale = scale * x[i]
+    return total
+
+
+def pair_counter(x, c):
+    """A float carried over the pairs of two fused loops: the inner loop,
+    whose forward computation runs in the outer iteration's adjoint part,
+    advances it."""
+    n = 4
+    s = c
+    t = 0.5
+    for i in range(n):
+        for j in range(i + 1, n):
+            s = s + x[j] * c * x[i] * t
+            t = t * 0.5 + 1.0
+    return s
+
+
+def int_counter(x, c):
+    """An integer counter indexing a packed array keeps its loops unfused
+    (its index check is proved once before the nest)."""
+    n = 4
+    s = c
+    t = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            s = s + x[t] * c * x[i]
+            t += 1
+    return s
+
+
+@pytest.mark.parametrize("f, args, fused", [
+    (pair_counter, (rng.normal(size=6), 0.7), True),
+    (int_counter, (rng.normal(size=6), 0.7), False),
+    (guarded_sum, (rng.normal(size=5), rng.normal(size=5)), True),
+    (guarded_sum, (rng.normal(size=1), rng.normal(size=1)), True),
+    (alternating_sum, (rng.normal(size=5),), True),
+    (laplace_det, (rng.normal(size=(4, 4)),), True),
+    (branch_sums, (rng.normal(size=4), 1), True),
+    (branch_sums, (rng.normal(size=4), -1), True),
+    (carried_and_read_after, (rng.normal(size=5),), False),
+    (carried_active, (rng.normal(size=5),), False),
+])
+def test_guarded_loops_and_carried_scalars(f, args, fused, jit):
+    check_grad(f, args, wrt=0, jit=jit)
+    assert (FUSED in source(f, *args)) == fused, source(f, *args)
+
+
+def test_the_determinant_by_expansion_is_the_cofactor_matrix(jit):
+    M = rng.normal(size=(5, 5))
+    got = s2sad.grad(laplace_det, jit=jit)(M)
+    np.testing.assert_allclose(got, np.linalg.det(M) * np.linalg.inv(M).T, rtol=1e-9)
+
+
+def test_guarded_fusion_gives_the_unfused_gradient(monkeypatch):
+    from s2sad.transforms.reverse.reverse_mode import ReverseMode
+    cases = [(guarded_sum, (rng.normal(size=5), rng.normal(size=5))),
+             (alternating_sum, (rng.normal(size=6),)), (laplace_det, (rng.normal(size=(4, 4)),))]
+    fused = [s2sad.grad(f, jit=False)(*a) for f, a in cases]
+    monkeypatch.setattr(ReverseMode, "fuse_loops", False)
+    for (f, a), got in zip(cases, fused):
+        plain = s2sad.grad(f, jit=False)
+        assert FUSED not in plain.source_for(*a)
+        np.testing.assert_allclose(got, plain(*a), rtol=1e-12, atol=1e-14)

@@ -322,7 +322,7 @@ class Program(ModuleParts):
         body = copies + fwd
         value = tree.body[-1].value
         # (the fused sweeps of fusion.py compute values within the reverse sweep)
-        restoring = [s for s in rev_stmts if not getattr(s, "s2sad_deferred", False)]
+        restoring = _not_deferred(rev_stmts)
         written = with_aliases(written_in_place(restoring), fwd)
         if names_loaded(value) & (names_stored(restoring) | written):
             # the reverse sweep restores earlier values of these names, and
@@ -500,3 +500,18 @@ def _call_generated(call_node, derivative, fname):
             items = [gast.Subscript(value=clone(tangents), slice=const(k),
                                     ctx=gast.Load()) for k in range(len(derivative.wrt))]
         call_node.args[-1:] = items
+
+
+def _not_deferred(stmts):
+    """The statements of a reverse sweep that may restore earlier values:
+    not those computing values after it began (fused sweeps, in the
+    branches of `if`s too)."""
+    out = []
+    for s in stmts:
+        if getattr(s, "s2sad_deferred", False):
+            continue
+        if isinstance(s, gast.If):
+            out += _not_deferred(s.body) + _not_deferred(s.orelse)
+        else:
+            out.append(s)
+    return out

@@ -33,28 +33,46 @@ totals is fused in turn: `_fused_loop`):
   it, and nothing after the loop reads it);
 * the statements after the loop that read a total are linear in it (`+`,
   `-`, unary minus, a copy, `*` by or `/` by a value that neither depends on
-  the loop nor is differentiated), assign names bound once: their reverse
+  the loop nor is differentiated), assign names bound once in the loop's
+  block: their reverse
   needs no values of the loop, so it can run first;
 * the other statements after the loop neither read nor write what the loop
   reads, nor what an earlier linear statement reads: they run before the
   fused loop, their adjoints after it.
+
+The loop may sit in the branch of an `if` that ends its block (the rest of
+a function after guard clauses, `if n == 1: return x[0]`, which the front
+end turns into `if not returned: ...`): the sweeps are fused in that
+branch, and the `if`s around it keep their tests. An iteration may also
+read a float an earlier iteration left (`sign = -sign`) when no gradient
+flows through it (not an integer counter: see `_carried_scalar`): the value it has after an iteration's forward
+computation is saved there and put back after the iteration's adjoint,
+which restores what the computation overwrote.
 """
 import gast
 
 from ..analysis.loop_access import UpwardExposure, is_range, parallel_marks
 from ..analysis.objects import effect_of
-from ..syntax import binding_counts, names_loaded, names_stored, structure, walk, walk_stmts
+from ..syntax import (assign, binding_counts, clone, name, names_loaded, names_stored, structure,
+                      walk, walk_stmts)
 
 
 class FusionPlan:
     """The top-level statements split around the fused loop."""
 
-    def __init__(self, before, loop, independent, linear, totals):
+    def __init__(self, before, loop, independent, linear, totals, carried=frozenset()):
         self.before = before            # statements before the loop
         self.loop = loop                # the loop whose sweeps are fused
         self.independent = independent  # later statements not reading the loop's values
         self.linear = linear            # later statements linear in the totals
         self.totals = totals            # names the loop adds to
+        self.carried = carried          # inactive scalars an iteration leaves the next
+        # the `if`s the loop's block is a branch of, outermost first: (the
+        # statements before the `if` in its block, the `if`, "body" or "orelse")
+        self.around = []
+
+    def linear_targets(self):
+        return {s.targets[0].id for s in self.linear}
 
 
 def plan(tree, kinds, active, counts, resolve):
@@ -64,12 +82,29 @@ def plan(tree, kinds, active, counts, resolve):
     body, ret = tree.body[:-1], tree.body[-1]
     if any(getattr(s, "s2sad_reset", False) for s in walk_stmts(body)):
         return None  # reset_recording() ends the reverse sweep where it stands
-    loads = {}  # what each statement reads, found once (every later loop asks)
-    plans = [_try(body, k, ret, kinds, active, counts, resolve, loads)
-             for k, s in enumerate(body) if isinstance(s, gast.For) and is_range(s.iter)]
-    plans = [p for p in plans if p is not None]
+    plans = list(_plans_in(body, ret, kinds, active, counts, resolve, []))
     # one loop is fused: the one with the most work (statements, nested ones included)
     return max(plans, key=lambda p: sum(1 for _ in walk_stmts([p.loop])), default=None)
+
+
+def _plans_in(body, ret, kinds, active, counts, resolve, around):
+    """The plans for the loops of `body`, and (descending) of the branches
+    of an `if` that is its last statement; `around`: the `if`s it is in."""
+    loads = {}  # what each statement reads, found once (every later loop asks)
+    outer_reads = set()
+    for before, _, _ in around:
+        outer_reads |= names_loaded(before)
+    for k, s in enumerate(body):
+        if isinstance(s, gast.For) and is_range(s.iter):
+            p = _try(body, k, ret, kinds, active, counts, resolve, loads)
+            if p is not None and not (around and outer_reads & p.totals):
+                p.around = list(around)
+                yield p
+    last = body[-1] if body else None
+    if isinstance(last, gast.If):
+        for branch in ("body", "orelse"):
+            yield from _plans_in(getattr(last, branch), ret, kinds, active, counts, resolve,
+                                 around + [(body[:-1], last, branch)])
 
 
 # list methods that change the list: a loop pushing or popping a stack has
@@ -91,16 +126,23 @@ def _try(body, k, ret, kinds, active, counts, resolve, loads=None):
     scratch = written - totals
     exposure = UpwardExposure(_array_lengths(before, counts))
     inputs = exposure.exposed(loop.body, {loop.target.id}) | names_loaded(loop.iter)
-    if inputs & scratch:
-        return None  # an iteration reads a value an earlier one left
+    carried = inputs & scratch
+    if any(v in active or not _carried_scalar(kinds.get(v)) for v in carried):
+        return None  # an iteration reads a value an earlier one left, and differentiates it
+    if carried & names_loaded(loop.iter):
+        return None
     loads = {} if loads is None else loads
     if any(_loads(body, j, loads) & totals for j in range(k)):
         return None
     depends, linear, independent, linear_reads = set(written), [], [], set()
+    # (a linear statement's target bound once in this block: in a branch,
+    # the other branches may bind it too; reverse_mode.py refuses the plan
+    # if the reverse sweep reads its value)
+    in_block = binding_counts(body)
     for s in after:
         reads, writes = exposure.exposed([s], set()), names_stored([s])
         if reads & depends:
-            if reads & scratch or not _is_linear(s, depends, kinds, counts, active):
+            if reads & scratch or not _is_linear(s, depends, kinds, in_block, active):
                 return None
             linear.append(s)
             depends |= writes
@@ -113,7 +155,15 @@ def _try(body, k, ret, kinds, active, counts, resolve, loads=None):
             independent.append(s)
     if names_loaded(ret) & scratch:
         return None
-    return FusionPlan(before, loop, independent, linear, totals)
+    return FusionPlan(before, loop, independent, linear, totals, frozenset(carried))
+
+
+def _carried_scalar(kind):
+    """A scalar an iteration may leave the next: not an integer, which
+    counts (`t += 1` indexing a packed array): a counter's index checks are
+    proved once before its nest (checks/nests.py) only in a loop that is
+    not fused."""
+    return kind is not None and kind.is_scalar and kind.tag != "int"
 
 
 def _loads(body, j, loads):
@@ -217,14 +267,15 @@ def fused_sweeps(mode, plan):
     """(forward sweep, reverse sweep, reverse statements that read recorded
     values) of the function, with the sweeps of `plan.loop` fused; `mode`
     is the ReverseMode building it."""
+    outer_before = [st for before, _, _ in plan.around for st in before]
     before_f, before_r = mode.block(plan.before, [])
     independent_f, independent_r = mode.block(plan.independent, [])
     linear_f, linear_r = mode.block(plan.linear, [])
     # what may hold a value when an iteration starts: its overwrites are recorded
-    maybe = ({a.id for a in mode.tree.args.args} | names_stored(plan.before)
-             | names_stored(plan.independent))
+    maybe = ({a.id for a in mode.tree.args.args} | names_stored(outer_before)
+             | names_stored(plan.before) | names_stored(plan.independent))
     hoisted, save, fused, restore, reads = _fused_loop(
-        mode, plan.loop, maybe, mode.defs.surely_before(plan.loop), plan.totals)
+        mode, plan.loop, maybe, mode.defs.surely_before(plan.loop), plan.totals, plan.carried)
     for s in [fused] + linear_f:
         s.s2sad_deferred = True  # computes values after the reverse sweep began
     forward = before_f + independent_f
@@ -232,10 +283,37 @@ def fused_sweeps(mode, plan):
     # reverse sweep of the independent ones restores what they read
     reverse = (linear_r + hoisted + save + [fused] + restore + linear_f + independent_r
                + before_r)
-    return forward, reverse, linear_r + reads + independent_r + before_r
+    reads = linear_r + reads + independent_r + before_r
+    for before, test, branch in reversed(plan.around):  # (the `if`s around it, inside out)
+        forward, reverse, reads = _in_branch(mode, before, test, branch, forward, reverse,
+                                             reads)
+    return forward, reverse, reads
 
 
-def _fused_loop(mode, loop, maybe, surely, totals):
+def _in_branch(mode, before, test, branch, forward, reverse, reads):
+    """The sweeps of a block whose last statement is the `if` `test`, with
+    (forward, reverse, reads) the fused sweeps of its `branch`."""
+    before_f, before_r = mode.block(before, [])
+    other = test.orelse if branch == "body" else test.body
+    other_f, other_r = mode.block(other, [])
+
+    def branches(mine, theirs):
+        return (mine, theirs) if branch == "body" else (theirs, mine)
+
+    def if_(body, orelse):
+        return gast.copy_location(gast.If(test=clone(test.test), body=body or [gast.Pass()],
+                                          orelse=orelse), test)
+
+    fwd = if_(*branches(forward, other_f))
+    fwd.test = test.test
+    out = []
+    for stmts in (reverse, reads):
+        mine, theirs = branches(stmts, other_r)
+        out.append([if_(mine, theirs)] + before_r if mine or theirs else before_r)
+    return before_f + [fwd], out[0], out[1]
+
+
+def _fused_loop(mode, loop, maybe, surely, totals, carried=frozenset()):
     """(allocations hoisted out of it, save of its counter, the loop with
     each iteration's adjoint right after it, restore, the reverse
     statements of an iteration that read recorded values) for `loop`,
@@ -252,19 +330,28 @@ def _fused_loop(mode, loop, maybe, surely, totals):
         held[key] = (loop, Definitions.of_iteration(loop, maybe, surely))
     mode.defs = held[key][1]
     try:
+        # a value the next iteration reads, as this one's forward computation
+        # left it (its adjoint restores what the computation overwrote)
+        kept = {v: mode.namer.fresh(f"{v}_next") for v in sorted(carried)}
+        mode.generated.update(kept.values())
+        keep = [assign(k, name(v)) for v, k in kept.items()]
         inner = _inner_plan(loop, mode, totals)
         if inner is None:
             iteration_f, iteration_r = mode.block(loop.body, [])
             reads, own = iteration_r, loop.body
+            iteration_f = iteration_f + keep
         else:
             before_f, before_r = mode.block(inner.before, [])
             independent_f, independent_r = mode.block(inner.independent, [])
             inner_maybe = maybe | {loop.target.id} | names_stored(inner.before) \
                 | names_stored(inner.independent)
             hoisted, save, fused, restore, reads = _fused_loop(
-                mode, inner.loop, inner_maybe, mode.defs.surely_before(inner.loop), totals)
+                mode, inner.loop, inner_maybe, mode.defs.surely_before(inner.loop), totals,
+                inner.carried)
             iteration_f = before_f + independent_f + hoisted
-            iteration_r = save + [fused] + restore + independent_r + before_r
+            # (the inner loop's forward computation runs in the adjoint part:
+            # a value carried to the next iteration is complete after it)
+            iteration_r = save + [fused] + keep + restore + independent_r + before_r
             reads = reads + independent_r + before_r
             own = [s for s in loop.body if s is not inner.loop]  # (the inner one zeroes its own)
     finally:
@@ -281,6 +368,7 @@ def _fused_loop(mode, loop, maybe, surely, totals):
                and not names_loaded(s) & written
                and not parallel]  # one tape for every iteration (one per iteration in parallel)
     iteration_f = [s for s in iteration_f if not any(s is h for h in hoisted)]
+    iteration_r = iteration_r + [assign(v, name(k)) for v, k in kept.items()]
     fused = gast.For(target=loop.target, iter=loop.iter, body=iteration_f + iteration_r,
                      orelse=[], type_comment=None)
     gast.copy_location(fused, loop)

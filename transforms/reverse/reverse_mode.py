@@ -152,8 +152,10 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
             if needed == self.needed and not changed:
                 break
             self.needed = needed
-        if self.fusion is not None and self.fusion.totals & self.needed:
-            # a value of a total is read after all: the loop is not a pure sum
+        if self.fusion is not None \
+                and (self.fusion.totals | self.fusion.linear_targets()) & self.needed:
+            # a value of a total (or of what the linear statements after the
+            # loop compute from them) is read after all: the loop is not a pure sum
             self.fusion, self.fuse_loops = None, False
             return self.build(outputs, seeds)
         seed_stmts, seeded = [], set()
