@@ -441,7 +441,19 @@ def int_counter(x, c):
     return s
 
 
+def rebound_result(x):
+    result = x[0] * x[0]
+    y = result * x[1]             # the reverse sweep reads this value of result
+    if x.shape[0] > 2:
+        total = y
+        for i in range(x.shape[0]):
+            total += math.sin(x[i])
+        result = total            # linear in the total, but it rebinds a value read:
+    return result                 # fused, the gradient and the value were wrong
+
+
 @pytest.mark.parametrize("f, args, fused", [
+    (rebound_result, (rng.normal(size=4),), False),
     (pair_counter, (rng.normal(size=6), 0.7), True),
     (int_counter, (rng.normal(size=6), 0.7), False),
     (guarded_sum, (rng.normal(size=5), rng.normal(size=5)), True),

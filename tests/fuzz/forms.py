@@ -269,7 +269,7 @@ class MoreForms:
                                 f"np.sin({self.expr((R,), 1)}, out={buf.name}[:, 0])"])
         else:
             effect = self.pick([
-                f"np.add.at({buf.name}, np.array([0, 0, 2]), {par(self.expr((N,), 1))}[:3])",
+                f"np.putmask({buf.name}, {buf.name} > 0.0, {par(self.expr((N,), 1))})",
                 f"np.put({buf.name}, [0, 2], {self.expr((), 1)})",
                 f"{buf.name}.put([1], {self.expr((), 1)})",
                 f"{buf.name}.resize({N}, refcheck=False)",

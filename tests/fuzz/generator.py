@@ -127,7 +127,7 @@ FEATURES = (
     "max_of_list",      # max([a, b, c]), min((a, b))
     "chained_assign",   # a = b = value
     "array_loops",      # for c in x.flat / x.ravel() / np.sin(x) / np.linspace(0, 1, n)
-    "effect_refusal",   # np.add.at, np.put, np.fill_diagonal, b.resize, out=b[0]...: must be
+    "effect_refusal",   # np.putmask, np.put, np.fill_diagonal, b.resize, out=b[0]...: must be
                         # refused naming the line (refusals.py), a few programs
     "stack_refusal",    # (of those) stk.reverse(), stk.pop(0), stk.insert/extend/clear
     "broadcast_write",  # b[:, 1:] -= c[:, None], b[:] = row, b[1:] = s (statements.py)

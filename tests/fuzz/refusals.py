@@ -1,5 +1,5 @@
 """Programs s2sad must refuse: a call made for its effect on an array that
-s2sad does not follow (np.add.at, np.put, a.put, np.fill_diagonal,
+s2sad does not follow (np.putmask, np.put, a.put, np.fill_diagonal,
 a.resize, out= given a view, np.copyto with where=), or a list of
 differentiated values used other than as a stack (stk.reverse(), stk.pop(0),
 stk.insert, stk.extend, stk.clear). The property is not a
@@ -17,7 +17,7 @@ def _refused_call(node):
     if not isinstance(node, ast.Call):
         return False
     f = ast.unparse(node.func)
-    if f in ("np.add.at", "np.put", "np.fill_diagonal") or f.endswith((".resize", ".put")):
+    if f in ("np.putmask", "np.put", "np.fill_diagonal") or f.endswith((".resize", ".put")):
         return True
     # a user's stack used otherwise than by append and pop() (forms.py, _stack_misuse)
     if re.fullmatch(r"stk\d+\.(reverse|insert|extend|clear)", f) or \

@@ -381,6 +381,11 @@ class Statements(Expressions):
             head, lo, hi = f"range({outer.name} + 1, {L})", outer.lo + 1, n - 1  # pairs
         else:
             head, lo, hi = f"range({L})", 0, n - 1
+        # at times a float no gradient flows through, carried from one
+        # iteration to the next (`sg = -sg`): the sweeps still fuse
+        carried = self.fresh("sg") if outer is None and self.p(0.3) else None
+        if carried:
+            fn.emit(f"{carried} = 1.0")
         fn.emit(f"for {i} in {head}:")
         loopvar = _Var(i, None, "loop", lo, hi)
 
@@ -396,7 +401,11 @@ class Statements(Expressions):
             if nested:
                 self._sum_loop(acc, budget // 2, depth + 1, loopvar)
             if not nested or self.p(0.5):
-                fn.emit(f"{acc} += {self.expr((), 2)}")
+                fn.emit(f"{acc} += {carried} * ({self.expr((), 2)})" if carried
+                        else f"{acc} += {self.expr((), 2)}")
+            if carried:
+                fn.emit(self.pick([f"{carried} = -{carried}",
+                                   f"{carried} = 0.5 * {carried} + 0.25"]))
 
         self._loop_body("for", loopvar, budget, depth, body=body, then=then)
 
