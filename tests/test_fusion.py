@@ -7,11 +7,13 @@ Each function is checked against finite differences, compiled and as
 Python; the structure of the generated code is checked where finite
 differences cannot see it (what is recorded, and where)."""
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 import s2sad
+from benchmarks.gradbench.det import det as laplace_det  # by minors, after two guard clauses
 from gradcheck import check_grad
 
 rng = np.random.default_rng(7)
@@ -365,26 +367,6 @@ def alternating_sum(x):
     return total
 
 
-def laplace_det(M):
-    """The determinant by expansion along the first row (GradBench's det)."""
-    n = M.shape[0]
-    if n == 1:
-        return M[0, 0]
-    total = 0.0
-    sign = 1.0
-    for j in range(n):
-        minor = np.empty((n - 1, n - 1))
-        for r in range(1, n):
-            k = 0
-            for c in range(n):
-                if c != j:
-                    minor[r - 1, k] = M[r, c]
-                    k += 1
-        total += sign * M[0, j] * laplace_det(minor)
-        sign = -sign
-    return total
-
-
 def branch_sums(x, flag):
     total = 0.0
     if flag > 0:
@@ -486,3 +468,16 @@ def test_guarded_fusion_gives_the_unfused_gradient(monkeypatch):
         plain = s2sad.grad(f, jit=False)
         assert FUSED not in plain.source_for(*a)
         np.testing.assert_allclose(got, plain(*a), rtol=1e-12, atol=1e-14)
+
+
+def test_a_fused_loop_carrying_a_float_records_nothing_across_iterations(jit):
+    """Its records are names holding one iteration's values: the memory
+    estimate does not grow with the trip count (it was the size of x per
+    iteration, and a large x was reversed by checkpointing)."""
+    x = rng.normal(size=2000)
+    assert "check_memory" not in source(alternating_sum, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.MemoryBudgetWarning)
+        got = s2sad.grad(alternating_sum, jit=jit, memory="1MB")(x)
+    np.testing.assert_allclose(got, s2sad.grad(alternating_sum, jit=False, memory="off")(x),
+                               rtol=1e-12)

@@ -12,7 +12,9 @@ reverse sweep (tapes.py, counted_tapes.py) keep once the loop has run:
   number, `a.nbytes` for an array `a`, for `a[i]` the bytes of the row
   `a.nbytes // a.shape[0]`, plus a header per array), times the number of
   times the append runs (the trip counts of the loops around it within the
-  loop, branches taken).
+  loop, branches taken);
+* a record bound to a name (`s_old = s` in a fused iteration): one value
+  at a time, whatever the trip count (nothing for a number).
 
 Everything is written as arithmetic on values known before the loop. Where
 the generated code does not say (a trip count read from what the loop
@@ -239,6 +241,12 @@ class _Estimate:
                 term = self.allocation_bytes(alloc) if alloc is not None else None
                 if term is not None:
                     whole.append(term)
+                elif _bound_by(node, tape):
+                    # a name holds one value at a time, however often it is
+                    # bound (a fused iteration's record): a number takes no
+                    # memory to speak of, an array its bytes once
+                    if not self.is_number(node.value):
+                        whole.append(self.value_bytes(node.value))
                 elif not _is_counter(node, tape):
                     per_step.append(self.guess())  # (a form this module does not know)
         out = _sum(whole)
@@ -406,6 +414,12 @@ def _sum(terms):
     for t in terms:
         out = t if out is None else binop(out, "+", t)
     return out
+
+
+def _bound_by(s, tape):
+    """`tape = value`: the record is a name, not a tape indexed by the run."""
+    return isinstance(s, gast.Assign) and len(s.targets) == 1 \
+        and isinstance(s.targets[0], gast.Name) and s.targets[0].id == tape
 
 
 def _is_counter(s, tape):
