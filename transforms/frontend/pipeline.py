@@ -38,7 +38,7 @@ from .containers import (added_keys, assigned_keys, aux_output, aux_pairs, compr
 from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
-                      whole_slices, written_args)
+                      view_copies, whole_slices, written_args)
 from .functions import (closures, drawing_helpers, function_attributes, inline_generators,
                         inline_nested, made_function_names, markers, module_function_args,
                         module_varargs, nested_function_args, nested_varargs, object_methods,
@@ -215,6 +215,8 @@ SPECIALISE = [
          after=("written_args", "infer_kinds")),
     step(steps.aliased_writes, "b = a; b[0] = v while a is read: refused",
          after=("infer_kinds",)),
+    step(view_copies, "row = b[i]; b[i] = f(row): row = np.copy(b[i]), which the reverse"
+         " sweep reads after the write", after=("aliased_writes",), retypes=True),
     step(calls_for_effect, "np.put(u, ...), u.resize(...), a kernel given u: refused",
          after=("hidden_writes", "infer_kinds")),
     step(whole_slices, "u[...] of an array: u[:]", after=("infer_kinds",)),
