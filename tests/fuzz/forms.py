@@ -255,7 +255,8 @@ class MoreForms:
         self.use(EXPECTED)
         self.refused = True
         N = self.N
-        if self.ok("stack_refusal") and self.p(0.3):
+        if self.ok("stack_refusal") and self.p(0.3) and not self.fn.in_recording:
+            # (under stop_recording nothing is differentiated: the misuse is accepted)
             return self._stack_misuse()
         matrix = self.ok("matrix") and self.use_matrix and self.p(0.3)
         shape = (self.R, self.C) if matrix else (N,)

@@ -83,6 +83,7 @@ FEATURES = (
     "break", "continue", "return",   # early exits
     "buffers",          # local arrays written through subscripts
     "slice_write",      # buf[1:] = ..., B[i] = row, B[:, j] = column
+    "view_rewrite",     # w = B[i]; B[i] = f(w) (the view read after the write, in reverse)
     "arg_write",        # writes into argument arrays
     "helpers",          # calls to other generated functions
     "tuple_helper",     # helpers returning a tuple

@@ -5,12 +5,16 @@ not track writes through a second name, by design), or a variable whose kind
 (float, int, array of some ndim) changes."""
 import ast
 import inspect
+import re
 import sys
 
 import numpy as np
 
 from .generator import CONTAINER_PARAMS
 from .leaves import copy_value
+
+# the view of the view_rewrite form, read only by the statement writing into it
+_REWRITTEN_VIEW = re.compile(r"rw\d+")
 
 
 def _kind(v):
@@ -53,6 +57,8 @@ def outside_language(L, args):
                 if not isinstance(a, np.ndarray):
                     continue
                 for other, b in loc.items():
+                    if _REWRITTEN_VIEW.fullmatch(other):
+                        continue  # rw7 = b[i]; b[i] = f(rw7): not read again (statements.py)
                     if other != n and isinstance(b, np.ndarray) and np.may_share_memory(a, b):
                         found.append(f"line {frame.f_lineno}: {n} is written while {other} "
                                      f"shares its memory")

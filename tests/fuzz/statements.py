@@ -225,6 +225,14 @@ class Statements(Expressions):
                 target, tshape = self.pick([(f"{b.name}[{self.index(sh[0])}]", (sh[1],)),
                                             (f"{b.name}[:, {self.index(sh[1])}]", (sh[0],))])
             val = self.squash(tshape, 1) if fn.loops else self.expr(tshape, 2)
+            if self.ok("view_rewrite") and self.p(0.3):
+                # w = b[i]; b[i] = f(w): the reverse sweep reads the view after the
+                # write (the name is not read again: that would be refused)
+                self.use("view_rewrite")
+                w = self.fresh("rw")  # (outside.py lets it share memory with the target)
+                fn.emit(f"{w} = {target}")
+                fn.emit(f"{target} = 0.5 * np.tanh({w}) * {w} + 0.5 * {par(val)}")
+                return
             fn.emit(f"{target} = {val}")
             return
         form = self.int(0, 4) if fn.loops else self.int(0, 1)
