@@ -39,6 +39,9 @@ def views_read_across_writes(tree, kinds, call_shares=None):
     views = {}
     for p, alias, source, _ in aliases:
         views.setdefault(p, set()).add(source)
+    for r, (s, _) in enumerate(order):  # nor does `v = np.copy(view)` of the view
+        if _copy_of_name(s):
+            views.setdefault(r, set()).add(s.value.args[0].id)
     reads = [(r, _header_loads(s) - views.get(r, set())) for r, (s, _) in enumerate(order)]
     found = []
     for p, alias, source, made in aliases:
@@ -63,3 +66,11 @@ def _copyable(made, alias):
     return isinstance(made, gast.Assign) and len(made.targets) == 1 \
         and isinstance(made.targets[0], gast.Name) and made.targets[0].id == alias \
         and not getattr(made, "s2sad_result_shares", None)
+
+
+def _copy_of_name(s):
+    import gast
+    return isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) \
+        and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy" \
+        and isinstance(s.value.func.value, gast.Name) and s.value.func.value.id == "np" \
+        and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name)

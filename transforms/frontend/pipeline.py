@@ -38,7 +38,7 @@ from .containers import (added_keys, assigned_keys, aux_output, aux_pairs, compr
 from .containers.common import has_containers
 from .context import Context, Restart
 from .effects import (arrays_written, calls_for_effect, hidden_writes, mutated_args, own_copies,
-                      view_copies, whole_slices, written_args)
+                      view_copies, view_writes, whole_slices, written_args)
 from .functions import (closures, drawing_helpers, function_attributes, inline_generators,
                         inline_nested, made_function_names, markers, module_function_args,
                         module_varargs, nested_function_args, nested_varargs, object_methods,
@@ -213,6 +213,8 @@ SPECIALISE = [
          after=("lift_loops", "infer_kinds")),
     step(arrays_written, "h(u) with h doing p += e of an array: rewritten as a write into u",
          after=("written_args", "infer_kinds")),
+    step(view_writes, "for row in X: row /= s: row a copy, X[i] = row after each write through it",
+         after=("arrays_written",), retypes=True),
     step(steps.aliased_writes, "b = a; b[0] = v while a is read: refused",
          after=("infer_kinds",)),
     step(view_copies, "row = b[i]; b[i] = f(row): row = np.copy(b[i]), which the reverse"

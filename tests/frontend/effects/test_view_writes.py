@@ -1,0 +1,132 @@
+"""A write through a view of an array's row (column, element block) is
+written into the array by its own name (transforms/frontend/effects/view_writes.py):
+`for row in X: row /= s` is differentiated instead of refused."""
+import numpy as np
+import pytest
+
+import s2sad
+from frontend.passes import lowered
+from gradcheck import check_grad, check_jvp, numerical_grad
+from s2sad.transforms.frontend.effects import view_writes
+
+X = np.array([[0.3, -0.7, 1.1, 0.45], [0.5, 0.2, -0.9, 1.3], [-0.4, 0.8, 0.6, -1.2]])
+
+
+def rows_rewritten(A):
+    b = A.copy()
+    for row in b:
+        row[:] = np.sin(row) * row
+    return np.sum(b * b)
+
+
+def rows_normalised(A):
+    Y = A.copy()
+    for row in Y:
+        row /= np.sum(row * row)
+    return np.sum(Y * A)
+
+
+def row_by_index(A):
+    Y = A.copy()
+    for i in range(Y.shape[0]):
+        row = Y[i]
+        row *= 2.0 + np.tanh(row[0])
+    return np.sum(Y ** 3)
+
+
+def column_written(A):
+    Y = A.copy()
+    col = Y[:, 1]
+    col *= 2.0
+    col[0] = np.sin(col[1])
+    return np.sum(Y * Y)
+
+
+def element_loop_in_a_row(A):
+    Y = A.copy()
+    for i in range(Y.shape[0]):
+        row = Y[i]
+        for j in range(1, row.shape[0]):
+            row[j] = row[j] + np.sin(row[j - 1])
+    return np.sum(Y ** 3)
+
+
+def written_in_a_branch(A):
+    Y = A.copy()
+    for i in range(Y.shape[0]):
+        row = Y[i]
+        if row[0] > 0.0:
+            row[1:] = row[1:] * row[0]
+        else:
+            row[0] = np.cos(row[0])
+    return np.sum(Y * Y)
+
+
+def row_of_the_caller(A):
+    for row in A:  # the caller's array: the derivative writes into a copy
+        row -= np.mean(row)
+    return np.sum(A * A * A)
+
+
+FUNCTIONS = [rows_rewritten, rows_normalised, row_by_index, column_written,
+             element_loop_in_a_row, written_in_a_branch, row_of_the_caller]
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_gradient(f, jit):
+    check_grad(f, [X.copy()], jit=jit)
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_plain_derivative(f):
+    g = s2sad.grad(f, jit=False, optimise=False, check=False)(X.copy())
+    np.testing.assert_allclose(g, numerical_grad(f, [X.copy()], 0), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_forward_mode(f, jit):
+    check_jvp(f, [X.copy()], jit=jit)
+
+
+def test_the_value_is_the_primal():
+    for f in FUNCTIONS:
+        value, _ = s2sad.value_and_grad(f, jit=False)(X.copy())
+        np.testing.assert_allclose(value, f(X.copy()), rtol=1e-12)
+
+
+def test_the_write_goes_back_into_the_array():
+    _, after = lowered(view_writes, row_by_index, X.copy())
+    lines = [line.strip() for line in after.splitlines()]
+    assert "row_view = Y[i]" in lines and "row = np.copy(row_view)" in lines
+    assert lines.index("Y[i] = row") > lines.index("row = np.copy(row_view)")
+
+
+def partial_row(A):
+    Y = A.copy()
+    row = Y[0, 1:]
+    row *= 2.0
+    return np.sum(Y * Y)
+
+
+def array_written_while_the_view_is_used(A):
+    Y = A.copy()
+    row = Y[0]
+    Y[0, 0] = 5.0
+    row *= 2.0
+    return np.sum(Y * Y)
+
+
+def index_rebound(A):
+    Y = A.copy()
+    i = 0
+    row = Y[i]
+    i = 1
+    row *= 2.0
+    return np.sum(Y * Y) + i
+
+
+@pytest.mark.parametrize("f", [partial_row, array_written_while_the_view_is_used,
+                               index_rebound], ids=lambda f: f.__name__)
+def test_what_the_copy_would_change_is_still_refused(f):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="view of 'Y'"):
+        s2sad.grad(f, jit=False)(X.copy())

@@ -1,0 +1,189 @@
+"""`for row in X: row /= row.sum()`, `row = Y[i]; row[:] = e`: a write
+through a view of an array's row, column or element block, spelled as a
+write into the array itself.
+
+The derivative follows values by name, so a write through `row` would not
+reach `Y` (aliases.py refuses it). Here `row` becomes a copy, and every
+write through it is followed by `Y[i] = row`: the array then holds what
+Python's view would have put there, written by its own name.
+
+Only where that is the same program: `row = Y[<ints and full slices>]`
+is the one binding of `row`; each write through it comes after the binding
+in the same block (or in statements nested there), with neither `Y` nor
+the index's names rebound in between; and no other name writes into Y's
+memory while `row` is still used (a view would see that write, a copy
+not). Anything else is left to aliases.py, which refuses it with its
+line."""
+import copy
+
+import gast
+
+from ...analysis.aliases import _Flow, _flatten, _second_names, _through_chains, _written
+from ...syntax import assign, call, name, names_loaded, names_stored, walk
+
+
+def run(tree, ctx):
+    rewrites = _rewrites(tree, ctx)
+    if not rewrites:
+        return None
+    for made, view_name, after in rewrites:
+        alias = made.targets[0].id
+        source = made.value
+        made.targets[0] = gast.Name(id=view_name, ctx=gast.Store(), annotation=None,
+                                    type_comment=None)
+        copied = assign(alias, call("np.copy", name(view_name)))
+        copied.lineno = getattr(made, "lineno", None)
+        inserts = {id(made): [copied]}
+        for q in after:
+            back = gast.Assign(targets=[_as_store(copy.deepcopy(source))], value=name(alias),
+                               type_comment=None)
+            back.lineno = getattr(q, "lineno", None)
+            back.s2sad_write_back = True
+            inserts.setdefault(id(q), []).append(back)
+        _insert_after(tree, inserts)
+    return tree
+
+
+def _rewrites(tree, ctx):
+    """(binding statement, name for the view, the statements writing through
+    it) for each view to rewrite."""
+    kinds = ctx.kinds
+    order = []
+    _flatten(tree.body, (), order)
+    direct = [(p, alias, source, s) for p, (s, _) in enumerate(order)
+              for alias, source in _second_names(s, kinds, None)]
+    if not direct:
+        return []
+    flow = _Flow(order)
+    every = _through_chains(direct, flow)
+    memory = {}  # source -> every name of its memory
+    for _, alias, source, _ in every:
+        memory.setdefault(source, {source}).add(alias)
+    writes = [(q, n) for q, (s, _) in enumerate(order) for n in _written(s, kinds)]
+    bindings = _bindings(order)
+    blocks = _blocks(tree)
+    out, taken = [], set(ctx.namer.taken)
+    for p, alias, source, made in direct:
+        if not _basic_view(made, alias, source, kinds) or bindings.get(alias) != [p]:
+            continue
+        through = [q for q, n in writes if n == alias]
+        if not through:
+            continue  # read-only: aliases.py decides
+        block, k = blocks[id(made)]
+        rest = block[k + 1:]
+        inside = {id(n) for s in rest for n in walk(s) if isinstance(n, gast.stmt)}
+        if not all(id(order[q][0]) in inside for q in through):
+            continue  # a write the binding does not come before in its block
+        uses = [r for r, (s, _) in enumerate(order) if alias in _mentions(s)]
+        if not all(id(order[r][0]) in inside or r == p for r in uses):
+            continue
+        pinned = {source} | (names_loaded(made.value) - {source})
+        if names_stored(rest) & pinned:
+            continue  # the array or an index rebound after the binding
+        others = memory.get(source, {source}) - {alias}
+        if any(n in others and id(order[q][0]) in inside for q, n in writes):
+            continue  # another name writes into that memory while the view is used
+        view_name = _fresh(alias + "_view", taken)
+        out.append((made, view_name, [order[q][0] for q in through]))
+        ctx.namer.taken.add(view_name)
+    return out
+
+
+def _basic_view(made, alias, source, kinds):
+    """`alias = source[i, :, j]`: integer (number) indices and full slices."""
+    value = made.value
+    if not (isinstance(made, gast.Assign) and len(made.targets) == 1
+            and isinstance(made.targets[0], gast.Name) and made.targets[0].id == alias
+            and isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+            and value.value.id == source):
+        return False
+    kind = kinds.get(source)
+    if kind is None or not kind.is_array:
+        return False
+    index = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+    for i in index:
+        if isinstance(i, gast.Slice):
+            if i.lower is not None or i.upper is not None or i.step is not None:
+                return False
+        elif isinstance(i, gast.Constant):
+            if not isinstance(i.value, int) or isinstance(i.value, bool):
+                return False
+        elif isinstance(i, gast.Name):
+            k = kinds.get(i.id)
+            if k is None or k.tag != "int":
+                return False
+        else:
+            return False
+    return True
+
+
+def _bindings(order):
+    """name -> positions of the statements (re)binding it (not in-place)."""
+    out = {}
+    for p, (s, _) in enumerate(order):
+        bound = set()
+        if isinstance(s, gast.Assign) and not getattr(s, "s2sad_inplace", False):
+            bound = {n.id for t in s.targets for n in walk(t)
+                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        elif isinstance(s, gast.For):
+            bound = {n.id for n in walk(s.target) if isinstance(n, gast.Name)}
+        for n in bound:
+            out.setdefault(n, []).append(p)
+    return out
+
+
+def _mentions(s):
+    """Names a statement itself (not its nested statements) reads or writes."""
+    if isinstance(s, gast.For):
+        parts = [s.target, s.iter]
+    elif isinstance(s, (gast.If, gast.While)):
+        parts = [s.test]
+    else:
+        parts = [s]
+    return {n.id for part in parts for n in walk(part) if isinstance(n, gast.Name)}
+
+
+def _blocks(tree):
+    """id(statement) -> (its block, its position there)."""
+    out = {}
+
+    def visit(node):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                for k, s in enumerate(block):
+                    out[id(s)] = (block, k)
+                    visit(s)
+        for handler in getattr(node, "handlers", ()) or ():
+            visit(handler)
+    visit(tree)
+    return out
+
+
+def _as_store(node):
+    node.ctx = gast.Store()
+    return node
+
+
+def _fresh(base, taken):
+    candidate, k = base, 1
+    while candidate in taken:
+        k += 1
+        candidate = f"{base}{k}"
+    taken.add(candidate)
+    return candidate
+
+
+def _insert_after(node, inserts):
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if not isinstance(block, list):
+            continue
+        out = []
+        for s in block:
+            _insert_after(s, inserts)
+            out.append(s)
+            out.extend(inserts.get(id(s), ()))
+        block[:] = out
+    for handler in getattr(node, "handlers", ()) or ():
+        _insert_after(handler, inserts)
