@@ -84,6 +84,7 @@ FEATURES = (
     "buffers",          # local arrays written through subscripts
     "slice_write",      # buf[1:] = ..., B[i] = row, B[:, j] = column
     "view_rewrite",     # w = B[i]; B[i] = f(w) (the view read after the write, in reverse)
+    "view_write",       # for rw in B: rw *= ..., rw = B[i]; rw[0] = ... (writes through a view)
     "arg_write",        # writes into argument arrays
     "helpers",          # calls to other generated functions
     "tuple_helper",     # helpers returning a tuple

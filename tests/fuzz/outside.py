@@ -57,8 +57,8 @@ def outside_language(L, args):
                 if not isinstance(a, np.ndarray):
                     continue
                 for other, b in loc.items():
-                    if _REWRITTEN_VIEW.fullmatch(other):
-                        continue  # rw7 = b[i]; b[i] = f(rw7): not read again (statements.py)
+                    if _REWRITTEN_VIEW.fullmatch(other) or _REWRITTEN_VIEW.fullmatch(n):
+                        continue  # rw7 = b[i]; b[i] = f(rw7), for rw7 in b: rw7 *= ... (statements.py)
                     if other != n and isinstance(b, np.ndarray) and np.may_share_memory(a, b):
                         found.append(f"line {frame.f_lineno}: {n} is written while {other} "
                                      f"shares its memory")

@@ -19,7 +19,7 @@ import copy
 import gast
 
 from ...analysis.aliases import _Flow, _flatten, _second_names, _through_chains, _written
-from ...syntax import assign, call, name, names_loaded, names_stored, walk
+from ...syntax import assign, call, name, names_loaded, walk
 
 
 def run(tree, ctx):
@@ -61,6 +61,11 @@ def _rewrites(tree, ctx):
         memory.setdefault(source, {source}).add(alias)
     writes = [(q, n) for q, (s, _) in enumerate(order) for n in _written(s, kinds)]
     bindings = _bindings(order)
+    bound = {}
+    for n, positions in bindings.items():
+        for r in positions:
+            bound.setdefault(r, set()).add(n)
+    bindings_at = lambda r: bound.get(r, set())  # noqa: E731
     blocks = _blocks(tree)
     out, taken = [], set(ctx.namer.taken)
     for p, alias, source, made in direct:
@@ -77,11 +82,13 @@ def _rewrites(tree, ctx):
         uses = [r for r, (s, _) in enumerate(order) if alias in _mentions(s)]
         if not all(id(order[r][0]) in inside or r == p for r in uses):
             continue
-        pinned = {source} | (names_loaded(made.value) - {source})
-        if names_stored(rest) & pinned:
+        pinned = names_loaded(made.value)
+        if any(bindings_at(r) & pinned for r, (s, _) in enumerate(order) if id(s) in inside):
             continue  # the array or an index rebound after the binding
         others = memory.get(source, {source}) - {alias}
-        if any(n in others and id(order[q][0]) in inside for q, n in writes):
+        if any(n in others and id(order[q][0]) in inside
+               and any(r != p and flow.reaches(q, r, {alias}) for r in uses)
+               for q, n in writes):
             continue  # another name writes into that memory while the view is used
         view_name = _fresh(alias + "_view", taken)
         out.append((made, view_name, [order[q][0] for q in through]))
