@@ -8,6 +8,7 @@ import gast
 from ...analysis.helper_results import call_shares
 from ...analysis.view_reads import views_read_across_writes
 from ...syntax import assign, call, name
+from .blocks import insert_after
 
 
 def run(tree, ctx):
@@ -25,23 +26,7 @@ def run(tree, ctx):
         s.targets[0] = gast.Name(id=view, ctx=gast.Store(), annotation=None, type_comment=None)
         copied = assign(alias, call("np.copy", name(view)))
         copied.lineno = getattr(s, "lineno", None)
-        copies[id(s)] = copied
-    _insert_after(tree, copies)
+        copies[id(s)] = [copied]
+    insert_after(tree, copies)
     return tree
 
-
-def _insert_after(node, copies):
-    """Put `copies[id(s)]` right after each statement s, in whatever block."""
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(node, field, None)
-        if not isinstance(block, list):
-            continue
-        out = []
-        for s in block:
-            _insert_after(s, copies)
-            out.append(s)
-            if id(s) in copies:
-                out.append(copies[id(s)])
-        block[:] = out
-    for handler in getattr(node, "handlers", ()) or ():
-        _insert_after(handler, copies)

@@ -20,6 +20,7 @@ import gast
 
 from ...analysis.aliases import _Flow, _flatten, _second_names, _through_chains, _written
 from ...syntax import assign, call, name, names_loaded, walk
+from .blocks import blocks, insert_after
 
 
 def run(tree, ctx):
@@ -40,7 +41,7 @@ def run(tree, ctx):
             back.lineno = getattr(q, "lineno", None)
             back.s2sad_write_back = True
             inserts.setdefault(id(q), []).append(back)
-        _insert_after(tree, inserts)
+        insert_after(tree, inserts)
     return tree
 
 
@@ -66,15 +67,15 @@ def _rewrites(tree, ctx):
         for r in positions:
             bound.setdefault(r, set()).add(n)
     bindings_at = lambda r: bound.get(r, set())  # noqa: E731
-    blocks = _blocks(tree)
-    out, taken = [], set(ctx.namer.taken)
+    places = blocks(tree)
+    out = []
     for p, alias, source, made in direct:
         if not _basic_view(made, alias, source, kinds) or bindings.get(alias) != [p]:
             continue
         through = [q for q, n in writes if n == alias]
         if not through:
             continue  # read-only: aliases.py decides
-        block, k = blocks[id(made)]
+        block, k = places[id(made)]
         rest = block[k + 1:]
         inside = {id(n) for s in rest for n in walk(s) if isinstance(n, gast.stmt)}
         if not all(id(order[q][0]) in inside for q in through):
@@ -90,9 +91,8 @@ def _rewrites(tree, ctx):
                and any(r != p and flow.reaches(q, r, {alias}) for r in uses)
                for q, n in writes):
             continue  # another name writes into that memory while the view is used
-        view_name = _fresh(alias + "_view", taken)
+        view_name = ctx.namer.fresh(alias + "_view")
         out.append((made, view_name, [order[q][0] for q in through]))
-        ctx.namer.taken.add(view_name)
     return out
 
 
@@ -150,47 +150,8 @@ def _mentions(s):
     return {n.id for part in parts for n in walk(part) if isinstance(n, gast.Name)}
 
 
-def _blocks(tree):
-    """id(statement) -> (its block, its position there)."""
-    out = {}
-
-    def visit(node):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list):
-                for k, s in enumerate(block):
-                    out[id(s)] = (block, k)
-                    visit(s)
-        for handler in getattr(node, "handlers", ()) or ():
-            visit(handler)
-    visit(tree)
-    return out
-
-
 def _as_store(node):
     node.ctx = gast.Store()
     return node
 
 
-def _fresh(base, taken):
-    candidate, k = base, 1
-    while candidate in taken:
-        k += 1
-        candidate = f"{base}{k}"
-    taken.add(candidate)
-    return candidate
-
-
-def _insert_after(node, inserts):
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(node, field, None)
-        if not isinstance(block, list):
-            continue
-        out = []
-        for s in block:
-            _insert_after(s, inserts)
-            out.append(s)
-            out.extend(inserts.get(id(s), ()))
-        block[:] = out
-    for handler in getattr(node, "handlers", ()) or ():
-        _insert_after(handler, inserts)
