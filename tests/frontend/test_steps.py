@@ -23,7 +23,7 @@ def plain(x):
 
 def aliased(x):
     y = x * 1.0
-    z = y
+    z = y.reshape(-1)  # (z = y would be renamed y: frontend/effects/view_writes.py)
     z[0] = 5.0
     return np.sum(y * x)
 

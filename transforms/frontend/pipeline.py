@@ -213,7 +213,8 @@ SPECIALISE = [
          after=("lift_loops", "infer_kinds")),
     step(arrays_written, "h(u) with h doing p += e of an array: rewritten as a write into u",
          after=("written_args", "infer_kinds")),
-    step(view_writes, "for row in X: row /= s: row a copy, X[i] = row after each write through it",
+    step(view_writes, "for row in X: row /= s: row a copy, X[i] = row after each write through"
+         " it; C = B; C += 1.0: B += 1.0",
          after=("arrays_written",), retypes=True),
     step(steps.aliased_writes, "b = a; b[0] = v while a is read: refused",
          after=("infer_kinds",)),

@@ -130,3 +130,67 @@ def index_rebound(A):
 def test_what_the_copy_would_change_is_still_refused(f):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="view of 'Y'"):
         s2sad.grad(f, jit=False)(X.copy())
+
+
+# ---- another name of the whole array: renamed -----------------------------------
+
+def dict_entry_updated(A):
+    p = {"w": A.copy(), "b": A[0].copy()}
+    for k in range(3):
+        p["w"] -= 0.1 * np.tanh(p["w"]) * p["b"]
+    return np.sum(p["w"] ** 2)
+
+
+def another_name_written(A):
+    b = A.copy()
+    c = b
+    for i in range(3):
+        c[i] = np.sin(c[i]) * b[i]
+    return np.sum(b * c)
+
+
+def unpacked_from_a_tuple(A):
+    b = A.copy()
+    t = (b, 1.0)
+    x, _ = t
+    x[0] = np.sin(x[1]) * x[0]
+    return np.sum(b * b)
+
+
+def listed_then_written(A):
+    b = A.copy()
+    lst = [b, b * 2]
+    lst[0][0, 0] = np.sin(b[1, 1])
+    return np.sum(b * b)
+
+
+NAMES = [dict_entry_updated, another_name_written, unpacked_from_a_tuple, listed_then_written]
+
+
+@pytest.mark.parametrize("f", NAMES, ids=lambda f: f.__name__)
+def test_another_name_is_the_array(f, jit):
+    check_grad(f, [X.copy()], jit=jit)
+    g = s2sad.grad(f, jit=False, optimise=False, check=False)(X.copy())
+    np.testing.assert_allclose(g, numerical_grad(f, [X.copy()], 0), rtol=1e-6, atol=1e-7)
+    value, _ = s2sad.value_and_grad(f, jit=False)(X.copy())
+    np.testing.assert_allclose(value, f(X.copy()), rtol=1e-12)
+
+
+def test_the_other_name_is_renamed():
+    _, after = lowered(view_writes, another_name_written, X.copy())
+    assert "c[i] =" not in after and "b[i] = " in after
+
+
+def rebound_array(A):
+    b = A.copy()
+    c = b
+    b = b * 2.0
+    c[0] = 1.0
+    return np.sum(b * c)
+
+
+def test_a_name_whose_array_is_rebound_is_not_renamed(jit):
+    # after b = b * 2.0, c is the first array and b another: c keeps its name
+    before, after = lowered(view_writes, rebound_array, X.copy())
+    assert before == after
+    check_grad(rebound_array, [X.copy()], jit=jit)

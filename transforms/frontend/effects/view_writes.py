@@ -7,7 +7,11 @@ reach `Y` (aliases.py refuses it). Here `row` becomes a copy, and every
 write through it is followed by `Y[i] = row`: the array then holds what
 Python's view would have put there, written by its own name.
 
-Only where that is the same program: `row = Y[<ints and full slices>]`
+Another name of the whole array (`C = B`, a dict's entry `p["w"]` of `p =
+{"w": w}`, a tuple's item unpacked) is simpler: while neither is rebound,
+`C` is `B`, and the statements after `C = B` say `B` instead.
+
+A view is rewritten only where that is the same program: `row = Y[<ints and full slices>]`
 is the one binding of `row`; each write through it comes after the binding
 in the same block (or in statements nested there), with neither `Y` nor
 the index's names rebound in between; and no other name writes into Y's
@@ -24,11 +28,19 @@ from .blocks import blocks, insert_after
 
 
 def run(tree, ctx):
-    rewrites = _rewrites(tree, ctx)
-    if not rewrites:
-        return None
-    for made, view_name, after in rewrites:
+    changed = False
+    for _ in range(4):  # (x = t0; t0 = b: a round per link of a chain of names)
+        renames, _ = _rewrites(tree, ctx)
+        if not renames:
+            break
+        for block, k, alias, source in renames:
+            for s in block[k + 1:]:
+                _rename(s, alias, source)
+        changed = True
+    _, rewrites = _rewrites(tree, ctx)
+    for made, after in rewrites:
         alias = made.targets[0].id
+        view_name = ctx.namer.fresh(alias + "_view")
         source = made.value
         made.targets[0] = gast.Name(id=view_name, ctx=gast.Store(), annotation=None,
                                     type_comment=None)
@@ -42,19 +54,26 @@ def run(tree, ctx):
             back.s2sad_write_back = True
             inserts.setdefault(id(q), []).append(back)
         insert_after(tree, inserts)
-    return tree
+    return tree if changed or rewrites else None
+
+
+def _rename(node, old, new):
+    for n in walk(node):
+        if isinstance(n, gast.Name) and n.id == old:
+            n.id = new
 
 
 def _rewrites(tree, ctx):
-    """(binding statement, name for the view, the statements writing through
-    it) for each view to rewrite."""
+    """The names to rename, (block, position of `alias = source`, alias,
+    source), and the views to rewrite, (binding statement, the statements
+    writing through it)."""
     kinds = ctx.kinds
     order = []
     _flatten(tree.body, (), order)
     direct = [(p, alias, source, s) for p, (s, _) in enumerate(order)
               for alias, source in _second_names(s, kinds, None)]
     if not direct:
-        return []
+        return [], []
     flow = _Flow(order)
     every = _through_chains(direct, flow)
     memory = {}  # source -> every name of its memory
@@ -68,16 +87,29 @@ def _rewrites(tree, ctx):
             bound.setdefault(r, set()).add(n)
     bindings_at = lambda r: bound.get(r, set())  # noqa: E731
     places = blocks(tree)
-    out = []
+    renames, out = [], []
     for p, alias, source, made in direct:
-        if not _basic_view(made, alias, source, kinds) or bindings.get(alias) != [p]:
+        if bindings.get(alias) != [p] or id(made) not in places:
+            continue
+        block, k = places[id(made)]
+        rest = block[k + 1:]
+        inside = {id(n) for s in rest for n in walk(s) if isinstance(n, gast.stmt)}
+        if _another_name(made, alias, source, kinds):
+            # C = B: C is B while it is used; written by B's name, nothing is missed
+            uses = [r for r, (s, _) in enumerate(order) if alias in _mentions(s)]
+            written = any(n in (alias, source) and id(order[q][0]) in inside for q, n in writes)
+            if written and len(uses) > 1 \
+                    and all(id(order[r][0]) in inside or r == p for r in uses) \
+                    and not any(source in bindings_at(r) for r, (s, _) in enumerate(order)
+                                if id(s) in inside) \
+                    and not any(alias in b[2:] or source in b[2:] for b in renames):
+                renames.append((block, k, alias, source))
+            continue
+        if not _basic_view(made, alias, source, kinds):
             continue
         through = [q for q, n in writes if n == alias]
         if not through:
             continue  # read-only: aliases.py decides
-        block, k = places[id(made)]
-        rest = block[k + 1:]
-        inside = {id(n) for s in rest for n in walk(s) if isinstance(n, gast.stmt)}
         if not all(id(order[q][0]) in inside for q in through):
             continue  # a write the binding does not come before in its block
         uses = [r for r, (s, _) in enumerate(order) if alias in _mentions(s)]
@@ -91,9 +123,17 @@ def _rewrites(tree, ctx):
                and any(r != p and flow.reaches(q, r, {alias}) for r in uses)
                for q, n in writes):
             continue  # another name writes into that memory while the view is used
-        view_name = ctx.namer.fresh(alias + "_view")
-        out.append((made, view_name, [order[q][0] for q in through]))
-    return out
+        out.append((made, [order[q][0] for q in through]))
+    return renames, out
+
+
+def _another_name(made, alias, source, kinds):
+    """`alias = source` of an array."""
+    kind = kinds.get(source)
+    return isinstance(made, gast.Assign) and len(made.targets) == 1 \
+        and isinstance(made.targets[0], gast.Name) and made.targets[0].id == alias \
+        and isinstance(made.value, gast.Name) and made.value.id == source \
+        and kind is not None and kind.is_array
 
 
 def _basic_view(made, alias, source, kinds):
