@@ -212,18 +212,25 @@ class Statements(Expressions):
             target = f"{b.name}[{self.index(sh[0])}, {self.index(sh[1])}]"
         if self.ok("broadcast_write") and self.p(0.1):
             return self._broadcast_write(b)
-        if len(sh) == 2 and self.ok("view_write") and self.p(0.25):
-            # a write through a view of a row (view_writes.py)
+        if self.ok("view_write") and self.p(0.25 if len(sh) == 2 else 0.1):
+            # a write through a view of a row, or another name of the whole
+            # array (view_writes.py)
             self.use("view_write")
             w = self.fresh("rw")  # (outside.py lets it share memory with b)
-            if self.p(0.5):
+            form = self.int(0, 2) if len(sh) == 2 else 2
+            if form == 0:
                 fn.emit(f"for {w} in {b.name}:")
-            else:
+            elif form == 1:
                 fn.emit(f"{w} = {b.name}[{self.index(sh[0])}]")
                 fn.emit("if True:")
+            else:
+                fn.emit(f"{w} = {b.name}")
+                fn.emit("if True:")
+            last = sh[-1] - 1
+            first = "0, 0" if form == 2 and len(sh) == 2 else "0"
             fn.emit(self.pick([f"    {w} *= 0.8 + 0.2 * np.tanh({w})",
                                f"    {w} -= 0.5 * np.mean({w})",
-                               f"    {w}[0] = np.sin({w}[{sh[1] - 1}]) * {w}[0]"]))
+                               f"    {w}[{first}] = np.sin({w}[{first[:-1]}{last}]) * {w}[{first}]"]))
             return
         if self.ok("slice_write") and self.p(0.25):
             self.use("slice_write")

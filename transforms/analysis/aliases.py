@@ -262,18 +262,25 @@ def memory_sources(value, is_array, calls_share):
     return sources
 
 
-def written_memory(tree):
+def written_memory(tree, augmented=False):
     """Names whose memory the function may write into: the bases of element
     writes, and every name they may share memory with (`buf = a; buf[0] =
-    ...`, a view `row = A[i]`), followed back through assignments."""
+    ...`, a view `row = A[i]`, `for row in A`), followed back through
+    assignments. `augmented`: `v += e` of a name counts as a write too (in
+    place on an array; for a number the answer is then too large)."""
     from ..syntax import walk
     written, links = set(), []
     for n in walk(tree):
         if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
             written.add(base_name(n))
+        elif augmented and isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            written.add(n.target.id)
         elif isinstance(n, gast.Assign) and len(n.targets) == 1 \
                 and isinstance(n.targets[0], gast.Name):
             links.append((n.targets[0].id, memory_sources(n.value, lambda _: False, False)))
+        elif isinstance(n, gast.For) and isinstance(n.target, gast.Name) \
+                and isinstance(n.iter, gast.Name):
+            links.append((n.target.id, {n.iter.id}))  # for row in A: a view of A's row
     while True:
         more = {s for t, sources in links if t in written for s in sources} - written
         if not more:

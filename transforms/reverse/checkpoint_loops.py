@@ -40,6 +40,7 @@ import os
 import gast
 
 from ..analysis import kinds as K
+from ..analysis.aliases import written_memory
 from ..errors import UnsupportedSyntaxError
 from .tape_estimate import BUILTINS, range_bounds as _bounds, surely_bound, tape_bytes
 from ..syntax import (binop, call, compare, const, name, names_loaded, names_stored,
@@ -271,7 +272,9 @@ def _carried(loop, after, parsed, local=None):
     counter = loop.target.id
     if local is None:  # (or given: the arguments and what the function binds)
         local = set(parsed.arg_names) | names_stored(parsed.tree.body)
-    stored = names_stored(body) - {counter}
+    # (and the arrays written through a view or another name: for row in Y:
+    # row *= s changes Y, which the step must carry)
+    stored = (names_stored(body) | (written_memory(loop, augmented=True) & local)) - {counter}
     exposed = _exposed(body, {counter})[0]
     after_reads = _exposed(after, set())[0]  # (a later `for i` binds its own i)
     ordered = _in_order(body)

@@ -86,18 +86,18 @@ def written_positions(fn, readable, parse, _seen=None):
     except Exception:  # noqa: BLE001 - reported where the helper is differentiated
         return (), ()
     params = [a.id for a in parsed.tree.args.args]
+    tree = respell_writes(clone(parsed.tree), parsed)  # (u.fill(v): u[...] = v)
+    of = _parameters_sharing(tree, params)  # name -> the parameters whose memory it may be
     written, augmented = set(), set()
-    for node in walk(respell_writes(clone(parsed.tree), parsed)):  # (u.fill(v): u[...] = v)
+    for node in walk(tree):
         targets = node.targets if isinstance(node, gast.Assign) else \
             [node.target] if isinstance(node, gast.AugAssign) else []
         for t in targets:
             for sub in walk(t):
-                if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) \
-                        and base_name(sub) in params:
-                    written.add(base_name(sub))
-        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
-                and node.target.id in params:
-            augmented.add(node.target.id)
+                if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store):
+                    written |= of.get(base_name(sub), set())
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            augmented |= of.get(node.target.id, set())
         if isinstance(node, gast.Call):
             callee = readable(parsed.resolve(node.func)) if resolves(parsed, node.func) else None
             if callee is not None and callee is not fn:
@@ -111,6 +111,32 @@ def written_positions(fn, readable, parse, _seen=None):
               tuple(k for k, p in enumerate(params) if p in augmented - written))
     _WRITES[helper_key(fn)] = result
     return result
+
+
+def _parameters_sharing(tree, params):
+    """Name -> the parameters whose memory it may name: each parameter
+    itself, and (flow-insensitively) a view or another name of one: `row =
+    P[i]`, `Q = P`, `v = P.T`, `for row in P`. A write through `row` writes
+    into the caller's array as surely as `P[i] = ...` does."""
+    from ...analysis.aliases import memory_sources
+    links = []
+    for n in walk(tree):
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 \
+                and isinstance(n.targets[0], gast.Name):
+            links.append((n.targets[0].id, memory_sources(n.value, lambda _: False, False)))
+        elif isinstance(n, gast.For) and isinstance(n.target, gast.Name) \
+                and isinstance(n.iter, gast.Name):
+            links.append((n.target.id, {n.iter.id}))
+    of = {p: {p} for p in params}
+    changed = True
+    while changed:
+        changed = False
+        for name, sources in links:
+            more = set().union(*(of.get(src, set()) for src in sources)) - of.get(name, set())
+            if more:
+                of.setdefault(name, set()).update(more)
+                changed = True
+    return of
 
 
 def resolves(parsed, func):

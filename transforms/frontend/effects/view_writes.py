@@ -33,8 +33,8 @@ def run(tree, ctx):
         renames, _ = _rewrites(tree, ctx)
         if not renames:
             break
-        for block, k, alias, source in renames:
-            for s in block[k + 1:]:
+        for block, k, end, alias, source in renames:
+            for s in block[k + 1:end]:
                 _rename(s, alias, source)
         changed = True
     _, rewrites = _rewrites(tree, ctx)
@@ -64,8 +64,8 @@ def _rename(node, old, new):
 
 
 def _rewrites(tree, ctx):
-    """The names to rename, (block, position of `alias = source`, alias,
-    source), and the views to rewrite, (binding statement, the statements
+    """The names to rename, (block, position of `alias = source`, end of
+    its region, alias, source), and the views to rewrite, (binding statement, the statements
     writing through it)."""
     kinds = ctx.kinds
     order = []
@@ -89,24 +89,29 @@ def _rewrites(tree, ctx):
     places = blocks(tree)
     renames, out = [], []
     for p, alias, source, made in direct:
-        if bindings.get(alias) != [p] or id(made) not in places:
+        if id(made) not in places:
             continue
         block, k = places[id(made)]
+        if _another_name(made, alias, source, kinds):
+            # C = B: until either is rebound, C is B, so the statements up to
+            # C's next binding in the block may say B (what C means after
+            # that region, aliases.py still checks)
+            end = next((j for j in range(k + 1, len(block))
+                        if alias in _top_bindings(block[j])), len(block))
+            region = {id(n) for s in block[k + 1:end] for n in walk(s)
+                      if isinstance(n, gast.stmt)}
+            mentioned = any(alias in _mentions(s) for s, _ in order if id(s) in region)
+            written = any(n in (alias, source) and id(order[q][0]) in region for q, n in writes)
+            if written and mentioned \
+                    and not any(bindings_at(r) & {alias, source} for r, (s, _) in enumerate(order)
+                                if id(s) in region) \
+                    and not any(alias in b[3:] or source in b[3:] for b in renames):
+                renames.append((block, k, end, alias, source))
+            continue
+        if bindings.get(alias) != [p] or not _basic_view(made, alias, source, kinds):
+            continue
         rest = block[k + 1:]
         inside = {id(n) for s in rest for n in walk(s) if isinstance(n, gast.stmt)}
-        if _another_name(made, alias, source, kinds):
-            # C = B: C is B while it is used; written by B's name, nothing is missed
-            uses = [r for r, (s, _) in enumerate(order) if alias in _mentions(s)]
-            written = any(n in (alias, source) and id(order[q][0]) in inside for q, n in writes)
-            if written and len(uses) > 1 \
-                    and all(id(order[r][0]) in inside or r == p for r in uses) \
-                    and not any(source in bindings_at(r) for r, (s, _) in enumerate(order)
-                                if id(s) in inside) \
-                    and not any(alias in b[2:] or source in b[2:] for b in renames):
-                renames.append((block, k, alias, source))
-            continue
-        if not _basic_view(made, alias, source, kinds):
-            continue
         through = [q for q, n in writes if n == alias]
         if not through:
             continue  # read-only: aliases.py decides
@@ -177,6 +182,16 @@ def _bindings(order):
         for n in bound:
             out.setdefault(n, []).append(p)
     return out
+
+
+def _top_bindings(s):
+    """Names the statement itself binds (not in place, not its nested ones)."""
+    if isinstance(s, gast.Assign) and not getattr(s, "s2sad_inplace", False):
+        return {n.id for t in s.targets for n in walk(t)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    if isinstance(s, gast.For):
+        return {n.id for n in walk(s.target) if isinstance(n, gast.Name)}
+    return set()
 
 
 def _mentions(s):
