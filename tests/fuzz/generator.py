@@ -163,6 +163,16 @@ def update_fill(p, s):
 
 def update_scale(p, s):
     p *= s
+
+
+def update_through(p, s):
+    q = p
+    q *= s
+
+
+def update_rows(p, s):
+    for r in p:
+        r *= s
 """
 
 

@@ -15,6 +15,9 @@ from .leaves import copy_value
 
 # the view of the view_rewrite form, read only by the statement writing into it
 _REWRITTEN_VIEW = re.compile(r"rw\d+")
+# helpers (generator.UPDATERS) writing into their parameter through another
+# name of it, or its rows' views, which s2sad follows
+_WRITING_THROUGH = ("update_through", "update_rows")
 
 
 def _kind(v):
@@ -44,6 +47,8 @@ def outside_language(L, args):
         code = frame.f_code
         if code.co_filename not in files:
             return None
+        if event == "line" and not found and code.co_name in _WRITING_THROUGH:
+            return tracer  # (they write through a second name on purpose; r's kind follows p's)
         if event == "line" and not found:
             loc = frame.f_locals
             for n, v in loc.items():

@@ -221,7 +221,8 @@ def _as_assign(stmt):
 
 
 # calls writing a whole array they are given: (name, which argument)
-HIDDEN_WRITES = {"np.copyto": 0, "update_add": 0, "update_fill": 0, "update_scale": 0}
+HIDDEN_WRITES = {"np.copyto": 0, "update_add": 0, "update_fill": 0, "update_scale": 0,
+                 "update_through": 0, "update_rows": 0}
 
 
 def _hidden_write_target(stmt):

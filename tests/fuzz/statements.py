@@ -303,6 +303,9 @@ class Statements(Expressions):
             f"update_add({b.name}, np.copy({val}))",  # (a copy: b itself may be the value)
             f"update_fill({b.name}, {scalar})",
             f"update_scale({b.name}, {par(scalar)} * 0.1 + 1.0)",
+            # (writing through another name, or rows' views, of the parameter)
+            f"update_through({b.name}, {par(scalar)} * 0.1 + 1.0)",
+            f"update_rows({b.name}, {par(scalar)} * 0.1 + 1.0)",
         ]))
 
     def sub_block(self, budget, depth):
