@@ -51,7 +51,6 @@ def run(tree, ctx):
             back = gast.Assign(targets=[_as_store(copy.deepcopy(source))], value=name(alias),
                                type_comment=None)
             back.lineno = getattr(q, "lineno", None)
-            back.s2sad_write_back = True
             inserts.setdefault(id(q), []).append(back)
         insert_after(tree, inserts)
     return tree if changed or rewrites else None
