@@ -269,23 +269,34 @@ def written_memory(tree, augmented=False):
     assignments. `augmented`: `v += e` of a name counts as a write too (in
     place on an array; for a number the answer is then too large)."""
     from ..syntax import walk
-    written, links = set(), []
+    written = set()
     for n in walk(tree):
         if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
             written.add(base_name(n))
         elif augmented and isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
             written.add(n.target.id)
-        elif isinstance(n, gast.Assign) and len(n.targets) == 1 \
-                and isinstance(n.targets[0], gast.Name):
-            links.append((n.targets[0].id, memory_sources(n.value, lambda _: False, False)))
-        elif isinstance(n, gast.For) and isinstance(n.target, gast.Name) \
-                and isinstance(n.iter, gast.Name):
-            links.append((n.target.id, {n.iter.id}))  # for row in A: a view of A's row
+    links = memory_links(tree)
     while True:
         more = {s for t, sources in links if t in written for s in sources} - written
         if not more:
             return written - {None}
         written |= more
+
+
+def memory_links(tree):
+    """(name, the names whose memory it may share) for each binding that
+    may give a name another's memory, flow-insensitively: `w = v`, a view
+    `row = A[i]`, `A.T`, `np.reshape(A, s)`, and `for row in A`."""
+    from ..syntax import walk
+    links = []
+    for n in walk(tree):
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 \
+                and isinstance(n.targets[0], gast.Name):
+            links.append((n.targets[0].id, memory_sources(n.value, lambda _: False, False)))
+        elif isinstance(n, gast.For) and isinstance(n.target, gast.Name) \
+                and isinstance(n.iter, gast.Name):
+            links.append((n.target.id, {n.iter.id}))  # for row in A: a view of A's row
+    return links
 
 
 def _a_number(node, kinds):

@@ -14,6 +14,8 @@ in an accepted function no read observes that the two share memory: the
 second name may hold a copy instead, with the same values everywhere. This
 module finds the statements making such a second name; the front end
 (effects/view_copies.py) makes them copies."""
+import gast
+
 from .aliases import (_Flow, _flatten, _header_loads, _second_names, _through_chains,
                       _after_write_backs, _written)
 
@@ -62,14 +64,13 @@ def views_read_across_writes(tree, kinds, call_shares=None):
 
 def _copyable(made, alias):
     """`alias = value` as a statement of its own: its value can be copied."""
-    import gast
     return isinstance(made, gast.Assign) and len(made.targets) == 1 \
         and isinstance(made.targets[0], gast.Name) and made.targets[0].id == alias \
         and not getattr(made, "s2sad_result_shares", None)
 
 
 def _copy_of_name(s):
-    import gast
+    """`v = np.copy(w)`: reads no value of w that its reverse needs."""
     return isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) \
         and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "copy" \
         and isinstance(s.value.func.value, gast.Name) and s.value.func.value.id == "np" \

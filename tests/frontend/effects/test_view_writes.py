@@ -247,3 +247,14 @@ def test_a_checkpointed_loop_carries_what_it_writes_through_a_view(f, jit):
     # (the step function's state missed Y: a wrong gradient, or "a
     # checkpointed loop that changes nothing")
     check_grad(f, [X.copy()], jit=jit)
+
+
+def test_an_element_written_goes_back_alone():
+    # (not the whole row after each element: a loop over a row's elements
+    # would copy and record the row once per element)
+    _, after = lowered(view_writes, element_loop_in_a_row, X.copy())
+    lines = [line.strip() for line in after.splitlines()]
+    assert "Y[i, j] = row[j]" in lines and "Y[i] = row" not in lines
+    _, after = lowered(view_writes, column_written, X.copy())
+    lines = [line.strip() for line in after.splitlines()]
+    assert "Y[0, 1] = col[0]" in lines and "Y[:, 1] = col" in lines  # (col *= 2.0: all of it)

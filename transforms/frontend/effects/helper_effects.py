@@ -118,15 +118,8 @@ def _parameters_sharing(tree, params):
     itself, and (flow-insensitively) a view or another name of one: `row =
     P[i]`, `Q = P`, `v = P.T`, `for row in P`. A write through `row` writes
     into the caller's array as surely as `P[i] = ...` does."""
-    from ...analysis.aliases import memory_sources
-    links = []
-    for n in walk(tree):
-        if isinstance(n, gast.Assign) and len(n.targets) == 1 \
-                and isinstance(n.targets[0], gast.Name):
-            links.append((n.targets[0].id, memory_sources(n.value, lambda _: False, False)))
-        elif isinstance(n, gast.For) and isinstance(n.target, gast.Name) \
-                and isinstance(n.iter, gast.Name):
-            links.append((n.target.id, {n.iter.id}))
+    from ...analysis.aliases import memory_links
+    links = memory_links(tree)
     of = {p: {p} for p in params}
     changed = True
     while changed:

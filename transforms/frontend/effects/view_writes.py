@@ -48,12 +48,48 @@ def run(tree, ctx):
         copied.lineno = getattr(made, "lineno", None)
         inserts = {id(made): [copied]}
         for q in after:
-            back = gast.Assign(targets=[_as_store(copy.deepcopy(source))], value=name(alias),
-                               type_comment=None)
+            back = _write_back(q, alias, source)
             back.lineno = getattr(q, "lineno", None)
             inserts.setdefault(id(q), []).append(back)
         insert_after(tree, inserts)
     return tree if changed or rewrites else None
+
+
+def _write_back(q, alias, view):
+    """What goes back into the array after `q` wrote through `alias` (the
+    view `view`, `Y[i]`): the elements written (`row[j] = e`: `Y[i, j] =
+    row[j]`), or the whole view (`row *= s`: `Y[i] = row`)."""
+    target = q.targets[0] if isinstance(q, gast.Assign) else getattr(q, "target", None)
+    if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
+            and target.value.id == alias:
+        index = _composed(view.slice, target.slice)
+        if index is not None:
+            part = gast.Subscript(value=name(alias), slice=copy.deepcopy(target.slice),
+                                  ctx=gast.Load())
+            return gast.Assign(targets=[gast.Subscript(value=copy.deepcopy(view.value),
+                                                       slice=index, ctx=gast.Store())],
+                               value=part, type_comment=None)
+    return gast.Assign(targets=[_as_store(copy.deepcopy(view))], value=name(alias),
+                       type_comment=None)
+
+
+def _composed(view_index, index):
+    """The index into the array of `view[index]`, for a view indexed by
+    numbers and whole axes: the whole axes, then the axes after the view's
+    index, take `index`'s parts in order (`Y[:, j][k]` is `Y[k, j]`,
+    `Y[i][j]` is `Y[i, j]`); None for an ellipsis."""
+    outer = list(view_index.elts) if isinstance(view_index, gast.Tuple) else [view_index]
+    inner = list(index.elts) if isinstance(index, gast.Tuple) else [index]
+    if any(isinstance(i, gast.Constant) and i.value is Ellipsis for i in inner):
+        return None
+    parts = []
+    for o in outer:
+        if isinstance(o, gast.Slice) and inner:
+            parts.append(copy.deepcopy(inner.pop(0)))
+        else:
+            parts.append(copy.deepcopy(o))
+    parts += [copy.deepcopy(i) for i in inner]
+    return parts[0] if len(parts) == 1 else gast.Tuple(elts=parts, ctx=gast.Load())
 
 
 def _rename(node, old, new):
@@ -172,13 +208,7 @@ def _bindings(order):
     """name -> positions of the statements (re)binding it (not in-place)."""
     out = {}
     for p, (s, _) in enumerate(order):
-        bound = set()
-        if isinstance(s, gast.Assign) and not getattr(s, "s2sad_inplace", False):
-            bound = {n.id for t in s.targets for n in walk(t)
-                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        elif isinstance(s, gast.For):
-            bound = {n.id for n in walk(s.target) if isinstance(n, gast.Name)}
-        for n in bound:
+        for n in _top_bindings(s):
             out.setdefault(n, []).append(p)
     return out
 
