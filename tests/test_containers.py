@@ -278,8 +278,26 @@ def result_held_in_loop(x):
     return s
 
 
+def weights_and_bias(t, u):
+    w, b = t
+    return np.sum(np.sin(w * u)) * b + b
+
+
+def mixed_list_passed_to_a_helper(x, y):
+    # a list of an array and a number is a tuple to the kinds: it was kept
+    # whole as `p_0, p_1 = [sin, total]` and refused
+    prm = [np.sin(y), y[1] + x[0]]
+    return weights_and_bias(prm, np.cumsum(y))
+
+
+def mixed_list_indexed(x):
+    prm = [x * 2.0, np.sum(x)]
+    return np.sum(prm[0] * prm[1]) + prm[-1]
+
+
 @pytest.mark.parametrize("f, args", [
     (helper_result_indexed, (X,)), (helper_result_held, (X,)),
+    (mixed_list_passed_to_a_helper, (X, X[::-1] * 0.7)), (mixed_list_indexed, (X,)),
     (primitive_result_indexed, (M @ M.T + 3.0 * np.eye(3),)), (result_held_in_loop, (X,)),
 ])
 def test_tuple_results_held_in_a_variable(f, args, jit):

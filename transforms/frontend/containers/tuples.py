@@ -82,7 +82,8 @@ class _Split(Transformer):
             if isinstance(value, gast.Name) and value.id in self.parts:  # t = s: element-wise
                 return [gast.copy_location(assign(p, name(q)), node)
                         for p, q in zip(parts, self.parts[value.id])]
-            if isinstance(value, gast.Tuple):
+            if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(parts):
+                # (a list of values of different kinds is a tuple to the kinds)
                 return [gast.copy_location(assign(p, self.visit(e)), node)
                         for p, e in zip(parts, value.elts)]
             node.targets = [gast.Tuple(elts=[store(p) for p in parts], ctx=gast.Store())]
