@@ -222,7 +222,7 @@ def empty_comprehension(x, n):
     (list_appended, ".append"),
     (generator_to_numpy, "generator expression"),
     (comprehension_under_condition, "under a condition"),
-    (literal_aliased_and_written, "list of values"),
+    (literal_aliased_and_written, "'w' is another name for 'v'"),
 ])
 def test_refused_with_the_line(f, message):
     with pytest.raises((SyntaxError, LookupError, TypeError)) as info:

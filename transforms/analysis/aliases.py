@@ -283,15 +283,18 @@ def written_memory(tree, augmented=False):
         written |= more
 
 
-def memory_links(tree):
+def memory_links(tree, displays=True):
     """(name, the names whose memory it may share) for each binding that
     may give a name another's memory, flow-insensitively: `w = v`, a view
-    `row = A[i]`, `A.T`, `np.reshape(A, s)`, and `for row in A`."""
+    `row = A[i]`, `A.T`, `np.reshape(A, s)`, and `for row in A`; with
+    `displays`, also `lst = [A, b]` (an item of lst may be A)."""
     from ..syntax import walk
     links = []
     for n in walk(tree):
         if isinstance(n, gast.Assign) and len(n.targets) == 1 \
                 and isinstance(n.targets[0], gast.Name):
+            if not displays and isinstance(n.value, (gast.List, gast.Tuple)):
+                continue
             links.append((n.targets[0].id, memory_sources(n.value, lambda _: False, False)))
         elif isinstance(n, gast.For) and isinstance(n.target, gast.Name) \
                 and isinstance(n.iter, gast.Name):

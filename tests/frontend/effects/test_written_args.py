@@ -234,3 +234,48 @@ def test_a_write_through_a_transposed_parameter_is_refused():
     # through a view view_writes does not take: refused, naming the helper)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="'T' is a view of 'P'"):
         s2sad.grad(set_transposed, jit=False)(M0.copy())
+
+
+# ---- a list holding a parameter --------------------------------------------------------
+
+def item_replaced(p, q):
+    lst = [p, np.sum(q)]
+    lst[1] = lst[1] * 2.0 * p  # replaces the item: no write into p (a number: none could be)
+    return lst[0] * lst[1]
+
+
+def list_item_replaced(x, c):
+    s = 0.0
+    for i in range(2):
+        s += item_replaced(np.sin(x[i]) * c, x)
+    return s
+
+
+def item_written_into(P, s):
+    lst = [P, s]
+    lst[0][1] = lst[0][1] * s  # writes into P: the caller's array
+    return s
+
+
+def list_item_written_into(A):
+    Y = A * 1.0
+    item_written_into(Y, 3.0)
+    return np.sum(Y ** 2 * A)
+
+
+def test_replacing_an_item_of_a_list_holding_a_parameter_is_no_write(jit):
+    # (it was taken as a write into the number: `arg[:] = arg_written` raised)
+    assert written_positions_of(item_replaced) == ((), ())
+    check_grad(list_item_replaced, [U0[:3].copy(), 0.7], jit=jit)
+    check_jvp(list_item_replaced, [U0[:3].copy(), 0.7], jit=jit)
+
+
+def test_writing_into_an_item_of_a_list_holding_a_parameter(jit):
+    assert written_positions_of(item_written_into) == ((), (0, 1))  # (if arrays)
+    check_grad(list_item_written_into, [M0.copy()], jit=jit)
+
+
+def written_positions_of(fn):
+    from s2sad.transforms.frontend.effects.helper_effects import written_positions
+    from s2sad.transforms.frontend.pipeline import parse
+    return written_positions(fn, lambda f: f, parse)

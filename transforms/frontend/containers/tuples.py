@@ -28,9 +28,12 @@ def run(tree, ctx):
     if not candidates:
         return None
     parents = parents_of(tree)
+    lists = {t.id for s in walk(tree) if isinstance(s, gast.Assign)
+             and isinstance(s.value, gast.List) for t in s.targets if isinstance(t, gast.Name)}
     for node in walk(tree):
         if isinstance(node, gast.Name) and node.id in candidates:
-            if not _understood(node, parents, candidates[node.id]):
+            if not _understood(node, parents, candidates[node.id]) or (
+                    node.id in lists and _list_may_change(node, parents, ctx)):
                 del candidates[node.id]
     if not candidates:
         return None
@@ -55,6 +58,24 @@ def _understood(node, parents, arity):
         return isinstance(target, gast.Name) or (isinstance(target, gast.Tuple)
                                                  and len(target.elts) == arity)
     return isinstance(parent, (gast.Call, gast.Tuple))
+
+
+def _list_may_change(node, parents, ctx):
+    """A list of values of different kinds (a tuple to the kinds) may be
+    written into through this use: given another name (`w = v; w[0] = x`)
+    or to a helper that writes into it. Such a list stays whole."""
+    from ..effects.helper_effects import resolves, written_positions
+    parent = parents.get(id(node))
+    if isinstance(parent, gast.Assign) and parent.value is node:
+        return isinstance(parent.targets[0], gast.Name)
+    if isinstance(parent, gast.Call) and node in parent.args:
+        parsed = ctx.parsed
+        fn = ctx.readable(parsed.resolve(parent.func)) if resolves(parsed, parent.func) else None
+        if fn is None:
+            return True
+        always, if_array = written_positions(fn, ctx.readable, ctx.parse)
+        return parent.args.index(node) in always + if_array
+    return False
 
 
 def _constant(index, arity):

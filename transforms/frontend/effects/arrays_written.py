@@ -30,7 +30,7 @@ def run(tree, ctx):
                     f"a call of {helper}, which updates a parameter in place (+=, ...), "
                     f"given a value that may or may not be an array", location, call,
                     "Give it a value of one kind (an array, or a number)")
-            keys.add(key)
+            keys.add((key, p))  # (a parameter given a number stays as it is)
     more = keys - ctx.arrays
     if more:
         raise Restart(arrays=more)

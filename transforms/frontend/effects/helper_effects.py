@@ -87,7 +87,12 @@ def written_positions(fn, readable, parse, _seen=None):
         return (), ()
     params = [a.id for a in parsed.tree.args.args]
     tree = respell_writes(clone(parsed.tree), parsed)  # (u.fill(v): u[...] = v)
-    of = _parameters_sharing(tree, params)  # name -> the parameters whose memory it may be
+    # name -> the parameters whose memory it is (or a view of), and those it
+    # may be through a list holding them (`lst = [P, s]; lst[0][1] = v`
+    # writes into P if P is the array; into s it cannot: a number)
+    of = _parameters_sharing(tree, params, displays=False)
+    maybe = _parameters_sharing(tree, params, displays=True)
+    lists = _list_names(tree)
     written, augmented = set(), set()
     for node in walk(tree):
         targets = node.targets if isinstance(node, gast.Assign) else \
@@ -95,9 +100,13 @@ def written_positions(fn, readable, parse, _seen=None):
         for t in targets:
             for sub in walk(t):
                 if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store):
+                    if isinstance(node, gast.Assign) and isinstance(sub.value, gast.Name) \
+                            and sub.value.id in lists:
+                        continue  # lst[1] = v replaces an item: no write into the item
                     written |= of.get(base_name(sub), set())
+                    augmented |= maybe.get(base_name(sub), set())
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-            augmented |= of.get(node.target.id, set())
+            augmented |= maybe.get(node.target.id, set())
         if isinstance(node, gast.Call):
             callee = readable(parsed.resolve(node.func)) if resolves(parsed, node.func) else None
             if callee is not None and callee is not fn:
@@ -113,13 +122,35 @@ def written_positions(fn, readable, parse, _seen=None):
     return result
 
 
-def _parameters_sharing(tree, params):
+def _list_names(tree):
+    """Names bound only to list or tuple displays (`lst = [p, 1.0]`): not a
+    parameter, nor a loop's or a with's target, nor updated with `+=`."""
+    displays = {a.id: [False] for a in walk(tree.args) if isinstance(a, gast.Name)}
+    for node in walk(tree):
+        if isinstance(node, gast.Assign):
+            targets = [(t, isinstance(t, gast.Name)
+                        and isinstance(node.value, (gast.List, gast.Tuple))) for t in node.targets]
+        elif isinstance(node, (gast.For, gast.AugAssign, gast.AnnAssign, gast.NamedExpr)):
+            targets = [(node.target, False)]
+        elif isinstance(node, gast.withitem) and node.optional_vars is not None:
+            targets = [(node.optional_vars, False)]
+        else:
+            continue
+        for t, display in targets:
+            for n in walk(t):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    displays.setdefault(n.id, []).append(display)
+    return {name for name, kinds in displays.items() if all(kinds)}
+
+
+def _parameters_sharing(tree, params, displays):
     """Name -> the parameters whose memory it may name: each parameter
     itself, and (flow-insensitively) a view or another name of one: `row =
     P[i]`, `Q = P`, `v = P.T`, `for row in P`. A write through `row` writes
-    into the caller's array as surely as `P[i] = ...` does."""
+    into the caller's array as surely as `P[i] = ...` does. `displays`:
+    also a list or tuple holding one, and what is taken out of it."""
     from ...analysis.aliases import memory_links
-    links = memory_links(tree)
+    links = memory_links(tree, displays)
     of = {p: {p} for p in params}
     changed = True
     while changed:

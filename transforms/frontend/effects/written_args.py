@@ -30,8 +30,9 @@ from ...syntax import walk
 def run(tree, ctx):
     """Rewrite, in the bound `tree`, the calls of helpers that write into a
     parameter. A helper's `p += e` writes into p only when p is an array:
-    such a call (its `_call_key`) is rewritten when it is in `ctx.arrays`, and
-    otherwise marked for arrays_written.py to decide once kinds are known.
+    such a call is rewritten for the parameters given an array (its
+    `_call_key` and the position in `ctx.arrays`), and otherwise marked for
+    arrays_written.py to decide once kinds are known.
     A helper's primal copy (`ctx.helper_copy`) rewrites only calls writing
     into a local dict literal: an array written in place needs nothing."""
     taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)}
@@ -110,9 +111,11 @@ def _rewrite_statement(s, ctx, taken, arrays):
                 continue
             found.append((c, fn, tuple(always)))
             continue
-        positions = tuple(sorted(always + (if_array if _call_key(c) in arrays else ())))
-        if if_array and _call_key(c) not in arrays:
-            c.s2sad_augmented = (fn.__name__, _call_key(c), if_array)
+        arrays_given = tuple(p for p in if_array if (_call_key(c), p) in arrays)
+        positions = tuple(sorted(always + arrays_given))
+        if set(if_array) - set(arrays_given):
+            c.s2sad_augmented = (fn.__name__, _call_key(c),
+                                 tuple(p for p in if_array if p not in arrays_given))
         if positions:
             found.append((c, fn, positions))
     if not found:
