@@ -276,10 +276,13 @@ class Entry:
             dispatcher = getattr(module, self.fname)
             job = self.module.jobs.get((self.fname, signature))
             if job is None:  # (another derivative's entry may be compiling the same already)
-                if signature in dispatcher.overloads or _on_disk(dispatcher):
-                    return False  # (loading it from the cache is quick)
-                job = background.start(lambda: dispatcher.compile(signature), _describe,
-                                       locks=(self.module._lock,))
+                if signature in dispatcher.overloads:
+                    return False
+                if _on_disk(dispatcher):  # loading takes tenths of a second: a thread
+                    job = background.load(lambda: self._load(dispatcher, signature), _describe)
+                else:
+                    job = background.start(lambda: dispatcher.compile(signature), _describe,
+                                           locks=(self.module._lock,))
                 if job is None:
                     return False
                 self.module.jobs[(self.fname, signature)] = job
@@ -345,6 +348,12 @@ class Entry:
             f"numba cannot compile the derivative of {self.label} ({reason}); running it "
             f"as plain Python. Pass jit=\"require\" to make this an error."), stacklevel=stacklevel)
         return self._python_call
+
+    def _load(self, dispatcher, signature):
+        """Load the code numba has cached for `signature` (a thread's work:
+        no warning filters, they are the process's)."""
+        with self.module._lock:
+            dispatcher.compile(signature)
 
     def _compile(self, signature, in_memory):
         with self.module._lock:  # entries of other Derivatives share the module

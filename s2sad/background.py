@@ -15,6 +15,10 @@ for at exit: a short script that ends before the compile does still leaves
 the cache filled for its next run (numba writes its cache files atomically,
 so a child killed mid-write leaves no half-written entry).
 
+Code numba has cached already is loaded by a thread (`load`): loading
+takes numba a few tenths of a second (its registries, then the machine
+code), which the first calls spend running as Python instead of waiting.
+
 Off (every compile blocks, as jit=True) where fork is not safe (not
 Linux) and when S2SAD_BACKGROUND_COMPILE=0."""
 import os
@@ -87,6 +91,38 @@ class Job:
         else:  # "error", "io", or nothing: the child died before replying
             self._reply = Reply(False, reason or "the compiling process ended without a reply",
                                 io=kind == "io")
+
+
+class Loading:
+    """Code loaded from numba's cache by a thread (the Job interface)."""
+
+    def __init__(self, load_now, describe):
+        self.started = time.perf_counter()
+        self._reply = None
+        self._load_now, self._describe = load_now, describe
+        # (a daemon: a script that ends meanwhile does not wait for it)
+        self._thread = threading.Thread(target=self._run, name="s2sad-cache-load", daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        try:
+            self._load_now()
+            self._reply = Reply(True)
+        except BaseException as exc:  # noqa: BLE001 - the caller compiles again and reports it
+            reason, io = self._describe(exc)
+            self._reply = Reply(False, reason, io=io)
+
+    def done(self):
+        return not self._thread.is_alive()
+
+    def wait(self):
+        self._thread.join()
+        return self._reply
+
+
+def load(load_now, describe):
+    """A Loading running `load_now()` in a thread."""
+    return Loading(load_now, describe)
 
 
 def start(compile_now, describe, locks=()):
