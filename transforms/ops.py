@@ -180,7 +180,9 @@ def _flat(nodes):
     for n in nodes:
         if isinstance(n, (gast.Tuple, gast.List)):
             out.extend(_flat(n.elts))
-        elif isinstance(n, (gast.Name, gast.Subscript)):
+        elif not isinstance(n, gast.Constant):
+            # (an expression is not normal form: activity follows every name
+            # it reads, and the adjoint of a call given it is refused)
             out.append(n)
     return out
 

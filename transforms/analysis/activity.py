@@ -49,8 +49,13 @@ def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
                                                     if isinstance(n, gast.Name)}))
         if not isinstance(s, gast.Assign) or getattr(s, "s2sad_constant", False):
             continue  # stop_gradient, stop_recording, stop_gradients
-        operands = {base_name(a) for a in differentiable_operands(s.value, fn, registry)}
-        operands.discard(None)
+        operands = set()
+        for a in differentiable_operands(s.value, fn, registry):
+            if base_name(a) is not None:
+                operands.add(base_name(a))
+            else:  # an expression, not an atom (normal form broken): every name it reads
+                # flows, and its adjoint is refused where it is built, never dropped
+                operands |= {n.id for n in walk(a) if isinstance(n, gast.Name)}
         flows.append((_targets(s.targets[0]), operands))
 
     def differentiable(v):

@@ -152,7 +152,8 @@ class Contributions:
             refuse_python_block(prim.obj, value, self.is_active_atom, self.fn.location, s)
             return [], []
         keywords = {k.arg: k.value for k in value.keywords}
-        if not any(self.is_active_atom(a) for a in _flat_atoms(call_operands(value, self.fn))):
+        if not any(self.is_active_atom(a) or self._active_inside(a)
+                   for a in _flat_atoms(call_operands(value, self.fn))):
             return [], []
         if prim.rule is None:
             local = " (a local variable)" if method_object(value, self.fn) is not None else ""
@@ -194,7 +195,27 @@ class Contributions:
                     others = [k for j, k in enumerate(arg_kinds) if j != pos]
                     expr = self.unbroadcast(expr, arg, arg_kinds[pos], result_kind, others)
                 pairs.append((arg, expr))
+            elif self._active_inside(arg):
+                # (the front end gives every call atoms: an expression here
+                # would have its gradient dropped, a wrong gradient with no error)
+                raise UnsupportedSyntaxError(
+                    f"the argument `{stmt_source(arg).strip()}` of {rule.name}, an expression of "
+                    f"values that need a gradient", self.fn.location, arg,
+                    "Assign it to a variable first (s2sad differentiates one operation per "
+                    "statement, and did not take this form apart); please report it")
         return (prelude if pairs else []), pairs
+
+    def _active_inside(self, node):
+        """A value that needs a gradient in `node`, not only its metadata
+        (x.shape, len(x))."""
+        if isinstance(node, gast.Attribute) and node.attr in ARRAY_METADATA:
+            return False
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                and node.func.id == "len":
+            return False
+        if isinstance(node, gast.Name):
+            return node.id in self.active
+        return any(self._active_inside(c) for c in gast.iter_child_nodes(node))
 
     def call_user_rule(self, rule, g, ans, args):
         """A rule from register_gradient: called, not inlined."""
