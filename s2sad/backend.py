@@ -7,6 +7,7 @@ Thread safety: one lock per module name guards its import and the creation
 of its numba dispatchers, and one lock per Entry guards its compilation, so
 threads asking for the same derivative compile it once (numba serialises
 its own compilations with a global lock)."""
+import hashlib
 import importlib.util
 import linecache
 import os
@@ -17,11 +18,9 @@ import time
 import types
 import warnings
 
-import numba
 import numpy as np
-from numba.core.errors import NumbaPerformanceWarning
 
-from . import background, cache, diagnose, ieee, recursion
+from . import background, cache, diagnose, ieee, lazy_numba, recursion
 from .checkpointing import MemoryBudgetExceeded
 from .errors import CacheWarning, JitError, NumbaFallbackWarning, S2sadError
 from .runtime.objects import object_scope
@@ -55,6 +54,14 @@ def options_key(source, functions, boundscheck, checks_own_indices=()):
     if recursion.recursive_functions(source, functions):
         key += f";recursionlimit={sys.getrecursionlimit()}"
     return key
+
+
+def _numba():
+    """numba, with s2sad's runtime registered in it (lazy_numba.py): imported
+    at the first compile, not before (a few tenths of a second)."""
+    import numba
+    lazy_numba.register_all()
+    return numba
 
 
 def uses_prange(source, fname):
@@ -155,7 +162,7 @@ class CompiledModule:
             options = dict(_NJIT_OPTIONS, cache=cache, boundscheck=checked)
             if uses_prange(self.source, fname):
                 options["parallel"] = _PRANGE_ONLY
-            module.__dict__[fname] = numba.njit(**options)(module.__dict__[fname])
+            module.__dict__[fname] = _numba().njit(**options)(module.__dict__[fname])
         return module
 
     def _import_from_cache(self):
@@ -231,8 +238,8 @@ class Entry:
             with self._lock:
                 if self._call is None:
                     self._call = self._prepare(args)
-                elif self._job is not None and self._switch_now():
-                    self._call = self._finish_background()
+                elif self._job is not None:
+                    self._advance()
                 call = self._call
         start = time.perf_counter()
         try:
@@ -266,30 +273,92 @@ class Entry:
         return self._compile_or_fall_back(self._signature(args))
 
     def _start_background(self, args):
-        """Whether a child process now compiles this function for `args`
-        (not when it is compiled or cached already, or cannot be cached)."""
+        """Whether the calls run as Python while the compiled code is made
+        off the caller's path: loaded from numba's cache by a thread, or
+        compiled by a child process into the cache (not when it is compiled
+        in this process already, or cannot be cached)."""
+        if self.module.recursive:
+            return False  # (not cached on disk: the child's work would be lost)
+        if "numba" not in sys.modules:
+            # numba unloaded: this call need not wait for it. What was
+            # compiled before is marked beside the module (_marker)
+            key = (self.fname, _kinds_key(args, self.objects or ()))
+            with self.module._lock:
+                job = self.module.jobs.get(key)
+                if job is None or (isinstance(job, background.Job) and job.done()):
+                    job = self._loading(args) if os.path.exists(self._marker(args)) else \
+                        self._forking(args)
+                    if job is None:
+                        return False
+                    self.module.jobs[key] = job
+            self._job = (job, args)
+            return True
         signature = self._signature(args)
         with self.module._lock:
             module = self.module.jitted(in_memory=False)
-            if self.module.recursive or module is self.module._jit_memory:
+            if module is self.module._jit_memory:
                 return False  # (not cached on disk: the child's work would be lost)
             dispatcher = getattr(module, self.fname)
             job = self.module.jobs.get((self.fname, signature))
             if job is None:  # (another derivative's entry may be compiling the same already)
                 if signature in dispatcher.overloads:
                     return False
-                if _on_disk(dispatcher):  # loading takes tenths of a second: a thread
-                    job = background.load(lambda: self._load(dispatcher, signature), _describe)
-                else:
-                    job = background.start(lambda: dispatcher.compile(signature), _describe,
-                                           locks=(self.module._lock,))
+                job = self._loading(args) if _on_disk(dispatcher) else self._forking(args)
                 if job is None:
                     return False
                 self.module.jobs[(self.fname, signature)] = job
-                for hook in list(COMPILE_HOOKS):
-                    hook(self.module.name, self.fname)
-        self._job = (job, signature)
+        self._job = (job, args)
         return True
+
+    def _loading(self, args):
+        """A thread loading the code numba has cached (a few tenths of a
+        second: importing numba, its registries, the machine code)."""
+        return background.load(lambda: self._load(args), _describe, before=self._load_numba)
+
+    def _forking(self, args):
+        """A child process compiling into numba's cache (None: no fork)."""
+        job = background.start(lambda: self._load(args), _describe, locks=(self.module._lock,))
+        if job is not None:
+            for hook in list(COMPILE_HOOKS):
+                hook(self.module.name, self.fname)
+        return job
+
+    def _load_numba(self):
+        with self.module._lock:  # (the order of the locks: module, import, compiler)
+            with background.importing():
+                _numba()
+                self.module.jitted(in_memory=False)
+
+    def _load(self, args):
+        """Compile for `args` into numba's cache, or load what it holds: a
+        thread's or a child's work (the warning filters are the process's)."""
+        signature = self._signature(args)
+        with self.module._lock:
+            getattr(self.module.jitted(in_memory=False), self.fname).compile(signature)
+
+    def _marker(self, args):
+        """A file saying numba's cache holds this function for these kinds."""
+        return os.path.join(cache.cache_dir(), f"{self.module.name}.{self.fname}."
+                                               f"{_kinds_key(args, self.objects or ())}.compiled")
+
+    def _mark_compiled(self, args):
+        try:
+            with open(self._marker(args), "w"):
+                pass
+        except OSError:  # (only a hint: without it, a child compiles, quickly)
+            pass
+
+    def _advance(self):
+        """Between calls run as Python: a child that compiled hands over to
+        a thread loading its code; calls take the compiled code when that is
+        loaded, or wait for it when a call as Python takes longer than the
+        compile has run so far (the rest is then likely quicker)."""
+        job, args = self._job
+        if isinstance(job, background.Job) and job.done() and job.wait().ok:
+            self._mark_compiled(args)
+            self._job = (self._loading(args), args)
+        elif self._switch_now():
+            self._call = self._finish_background()
 
     def _time_python(self, seconds):
         """Note how long a call run as Python took (not the first: it pays
@@ -307,14 +376,15 @@ class Entry:
         return job.done() or self._slowest_python > time.perf_counter() - job.started
 
     def _finish_background(self):
-        """The compiled function, once the child is done (waiting for it)."""
-        job, signature = self._job
+        """The compiled function, once the child or the thread is done
+        (waiting for it)."""
+        job, args = self._job
         reply = job.wait()
         self._job = None
-        if reply.ok:
-            return self._compile_or_fall_back(signature)  # (from the cache the child filled)
-        if reply.io:  # the child could not write the cache: compile here, in memory if need be
-            return self._compile_or_fall_back(signature)
+        if reply.ok or reply.io:  # (io: the child could not write the cache: compile here)
+            if isinstance(job, background.Job) and reply.ok:
+                self._mark_compiled(args)
+            return self._compile_or_fall_back(self._signature(args))
         return self._fall_back(reply.reason, stacklevel=5)
 
     def wait_compiled(self):
@@ -325,7 +395,8 @@ class Entry:
 
     def _signature(self, args):
         objects = self.objects or ()
-        return tuple(numba.typeof(0 if k in objects else a) for k, a in enumerate(args))
+        typeof = _numba().typeof
+        return tuple(typeof(0 if k in objects else a) for k, a in enumerate(args))
 
     def _compile_or_fall_back(self, signature):
         try:
@@ -349,18 +420,13 @@ class Entry:
             f"as plain Python. Pass jit=\"require\" to make this an error."), stacklevel=stacklevel)
         return self._python_call
 
-    def _load(self, dispatcher, signature):
-        """Load the code numba has cached for `signature` (a thread's work:
-        no warning filters, they are the process's)."""
-        with self.module._lock:
-            dispatcher.compile(signature)
-
     def _compile(self, signature, in_memory):
         with self.module._lock:  # entries of other Derivatives share the module
             dispatcher = getattr(self.module.jitted(in_memory), self.fname)
             if signature not in dispatcher.overloads:
                 for hook in list(COMPILE_HOOKS):
                     hook(self.module.name, self.fname)
+                from numba.core.errors import NumbaPerformanceWarning
                 with warnings.catch_warnings():
                     # (about the generated code's memory layouts, which the
                     # user cannot change: "@ is faster on contiguous arrays")
@@ -378,6 +444,21 @@ def _on_disk(dispatcher):
         return os.path.exists(dispatcher._cache._cache_file._index_path)
     except AttributeError:
         return False
+
+
+def _kinds_key(args, objects):
+    """The arguments' kinds as numba would type them, roughly and without
+    numba: what a marker of compiled code is named by (a wrong guess costs
+    time, never a wrong call: numba types the arguments itself)."""
+    def kind(a):
+        if isinstance(a, np.ndarray):
+            layout = "C" if a.flags.c_contiguous else "F" if a.flags.f_contiguous else "A"
+            return f"{a.dtype.str}{a.ndim}{layout}{'' if a.flags.writeable else 'r'}"
+        if isinstance(a, (tuple, list)):
+            return type(a).__name__ + "(" + ",".join(kind(b) for b in a) + ")"
+        return type(a).__name__
+    text = "|".join("object" if k in objects else kind(a) for k, a in enumerate(args))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _describe(exc):

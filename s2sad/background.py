@@ -3,24 +3,26 @@
 With jit="auto" (the default) the first calls of a derivative run its
 generated source as Python, which exists milliseconds after the call,
 while a forked process compiles the same source with numba into the
-on-disk cache; the calls switch to the compiled code when that process is
-done (loading machine code from the cache takes milliseconds). The numbers
-are the same either way: both run one source.
+on-disk cache; the calls switch to the compiled code when it is loaded
+from there. The numbers are the same either way: both run one source.
 
 A process, not a thread: numba's compiler holds the GIL for most of its
 seconds, so a compiling thread would slow the caller's Python. The child
-is a fork, so it has the generated module, the objects its namespace names
-and numba already loaded, and nothing has to be pickled. It is not waited
-for at exit: a short script that ends before the compile does still leaves
+is a fork, so it has the generated module and the objects its namespace
+names, and nothing has to be pickled. It is not waited for at exit: a
+short script that ends before the compile does still leaves
 the cache filled for its next run (numba writes its cache files atomically,
 so a child killed mid-write leaves no half-written entry).
 
-Code numba has cached already is loaded by a thread (`load`): loading
-takes numba a few tenths of a second (its registries, then the machine
-code), which the first calls spend running as Python instead of waiting.
+Code numba has cached already (a child compiled it, now or in an earlier
+run) is loaded by a thread (`load`): importing numba and loading take a
+few tenths of a second, which the first calls spend running as Python
+instead of waiting. numba is not imported before: a derivative run as
+Python needs none of it (s2sad/lazy_numba.py).
 
 Off (every compile blocks, as jit=True) where fork is not safe (not
 Linux) and when S2SAD_BACKGROUND_COMPILE=0."""
+import contextlib
 import os
 import select
 import signal
@@ -93,19 +95,33 @@ class Job:
                                 io=kind == "io")
 
 
-class Loading:
-    """Code loaded from numba's cache by a thread (the Job interface)."""
+# Held while a thread imports numba: a fork then would leave the child
+# waiting forever for the import locks that thread holds (compiling and
+# loading hold numba's compiler lock, which a fork takes too)
+_importing = threading.Lock()
 
-    def __init__(self, load_now, describe):
+
+def importing():
+    """The lock a thread holds while it imports numba (start() takes it)."""
+    return _importing
+
+
+class Loading:
+    """Code loaded from numba's cache by a thread (the Job interface):
+    `before()` (importing numba), then `load_now()`."""
+
+    def __init__(self, load_now, describe, before=None):
         self.started = time.perf_counter()
         self._reply = None
-        self._load_now, self._describe = load_now, describe
+        self._before, self._load_now, self._describe = before, load_now, describe
         # (a daemon: a script that ends meanwhile does not wait for it)
         self._thread = threading.Thread(target=self._run, name="s2sad-cache-load", daemon=True)
         self._thread.start()
 
     def _run(self):
         try:
+            if self._before is not None:
+                self._before()
             self._load_now()
             self._reply = Reply(True)
         except BaseException as exc:  # noqa: BLE001 - the caller compiles again and reports it
@@ -120,19 +136,20 @@ class Loading:
         return self._reply
 
 
-def load(load_now, describe):
-    """A Loading running `load_now()` in a thread."""
-    return Loading(load_now, describe)
+def load(load_now, describe, before=None):
+    """A Loading running `before()` then `load_now()` in a thread."""
+    return Loading(load_now, describe, before)
 
 
 def start(compile_now, describe, locks=()):
     """A Job running `compile_now()` in a forked child, or None when fork
     fails. `describe(exc)` -> (reason, is_io) says why it failed. `locks`
     (with numba's compiler lock) are held across the fork, so the child
-    never inherits one held by another thread mid-compile."""
-    from numba.core.compiler_lock import global_compiler_lock
+    never inherits one held by another thread mid-compile, nor the import
+    locks of a thread importing numba. numba need not be loaded: the child
+    imports it."""
     try:
-        with global_compiler_lock:  # (another thread's fork must not inherit this pipe)
+        with _importing, _compiler_lock():  # (another thread's fork must not inherit this pipe)
             read_end, write_end = os.pipe()
             _acquire(locks)
             try:
@@ -150,6 +167,14 @@ def start(compile_now, describe, locks=()):
     if pid == 0:  # the child: compile, reply, exit without running the caller's exit code
         _child(read_end, write_end, compile_now, describe)
     return Job(pid, read_end)
+
+
+def _compiler_lock():
+    """numba's compiler lock, when numba is loaded (else nothing compiles)."""
+    if "numba" not in sys.modules:
+        return contextlib.nullcontext()
+    from numba.core.compiler_lock import global_compiler_lock
+    return global_compiler_lock
 
 
 def _child(read_end, write_end, compile_now, describe):

@@ -11,11 +11,11 @@ s2sad, not from its own text, are such functions.) Files are written atomically 
 rename), so concurrent processes never see a half-written module; numba's
 own cache (`cache=True`) sits in `__pycache__` beside them."""
 import hashlib
+import importlib.util
 import os
 import sys
 import tempfile
 
-import numba
 import numpy
 
 from .version import __version__
@@ -54,9 +54,24 @@ def _package_hash(roots):
 _PACKAGE_HASH = _package_hash(_package_roots())
 
 
+def _numba_version():
+    """numba's version, without importing numba (a few tenths of a second):
+    its _version.py, which says it."""
+    spec = importlib.util.find_spec("numba")
+    try:
+        with open(os.path.join(os.path.dirname(spec.origin), "_version.py"), "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()[:12]
+    except (OSError, AttributeError, TypeError):
+        from importlib.metadata import version
+        return version("numba")
+
+
+_NUMBA_VERSION = _numba_version()
+
+
 def module_key(source, extra=""):
     h = hashlib.sha256()
-    for part in (source, extra, __version__, _PACKAGE_HASH, numba.__version__,
+    for part in (source, extra, __version__, _PACKAGE_HASH, _NUMBA_VERSION,
                  numpy.__version__, sys.version):
         h.update(part.encode())
         h.update(b"\0")

@@ -29,7 +29,7 @@ Functions here are numba-compatible (register_jitable) and plain Python
 for `jit=False`.
 """
 import numpy as np
-from numba.extending import register_jitable
+from s2sad.lazy_numba import overload, register_jitable, types
 from .transforms.errors import S2sadTypeError, S2sadValueError
 
 ADVANCE, TAKESHOT, RESTORE, FIRSTURN, YOUTURN, TERMINATE = 1, 2, 3, 4, 5, 6
@@ -362,15 +362,8 @@ def state_nbytes(x):
     return np.asarray(x).nbytes
 
 
-def _register_overloads():
-    from numba.core import types
-    from numba.extending import overload
-
-    @overload(state_nbytes)
-    def _state_nbytes(x):
-        if isinstance(x, types.Array):
-            return lambda x: x.size * x.itemsize
-        return lambda x: 8
-
-
-_register_overloads()
+@overload(state_nbytes)
+def _state_nbytes(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.size * x.itemsize
+    return lambda x: 8

@@ -26,6 +26,29 @@ import keyword
 _FACE = "runtime"  # the module generated code imports its helpers from
 _OVERLOAD = "numba.extending.overload"
 
+# s2sad.lazy_numba's names, as numba's own: an exported derivative imports
+# numba when it is imported (no s2sad to defer it)
+NUMBA_NAMES = {
+    "overload": ("numba.extending", "overload"),
+    "register_jitable": ("numba.extending", "register_jitable"),
+    "get_cython_function_address": ("numba.extending", "get_cython_function_address"),
+    "types": ("numba.core", "types"),
+    "as_dtype": ("numba.np.numpy_support", "as_dtype"),
+    "numba": (None, "numba"),
+}
+
+
+def _numba_import(node, alias):
+    """`from s2sad.lazy_numba import x` as the import of numba's own x."""
+    module, name = NUMBA_NAMES[alias.name]
+    local = alias.asname or alias.name
+    if module is None:
+        new = ast.Import(names=[ast.alias(name=name, asname=None if local == name else local)])
+    else:
+        new = ast.ImportFrom(module=module, names=[ast.alias(
+            name=name, asname=None if local == name else local)], level=0)
+    return ast.copy_location(new, node)
+
 
 def _overload_once(target, implementation, **options):
     """numba's implementation of `target` (a numpy function) for the types
@@ -150,11 +173,15 @@ class _Module:
                 continue  # (`from . import base`: the re-exports' bookkeeping)
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for a in node.names:  # one statement per name: taken one by one
-                    local = a.asname or a.name.split(".")[0]
-                    self.imports[local] = a.name if isinstance(node, ast.Import) and a.asname \
-                        else local if isinstance(node, ast.Import) else f"{node.module}.{a.name}"
                     single = copy.copy(node)
                     single.names = [a]
+                    if isinstance(node, ast.ImportFrom) and node.module == "s2sad.lazy_numba":
+                        single = _numba_import(node, a)
+                    b = single.names[0]
+                    local = b.asname or b.name.split(".")[0]
+                    self.imports[local] = b.name if isinstance(single, ast.Import) and b.asname \
+                        else local if isinstance(single, ast.Import) \
+                        else f"{single.module}.{b.name}"
                     self._add(single, lines)
                 continue
             if _is_docstring(node) or "__all__" in {n.id for n in _top_level_stores(node)}:

@@ -6,7 +6,6 @@ import inspect
 import numbers
 import types
 
-import numba
 import numpy as np
 
 from . import checkpointing, definitions, libraries, runtime
@@ -100,6 +99,11 @@ class _RuntimeObjects(collections.abc.Mapping):
 _RUNTIME_NAMES = frozenset(runtime.__all__)
 
 
+def _numba():
+    import numba
+    return numba
+
+
 def new_program(boundscheck=True):
     """A compiler's Program given what the package defines: the gradient
     rules, the markers, the numpy definitions and the runtime helpers (the
@@ -113,7 +117,8 @@ def new_program(boundscheck=True):
         {n: n in runtime.MAY_RETURN_FIRST_ARGUMENT for n in runtime.__all__})
     # numpy forms numba lacks, scipy.special and scipy.linalg, as helpers (forms.py)
     program.call_forms = FORMS
-    program.backend_module = numba  # (numba.objmode blocks: transforms/emit/objmode.py)
+    # numba.objmode blocks (transforms/emit/objmode.py): numba, imported for them
+    program.backend_module = _numba
     return program
 
 
@@ -130,7 +135,9 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     program.flat_arguments = {fn: flat.structures} if flat else {}
     if has_aux:
         program.aux_functions.add(fn)
-    program.chunks = numba.get_num_threads()  # per parallel loop with accumulators
+    if parallel:  # chunks per parallel loop with accumulators: numba's threads
+        import numba
+        program.chunks = numba.get_num_threads()
     if mode == "jvp":
         entry = program.jvp(fn, list(arg_kinds), list(wrt), single=single, has_aux=has_aux)
     else:

@@ -240,13 +240,18 @@ def test_unwritable_cache_directory_compiles_in_memory(runs, name):
 
 def test_cache_key_covers_versions(monkeypatch):
     key = cache.module_key("source")
-    for attribute in ("__version__", "_PACKAGE_HASH"):
+    for attribute in ("__version__", "_PACKAGE_HASH", "_NUMBA_VERSION"):
         with monkeypatch.context() as m:
             m.setattr(cache, attribute, "changed")
             assert cache.module_key("source") != key
-    with monkeypatch.context() as m:
-        m.setattr(cache.numba, "__version__", "0.0.1")
-        assert cache.module_key("source") != key
+
+
+def test_the_numba_version_is_read_without_importing_numba():
+    import numba
+    # the key holds a hash of numba's _version.py, which names the release
+    assert cache._numba_version()
+    with open(os.path.join(os.path.dirname(numba.__file__), "_version.py")) as f:
+        assert numba.__version__ in f.read()
 
 
 def test_cache_key_covers_the_compiler_code(tmp_path):

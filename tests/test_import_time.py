@@ -32,11 +32,11 @@ _PROGRAM = textwrap.dedent("""
 """)
 
 
-def _run(jit, tmp_path, program=_PROGRAM):
+def _run(jit, tmp_path, program=_PROGRAM, **environment):
     script = tmp_path / "program.py"  # (s2sad reads the function's source from a file)
     script.write_text(program.format(jit=jit))
     env = dict(os.environ, S2SAD_CACHE_DIR=str(tmp_path / "cache"),
-               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"), **environment)
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          env=env, timeout=600)
     assert out.returncode == 0, out.stderr
@@ -127,3 +127,50 @@ def test_a_registered_gradient_survives_the_rules_loading_later(tmp_path):
                          env=env, timeout=600)
     assert out.returncode == 0, out.stderr
     assert np.isclose(float(out.stdout.split()[-1]), 2.0)
+
+
+_PYTHON_FIRST = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import s2sad
+
+    def f(x):
+        s = 0.0
+        for i in range(x.shape[0] - 1):
+            s += np.sin(x[i]) * x[i + 1]
+        return s
+
+    df = s2sad.grad(f, jit={jit})
+    g = df(np.linspace(0.0, 1.0, 5))
+    print('numba' in sys.modules, 'scipy' in sys.modules)
+    df.wait_compiled()
+    print(type(df._last._call).__name__, float(np.sum(np.abs(g - df(np.linspace(0.0, 1.0, 5))))))
+""")
+
+
+def test_a_derivative_run_as_python_imports_neither_numba_nor_scipy(tmp_path):
+    # jit=False, and the first calls of jit="auto" (the default), which run as
+    # Python while numba compiles (in a child process) or loads (in a thread)
+    assert _run(False, tmp_path, _PYTHON_FIRST)[:2] == ["False", "False"]
+    for run in ("cold", "warm"):  # (the same cache directories: the second run loads)
+        first, scipy, kind, difference = _run('"auto"', tmp_path, _PYTHON_FIRST,
+                                              S2SAD_BACKGROUND_COMPILE="1", S2SAD_CHECK="0")
+        assert (first, scipy) == ("False", "False"), run
+        assert kind == "CPUDispatcher" and float(difference) == 0.0, run
+
+
+def test_a_function_the_user_compiles_calls_the_markers(tmp_path):
+    # s2sad's numba implementations are registered when numba first compiles
+    # (its numba_extensions entry point), not only once s2sad compiles
+    program = textwrap.dedent("""
+        import numba
+        import numpy as np
+        import s2sad
+
+        @numba.njit
+        def f(x):
+            return s2sad.stop_gradient(x) * 2.0 + np.sum(np.ones(2))
+
+        print(f(3.0), 's2sad.backend' in __import__('sys').modules)
+    """)
+    assert _run(None, tmp_path, program) == ["8.0", "False"]

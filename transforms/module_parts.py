@@ -71,7 +71,7 @@ class ModuleParts:
         # (without kinds: the statements that assign nothing, print(i, end=" "))
         if self.backend_module is not None \
                 and wrap_object_mode(tree, list(kind_sets) or [{}], resolve, self.module_names):
-            self.globals["numba"] = self.backend_module  # (numba.objmode: imported)
+            self.globals["numba"] = self.backend_module()  # (numba.objmode: imported)
 
     def _add_function(self, fname, source, tree, first=False):
         self.functions.insert(0 if first else len(self.functions), (fname, source))

@@ -59,7 +59,7 @@ class Program(ModuleParts):
         self.call_forms = []  # calls the backend cannot compile, as helpers (numba_forms.py)
         # the backend's module (numba), whose object mode runs what it cannot
         # compile (emit/objmode.py); None: no such blocks
-        self.backend_module = None
+        self.backend_module = None  # () -> the module numba.objmode blocks name (numba)
         self.memory_budget = None  # bytes a loop's tape may take (checkpoint_loops.py)
         self.split_recursion = True  # recursive helpers in split mode (split_recursion.py)
         self.parallel = False  # grad(..., parallel=True): every safe loop as prange (parallel.py)

@@ -4,8 +4,7 @@ np.array's copy with a dtype, np.atleast_*d of a number.
 
 Like every module of s2sad.runtime, it needs numpy and numba only."""
 import numpy as np
-from numba.core import types
-from numba.extending import overload
+from s2sad.lazy_numba import overload, types
 
 from .reductions import _not_given
 

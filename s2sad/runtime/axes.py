@@ -12,9 +12,7 @@ axis is read as (before, n, after) blocks, so one loop serves every rank.
 np.squeeze without an axis is not here: its result's rank depends on the
 shape, which numba must know when it compiles."""
 import numpy as np
-from numba.core import types
-from numba.extending import overload, register_jitable
-from numba.np.numpy_support import as_dtype
+from s2sad.lazy_numba import as_dtype, overload, register_jitable, types
 
 __all__ = ["reshape_of", "astype_of", "squeeze_axis", "diff_axis", "repeat_axis", "cumsum_axis", "roll_axis",
            "sort_axis", "flip_axis", "pad_of", "unpad_of", "scatter_sum_axis", "hstack_of", "vstack_of",

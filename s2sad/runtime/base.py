@@ -13,8 +13,7 @@ nothing when shapes already agree.
 import math
 
 import numpy as np
-from numba.core import types
-from numba.extending import overload
+from s2sad.lazy_numba import overload, types
 
 __all__ = ["unbroadcast", "unreduce", "reduced_count", "extremum_grad", "reshape_like",
            "untranspose", "slice_axis",

@@ -5,7 +5,7 @@ Like s2sad.runtime (which re-exports every name here), this module needs
 numpy and numba only: exported derivatives copy it in.
 """
 import numpy as np
-from numba.extending import overload, register_jitable
+from s2sad.lazy_numba import overload, register_jitable
 
 __all__ = ["einsum_grad", "einsum_one", "einsum_two", "einsum_three", "einsum_grad_one",
            "einsum_grad_left", "einsum_grad_right", "einsum_grad_first", "einsum_grad_second",

@@ -17,11 +17,8 @@ broadcast (summed) are just where the additions land.
 
 (an axis of size 1 is read at index 0: numpy broadcasts it)
 """
-import numba
 import numpy as np
-from numba.core import types
-from numba.extending import overload
-from numba.np.numpy_support import as_dtype
+from s2sad.lazy_numba import as_dtype, numba, overload, types
 
 from .contractions import (einsum_grad_first, einsum_grad_left, einsum_grad_one,
                            einsum_grad_right, einsum_grad_second, einsum_grad_third, einsum_one,
@@ -132,7 +129,7 @@ def _literal(subscripts):
 @overload(np.einsum)
 def _np_einsum(subscripts, *operands):
     if not _literal(subscripts):
-        return lambda subscripts, *operands: numba.literally(subscripts)
+        return _literally(["subscripts", "*operands"])
     names = [f"x{k}" for k in range(len(operands))]
     impl = _forward(subscripts.literal_value, operands, ["subscripts"] + names, names)
     if impl is None:
@@ -156,7 +153,8 @@ def _star_applier(impl, n):
 def _literally(params):
     """An implementation that asks numba for the subscripts as a literal
     (numba then types the call again with them)."""
-    scope = {"numba": numba}
+    import numba as numba_module  # (the module itself: numba compiles `impl`)
+    scope = {"numba": numba_module}
     exec(f"def impl({', '.join(params)}):\n    return numba.literally(subscripts)",  # noqa: S102
          scope)
     return scope["impl"]

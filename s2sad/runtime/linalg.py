@@ -12,8 +12,7 @@ cho_factor returns the factor in that triangle and a's other triangle as it
 was (LAPACK leaves it), as here. The Python versions import scipy.linalg
 where they call it: a program that never does waits for no scipy."""
 import numpy as np
-from numba.core import types
-from numba.extending import overload, register_jitable
+from s2sad.lazy_numba import overload, register_jitable, types
 
 __all__ = ["np_cholesky", "la_cholesky", "la_cho_factor", "la_cho_solve", "la_solve_triangular", "la_solve",
            "la_inv", "la_det", "solves_symmetric", "symmetric_from", "fold_triangle", "cholesky_grad",

@@ -6,8 +6,7 @@ elements and the rows of a stacked cotangent added back into the elements'.
 Like s2sad.runtime (which re-exports every name here), this module needs
 numpy and numba only: exported derivatives copy it in."""
 import numpy as np
-from numba.core import types
-from numba.extending import overload
+from s2sad.lazy_numba import overload, types
 
 __all__ = ["stack_list", "zeros_list", "add_rows"]
 

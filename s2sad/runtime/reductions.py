@@ -16,10 +16,7 @@ and numba only, so exported derivatives copy it in."""
 import itertools
 
 import numpy as np
-from numba.core import types
-from numba.core.errors import TypingError
-from numba.extending import overload, register_jitable
-from numba.np.numpy_support import as_dtype
+from s2sad.lazy_numba import as_dtype, numba, overload, register_jitable, types
 
 __all__ = ["sum_kept", "mean_axis", "max_axis", "min_axis", "prod_axis", "var_axis", "std_axis",
            "norm_axis", "prod_others", "prod_others_tangent"]
@@ -74,7 +71,7 @@ def _literal_axes(axis, nd):
         return None
     axes = sorted(t.literal_value % nd for t in items)
     if len(set(axes)) != len(axes) or any(not -nd <= t.literal_value < nd for t in items):
-        raise TypingError("axis out of range or repeated")
+        raise numba.core.errors.TypingError("axis out of range or repeated")
     return tuple(axes)
 
 
@@ -97,7 +94,7 @@ def _axis_choices(axis, nd):
                                 for j, k in enumerate(perm))
             choices.append((test, tuple(sorted(perm))))
         return choices
-    raise TypingError(f"axis of type {axis}")
+    raise numba.core.errors.TypingError(f"axis of type {axis}")
 
 
 def _result_dtype(numpy_fn, dtype, **kws):
@@ -117,7 +114,7 @@ def _keeps(keepdims):
         return False
     if isinstance(keepdims, types.BooleanLiteral):
         return keepdims.literal_value
-    raise TypingError("keepdims known only at run time (the result's rank depends on it)")
+    raise numba.core.errors.TypingError("keepdims known only at run time (the result's rank depends on it)")
 
 
 def _reduce_impl(a, axis, row, dtype, params="a, axis=None, keepdims=False", env=None,
@@ -241,7 +238,7 @@ def _norm_axis(x, ord=None, axis=None, keepdims=False):
     two = _not_given(ord) or isinstance(ord, (types.UnicodeType, types.StringLiteral))
     if isinstance(ord, (types.UnicodeType, types.StringLiteral)) and \
             getattr(ord, "literal_value", "fro") != "fro":
-        raise TypingError(f"norm order {ord}")
+        raise numba.core.errors.TypingError(f"norm order {ord}")
     row = "np.sqrt(np.sum(r * r))" if two else "p_norm(r, float(ord))"
     keep = _keeps(keepdims)
     if _not_given(axis) and not keep:

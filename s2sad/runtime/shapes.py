@@ -10,8 +10,7 @@ np.tile, ... are not numba functions) run only in derivatives that fall
 back to Python anyway.
 """
 import numpy as np
-from numba.core import types
-from numba.extending import overload, register_jitable
+from s2sad.lazy_numba import overload, register_jitable, types
 
 __all__ = ["diag_embed", "diagonal_embed", "unrepeat", "undiff", "unpermute", "permute_like", "unpad", "untile",
            "unrollaxis", "append_head", "append_tail", "unstack_nd", "stack_nd", "cross_grad",

@@ -19,8 +19,7 @@ import math
 import numpy as np
 import scipy.special as _sp
 from llvmlite import binding as _llvm
-from numba.core import types
-from numba.extending import get_cython_function_address, overload, register_jitable
+from s2sad.lazy_numba import get_cython_function_address, overload, register_jitable, types
 
 from .base import keep_axes, sum_axis
 from .reductions import max_axis

@@ -4,7 +4,7 @@ arrays. Each recomputes the factorisation with the function the primal
 calls, so the eigenvectors' (singular vectors') signs are the primal's
 (scipy's eigh may choose others: its helpers are not shared)."""
 import numpy as np
-from numba.extending import register_jitable
+from s2sad.lazy_numba import register_jitable
 
 from .linalg import _eigen_gaps  # (one copy of the eigenvalue gaps)
 

@@ -15,9 +15,7 @@ the same forms."""
 import operator
 
 import numpy as np
-from numba.core import types
-from numba.extending import overload, register_jitable
-from numba.np.numpy_support import as_dtype
+from s2sad.lazy_numba import as_dtype, overload, register_jitable, types
 
 from .base import unbroadcast
 from .linalg import cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent

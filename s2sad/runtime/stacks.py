@@ -9,8 +9,7 @@ uses them runs as Python (s2sad.NumbaFallbackWarning under jit=True).
 Like s2sad.runtime (which re-exports every name here), this module needs
 numpy only: exported derivatives copy it in."""
 import numpy as np
-from numba.core import types
-from numba.extending import overload
+from s2sad.lazy_numba import overload, types
 
 from .linalg import cholesky_grad, cholesky_tangent
 from .shapes import cross_grad

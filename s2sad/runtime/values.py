@@ -12,8 +12,7 @@ number (`value_copy`: a tape's record of it; numbers have no `.copy()`).
 import math
 
 import numpy as np
-from numba.core import types
-from numba.extending import overload
+from s2sad.lazy_numba import overload, types
 
 __all__ = ["zeros_like", "ones_like", "digamma", "item_of", "python_power", "range_item",
            "value_copy"]

@@ -4,7 +4,7 @@ position twice (numpy keeps the last write; transforms/checks/repeated_writes.py
 Re-exported by s2sad.runtime (generated code imports it from there); needs
 numpy and numba only, so exported derivatives copy it in."""
 import numpy as np
-from numba.extending import register_jitable
+from s2sad.lazy_numba import register_jitable
 
 __all__ = ["last_writes"]
 
