@@ -212,7 +212,10 @@ class Statements(Expressions):
             target = f"{b.name}[{self.index(sh[0])}, {self.index(sh[1])}]"
         if self.ok("broadcast_write") and self.p(0.1):
             return self._broadcast_write(b)
-        if self.ok("view_write") and self.p(0.25 if len(sh) == 2 else 0.1):
+        # (not under stop_recording: the reference twin freezes each value
+        # assigned there, `rw = _R.sg(b)`, a copy the write would not reach)
+        if self.ok("view_write") and not fn.in_recording \
+                and self.p(0.25 if len(sh) == 2 else 0.1):
             # a write through a view of a row, or another name of the whole
             # array (view_writes.py)
             self.use("view_write")

@@ -2,6 +2,8 @@
 k)` filling `out`): the caller's array changes, and the derivative follows
 it (transforms/frontend/effects/written_args.py). Against finite differences, compiled and as
 Python, reverse and forward mode; the forms it cannot follow are refused."""
+import math
+
 import numpy as np
 import pytest
 
@@ -279,3 +281,27 @@ def written_positions_of(fn):
     from s2sad.transforms.frontend.effects.helper_effects import written_positions
     from s2sad.transforms.frontend.pipeline import parse
     return written_positions(fn, lambda f: f, parse)
+
+
+# ---- a nested function in a helper that writes ---------------------------------------
+
+def scaled_with_a_lambda(P, c):
+    s = P[1]
+    for e in P:
+        s -= 0.4 * math.tanh(e)  # (a number: no write; taken as one, a copy is made)
+    g = lambda u: np.sin(u) * s * c + u * u
+    P[0] = g(P[2])
+    return P
+
+
+def lambda_in_a_writing_helper(x, a):
+    y = x ** 2
+    scaled_with_a_lambda(y, a)
+    return np.sum(y * x)
+
+
+def test_a_writing_helper_with_a_nested_function(jit):
+    # (its copy named the lambda the reader lifted out of it, which the
+    # helper's module does not define: a NameError; fuzz seed 103)
+    check_grad(lambda_in_a_writing_helper, [U0[:4].copy(), 0.7], jit=jit)
+    check_jvp(lambda_in_a_writing_helper, [U0[:4].copy(), 0.7], jit=jit)

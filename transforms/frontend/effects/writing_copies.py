@@ -12,6 +12,7 @@ passing a dict it is given on to one that writes into it passes a local
 dict of those keys. Each copy is made once per helper (as its source reads
 now) and set of written positions."""
 import ast
+import builtins
 import inspect
 import itertools
 import linecache
@@ -37,7 +38,10 @@ def writing_copy(fn, positions, location, call, parse):
     `positions` and returning them (after its own result, if it has one).
     `parse(fn)` reads it as the front end reads a function."""
     if (helper_key(fn), positions) in _WRAPPERS:
-        return _WRAPPERS[helper_key(fn), positions][0]
+        copy = _WRAPPERS[helper_key(fn), positions][0]
+        if copy.__globals__ is not fn.__globals__:  # (a copy of them: as they are now)
+            copy.__globals__.update(fn.__globals__)
+        return copy
     parsed = parse(fn)
     if fn.__closure__:
         raise UnsupportedSyntaxError(
@@ -49,7 +53,7 @@ def writing_copy(fn, positions, location, call, parse):
     _pass_dicts_on(tree, written, parsed, parse)  # update(d, x) calling fill(d, x)
     keyed = dict_writes(tree, written, parsed.location)
     if keyed:  # params["w"] = v into a dict it is given: a variable per key, returned
-        return _dict_writing_copy(fn, tree, positions, written, keyed)
+        return _dict_writing_copy(fn, parsed, tree, positions, written, keyed)
     updated = {id(n.target) for n in walk(tree) if isinstance(n, gast.AugAssign)}
     if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in written
            and id(n) not in updated for n in walk(tree)):  # (p += e: in place, on the copy)
@@ -87,9 +91,25 @@ def writing_copy(fn, positions, location, call, parse):
     code = compile(text, filename, "exec")
     fn_code = next(c for c in code.co_consts if inspect.iscode(c) and c.co_name == name)
     # (calls are bound positionally before this runs: no defaults needed)
-    copy = types.FunctionType(fn_code, fn.__globals__, name)
+    copy = types.FunctionType(fn_code, _globals_of(fn, parsed, fn_code), name)
     _WRAPPERS[helper_key(fn), positions] = (copy, positions, valued, {})
     return copy
+
+
+def _globals_of(fn, parsed, code):
+    """The copy's globals: fn's, with the names its tree reads that fn's
+    module does not define (a nested function or lambda the reader lifted
+    out of fn, `helper_g4`), in a copy of them."""
+    names = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack += [k for k in c.co_consts if inspect.iscode(k)]
+    extra = {n: parsed.namespace[n] for n in names
+             if n not in fn.__globals__ and n in parsed.namespace
+             and not hasattr(builtins, n)}
+    return {**fn.__globals__, **extra} if extra else fn.__globals__
 
 
 def _pass_dicts_on(tree, written, parsed, parse):
@@ -197,7 +217,7 @@ def key_name(key):
     return "".join(c if c.isalnum() else "_" for c in key) or "key"
 
 
-def _dict_writing_copy(fn, tree, positions, written, keyed):
+def _dict_writing_copy(fn, parsed, tree, positions, written, keyed):
     """`fn` with each key of a dict it writes into held in a variable of its
     own (read from the dict first), the variables returned after its own
     result: `params["w"] = v` is `params_w = v`, and the caller assigns
@@ -248,7 +268,7 @@ def _dict_writing_copy(fn, tree, positions, written, keyed):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     code = compile(text, filename, "exec")
     fn_code = next(c for c in code.co_consts if inspect.iscode(c) and c.co_name == name)
-    copy = types.FunctionType(fn_code, fn.__globals__, name)
+    copy = types.FunctionType(fn_code, _globals_of(fn, parsed, fn_code), name)
     _WRAPPERS[helper_key(fn), positions] = (copy, positions, valued,
                                       {p: keyed[w] for p, w in zip(positions, written)
                                        if w in keyed})
