@@ -290,6 +290,14 @@ def mixed_list_passed_to_a_helper(x, y):
     return weights_and_bias(prm, np.cumsum(y))
 
 
+def mixed_list_item_replaced(x, y):
+    prm = [np.sin(y), y[1] + x[0]]
+    prm[1] = prm[1] * x[2]  # (a part rebound; it was refused)
+    for k in range(2):
+        prm[0] = prm[0] * prm[1]
+    return weights_and_bias(prm, np.cumsum(y))
+
+
 def mixed_list_indexed(x):
     prm = [x * 2.0, np.sum(x)]
     return np.sum(prm[0] * prm[1]) + prm[-1]
@@ -298,11 +306,33 @@ def mixed_list_indexed(x):
 @pytest.mark.parametrize("f, args", [
     (helper_result_indexed, (X,)), (helper_result_held, (X,)),
     (mixed_list_passed_to_a_helper, (X, X[::-1] * 0.7)), (mixed_list_indexed, (X,)),
+    (mixed_list_item_replaced, (X, X[::-1] * 0.7)),
     (primitive_result_indexed, (M @ M.T + 3.0 * np.eye(3),)), (result_held_in_loop, (X,)),
 ])
 def test_tuple_results_held_in_a_variable(f, args, jit):
     check_grad(f, args, jit=jit)
     check_jvp(f, args, jit=jit)
+
+
+def mlp_of(params, x):
+    W1, b1, W2, b2 = params
+    h = np.tanh(x @ W1 + b1)
+    return np.sum((h @ W2 + b2) ** 2)
+
+
+def parameters_in_a_list(W1, b1, W2, b2, x):
+    return mlp_of([W1, b1, W2 * 1.0, b2], x)
+
+
+def test_a_helper_given_a_list_of_arrays_of_different_kinds_compiles(jit):
+    # (its vjp added into zeros_like(params), a list numba cannot type: the
+    # derivative ran as Python; now one adjoint per item, emit/tuple_adjoints.py)
+    r = np.random.default_rng(3)
+    args = (r.normal(size=(3, 4)), r.normal(size=4), r.normal(size=(4, 2)), r.normal(size=2),
+            r.normal(size=(5, 3)))
+    check_grad(parameters_in_a_list, args, wrt=(0, 1, 2, 3), jit=jit)
+    source = s2sad.grad(parameters_in_a_list, wrt=(0, 1, 2, 3), jit=False).source_for(*args)
+    assert "zeros_like(params)" not in source and "dparams_0 += dW1" in source
 
 
 # ---- lists built by appending ---------------------------------------------------------

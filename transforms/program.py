@@ -15,6 +15,7 @@ from .reverse.argument_copies import copy_written_args, copying, with_aliases, w
 from .reverse.checkpoint_loops import place_memory_checks, refine_choices
 from .frontend.containers.aux import check_pair, gradients_and_aux
 from .emit.unparse import function_source, stmt_source
+from .emit import tuple_adjoints
 from .reverse.markers import complete_early_returns, mark_stopped
 from .names import RUNTIME_NAMES, Namer
 from .reverse.reverse_mode import ReverseMode
@@ -349,6 +350,7 @@ class Program(ModuleParts):
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
             body=body, decorator_list=[], returns=None, type_comment=None)
         optimise_reverse(fdef, rev, spec, args, self)
+        tuple_adjoints.run(fdef, spec.kinds, spec.namer)  # (numba has no list of mixed kinds)
         # the default budget's check lines (checkpoint_loops.py), once the rest is final
         place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location,
                             rev.tapes.names, rev.shape_classes)

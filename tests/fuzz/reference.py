@@ -159,7 +159,15 @@ def _fname(node):
 
 
 def _names_bound(stmt):
-    """Names a simple statement binds (not subscripts)."""
+    """Names a statement surely binds (not subscripts): a simple statement's
+    targets; an if's, those every branch binds (`if how == "a": s = ...
+    else: s = ...`: s is read after it, and a reset_recording there freezes
+    it too)."""
+    if isinstance(stmt, ast.If):
+        if not stmt.orelse:
+            return []
+        both = set(_block_bound(stmt.body)) & set(_block_bound(stmt.orelse))
+        return [n for n in _block_bound(stmt.body) if n in both]
     out = []
     targets = []
     if isinstance(stmt, ast.Assign):
@@ -171,6 +179,10 @@ def _names_bound(stmt):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 out.append(n.id)
     return out
+
+
+def _block_bound(stmts):
+    return [n for st in stmts for n in _names_bound(st)]
 
 
 def _call(func, args):

@@ -345,6 +345,25 @@ _FRESH_FUNCTIONS = {
 _FRESH_METHODS = {"copy", "astype", "sum", "mean", "prod", "dot", "cumsum"}
 
 
+def fresh_value(value):
+    """Whether `value` is a new array (or number), sharing no memory: an
+    operator's result, a numpy ufunc's or array-making function's (not
+    given `out=`), `x.copy()`."""
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        operands = [value.left, value.right] if isinstance(value, gast.BinOp) \
+            else [value.operand]
+        return not any(isinstance(o, (gast.Tuple, gast.List)) for o in operands)
+    if not isinstance(value, gast.Call) or any(k.arg == "out" for k in value.keywords):
+        return False
+    f = value.func
+    if isinstance(f, gast.Attribute):
+        obj = _numpy_object(f)
+        if obj is not None:
+            return isinstance(obj, np.ufunc) or f.attr in _FRESH_FUNCTIONS
+        return f.attr in _FRESH_METHODS
+    return False
+
+
 class Ownership:
     """Which names hold memory of their own, for adding into it in place.
 
@@ -457,19 +476,7 @@ class Ownership:
             self.unowned.add(target)
 
     def _fresh(self, value):
-        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
-            operands = [value.left, value.right] if isinstance(value, gast.BinOp) \
-                else [value.operand]
-            return not any(isinstance(o, (gast.Tuple, gast.List)) for o in operands)
-        if not isinstance(value, gast.Call) or any(k.arg == "out" for k in value.keywords):
-            return False
-        f = value.func
-        if isinstance(f, gast.Attribute):
-            obj = _numpy_object(f)
-            if obj is not None:
-                return isinstance(obj, np.ufunc) or f.attr in _FRESH_FUNCTIONS
-            return f.attr in _FRESH_METHODS
-        return False
+        return fresh_value(value)
 
     def _shares_only(self, value):
         """Whether `value` is another name or a view of names (not what an

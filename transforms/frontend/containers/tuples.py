@@ -6,8 +6,11 @@ once kinds are known:
     y = r[1] * r[0]    ->    y = r_1 * r_0
 
 so each element has an adjoint of its own (a tuple has no adjoint that
-`+=` could add into). A tuple variable used in any other way (written
-through an index, a loop target, returned whole) is left as it is."""
+`+=` could add into). A list display of values of different kinds is a
+tuple to the kinds: split too, an item replaced at a constant index (`lst[1]
+= v`) being its part rebound, unless the list gets another name or goes to
+a helper that writes into it. A tuple variable used in any other way
+(written through an index, a loop target, returned whole) is left as it is."""
 import gast
 
 from ...syntax import Transformer, assign, name, names_stored, parents_of, store, walk
@@ -32,7 +35,7 @@ def run(tree, ctx):
              and isinstance(s.value, gast.List) for t in s.targets if isinstance(t, gast.Name)}
     for node in walk(tree):
         if isinstance(node, gast.Name) and node.id in candidates:
-            if not _understood(node, parents, candidates[node.id]) or (
+            if not _understood(node, parents, candidates[node.id], node.id in lists) or (
                     node.id in lists and _list_may_change(node, parents, ctx)):
                 del candidates[node.id]
     if not candidates:
@@ -42,7 +45,7 @@ def run(tree, ctx):
     return tree
 
 
-def _understood(node, parents, arity):
+def _understood(node, parents, arity, a_list):
     up = parents.get(id(node))
     while up is not None:  # an output, also inside a returned tuple: the tuple itself
         if isinstance(up, gast.Return):
@@ -52,7 +55,12 @@ def _understood(node, parents, arity):
     if isinstance(node.ctx, gast.Store):  # t = <value>: the whole target
         return isinstance(parent, gast.Assign) and parent.targets == [node]
     if isinstance(parent, gast.Subscript) and parent.value is node:
-        return isinstance(parent.ctx, gast.Load) and _constant(parent.slice, arity) is not None
+        if _constant(parent.slice, arity) is None:
+            return False
+        if isinstance(parent.ctx, gast.Store):  # lst[1] = v (a list's item replaced)
+            above = parents.get(id(parent))
+            return a_list and isinstance(above, gast.Assign) and above.targets == [parent]
+        return isinstance(parent.ctx, gast.Load)
     if isinstance(parent, gast.Assign) and parent.value is node:
         target = parent.targets[0]
         return isinstance(target, gast.Name) or (isinstance(target, gast.Tuple)
@@ -119,7 +127,9 @@ class _Split(Transformer):
     def visit_Subscript(self, node):
         if isinstance(node.value, gast.Name) and node.value.id in self.parts:
             parts = self.parts[node.value.id]
-            return gast.copy_location(name(parts[_constant(node.slice, len(parts))]), node)
+            part = parts[_constant(node.slice, len(parts))]
+            return gast.copy_location(store(part) if isinstance(node.ctx, gast.Store)
+                                      else name(part), node)
         return self.generic_visit(node)
 
     def visit_Name(self, node):

@@ -20,6 +20,7 @@ import gast
 
 from . import writing_copies
 from .helper_effects import resolves, written_positions
+from ...analysis.aliases import fresh_value
 from ...analysis.helper_results import (returned_parameter, returned_parameters, returns_display,
                                         shared_parameters)
 from ...errors import UnsupportedSyntaxError
@@ -61,8 +62,9 @@ def _rewrite_block(tree, stmts, ctx, taken, arrays):
 
 
 def _fresh(arg):
-    """An argument that is a new value (an arithmetic result), not a view."""
-    return isinstance(arg, (gast.BinOp, gast.UnaryOp, gast.Constant))
+    """An argument that is a new value (an arithmetic result, np.log1p(x)),
+    not a view: what the helper writes into it nobody reads."""
+    return isinstance(arg, gast.Constant) or fresh_value(arg)
 
 
 def _hoistable(s, call, positions):
