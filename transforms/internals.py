@@ -24,6 +24,8 @@ REVERSE = [
                              "and the reverse sweep from the gradient rules"),
     ("reverse/argument_copies", "argument arrays the derivative writes into, copied"),
     ("optimise/pipeline", "the optimisations below"),
+    ("emit/tuple_adjoints", "the adjoint of a tuple of values of different kinds, one "
+                            "name per item"),
     ("reverse/checkpoint_loops", "the default memory budget's checks before long loops"),
     ("emit/numba_forms", "calls numba cannot compile, as runtime helpers"),
     ("emit/unparse", "the source, the user's lines as comments above their adjoints"),
