@@ -350,7 +350,9 @@ class Program(ModuleParts):
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
             body=body, decorator_list=[], returns=None, type_comment=None)
         optimise_reverse(fdef, rev, spec, args, self)
-        tuple_adjoints.run(fdef, spec.kinds, spec.namer)  # (numba has no list of mixed kinds)
+        if not parsed.location.is_generated:  # (numba has no list of mixed kinds; code
+            # s2sad generated keeps the form its own front end reads again: grad of grad)
+            tuple_adjoints.run(fdef, spec.kinds, spec.namer)
         # the default budget's check lines (checkpoint_loops.py), once the rest is final
         place_memory_checks(fdef.body, args, spec.parsed.memory_checks, spec.kinds, parsed.location,
                             rev.tapes.names, rev.shape_classes)
