@@ -78,6 +78,43 @@ def module_key(source, extra=""):
     return h.hexdigest()[:20]
 
 
+def remembered(name, check, extra=""):
+    """check()'s answer (True or False), kept in the cache directory for this
+    version of s2sad, Python, numpy and numba: a fact about the installation
+    proven once (any edit to s2sad gives a new key). Computed again if the
+    file cannot be read or written."""
+    path = os.path.join(cache_dir(), f"{name}-{module_key(name, extra)}.fact")
+    try:
+        with open(path, encoding="utf-8") as f:
+            answer = f.read()
+        if answer in ("True", "False"):
+            return answer == "True"
+    except OSError:
+        pass
+    answer = bool(check())
+    try:
+        write_file(path, str(answer))
+    except OSError:
+        pass
+    return answer
+
+
+def write_file(path, text):
+    """Write `text` to `path` atomically (a temporary file renamed)."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path),
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def write_module(name, source):
     """Path of the module file for `name`, writing it if needed. Raises
     OSError if the cache directory cannot be written."""
@@ -87,14 +124,5 @@ def write_module(name, source):
         with open(path, encoding="utf-8") as f:
             if f.read() == source:
                 return path
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(source)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_file(path, source)
     return path

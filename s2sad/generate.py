@@ -8,14 +8,19 @@ import types
 
 import numpy as np
 
-from . import checkpointing, definitions, libraries, runtime
+from . import cache, checkpointing, definitions, libraries, runtime
 from . import rules  # noqa: F401  (registers the gradient templates)
 from .markers import MARKERS
 from .precision import to_float32
 from .forms import FORMS
 from .registry import REGISTRY
+from .transforms.emit import gast_unparse
 from .transforms.program import Program
 from .version import __version__
+
+# whether emit's direct printer agrees with Python's: checked once per installation
+gast_unparse.remember_check_with(
+    lambda check: cache.remembered("direct_printer", check, gast_unparse.gast.__version__))
 
 
 class Generated:

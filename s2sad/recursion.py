@@ -8,13 +8,19 @@ outside the cycle need not pass it) and raises RecursionError past the same
 limit as Python. Only the compiled copy is changed: `.source` and `jit=False`
 run the generated code as written, where Python's own limit applies."""
 import ast
+import functools
 
 DEPTH = "s2sad_depth"
 
 
 def recursive_functions(source, functions):
     """Names of the module's functions that can call themselves."""
-    graph = _call_graph(ast.parse(source), set(functions))
+    return set(_recursive(source, frozenset(functions)))
+
+
+@functools.lru_cache(maxsize=32)  # (the backend asks twice of each module)
+def _recursive(source, functions):
+    graph = _call_graph(ast.parse(source), functions)
     out = set()
     for f in graph:
         seen, todo = set(), list(graph[f])
@@ -26,7 +32,7 @@ def recursive_functions(source, functions):
             if g not in seen:
                 seen.add(g)
                 todo.extend(graph.get(g, ()))
-    return out
+    return frozenset(out)
 
 
 def guard(source, functions, limit):

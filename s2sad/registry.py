@@ -39,18 +39,47 @@ class Rule:
         self.tangent_variants = []
         # What the rule implements (transforms/parameters.py): None for rules without a
         # template (user rules, no-gradient rules), whose calls are not bound.
-        self.signature = None
+        self._signature = None
+        self._declared_for = None  # (fn, values): s2sad's own rule, its signature read at first use
         self.values = {}
         self.refusal = None  # why a gradient that exists is not implemented (`refused`)
 
     def declare(self, fn, values):
         """Take the template's parameters as what this rule implements of
-        `fn`, and check the template against `fn` (see transforms/parameters.py)."""
-        self.signature = rule_signature(fn, self.template, values, 2)
+        `fn`, and check the template against `fn` (see transforms/parameters.py).
+        s2sad's own rules read their signatures at first use (inspect.signature
+        of 180 numpy functions was a sixth of loading the compiler); the tests
+        check them all (run_deferred_checks)."""
         self.values = dict(values)
-        # (as declared now: a variant may add parameters its own template reads)
-        signature, values = self.signature, dict(self.values)
-        check_template(lambda: self._check_reads(signature, values))
+        if _deferring:
+            self._declared_for = (fn, dict(values))
+        else:
+            self._signature = rule_signature(fn, self.template, values, 2)
+        check_template(lambda: self._check_reads(*self._as_declared()))
+
+    def _as_declared(self):
+        """The signature and values as `declare` took them (a variant may
+        later add parameters its own template reads)."""
+        if self._declared_for is not None:
+            fn, values = self._declared_for
+            return rule_signature(fn, self.template, values, 2), values
+        return self.signature, self.values
+
+    @property
+    def signature(self):
+        if self._signature is None and self._declared_for is not None:
+            fn, values = self._declared_for
+            self._signature = rule_signature(fn, self.template, values, 2)
+        return self._signature
+
+    @signature.setter
+    def signature(self, value):
+        self._signature = value
+
+    @property
+    def declared(self):
+        """Whether the rule has a signature (without reading it)."""
+        return self._signature is not None or self._declared_for is not None
 
     def _check_reads(self, signature, values):
         unread = unread_parameters(template_of(self.template).loads, signature, values)
@@ -249,8 +278,9 @@ def tangent(*functions, when=None):
         check_template(lambda: _one_expression(template))
         for fn in functions:
             rule = REGISTRY.lookup(fn)
-            if rule.signature is not None:
-                _same_parameters(template, rule.template, len(rule.diff_params) + 1, 2)
+            if rule.declared:
+                check_template(lambda rule=rule: _same_parameters(
+                    template, rule.template, len(rule.diff_params) + 1, 2))
             if when is not None:
                 rule.tangent_variants.append((when, template))
             else:

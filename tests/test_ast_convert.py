@@ -80,6 +80,24 @@ def test_the_direct_printer_prints_as_ast_unparse(module, fold):
         assert gast_unparse._direct_source(node) == gast_unparse._converted_source(twin)
 
 
+@pytest.mark.parametrize("fold", [False, True])
+def test_the_printer_check_compares_with_what_the_conversion_prints(fold):
+    # printer()'s check compares the direct printer with Python's printer of
+    # the snippet as Python parses it: the conversion prints that too
+    from s2sad.transforms.emit import gast_unparse
+    for source in gast_unparse._STATEMENTS:
+        converted = gast_unparse._negatives_folded(ast_convert.parse(source).body[0], fold)
+        assert gast_unparse._converted_source(converted) == ast.unparse(ast.parse(source).body[0])
+
+
+def test_the_printer_check_fails_where_the_printers_differ(monkeypatch):
+    from s2sad.transforms.emit import gast_unparse
+    assert gast_unparse._agrees()
+    monkeypatch.setattr(gast_unparse._GastUnparser, "visit_Attribute",
+                        lambda self, node: self.write("?"))
+    assert not gast_unparse._agrees()
+
+
 def test_the_direct_printer_is_used_where_it_agrees():
     from s2sad.transforms.emit import gast_unparse
     assert gast_unparse.printer() is gast_unparse._direct_source  # (this Python's printer)

@@ -342,13 +342,12 @@ def test_the_source_is_read_again_when_its_file_changes(tmp_path, monkeypatch):
     """The function's lines are remembered (inspect tokenizes the file on
     every call), but only while the file is unchanged."""
     import importlib
-    import inspect
     import time
     from s2sad.transforms.frontend.pipeline import parse as parse_function
+    from s2sad.transforms.frontend.read import read
     reads = []
-    getsourcelines = inspect.getsourcelines
-    monkeypatch.setattr(inspect, "getsourcelines",
-                        lambda fn: reads.append(fn) or getsourcelines(fn))
+    code_lines = read._code_lines
+    monkeypatch.setattr(read, "_code_lines", lambda fn: reads.append(fn) or code_lines(fn))
     path = tmp_path / "edited_module.py"
     path.write_text("def f(x):\n    return x * x\n")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -83,3 +83,12 @@ def test_a_pass_imports_no_pass_and_no_driver(module):
 def test_only_the_pipeline_imports_the_passes():
     importers = {m for m, ts in GRAPH.items() if ts & PASSES}
     assert importers <= {"s2sad.transforms.frontend.pipeline"}, sorted(importers)
+
+
+def test_late_runtime_modules_export_what_their_source_lists():
+    # s2sad.runtime reads special.py's __all__ from its text, without importing it
+    import importlib
+
+    import s2sad.runtime as runtime
+    for module, names in runtime.LATE_MODULES.items():
+        assert names == importlib.import_module(f"s2sad.runtime.{module}").__all__

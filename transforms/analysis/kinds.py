@@ -423,7 +423,7 @@ class KindInference:
 def _method_kind(base, method, args, kws):
     """The kind of `obj.method(...)` for `obj` of kind `base` (an object:
     objects.py), given its arguments' kinds: a random generator's draws."""
-    cls = objects.GENERATORS.get(base.text)
+    cls = objects.generator_class(base.text)
     fn = getattr(cls, method, None) if cls is not None else None
     if fn is None:
         return UNKNOWN

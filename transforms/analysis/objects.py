@@ -6,7 +6,7 @@ that need none needs none either, and compiled code runs the statements
 that use them in numba's object mode (emit/objmode.py).
 
 The kind of what a method returns is known for the random generators'
-draws (kinds.py reads GENERATORS and INTEGER_DRAWS): floats (integers for
+draws (kinds.py reads generator_class and INTEGER_DRAWS): floats (integers for
 the integer distributions) of the shape their `size` gives, or of their
 parameters' broadcast shape without one; of any other method it is unknown
 (its statement then runs as Python: the derivative falls back to Python
@@ -14,15 +14,29 @@ with a warning when compiled)."""
 import builtins
 import inspect
 import numbers
+import sys
 import types
 
 import numpy as np
 
-# the generators whose draws have known kinds, by the name their kind holds
-GENERATORS = {"numpy.random.RandomState": np.random.RandomState,
-              "numpy.random.Generator": np.random.Generator}
-# functions (not classes) that make a generator
-_FACTORIES = {id(np.random.default_rng): "numpy.random.Generator"}
+
+
+def _random():
+    """numpy.random if it is loaded (importing it costs 11 ms; until it is,
+    no value is one of its generators and no function one of its factories)."""
+    return sys.modules.get("numpy.random")
+
+
+def generator_classes():
+    """The generators whose draws have known kinds (none before numpy.random loads)."""
+    r = _random()
+    return (r.RandomState, r.Generator) if r is not None else ()
+
+
+def generator_class(name):
+    """The generator class whose kind holds `name`, or None."""
+    return next((c for c in generator_classes() if name == f"numpy.random.{c.__name__}"), None)
+
 INTEGER_DRAWS = {"integers", "randint", "random_integers", "poisson", "binomial",
                   "negative_binomial", "geometric", "hypergeometric", "zipf", "logseries"}
 
@@ -51,12 +65,9 @@ def is_object(value):
 def constructed(obj):
     """The kind name of the object a call of `obj` makes, or None: a class
     (not a builtin, numpy scalar or array type), or a generator factory."""
-    try:
-        made = _FACTORIES.get(id(obj))
-    except TypeError:
-        return None
-    if made is not None:
-        return made
+    r = _random()
+    if r is not None and obj is r.default_rng:  # (a function that makes a generator)
+        return "numpy.random.Generator"
     if not inspect.isclass(obj) or obj.__module__ == builtins.__name__ \
             or issubclass(obj, (np.generic, np.ndarray, numbers.Number, tuple, list, dict)):
         return None
@@ -85,7 +96,7 @@ def effect_of(node, kinds, resolve):
         except Exception:  # noqa: BLE001 - a local: not one of these
             continue
         if getattr(obj, "__module__", None) in ("numpy.random", "numpy.random.mtrand") \
-                or isinstance(getattr(obj, "__self__", None), tuple(GENERATORS.values())):
+                or isinstance(getattr(obj, "__self__", None), generator_classes()):
             return "draw"
         if obj is builtins.print:
             found = "print"

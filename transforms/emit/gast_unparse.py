@@ -121,21 +121,22 @@ _STATEMENTS = [
 
 
 def _agrees():
-    """Whether the direct printer prints the snippets as the conversion does."""
+    """Whether the direct printer prints the snippets as Python's own
+    printer prints them parsed by Python (what the conversion gives too,
+    tests/test_unparse.py; a third of the cost)."""
     if _Precedence is None or _Base is object:
         return False
     try:
         # each as parsed, and with its negative numbers folded into constants
-        # (two trees each: gast's own conversion, used for the rare forms,
-        # may change the tree it converts)
-        for source, fold in [(s, f) for s in _STATEMENTS for f in (False, True)]:
-            direct, converted = (_negatives_folded(parse(source).body[0], fold)
-                                 for _ in range(2))
-            if _direct_source(direct) != _converted_source(converted):
-                return False
-            if isinstance(direct, gast.Assign) and _direct_source(direct.value) != \
-                    _converted_source(_negatives_folded(parse(source).body[0], fold).value):
-                return False
+        for source in _STATEMENTS:
+            reference = ast.parse(source).body[0]
+            for fold in (False, True):
+                direct = _negatives_folded(parse(source).body[0], fold)
+                if _direct_source(direct) != ast.unparse(reference):
+                    return False
+                if isinstance(direct, gast.Assign) and \
+                        _direct_source(direct.value) != ast.unparse(reference.value):
+                    return False
         negative = gast.BinOp(left=gast.Constant(value=-1.5, kind=None), op=gast.Pow(),
                               right=gast.Constant(value=2, kind=None))
         return _direct_source(negative) == "(-1.5) ** 2"
@@ -156,11 +157,21 @@ def _negatives_folded(tree, fold):
 
 
 _PRINTER = []
+# How printer() runs its check: s2sad keeps the answer on disk per Python,
+# gast and compiler version (s2sad/cache.py `remembered`), so a process
+# does not pay the check (a few milliseconds of its first gradient).
+_REMEMBER = [lambda check: check()]
+
+
+def remember_check_with(remember):
+    """`remember(check)` gives check()'s answer, computed once and kept."""
+    _REMEMBER[0] = remember
+    _PRINTER.clear()
 
 
 def printer():
     """The function printing a gast node: direct where it agrees with the
     conversion on this Python, else through ast."""
     if not _PRINTER:
-        _PRINTER.append(_direct_source if _agrees() else _converted_source)
+        _PRINTER.append(_direct_source if _REMEMBER[0](_agrees) else _converted_source)
     return _PRINTER[0]

@@ -8,7 +8,7 @@ wrong gradient with no error."""
 import gast
 import numpy as np
 
-from .numpy_writes import (AT_DEFINED, PURE_BUILTINS, WRITING_FUNCTIONS, WRITING_METHODS,
+from .numpy_writes import (AT_DEFINED, PURE_BUILTINS, WRITING_METHODS, writes_into_argument,
                            describe_call, hashable_in, is_ufunc_at)
 from ...analysis import kinds as K
 from ...errors import UnsupportedSyntaxError
@@ -38,7 +38,7 @@ def run(tree, ctx):
             obj = None if method else parsed.resolve(func)
         except Exception:  # noqa: BLE001
             obj = None
-        if method or hashable_in(obj, WRITING_FUNCTIONS) or (
+        if method or writes_into_argument(obj) or (
                 is_ufunc_at(obj) and not hashable_in(obj, AT_DEFINED)):
             raise UnsupportedSyntaxError(
                 f"{describe_call(func)}(...), which writes into an array it is given",

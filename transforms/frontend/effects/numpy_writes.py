@@ -23,6 +23,7 @@ This module is the respelling (hidden_writes.py runs it over the function;
 helper_effects.py and writing_copies.py over helpers' trees) and the
 tables of numpy's writing functions and methods."""
 import builtins
+import sys
 
 import gast
 import numpy as np
@@ -40,7 +41,15 @@ PURE_BUILTINS = {builtins.print, builtins.len, builtins.isinstance}
 AT_DEFINED = (np.add.at, np.subtract.at)
 # numpy functions that write into their first argument, wherever they are called
 WRITING_FUNCTIONS = {np.put, np.place, np.putmask, np.fill_diagonal, np.copyto,
-                     np.random.shuffle, np.put_along_axis}
+                     np.put_along_axis}
+
+
+def writes_into_argument(obj):
+    """Whether `obj` is a numpy function writing into its first argument
+    (np.random.shuffle once numpy.random is loaded: it costs 11 ms to import,
+    and before it is no function is its shuffle)."""
+    random = sys.modules.get("numpy.random")
+    return hashable_in(obj, WRITING_FUNCTIONS) or (random is not None and obj is random.shuffle)
 
 
 def _name(id_, ctx=None):

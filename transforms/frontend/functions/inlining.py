@@ -15,21 +15,30 @@ comprehension the loop it stands for. Left as a call: one in a `while`
 test, a ternary's branch, after `and`/`or`, in a lambda or another
 comprehension, after a draw in the same statement; of a helper returning
 before its end, with *args or **kwargs, or recursive; a custom gradient."""
+import functools
+
 import gast
 import numpy as np
 
 from .lifted import params_of, stored
+from ...analysis.objects import generator_classes
 from ..read import read
 from ...errors import S2sadError
 from ...names import fresh_name
 from ...syntax import clone, walk
 
-# the methods of numpy's generators that draw or change their state
-DRAW_METHODS = frozenset(
-    m for cls in (np.random.RandomState, np.random.Generator) for m in dir(cls)
-    if not m.startswith("_") and callable(getattr(cls, m, None))
-    and m not in ("get_state", "set_state", "spawn", "bit_generator"))
-_GENERATORS = (np.random.RandomState, np.random.Generator)
+
+
+@functools.cache
+def draw_methods():
+    """The methods of numpy's generators that draw or change their state
+    (numpy.random imported when first asked: 11 ms)."""
+    return frozenset(
+        m for cls in (np.random.RandomState, np.random.Generator) for m in dir(cls)
+        if not m.startswith("_") and callable(getattr(cls, m, None))
+        and m not in ("get_state", "set_state", "spawn", "bit_generator"))
+
+
 # (pass, function) whose helpers are being looked at: a recursive call is left
 _READING = set()
 
@@ -64,7 +73,7 @@ def draws(tree, resolve):
             obj = None
         if obj is None or read.is_missing(obj):
             base = n.func.value if isinstance(n.func, gast.Attribute) else None
-            if isinstance(base, gast.Name) and n.func.attr in DRAW_METHODS:
+            if isinstance(base, gast.Name) and n.func.attr in draw_methods():
                 try:
                     owner = resolve(base)
                 except Exception:  # noqa: BLE001
@@ -74,7 +83,7 @@ def draws(tree, resolve):
             continue
         if getattr(obj, "__module__", None) in ("numpy.random", "numpy.random.mtrand") \
                 and not isinstance(obj, type) \
-                or isinstance(getattr(obj, "__self__", None), _GENERATORS):
+                or isinstance(getattr(obj, "__self__", None), generator_classes()):
             return True
     return False
 
