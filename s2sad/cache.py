@@ -2,7 +2,7 @@
 
 A generated module's file name is a hash of its source text together with
 the code of s2sad itself (every module of the package, the compiler passes
-and runtime helpers included), and the versions of numba, numpy and Python.
+and runtime helpers included, by size and modification time), and the versions of numba, numpy and Python.
 The source already spells out the function, its helpers, the argument kinds
 and the options, so equal keys mean equal code: any edit, to the function,
 a helper or s2sad, gives a new file. (numba's cache does not notice a change
@@ -37,7 +37,10 @@ def _package_roots():
 
 
 def _package_hash(roots):
-    """A hash of every Python file under `roots`, in a fixed order."""
+    """A hash of every Python file under `roots`, in a fixed order: of its
+    size and modification time, as Python's own bytecode cache checks a
+    source (reading all 300 files took 4.5 ms of every process's first
+    gradient; a stat is a fifth of that)."""
     h = hashlib.sha256()
     for root in dict.fromkeys(os.path.realpath(r) for r in roots):
         files = []
@@ -45,9 +48,8 @@ def _package_hash(roots):
             dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", "transforms"))
             files += [os.path.join(dirpath, n) for n in names if n.endswith(".py")]
         for path in sorted(files):
-            h.update(os.path.relpath(path, root).encode())
-            with open(path, "rb") as f:
-                h.update(f.read())
+            stat = os.stat(path)
+            h.update(f"{os.path.relpath(path, root)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     return h.hexdigest()[:12]
 
 

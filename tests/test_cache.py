@@ -259,8 +259,13 @@ def test_cache_key_covers_the_compiler_code(tmp_path):
     module = tmp_path / "passes" / "stage" / "a_pass.py"
     module.write_text("x = 1\n")
     before = cache._package_hash([tmp_path / "passes"])
-    module.write_text("x = 2\n")  # an edit in a subfolder of the passes
-    assert cache._package_hash([tmp_path / "passes"]) != before
+    module.write_text("x = 22\n")  # an edit in a subfolder of the passes
+    edited = cache._package_hash([tmp_path / "passes"])
+    assert edited != before
+    module.write_text("x = 23\n")  # the same size, a later time (as Python's bytecode cache)
+    later = os.stat(module).st_mtime_ns + 10**9
+    os.utime(module, ns=(later, later))
+    assert cache._package_hash([tmp_path / "passes"]) not in (before, edited)
     roots = cache._package_roots()
     assert any(os.path.isdir(os.path.join(r, "frontend")) or
                os.path.isfile(os.path.join(r, "program.py")) for r in roots)
