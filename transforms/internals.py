@@ -91,7 +91,9 @@ def _stages(stages):
 
 def _optimisations():
     from .optimise import pipeline as optimise
-    lines = ["Decided while the sweeps are built (`SWEEP`):", ""]
+    lines = ["Made by the front end (`FRONT_END`):", ""]
+    lines += [f"1. **{o.name}**: {o.what}" for o in optimise.FRONT_END]
+    lines += ["", "Decided while the sweeps are built (`SWEEP`):", ""]
     lines += [f"1. **{o.name}**: {o.what}" for o in optimise.SWEEP]
     lines += ["", "Passes over the finished derivative, in order (`PASSES`):", ""]
     lines += [f"1. **{o.name}**: {o.what}" for o in optimise.PASSES]

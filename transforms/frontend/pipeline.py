@@ -44,7 +44,7 @@ from .functions import (closures, drawing_helpers, function_attributes, inline_g
                         module_varargs, nested_function_args, nested_varargs, object_methods,
                         passed_lambdas, returned_closures, returned_dicts,
                         returned_function_pairs, returned_functions, returned_lists,
-                        returned_slices, unused_returned_functions)
+                        returned_slices, small_helpers, unused_returned_functions)
 from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
@@ -164,6 +164,8 @@ SPECIALISE = [
          after=("flatten_args",)),
     step(steps.lift_loops, "s2sad.checkpointed(range(n)), or a memory budget: step functions"),
     step(steps.copy_tree, "(the tree read stays the function's: the passes below change a copy)"),
+    step(small_helpers, "slse += logsumexp(beta) in a loop, of a small helper with a loop: its"
+         " body inlined (optimisation inline_helpers)", after=("copy_tree",)),
     step(own_copies, "a helper's writing copy differentiated: without its w = w.copy()"),
     step(aux_output, "has_aux: return loss, {'acc': a}: the aux as a tuple"),
     step(hidden_writes, "u.fill(v), np.copyto(u, v), out=u, u.sort(), np.add.at: stores"),

@@ -8,7 +8,8 @@ be switched off by its name (`optimise="-gather"`, `S2SAD_OPTIMISE=-gather`)
 and all of them at once (`optimise=False`), which is how a wrong gradient
 is bisected to the pass that made it (s2sad/self_check.py does that).
 
-`SWEEP` are decisions the reverse pass makes while it builds the sweeps
+`FRONT_END` rewrites the function before it is differentiated (forward
+mode too); `SWEEP` are decisions the reverse pass makes while it builds the sweeps
 (transforms/reverse/); `PASSES` rewrite the finished derivative, in this
 order, each relying on what the earlier ones left (program.py calls
 `optimise_reverse` once the reverse sweep is built)."""
@@ -37,6 +38,13 @@ class Optimisation(NamedTuple):
     what: str
     run: Callable = None  # (a pass over the finished derivative) run(derivative)
 
+
+# ---- made by the front end (transforms/frontend/) -------------------------
+FRONT_END = (
+    Optimisation("inline_helpers", "a small helper with a loop, called in a loop: its body "
+                 "inlined, so its vjp does not run its forward sweep again and allocate its "
+                 "tapes and adjoints at every call (frontend/functions/small_helpers.py)"),
+)
 
 # ---- decided while the sweeps are built (transforms/reverse/) -------------
 SWEEP = (
@@ -185,7 +193,7 @@ PASSES = (
                  "(zero_writes.py)", _zero_writes),
 )
 
-OPTIMISATIONS = tuple(o.name for o in SWEEP + PASSES)
+OPTIMISATIONS = tuple(o.name for o in FRONT_END + SWEEP + PASSES)
 # promotions whose index is not proved in range are undone after this pass
 # (before parallelise: they may become totals)
 _BEFORE_PARALLEL = "reciprocals"

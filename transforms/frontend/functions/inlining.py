@@ -43,15 +43,20 @@ def draw_methods():
 _READING = set()
 
 
-def inline_calls(tree, ctx, label, wanted):
+def inline_calls(tree, ctx, label, wanted, where=None, names_for_reads=False):
     """Inline, in place, the calls in `tree` of the helpers whose parsed
-    tree `wanted(parsed)` accepts; whether any was. `label` names the pass (its recursion guard)."""
+    tree `wanted(parsed)` accepts (and, with `where`, only the calls
+    `where(call)` accepts); whether any was. `label` names the pass (its
+    recursion guard). `names_for_reads`: a parameter the helper never
+    assigns, given a name, is that name in the body (no second name for the
+    caller's array, which later passes would copy)."""
     key = (label, ctx.fn)
     if ctx.nested_def_ok or key in _READING:
         return False
     _READING.add(key)
     try:
-        inliner = _Inliner(tree, ctx, label, wanted)
+        inliner = _Inliner(tree, ctx, label, wanted, where)
+        inliner.names_for_reads = names_for_reads
         tree.body = inliner.block(tree.body)
         if inliner.changed:
             ctx.parsed.__dict__.pop("_locals", None)  # (its local names: read again)
@@ -148,16 +153,19 @@ def _located(node, at):
 
 
 class _Inliner:
-    def __init__(self, tree, ctx, label, wanted):
-        self.ctx, self.label, self.wanted = ctx, label, wanted
+    def __init__(self, tree, ctx, label, wanted, where=None):
+        self.ctx, self.label, self.wanted, self.where = ctx, label, wanted, where
         self.taken = {n.id for n in walk(tree) if isinstance(n, gast.Name)} | \
             {a.id for a in params_of(tree.args)} | set(ctx.namespace)
         self.changed = False
+        self.names_for_reads = False
         self._helpers = {}
 
     # ---- which calls -----------------------------------------------------------
     def helper(self, call):
         """(function, its parsed tree) of a helper `call` calls that draws, or None."""
+        if self.where is not None and not self.where(call):
+            return None
         obj = self.ctx.safe_resolve(call.func)
         if obj is None or getattr(obj, "__s2sad_custom__", None):
             return None
@@ -280,7 +288,12 @@ class _Inliner:
             # v = h(...) of an h returning its own name: that name is v (a list
             # it grew stays one list, not two names for it)
             mapping[returned.id] = at.targets[0].id
+        assigned = stored(tree.body)
         for p, value in self.bound(call, tree, mapping):
+            if self.names_for_reads and isinstance(value, gast.Name) and p not in assigned \
+                    and not (isinstance(returned, gast.Name) and returned.id == p):
+                mapping[p] = value.id  # (evaluating a name does nothing: no order to keep)
+                continue
             out.append(_assign(_name(mapping[p], True), value, at))
         body = [clone(s) for s in tree.body]
         result = body.pop().value if body and isinstance(body[-1], gast.Return) else None
