@@ -10,6 +10,7 @@ kernel."""
 import functools
 import inspect
 import os
+import re
 import site
 import sys
 import sysconfig
@@ -32,13 +33,28 @@ def _installed_roots():
     return tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots))
 
 
+def of_package(obj, *packages):
+    """Whether `obj` is defined in one of `packages` or a module of it, by
+    its __module__ ("numpy.linalg" is numpy's; "numpy_utils", a user's
+    module, and "s2sad_gradbench", a user's package, are not). A module
+    s2sad generated (s2sad_<key>, api.py) is s2sad's."""
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):
+        return False
+    top = module.partition(".")[0]
+    return top in packages or ("s2sad" in packages and _GENERATED.fullmatch(top) is not None)
+
+
+_GENERATED = re.compile(r"s2sad_[0-9a-f]{20}")  # (cache.module_key's 20 hex digits)
+
+
 def is_library_function(obj):
     """Whether `obj` is a Python function defined in an installed package or
     the standard library (s2sad's own functions are not: they are rules,
     markers and derivatives, handled before this is asked)."""
     if not inspect.isfunction(obj):
         return False
-    if getattr(obj, "__module__", "").startswith("s2sad"):
+    if of_package(obj, "s2sad"):
         return False
     return _installed_file(obj.__code__.co_filename)
 
@@ -47,7 +63,7 @@ def is_library_class(cls):
     """Whether the class `cls` is defined in an installed package or the
     standard library (builtins included), not in the user's code."""
     module = sys.modules.get(getattr(cls, "__module__", None) or "")
-    if module is None or getattr(cls, "__module__", "").startswith("s2sad"):
+    if module is None or of_package(cls, "s2sad"):
         return True
     return _installed_file(getattr(module, "__file__", None)) or \
         module.__name__ in sys.builtin_module_names

@@ -8,7 +8,7 @@ import gast
 
 from .emit.unparse import stmt_source
 from .errors import missing_gradient
-from .libraries import is_library_function
+from .libraries import is_library_function, of_package
 from .frontend.read.read import is_missing
 from .errors import NoGradientError
 
@@ -95,7 +95,7 @@ def resolve_call(call, fn, registry):
     rule = registry.lookup(obj)
     if rule is not None:
         return Primitive(rule, obj)
-    if inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(("numpy", "math")) \
+    if inspect.isfunction(obj) and not of_package(obj, "numpy", "math") \
             and not is_library_function(obj):  # a library's function needs a rule
         return Primitive(None, obj, Helper(obj))
     return Primitive(None, obj)

@@ -5,7 +5,7 @@ import inspect
 
 import gast
 
-from ...libraries import is_library_function
+from ...libraries import is_library_function, of_package
 from ...syntax import clone, walk
 
 
@@ -74,8 +74,8 @@ def is_range(resolve, node):
 
 
 def is_user_function(obj):
-    return inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(
-        ("numpy", "math", "s2sad")) and not is_library_function(obj)
+    return inspect.isfunction(obj) and not of_package(obj, "numpy", "math", "s2sad") \
+        and not is_library_function(obj)
 
 
 def constant_index(node, size):

@@ -25,7 +25,7 @@ from .lifted import LIFTED, Lifted, NestedLocation, bind_call, function_of, root
 from ..read.read import positional_parameters
 from ...emit.unparse import stmt_source
 from ...errors import UnsupportedSyntaxError
-from ...libraries import is_library_function
+from ...libraries import is_library_function, of_package
 from ...names import fresh_name
 from ...syntax import Transformer, clone, name
 from ...errors import S2sadTypeError
@@ -50,8 +50,7 @@ def helper_of(call, namespace, local=frozenset()):
     if not inspect.isfunction(obj) or obj in LIFTED or getattr(obj, "__s2sad_derivative__",
                                                                  False):
         return None
-    if getattr(obj, "__module__", "").startswith(("numpy", "math", "s2sad")) \
-            or is_library_function(obj):
+    if of_package(obj, "numpy", "math", "s2sad") or is_library_function(obj):
         return None
     return obj
 

@@ -30,6 +30,7 @@ with it switched off, like every optimisation."""
 import gast
 
 from .inlining import inline_calls
+from ...libraries import of_package
 from ..effects.helper_effects import mutated_parameters, written_positions
 from ...syntax import walk
 
@@ -70,4 +71,4 @@ def _of_s2sad(parsed, func):
         obj = parsed.resolve(func)
     except Exception:  # noqa: BLE001 - a local: not s2sad's
         return False
-    return str(getattr(obj, "__module__", None) or "").startswith("s2sad")
+    return of_package(obj, "s2sad")

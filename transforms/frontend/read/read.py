@@ -20,7 +20,7 @@ from .wrappers import source_function
 from ..functions.lifted import LIFTED
 from ...ast_convert import parse
 from ...errors import SourceLocation, SourceUnavailableError
-from ...libraries import is_library_function
+from ...libraries import is_library_function, of_package
 from ...syntax import clone, names_stored
 
 
@@ -70,7 +70,7 @@ class ParsedFunction:
 
     def _evaluate_transform(self, node):
         maker = self.resolve(node.func)
-        if not getattr(maker, "__module__", "").startswith("s2sad"):
+        if not of_package(maker, "s2sad"):
             return None
         key = id(node)
         if key not in self._transforms:
@@ -118,8 +118,8 @@ def readable_function(obj):
         return None  # a block kept as Python (statements/python_blocks.py)
     if getattr(obj, "__s2sad_custom__", None):
         return getattr(obj, "fn", None)
-    if inspect.isfunction(obj) and not getattr(obj, "__module__", "").startswith(
-            ("numpy", "math", "s2sad")) and not is_library_function(obj):
+    if inspect.isfunction(obj) and not of_package(obj, "numpy", "math", "s2sad") \
+            and not is_library_function(obj):
         return obj  # (s2sad.grad(f, wrt=0) is evaluated, not read; a library's function too)
     return None
 

@@ -13,6 +13,7 @@ import builtins
 import gast
 import numpy as np
 
+from ...libraries import of_package
 from ...ops import METHODS
 from ...syntax import walk_stmts
 
@@ -41,7 +42,7 @@ def _returns_sequence(node, resolve):
     # a numpy function (not a class: np.nditer, np.ndenumerate and np.ndindex
     # make iterators, whose items are not what indexing them gives)
     if callable(obj) and not isinstance(obj, type) \
-            and (getattr(obj, "__module__", None) or "").startswith("numpy"):
+            and of_package(obj, "numpy"):
         return True
     # a method of a local value: an array's, by its name
     return obj is None and isinstance(node.func, gast.Attribute) \
