@@ -310,6 +310,7 @@ INTERNAL = {"calls.binder", "calls.vectorizers", "calls.list_spellings", "calls.
             "containers.container_types", "functions.bound_copies", "functions.custom",
             "functions.varargs_forms", "functions.inline_nested",
             "functions.lifted", "functions.inlining", "functions.module_values",
+            "functions.small_helpers",  # (an optimisation: every helper call is in the table)
             "functions.markers", "functions.nested_function_args", "functions.passed_lambdas",
             "pipeline", "read.imports", "read.lambda_source", "read.read",
             "read.stale_source", "refused_syntax", "statements.chained_assignments",
