@@ -31,6 +31,9 @@ LOG = logging.getLogger("s2sad.check")
 # the plain twin: the same arithmetic in another order (rtol 1e-9 in float64)
 TWIN_RTOL = {np.dtype(np.float64): 1e-9, np.dtype(np.float32): 2e-4}
 DOT_RTOL = {np.dtype(np.float64): 1e-8, np.dtype(np.float32): 1e-3}
+# differences below this many ulps of the largest argument or output are
+# rounding, whatever the results' own sizes (_disagreement)
+_ROUNDING_ULPS = 64
 # a derivative whose one compiled call takes longer than this has its plain
 # twin compiled too (as Python it could take minutes)
 PYTHON_TWIN_UP_TO = 0.005  # seconds per compiled call
@@ -216,10 +219,16 @@ def _disagreement(call, got, want, rtol):
         ww = [want[1]] if single else list(want[1])
         for k, (a, b) in enumerate(zip(gg, ww)):
             items.append((f"the gradient w.r.t. {_wrt_name(call, k)}", a, b))
+    # rounding noise of arithmetic on the arguments themselves: where every
+    # term cancels (a neighbour-difference sum over a cycle is exactly zero,
+    # and so is its gradient) the two orders of summing differ by a few ulps
+    # of the terms, which no result's own size measures
+    noise = _ROUNDING_ULPS * np.finfo(call.dtype).eps * max(
+        [_scale(v) for v in call.values] + [_scale(call.output(got[0]))], default=0.0)
     for k, (what, a, b) in enumerate(items):
         # (a result that should be zero is rounding noise: measured against
         # the scale it would have had, not its own)
-        floor = rtol * (_scale(a) if k == 0 else call.result_scale(k - 1))
+        floor = max(rtol * (_scale(a) if k == 0 else call.result_scale(k - 1)), noise)
         found = _first_difference(a, b, rtol, floor)
         if found is not None:
             where, x, y = found

@@ -176,7 +176,8 @@ def test_a_stop_gradient_is_not_taken_for_the_derivative(jit):
 
 
 def test_optimise_switches(monkeypatch):
-    assert set(s2sad.OPTIMISATIONS) == {o.name for o in pipeline.SWEEP + pipeline.PASSES}
+    assert set(s2sad.OPTIMISATIONS) == {o.name for o in
+                                        pipeline.FRONT_END + pipeline.SWEEP + pipeline.PASSES}
     plain = s2sad.grad(loop, optimise=False, jit=False)
     full = s2sad.grad(loop, jit=False)
     np.testing.assert_allclose(plain(X, 0.7), full(X, 0.7), rtol=1e-12)
@@ -248,3 +249,22 @@ def test_outputs_that_cancel_are_rounding_not_a_wrong_gradient(jit, dtype):
     for part in g:
         np.testing.assert_allclose(part, 0.0, atol=1e-5 if dtype == np.float32 else 1e-14)
     assert "taylor: passed" in str(d.check_report)
+
+
+def cyclic_differences(x, k, y):
+    e = 0.0
+    for i in range(0, x.shape[0]):
+        j = (i + 3) % x.shape[0]
+        e += k * (y[j] - y[i])  # (each y[i] in two terms of opposite signs: e is 0)
+    return e
+
+
+def test_a_sum_that_cancels_to_rounding_is_not_a_wrong_gradient(jit):
+    # (fuzz seed 205: the gradient w.r.t. k is +-4.4e-16, by the order of the sum;
+    # it is compared with the rounding of the arguments, not with its own size)
+    x = np.array([0.236, -0.981, -1.221, 1.123, 1.414, 1.338, 0.492, -1.302])
+    y = np.array([-0.043, -1.223, -0.349, 0.635, 0.3, -1.329, 1.132, 1.348])
+    d = s2sad.grad(cyclic_differences, wrt=(0, 1, 2), jit=jit, check=True)
+    g = d(x, 0.157, y)
+    assert abs(g[1]) < 1e-14
+    assert "plain twin: passed" in str(d.check_report)
