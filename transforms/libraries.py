@@ -35,9 +35,9 @@ def _installed_roots():
 
 def of_package(obj, *packages):
     """Whether `obj` is defined in one of `packages` or a module of it, by
-    its __module__ ("numpy.linalg" is numpy's; "numpy_utils", a user's
-    module, and "s2sad_gradbench", a user's package, are not). A module
-    s2sad generated (s2sad_<key>, api.py) is s2sad's."""
+    its __module__ (numpy.linalg is numpy's; a user's module numpy_utils,
+    or a user's package named s2sad plus a suffix, are not). A module s2sad
+    generated (its name is s2sad, an underscore and a key: api.py) is s2sad's."""
     module = getattr(obj, "__module__", None)
     if not isinstance(module, str):
         return False

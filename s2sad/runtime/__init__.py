@@ -32,7 +32,6 @@ overload or a `register_jitable` where numba lacks the form.
 and s2sad.checkpointing's helpers (binomial checkpointing of loops)."""
 import ast as _ast
 import os as _os
-import re as _re
 
 from . import arrays, axes, base, contractions, einsums, linalg, lists, objects, reductions, shapes, \
     spectral, stack_overloads, stacks, values, writes
@@ -62,8 +61,9 @@ def _names_of(module):
     """The `__all__` of one of these modules, read from its source without
     importing it (its list literal alone: parsing the module took 3 ms)."""
     with open(_os.path.join(_os.path.dirname(__file__), module + ".py"), encoding="utf-8") as f:
-        found = _re.search(r"^__all__ = (\[[^\]]*\])", f.read(), _re.MULTILINE)
-    return _ast.literal_eval(found.group(1))
+        text = f.read()
+    start = text.index("[", text.index("\n__all__ = "))
+    return _ast.literal_eval(text[start:text.index("]", start) + 1])
 
 
 # Modules re-exported at the first use of one of their names: scipy.special's

@@ -3,11 +3,11 @@
 
     def logsumexp(v):                       for i in range(n):
         mx = v[0]                               ...
-        for c in range(1, v.shape[0]):          logsumexp_v = beta
-            ...                        ->       mx = logsumexp_v[0]
-        return mx + math.log(se)                for c in range(1, logsumexp_v.shape[0]):
-                                                    ...
-    for i in range(n):                          slse += mx + math.log(se)
+        for c in range(1, v.shape[0]):          logsumexp_mx = beta[0]
+            ...                        ->       for logsumexp_c in range(1, beta.shape[0]):
+        return mx + math.log(se)                    ...
+                                                logsumexp_value = logsumexp_mx + ...
+    for i in range(n):                          slse += logsumexp_value
         ...
         slse += logsumexp(beta)
 
@@ -57,10 +57,9 @@ def _small_loop_helper(parsed, ctx):
     statements = [n for s in body for n in walk(s) if isinstance(n, gast.stmt)]
     if len(statements) > MAX_STATEMENTS or not any(isinstance(n, gast.For) for n in statements):
         return False
-    for n in statements:
-        for call in walk(n):
-            if isinstance(call, gast.Call) and _of_s2sad(parsed, call.func):
-                return False
+    if any(isinstance(call, gast.Call) and _of_s2sad(parsed, call.func)
+           for s in body for call in walk(s)):
+        return False
     always, if_array = written_positions(parsed.fn, ctx.readable, ctx.parse)
     return not always and not if_array and not mutated_parameters(parsed.fn, ctx.readable,
                                                                     ctx.parse)
