@@ -31,8 +31,8 @@ LOG = logging.getLogger("s2sad.check")
 # the plain twin: the same arithmetic in another order (rtol 1e-9 in float64)
 TWIN_RTOL = {np.dtype(np.float64): 1e-9, np.dtype(np.float32): 2e-4}
 DOT_RTOL = {np.dtype(np.float64): 1e-8, np.dtype(np.float32): 1e-3}
-# differences below this many ulps of the largest argument or output are
-# rounding, whatever the results' own sizes (_disagreement)
+# differences below this many ulps of the largest floating-point argument or
+# output are rounding, whatever the results' own sizes (_disagreement)
 _ROUNDING_ULPS = 64
 # a derivative whose one compiled call takes longer than this has its plain
 # twin compiled too (as Python it could take minutes)
@@ -224,7 +224,8 @@ def _disagreement(call, got, want, rtol):
     # and so is its gradient) the two orders of summing differ by a few ulps
     # of the terms, which no result's own size measures
     noise = _ROUNDING_ULPS * np.finfo(call.dtype).eps * max(
-        [_scale(v) for v in call.values] + [_scale(call.output(got[0]))], default=0.0)
+        [_float_scale(v) for v in call.values] + [_float_scale(call.output(got[0]))],
+        default=0.0)
     for k, (what, a, b) in enumerate(items):
         # (a result that should be zero is rounding noise: measured against
         # the scale it would have had, not its own)
@@ -245,6 +246,19 @@ def _scale(value):
     except (TypeError, ValueError):
         return 0.0
     return float(np.max(np.abs(x[np.isfinite(x)]), initial=0.0))
+
+
+def _float_scale(value):
+    """_scale of a value's floating-point numbers alone: an index array or a
+    step count is not the size of the terms rounding acts on."""
+    if isinstance(value, (tuple, list)):
+        return max((_float_scale(v) for v in value), default=0.0)
+    if isinstance(value, dict):
+        return max((_float_scale(v) for v in value.values()), default=0.0)
+    if isinstance(value, (float, np.floating)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind in "fc"):
+        return _scale(value)
+    return 0.0
 
 
 def _first_difference(a, b, rtol, floor=0.0, where=""):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad import self_check
 from s2sad.extend import adjoint, float_scalar, tangent
 from s2sad.transforms.optimise import pipeline
 
@@ -268,3 +269,9 @@ def test_a_sum_that_cancels_to_rounding_is_not_a_wrong_gradient(jit):
     g = d(x, 0.157, y)
     assert abs(g[1]) < 1e-14
     assert "plain twin: passed" in str(d.check_report)
+
+
+def test_the_rounding_floor_reads_floating_point_values_only():
+    # (an index array or a step count does not set the size of the terms)
+    assert self_check._float_scale([np.arange(10 ** 6), 3, np.array([0.5, -2.0])]) == 2.0
+    assert self_check._float_scale({"w": np.float32(4.0), "n": 7}) == 4.0
