@@ -12,6 +12,7 @@ import numpy as np
 
 from . import cache
 from .registry import REGISTRY
+from .transforms.libraries import of_package
 
 _WRAPPERS = {}  # primitive -> its Python function
 
@@ -26,8 +27,7 @@ def as_function(obj):
             _WRAPPERS[obj] = _custom_wrapper(obj)
         return _WRAPPERS[obj]
     if getattr(obj, "__s2sad_derivative__", False) or (
-            hasattr(obj, "__code__") and not (getattr(obj, "__module__", "") or "").startswith(
-                "numpy")):
+            hasattr(obj, "__code__") and not of_package(obj, "numpy")):
         return obj
     rule = REGISTRY.lookup(obj)
     if rule is None:

@@ -2,29 +2,19 @@
 mathtools, s2sad_models) is the user's code: its helpers are read and
 differentiated, as any other module's (transforms/libraries.py of_package)."""
 import importlib
+import inspect
 import sys
 
 import numpy as np
 import pytest
 
 import s2sad
+from frontend.functions.test_small_helpers import logsumexp
 from gradcheck import numerical_grad
 from s2sad.transforms.libraries import of_package
 
-HELPER = '''
-import math
-
-
-def logsumexp(v):
-    mx = v[0]
-    for c in range(1, v.shape[0]):
-        if v[c] > mx:
-            mx = v[c]
-    se = 0.0
-    for c in range(v.shape[0]):
-        se += math.exp(v[c] - mx)
-    return mx + math.log(se)
-
+# the helper of test_small_helpers.py, in a module of its own
+HELPER = "import math\n\n\n" + inspect.getsource(logsumexp) + '''
 
 def total(a, x):
     out = 0.0
@@ -57,6 +47,7 @@ def test_of_package():
     assert of_package(len, "builtins") and not of_package(len, "numpy")
     assert not of_package(test_of_package, "numpy", "math", "s2sad")
 
-    class Generated:
-        __module__ = "s2sad_0123456789abcdef0123"
-    assert of_package(Generated, "s2sad") and not of_package(Generated, "numpy")
+    for name in ("s2sad_0123456789abcdef0123", "s2sad_primitive_0123456789abcdef0123",
+                 "s2sad_custom_0123456789abcdef0123"):
+        generated = type("Generated", (), {"__module__": name})
+        assert of_package(generated, "s2sad") and not of_package(generated, "numpy")

@@ -45,7 +45,10 @@ def of_package(obj, *packages):
     return top in packages or ("s2sad" in packages and _GENERATED.fullmatch(top) is not None)
 
 
-_GENERATED = re.compile(r"s2sad_[0-9a-f]{20}")  # (cache.module_key's 20 hex digits)
+# the modules s2sad writes: derivatives and batch drivers (api.py, vector_mode.py),
+# functions standing for primitives and custom gradients (primitives.py), each
+# named by cache.module_key's 20 hex digits
+_GENERATED = re.compile(r"s2sad_(?:primitive_|custom_)?[0-9a-f]{20}")
 
 
 def is_library_function(obj):
