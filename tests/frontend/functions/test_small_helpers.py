@@ -185,6 +185,18 @@ def test_a_parameter_it_rebinds_is_a_name_of_its_own(jit):
     assert "rebinds_its_parameter_v = a" in df.source
 
 
+def in_a_comprehension(a, x):
+    out = 0.0
+    for i in range(x.shape[0]):
+        out += sum([logsumexp(a * s) for s in (x[i], 2.0 * x[i])])
+    return out
+
+
+def test_a_call_in_a_comprehension_stays_a_call(jit):
+    df = check_grad(in_a_comprehension, [ALPHA.copy(), X.copy()], wrt=(0, 1), jit=jit)
+    assert "vjp_logsumexp" in df.source
+
+
 @pytest.mark.parametrize("n", [0, 1])
 def test_loops_of_no_or_one_iteration(n, jit):
     check_grad(mixture, [ALPHA.copy(), X[:n].copy()], wrt=0, jit=jit)

@@ -24,7 +24,8 @@ most MAX_STATEMENTS statements, writes into none of its parameters (a
 write through a parameter inlined is a write through a second name for the
 caller's array), calls nothing of s2sad's own (markers, checkpointed loops
 keep their helper's boundary), and can run where it is called (one return,
-at its end: inlining.py); the call is in a loop of the function's body.
+at its end: inlining.py); the call is in a loop of the function's body,
+not in a comprehension or lambda there.
 The plain twin of a self-checking derivative (`check=True`) is generated
 with it switched off, like every optimisation."""
 import gast
@@ -36,14 +37,19 @@ from ...syntax import walk
 
 MAX_STATEMENTS = 20
 NAME = "inline_helpers"
+_SCOPES = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Lambda)
 
 
 def run(tree, ctx):
     program = ctx.program
     if program is None or NAME not in getattr(program, "optimisations", ()):
         return None
+    # (not in a comprehension or lambda: the inliner would first rewrite a
+    # comprehension as the loop it stands for, a change of form for nothing)
+    nested = {id(n) for c in walk(tree) if isinstance(c, _SCOPES) for n in walk(c)}
     in_loops = {id(n) for loop in walk(tree) if isinstance(loop, (gast.For, gast.While))
-                for s in loop.body for n in walk(s) if isinstance(n, gast.Call)}
+                for s in loop.body for n in walk(s)
+                if isinstance(n, gast.Call) and id(n) not in nested}
     if not in_loops:
         return None
     wanted = lambda parsed: _small_loop_helper(parsed, ctx)  # noqa: E731
