@@ -844,3 +844,32 @@ def test_compiled_parallel_derivative_recording_arrays_in_a_loop():
     for got, p in zip(df(x, y, 0.7), (0, 1, 2)):
         np.testing.assert_allclose(got, numerical_grad(heat_steps_and_a_gather, (x, y, 0.7), p),
                                    rtol=1e-6, atol=1e-8)
+
+
+# ---- a value of no known kind after an early return -------------------------------
+
+def mixed_list_after_early_return(x, t):
+    if any(e > 0.0 for e in t[0]):
+        return 0.5 * x[0]
+    for j, leaf in enumerate(t):  # leaf: an array, then a float
+        last = np.sin(leaf) * x[j]
+    return np.sum(last) + x[1]
+
+
+@pytest.mark.parametrize("optimise", [None, False])
+def test_value_of_no_known_kind_after_an_early_return(jit, optimise):
+    """Every optimisation off (the self-check's plain twin), the adjoint of
+    `leaf` was zeroed with the others before the reverse sweep, as
+    `zeros_like(leaf)`: with the early return taken, `leaf` is unbound."""
+    x = np.array([0.3, -0.7, 1.1])
+    for first in (np.array([-0.2, -0.4]), np.array([-0.2, 0.4])):  # not taken, taken
+        t = [first, 0.3]
+        got = s2sad.grad(mixed_list_after_early_return, wrt=(0, 1), jit=jit,
+                         optimise=optimise)(x, t)
+        np.testing.assert_allclose(got[0], numerical_grad(
+            lambda x: mixed_list_after_early_return(x, t), (x,), 0), atol=1e-7)
+        for k in range(2):
+            def of_leaf(v, k=k):
+                return mixed_list_after_early_return(x, [v, t[1]] if k == 0 else [t[0], v])
+            np.testing.assert_allclose(got[1][k], numerical_grad(of_leaf, (t[k],), 0),
+                                       atol=1e-7)

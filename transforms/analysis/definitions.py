@@ -16,6 +16,7 @@ class Definitions:
     def __init__(self, tree):
         args = {a.id for a in tree.args.args}
         self._maybe, self._surely, self._entry = {}, {}, {}
+        self._branch_ends = {}
         self._walk_maybe(tree.body, set(args))
         self._walk_surely(tree.body, set(args))
 
@@ -25,6 +26,7 @@ class Definitions:
         (fused sweeps): names not in `maybe` hold no value at its start."""
         self = cls.__new__(cls)
         self._maybe, self._surely, self._entry = {}, {}, {}
+        self._branch_ends = {}
         self._walk_maybe(loop.body, set(maybe) | {loop.target.id})
         self._walk_surely(loop.body, set(surely) | {loop.target.id})
         return self
@@ -39,6 +41,11 @@ class Definitions:
 
     def surely_before(self, s):
         return self._surely.get(id(s), set())
+
+    def surely_after_branches(self, s):
+        """What surely holds a value at the end of the `if` statement
+        `s`'s body, and at the end of its else branch."""
+        return self._branch_ends.get(id(s), (frozenset(), frozenset()))
 
     def _walk_maybe(self, stmts, seen):
         for s in stmts:
@@ -76,6 +83,7 @@ class Definitions:
             if isinstance(s, gast.If):
                 a = self._walk_surely(s.body, defined)
                 b = self._walk_surely(s.orelse, defined)
+                self._branch_ends[id(s)] = (frozenset(a), frozenset(b))
                 defined |= a & b
             elif isinstance(s, gast.For):
                 self._walk_surely(s.body, defined | {s.target.id})

@@ -16,8 +16,8 @@ from ..analysis import kinds as K
 from .contributions import Contributions
 from .lean_tapes import LoopReads, entry_saves
 from ..errors import UnsupportedSyntaxError
-from ..syntax import (assign, base_name, binding_counts, binop, call, clone, const, name, number,
-                     plain_copy, store, subscript)
+from ..syntax import (assign, base_name, binding_counts, binop, call, clone, const, name,
+                      names_stored, number, plain_copy, store, subscript, walk)
 from ..analysis.loop_access import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
@@ -79,6 +79,12 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
             return call("np.zeros_like", name(var))
         return call("zeros_like", name(var))  # runtime helper: any kind
 
+    def of_no_known_kind(self, var):
+        """Whether the zero of `var`'s adjoint is `zeros_like(var)`, the
+        runtime's zero of any value."""
+        k = self.kind(var)
+        return not (k.tag in ("list", "float", "int", "bool", "none", "str") or k.is_array)
+
     # ---- driver ------------------------------------------------------
     def build(self, outputs, seeds):
         """Forward and reverse statements. `outputs` are the returned
@@ -89,6 +95,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
             self.temporaries |= record_reads_where_cheaper(self.tree, self.kinds, self.active,
                                                            self.namer)
         self.defs = Definitions(self.tree)
+        self.outputs = {o.id for o in outputs if isinstance(o, gast.Name)}
+        self.zeroed_in_branches = set()  # (zeroed_in_branch)
         self.loop_locals = loop_locals(self.tree)
         self.loop_restores, self.loop_hoisted = {}, {}
         # what each reversed loop reads (lean_tapes.py; switched off: every value)
@@ -173,7 +181,7 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
                 seed_stmts.append(assign(dout, seed))
             seeded.add(out.id)
         inits = [self.zero_stmt(v) for v in sorted(self.adjoints)
-                 if v not in seeded and v in self.active]
+                 if v not in seeded and v in self.active and v not in self.zeroed_in_branches]
         # An array's adjoint starts as zeros shaped like its final value; one
         # bound only in a branch or loop that may not run needs a value of
         # its type beforehand (its adjoint is then never read).
@@ -254,6 +262,8 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
         if isinstance(s, gast.If):
             bf, br = self.block(s.body, frames)
             of, orr = self.block(s.orelse, frames)
+            if not frames:
+                br, orr = self.zeroed_in_branch(s, 0, br), self.zeroed_in_branch(s, 1, orr)
             fwd = gast.If(test=s.test, body=bf or [gast.Pass()], orelse=of)
             rev = gast.If(test=clone(s.test), body=br or [gast.Pass()], orelse=orr)
             return [gast.copy_location(fwd, s)], ([rev] if br or orr else [])
@@ -274,6 +284,26 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
         if isinstance(s, gast.Raise):  # the forward sweep raises where the function does
             return [s], []
         raise AssertionError(f"unexpected statement {type(s).__name__}")
+
+    def zeroed_in_branch(self, s, which, rev):
+        """`rev`, the reverse of one branch of the `if` `s` (in no loop),
+        after the zeroing of the adjoints of values of no known kind that
+        only this branch binds and reads, each surely bound at its end.
+        Zeroed with the function's other adjoints, `zeros_like(v)` would
+        read `v` where the branch did not run (an early return's `if not
+        returned:`); here the branch ran and `v` holds its last value."""
+        if not rev:
+            return rev
+        branch = (s.body, s.orelse)[which]
+        bound = self.defs.surely_after_branches(s)[which] & names_stored(branch)
+        local = [v for v in sorted(bound) if v in self.adjoints and v in self.active
+                 and v not in self.outputs and self.of_no_known_kind(v)]
+        if not local:
+            return rev
+        outside = names_loaded_or_stored_outside(self.tree, s)
+        local = [v for v in local if v not in outside]
+        self.zeroed_in_branches.update(local)
+        return [self.zero_stmt(v) for v in local] + rev
 
     def _is_temporary(self, s):
         return all(n in self.temporaries for n in names_stored_names(s.targets[0]))
@@ -563,6 +593,12 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
                 rev.append(assign(zero, const(0.0)))
             self.subscript_updated.add(self.d(x))
         return save + [s] + after, rev + restore
+
+
+def names_loaded_or_stored_outside(tree, s):
+    """Names the function `tree` reads or binds outside the statement `s`."""
+    inside = {id(n) for n in walk(s)}
+    return {n.id for n in walk(tree) if isinstance(n, gast.Name) and id(n) not in inside}
 
 
 def _is_increment(s):
