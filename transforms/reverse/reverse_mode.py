@@ -13,11 +13,12 @@ import gast
 from . import checkpoint_sweeps
 from . import fusion
 from ..analysis import kinds as K
+from .adjoint_zeros import AdjointZeros
 from .contributions import Contributions
 from .lean_tapes import LoopReads, entry_saves
 from ..errors import UnsupportedSyntaxError
 from ..syntax import (assign, base_name, binding_counts, binop, call, clone, const, name,
-                      names_stored, number, plain_copy, store, subscript, walk)
+                      number, plain_copy, store, subscript)
 from ..analysis.loop_access import parallel_marks
 from .reads import record_reads_where_cheaper
 from .recompute import LoopValues
@@ -32,7 +33,7 @@ from .tapes import (LoopFrame, Tapes, frame_for, names_written_in_place, only_tr
                     placeholder)
 
 
-class ReverseMode(Contributions, UserStacks, Unpacking):
+class ReverseMode(AdjointZeros, Contributions, UserStacks, Unpacking):
     """Builds the body of the derivative of one normalised function.
 
     `context` provides `registry` (gradient rules) and `helper_vjp(fn,
@@ -66,24 +67,6 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
 
     def kind(self, var):
         return self.kinds.get(var, K.UNKNOWN)
-
-    def zero_of(self, var):
-        k = self.kind(var)
-        if k.tag == "list" and var in self.indexed_lists:  # zeros mirroring its elements
-            return call("zeros_list", name(var))
-        if k.tag == "list":  # a tape of differentiated code: a list of adjoints
-            return gast.List(elts=[], ctx=gast.Load())
-        if k.tag in ("float", "int", "bool", "none", "str"):
-            return const(0.0)  # (None or a string a helper returns: no gradient, a zero seed)
-        if k.is_array:
-            return call("np.zeros_like", name(var))
-        return call("zeros_like", name(var))  # runtime helper: any kind
-
-    def of_no_known_kind(self, var):
-        """Whether the zero of `var`'s adjoint is `zeros_like(var)`, the
-        runtime's zero of any value."""
-        k = self.kind(var)
-        return not (k.tag in ("list", "float", "int", "bool", "none", "str") or k.is_array)
 
     # ---- driver ------------------------------------------------------
     def build(self, outputs, seeds):
@@ -230,11 +213,6 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
             return fwd, rev, rev
         return fusion.fused_sweeps(self, self.fusion)
 
-    def zero_stmt(self, var):
-        s = assign(self.d(var), self.zero_of(var))
-        s.s2sad_zero = True
-        return s
-
     # ---- blocks and statements ----------------------------------------
     def block(self, stmts, frames):
         fwd, rev = [], []
@@ -284,26 +262,6 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
         if isinstance(s, gast.Raise):  # the forward sweep raises where the function does
             return [s], []
         raise AssertionError(f"unexpected statement {type(s).__name__}")
-
-    def zeroed_in_branch(self, s, which, rev):
-        """`rev`, the reverse of one branch of the `if` `s` (in no loop),
-        after the zeroing of the adjoints of values of no known kind that
-        only this branch binds and reads, each surely bound at its end.
-        Zeroed with the function's other adjoints, `zeros_like(v)` would
-        read `v` where the branch did not run (an early return's `if not
-        returned:`); here the branch ran and `v` holds its last value."""
-        if not rev:
-            return rev
-        branch = (s.body, s.orelse)[which]
-        bound = self.defs.surely_after_branches(s)[which] & names_stored(branch)
-        local = [v for v in sorted(bound) if v in self.adjoints and v in self.active
-                 and v not in self.outputs and self.of_no_known_kind(v)]
-        if not local:
-            return rev
-        outside = names_loaded_or_stored_outside(self.tree, s)
-        local = [v for v in local if v not in outside]
-        self.zeroed_in_branches.update(local)
-        return [self.zero_stmt(v) for v in local] + rev
 
     def _is_temporary(self, s):
         return all(n in self.temporaries for n in names_stored_names(s.targets[0]))
@@ -593,12 +551,6 @@ class ReverseMode(Contributions, UserStacks, Unpacking):
                 rev.append(assign(zero, const(0.0)))
             self.subscript_updated.add(self.d(x))
         return save + [s] + after, rev + restore
-
-
-def names_loaded_or_stored_outside(tree, s):
-    """Names the function `tree` reads or binds outside the statement `s`."""
-    inside = {id(n) for n in walk(s)}
-    return {n.id for n in walk(tree) if isinstance(n, gast.Name) and id(n) not in inside}
 
 
 def _is_increment(s):
