@@ -18,7 +18,10 @@ for s2sad's generated modules, NUMBA_CACHE_DIR for numba's machine code):
 - warm default: the default again in a second process on those caches:
   the first call runs as Python while a thread loads the compiled code;
 - numba primal: `numba.njit` of the plain function, its first call (what
-  numba alone costs for the function being differentiated).
+  numba alone costs for the function being differentiated), then of its
+  gradient written by hand (benchmarks/first_call_programs.py), the
+  reference of the compile time's target: the compiled derivative in use
+  after at most 1.5x numba's compile of the primal and the hand gradient.
 
 Columns: `import s2sad`; loading the compiler (the modules `import s2sad`
 leaves for the first derivative: numba, the rules, the passes); source
@@ -41,135 +44,9 @@ import sys
 import tempfile
 import textwrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUICKSTART = os.path.join(ROOT, "examples", "quickstart.py")
-
-# name -> (module source defining the function `f`, the arguments `ARGS`
-# and `WRT`, the argument positions or names to differentiate)
-PROGRAMS = {
-    "quickstart": (f"""
-import importlib.util
-_spec = importlib.util.spec_from_file_location("quickstart", {QUICKSTART!r})
-_mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_mod)
-f = _mod.simulate
-ARGS = (1.0, 0.5, 0.2)
-WRT = ("a", "b", "c")
-""", "Euler loop of the README's quickstart, 1000 steps, 3 scalars"),
-    "logistic": ("""
-import numpy as np
-
-def f(w, X, y):
-    z = X @ w
-    return np.mean(np.log1p(np.exp(-y * z)))
-
-_r = np.random.default_rng(0)
-ARGS = (_r.normal(size=5), _r.normal(size=(50, 5)), np.sign(_r.normal(size=50)))
-WRT = 0
-""", "logistic regression loss, 50 x 5"),
-    "gp_nll": ("""
-import numpy as np
-
-def f(theta, X, y):
-    ell, sf2 = np.exp(theta[0]), np.exp(theta[1])
-    d = X[:, None, :] - X[None, :, :]
-    K = sf2 * np.exp(-0.5 * np.sum(d * d, axis=2) / (ell * ell)) + 1e-6 * np.eye(X.shape[0])
-    L = np.linalg.cholesky(K)
-    alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
-    return 0.5 * (y @ alpha) + np.sum(np.log(np.diag(L)))
-
-_r = np.random.default_rng(0)
-ARGS = (np.array([0.1, -0.2]), _r.normal(size=(20, 2)), _r.normal(size=20))
-WRT = 0
-""", "Gaussian-process negative log likelihood (cholesky, solve), 20 points"),
-    "mlp_dict": ("""
-import numpy as np
-
-def f(params, x, y):
-    h = np.tanh(x @ params["W1"] + params["b1"])
-    out = h @ params["W2"] + params["b2"]
-    return np.mean((out - y) ** 2)
-
-_r = np.random.default_rng(0)
-ARGS = ({"W1": _r.normal(size=(4, 16)), "b1": np.zeros(16),
-         "W2": _r.normal(size=(16, 1)), "b2": np.zeros(1)},
-        _r.normal(size=(32, 4)), _r.normal(size=(32, 1)))
-WRT = 0
-""", "two-layer MLP, parameters in a dict"),
-    "euler": ("""
-import numpy as np
-
-def f(k, x0, dt, steps):
-    x = x0
-    t = 0.0
-    for _ in range(steps):
-        x = x + dt * (-k * x + np.sin(t))
-        t = t + dt
-    return x
-
-ARGS = (0.7, 1.0, 0.01, 500)
-WRT = 0
-""", "Euler loop, scalar ODE, 500 steps"),
-    "heat": ("""
-import numpy as np
-
-def f(u0, alpha, steps):
-    u = u0.copy()
-    n = u.shape[0]
-    for _ in range(steps):
-        new = u.copy()
-        for i in range(1, n - 1):
-            new[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-        u = new
-    return np.sum(u * u)
-
-ARGS = (np.sin(np.linspace(0.0, 3.0, 64)), 0.2, 50)
-WRT = 0
-""", "1-D heat stencil, 64 cells, 50 steps"),
-    "softmax_xent": ("""
-import numpy as np
-
-def f(W, X, labels):
-    logits = X @ W
-    m = np.max(logits, axis=1, keepdims=True)
-    logp = logits - m - np.log(np.sum(np.exp(logits - m), axis=1, keepdims=True))
-    return -np.mean(np.sum(labels * logp, axis=1))
-
-_r = np.random.default_rng(0)
-ARGS = (_r.normal(size=(8, 3)), _r.normal(size=(40, 8)), np.eye(3)[_r.integers(0, 3, 40)])
-WRT = 0
-""", "softmax cross-entropy, 40 x 8, 3 classes"),
-    "rk4": ("""
-import numpy as np
-
-def rhs(x, v, k, c):
-    return v, -k * x - c * v
-
-def f(k, c, x0, v0, dt, steps):
-    x, v = x0, v0
-    for _ in range(steps):
-        a1, b1 = rhs(x, v, k, c)
-        a2, b2 = rhs(x + 0.5 * dt * a1, v + 0.5 * dt * b1, k, c)
-        a3, b3 = rhs(x + 0.5 * dt * a2, v + 0.5 * dt * b2, k, c)
-        a4, b4 = rhs(x + dt * a3, v + dt * b3, k, c)
-        x = x + dt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
-        v = v + dt / 6.0 * (b1 + 2.0 * b2 + 2.0 * b3 + b4)
-    return x * x + v * v
-
-ARGS = (2.0, 0.1, 1.0, 0.0, 0.01, 300)
-WRT = (0, 1)
-""", "RK4 damped oscillator with a helper function, 300 steps"),
-    "quadratic": ("""
-import numpy as np
-
-def f(x, A, b):
-    return 0.5 * (x @ (A @ x)) - b @ x
-
-_r = np.random.default_rng(0)
-ARGS = (_r.normal(size=10), _r.normal(size=(10, 10)), _r.normal(size=10))
-WRT = 0
-""", "loop-free quadratic form, 10 variables"),
-}
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.first_call_programs import PROGRAMS  # noqa: E402
+sys.path.pop(0)
 
 # Run in a fresh process: prints one JSON line of seconds.
 _S2SAD_CHILD = """
@@ -211,7 +88,9 @@ _NUMBA_CHILD = """
 import json, sys, time
 sys.path.insert(0, {dir!r})
 import program
+t_numba = time.perf_counter()
 import numba
+t_numba = time.perf_counter() - t_numba  # (s2sad's compile column imports numba too)
 # every function of the program compiled, as a user would decorate them
 # (f calls its helpers through the module's globals)
 for name, value in list(vars(program).items()):
@@ -221,9 +100,16 @@ jitted = program.f if hasattr(program.f, "py_func") else numba.njit(program.f)  
 t0 = time.perf_counter()
 try:
     jitted(*program.ARGS)
-    print(json.dumps({{"primal": time.perf_counter() - t0}}))
 except Exception as exc:
-    print(json.dumps({{"primal": None, "why": type(exc).__name__}}))
+    print(json.dumps({{"primal": None, "hand": None, "import_numba": t_numba,
+                      "why": type(exc).__name__}}))
+    raise SystemExit
+t1 = time.perf_counter()
+hand = None
+if hasattr(program, "hand_grad"):  # (compiled after the primal: numba is loaded)
+    program.hand_grad(*program.ARGS)
+    hand = time.perf_counter() - t1
+print(json.dumps({{"primal": t1 - t0, "hand": hand, "import_numba": t_numba}}))
 """
 
 
@@ -302,8 +188,9 @@ def table(results):
              "first call, compiling first | second call | warm: first call | "
              "warm: numba (cache load) | **first call (default)** | compiled in use after | "
              "**warm: first call (default)** | warm: compiled in use after | "
-             "numba primal, first call |",
-             "|---|" + "---:|" * 13]
+             "`import numba` | numba primal, first call | numba hand gradient, first call | "
+             "**compiling first / numba** | compiled in use (default) / numba |",
+             "|---|" + "---:|" * 17]
     for name, r in results.items():
         cold, warm, primal, bg = r["cold"], r["warm"], r["primal"], r["background"]
         warm_bg = r["warm_background"]
@@ -313,8 +200,19 @@ def table(results):
                      f"{_s(cold['second'])} | {_s(warm['first'])} | {_s(warm['numba'])} | "
                      f"**{_s(bg['first'])}** | {_s(bg['compiled'])} | "
                      f"**{_s(warm_bg['first'])}** | {_s(warm_bg['compiled'])} | "
-                     f"{refused or _s(primal['primal'])} |")
+                     f"{_s(primal.get('import_numba'))} | "
+                     f"{refused or _s(primal['primal'])} | {_s(primal.get('hand'))} | "
+                     f"{_ratio(cold['first'], primal)} | {_ratio(bg['compiled'], primal)} |")
     return "\n".join(lines)
+
+
+def _ratio(seconds, primal):
+    """`seconds` over what numba alone takes to a compiled gradient:
+    importing numba, then the first calls of the primal and of the hand
+    gradient (the target: at most 1.5)."""
+    if primal.get("primal") is None or primal.get("hand") is None:
+        return "n/a"
+    return f"{seconds / (primal['import_numba'] + primal['primal'] + primal['hand']):.2f}"
 
 
 def import_profile(statement, top=10):
