@@ -64,6 +64,29 @@ def _numba():
     return numba
 
 
+_prefetch = []  # the thread importing numba while a child compiles (at most one)
+
+
+def _prefetch_numba():
+    """Import numba in a thread while a child process compiles: this process
+    needs it to load the child's code, and importing it then, after the
+    compile, added a few tenths of a second before the switch. (A fork
+    waits for the import: background.importing.)"""
+    if "numba" in sys.modules or (_prefetch and _prefetch[0].is_alive()):
+        return
+
+    def run():
+        try:
+            with background.importing():
+                _numba()
+        except Exception:  # noqa: BLE001 - the load after the compile imports it and reports
+            pass
+
+    thread = threading.Thread(target=run, name="s2sad-numba-import", daemon=True)
+    _prefetch[:] = [thread]
+    thread.start()
+
+
 def uses_prange(source, fname):
     """Whether the function `fname` of the module `source` has a prange loop."""
     start = source.find(f"\ndef {fname}(")
@@ -319,6 +342,7 @@ class Entry:
         """A child process compiling into numba's cache (None: no fork)."""
         job = background.start(lambda: self._load(args), _describe, locks=(self.module._lock,))
         if job is not None:
+            _prefetch_numba()
             for hook in list(COMPILE_HOOKS):
                 hook(self.module.name, self.fname)
         return job
