@@ -17,8 +17,11 @@ so a child killed mid-write leaves no half-written entry).
 Code numba has cached already (a child compiled it, now or in an earlier
 run) is loaded by a thread (`load`): importing numba and loading take a
 few tenths of a second, which the first calls spend running as Python
-instead of waiting. numba is not imported before: a derivative run as
-Python needs none of it (s2sad/lazy_numba.py).
+instead of waiting. numba is not imported before a derivative is to be
+compiled (a derivative run as Python needs none of it: s2sad/lazy_numba.py);
+while a child compiles, a thread of the caller imports it
+(backend._prefetch_numba), so that loading the child's code is all that
+is left when the child is done.
 
 Off (every compile blocks, as jit=True) where fork is not safe (not
 Linux) and when S2SAD_BACKGROUND_COMPILE=0."""
