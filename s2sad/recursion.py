@@ -9,6 +9,7 @@ limit as Python. Only the compiled copy is changed: `.source` and `jit=False`
 run the generated code as written, where Python's own limit applies."""
 import ast
 import functools
+import re
 
 DEPTH = "s2sad_depth"
 
@@ -20,7 +21,31 @@ def recursive_functions(source, functions):
 
 @functools.lru_cache(maxsize=32)  # (the backend asks twice of each module)
 def _recursive(source, functions):
-    graph = _call_graph(ast.parse(source), functions)
+    textual = _textual_call_graph(source, functions)
+    if textual is not None and not _cycle(textual):
+        return frozenset()  # (no parse: most modules have no recursion)
+    return _cycle(_call_graph(ast.parse(source), functions))
+
+
+def _textual_call_graph(source, functions):
+    """A call graph with every edge of _call_graph's and perhaps more, from
+    the text: f -> g where `g(` occurs between `def f(` and the next
+    function's `def` (None where the text cannot tell: decorators)."""
+    if "\n@" in source or source.startswith("@"):
+        return None
+    starts = sorted((source.find(f"\ndef {f}("), f) for f in functions)
+    if any(at < 0 for at, _ in starts):
+        return None
+    ends = [at for at, _ in starts[1:]] + [len(source)]
+    graph = {}
+    for (at, f), end in zip(starts, ends):
+        body = source[at + len(f"\ndef {f}("):end]
+        graph[f] = {g for g in functions if re.search(rf"\b{re.escape(g)}\s*\(", body)}
+    return graph
+
+
+def _cycle(graph):
+    """The functions of `graph` on a call cycle."""
     out = set()
     for f in graph:
         seen, todo = set(), list(graph[f])
