@@ -52,9 +52,10 @@ def function_source(fn_def, source_line=None, docstring=None):
     return text
 
 
-def _block(stmts, depth, lines, source_line, origins):
+def _block(stmts, depth, lines, source_line, origins, previous=None):
+    """`previous`: the user's line whose comment stands above the block
+    (not repeated for a first statement from the same line)."""
     pad = _INDENT * depth
-    previous = None
     for s in stmts:
         origin = getattr(s, "s2sad_line", None) or getattr(s, "lineno", None)
         line = getattr(s, "s2sad_line", None)
@@ -62,35 +63,36 @@ def _block(stmts, depth, lines, source_line, origins):
             text = source_line(line)
             if text:
                 lines.append(f"{pad}# {text}")
-        previous = line
+        if line is not None:  # (bookkeeping between, restores and checks, has none)
+            previous = line
         comment = getattr(s, "s2sad_comment", None)
         if comment:
             lines.append(f"{pad}# {comment}")
         if origin:
             origins[len(lines)] = origin
         if isinstance(s, gast.If):
-            _if(s, depth, lines, source_line, origins)
+            _if(s, depth, lines, source_line, origins, previous=previous)
         elif isinstance(s, gast.For):
             lines.append(f"{pad}for {expr_source(s.target)} in {expr_source(s.iter)}:")
-            _block(s.body or [gast.Pass()], depth + 1, lines, source_line, origins)
+            _block(s.body or [gast.Pass()], depth + 1, lines, source_line, origins, previous)
         elif isinstance(s, gast.While):
             lines.append(f"{pad}while {expr_source(s.test)}:")
-            _block(s.body or [gast.Pass()], depth + 1, lines, source_line, origins)
+            _block(s.body or [gast.Pass()], depth + 1, lines, source_line, origins, previous)
         else:
             for text in stmt_source(s).splitlines():
                 lines.append(pad + text)
 
 
-def _if(s, depth, lines, source_line, origins, keyword="if"):
+def _if(s, depth, lines, source_line, origins, keyword="if", previous=None):
     pad = _INDENT * depth
     lines.append(f"{pad}{keyword} {expr_source(s.test)}:")
-    _block(s.body or [gast.Pass()], depth + 1, lines, source_line, origins)
+    _block(s.body or [gast.Pass()], depth + 1, lines, source_line, origins, previous)
     if len(s.orelse) == 1 and isinstance(s.orelse[0], gast.If) \
             and getattr(s.orelse[0], "s2sad_line", None) is None:
         origin = getattr(s.orelse[0], "lineno", None)
         if origin:
             origins[len(lines)] = origin
-        _if(s.orelse[0], depth, lines, source_line, origins, "elif")
+        _if(s.orelse[0], depth, lines, source_line, origins, "elif", previous)
     elif s.orelse:
         lines.append(f"{pad}else:")
-        _block(s.orelse, depth + 1, lines, source_line, origins)
+        _block(s.orelse, depth + 1, lines, source_line, origins, previous)
