@@ -23,7 +23,7 @@ import numpy as np
 from .chains import flatten, is_chain
 from ...checks.bounds_syntax import same_access, same_index
 from ...ops import METHODS
-from ...syntax import assign, name, names_loaded, names_stored, store, structure, walk
+from ...syntax import assign, clone, name, names_loaded, names_stored, store, structure, walk
 
 _OP_NAMES = {
     gast.Add: "total", gast.Sub: "diff", gast.Mult: "prod", gast.Div: "quot",
@@ -160,16 +160,25 @@ class _Normalizer:
                 target, value = flatten(target, value, self.location, src)
             base = self.atom(target.value, src) if not isinstance(target.value, gast.Name) else target.value
             chain = getattr(target, "s2sad_chain", None)
-            target = gast.Subscript(value=base, slice=target.slice, ctx=gast.Store())
-            if chain is not None:
-                target.s2sad_chain = chain
-            if _is_increment(target, value):
-                # x[i] += e keeps its form: its adjoint passes dx[i] through
-                step = gast.BinOp(left=value.left, op=value.op,
+            increment = _is_increment(target, value)
+
+            def written(index):
+                out = gast.Subscript(value=base, slice=index, ctx=gast.Store())
+                if chain is not None:
+                    out.s2sad_chain = chain
+                return out
+            if increment:
+                # x[i] += e keeps its form: its adjoint passes dx[i] through.
+                # (Python evaluates the index first, then e)
+                index = self.written_index(target.slice, base.id, src)
+                left = value.left if index is target.slice else same_index(value.left, gast.Subscript(
+                    value=value.left.value, slice=clone(index), ctx=gast.Load()))
+                step = gast.BinOp(left=left, op=value.op,
                                   right=self.atom(value.right, src, hint=base.id))
-                self.emit(assign(target, step), src)
+                self.emit(assign(written(index), step), src)
                 return
-            self.emit(assign(target, self.atom(value, src, hint=base.id)), src)
+            value = self.atom(value, src, hint=base.id)  # (Python evaluates the value first)
+            self.emit(assign(written(self.written_index(target.slice, base.id, src)), value), src)
         elif isinstance(target, (gast.Tuple, gast.List)):
             if not all(isinstance(e, (gast.Name, gast.Subscript)) for e in target.elts):
                 from ...errors import UnsupportedSyntaxError
@@ -288,6 +297,27 @@ class _Normalizer:
                                                    ctx=gast.Load()))
         return node  # names, constants, conditions
 
+    def written_index(self, node, base, src):
+        """The index of a write into `base`, each part of it that tests,
+        calls or reads `base` (h[h < 0], x[np.argmax(x)]) made a temporary:
+        Python evaluates it once, before the write; the reverse sweep (and
+        the tangent, after the write) would evaluate it again on the
+        written array."""
+        if isinstance(node, gast.Tuple):
+            elts = [self.written_index(e, base, src) for e in node.elts]
+            return node if all(new is old for new, old in zip(elts, node.elts)) \
+                else gast.Tuple(elts=elts, ctx=gast.Load())
+        if isinstance(node, gast.Slice):
+            parts = [None if p is None else self.written_index(p, base, src)
+                     for p in (node.lower, node.upper, node.step)]
+            return node if all(new is old for new, old in
+                               zip(parts, (node.lower, node.upper, node.step))) \
+                else gast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
+        if not _evaluated_again_differs(node, base):
+            return node
+        tests = any(isinstance(n, (gast.Compare, gast.BoolOp)) for n in walk(node))
+        return self.atom(node, src, hint="mask" if tests else "index")
+
     def index(self, node, src):
         """An index with its calls (x[np.argsort(x)], x[np.array([3, 3, 1])])
         made temporaries, so their kinds are known: an index array's
@@ -386,6 +416,18 @@ def _is_increment(target, value):
     left = value.left
     return structure(target.value) == structure(left.value) \
         and structure(target.slice) == structure(left.slice)
+
+
+def _evaluated_again_differs(node, base):
+    """Whether the index part `node` of a write into `base` may have another
+    value once the write is done: it tests or calls (on anything: a call
+    may read `base`), or reads `base` other than its shape."""
+    nodes = walk(node)
+    if any(isinstance(n, (gast.Compare, gast.BoolOp, gast.Call)) for n in nodes):
+        return True
+    shapes = {id(n.value) for n in nodes if isinstance(n, gast.Attribute)
+              and n.attr in ("shape", "size", "ndim", "dtype")}
+    return any(isinstance(n, gast.Name) and n.id == base and id(n) not in shapes for n in nodes)
 
 
 def _is_value_expr(node):
