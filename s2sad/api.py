@@ -1,4 +1,5 @@
 """The public API: grad, value_and_grad and vjp."""
+import copy
 import functools
 import inspect
 import threading
@@ -261,7 +262,8 @@ class Derivative:
                     budgeted = entry is not self._entries.get(self._key(kinds, flat, dtype))
                     entry.check_report = self_check.verify(
                         self, entry, names, values, extra, (value, grads), wrt,
-                        (kinds, flat, dtype, budgeted))
+                        (kinds, flat, dtype, budgeted),
+                        primal=functools.partial(_run_primal, self.fn, tuple(args), kwargs))
         if flat is not None and self.mode != "jvp":
             grads = flat.gradients(grads)
             grads = grads[0] if self.single else tuple(grads)
@@ -551,3 +553,9 @@ class Derivative:
         return self._generate([K.sequence_of(K.of_value(v), sequences.get(n))
                                for n, v in zip(names, values)], flat=flat,
                               dtype=precision.working_dtype(values)).source
+
+
+def _run_primal(fn, args, kwargs):
+    """The user's function on copies of a call's arguments (the self-check's
+    reference value)."""
+    return fn(*copy.deepcopy(args), **copy.deepcopy(kwargs))

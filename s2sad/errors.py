@@ -28,7 +28,7 @@ class JitError(S2sadError):
 
 class GradientCheckError(S2sadError, AssertionError):
     """A self-checking derivative (check=True, S2SAD_CHECK=1) failed a check:
-    `check` names it ("plain twin", "taylor", "forward vs reverse"),
+    `check` names it ("value", "plain twin", "taylor", "forward vs reverse"),
     `argument` the argument it concerns, `culprit` the optimisation whose
     removal made the plain twin agree (or None)."""
 

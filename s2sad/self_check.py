@@ -1,7 +1,11 @@
 """Self-checking derivatives: `check=True` (or S2SAD_CHECK=1) makes the first
-call of each specialisation verify itself, three ways, and raise
+call of each specialisation verify itself, four ways, and raise
 GradientCheckError when a check fails:
 
+* the value: the function itself, run as the user wrote it on copies of
+  the arguments, gives the value the derivative computed (every rewriting
+  of the front end is checked against the one program s2sad did not
+  write; the other checks compare s2sad's code with s2sad's code);
 * the plain twin: the same derivative with every optimisation switched off
   (transforms/optimise/pipeline.py) gives the same numbers to rounding; on
   a disagreement, the optimisations are switched off one at a time to name
@@ -37,6 +41,8 @@ _ROUNDING_ULPS = 64
 # a derivative whose one compiled call takes longer than this has its plain
 # twin compiled too (as Python it could take minutes)
 PYTHON_TWIN_UP_TO = 0.005  # seconds per compiled call
+# ... and the function itself is run (as Python) to check the value up to this
+PYTHON_VALUE_UP_TO = 0.02  # seconds per compiled call
 
 
 def wanted(check):
@@ -113,7 +119,7 @@ class Call:
         return value[0] if self.derivative.has_aux else value
 
 
-def verify(derivative, entry, names, values, extra, result, wrt, variant):
+def verify(derivative, entry, names, values, extra, result, wrt, variant, primal=None):
     """Check one specialisation at its first call; returns the Report or
     raises GradientCheckError. The checks' own arithmetic (and the calls they
     repeat) warn nothing: the user's call already did, and a warnings filter
@@ -123,10 +129,10 @@ def verify(derivative, entry, names, values, extra, result, wrt, variant):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         warnings.simplefilter("ignore", NumbaFallbackWarning)
-        return _verify(derivative, entry, names, values, extra, result, wrt, variant)
+        return _verify(derivative, entry, names, values, extra, result, wrt, variant, primal)
 
 
-def _verify(derivative, entry, names, values, extra, result, wrt, variant):
+def _verify(derivative, entry, names, values, extra, result, wrt, variant, primal=None):
     call = Call(derivative, entry, names, values, extra, result, wrt, variant)
     report = Report()
     started = time.perf_counter()
@@ -136,6 +142,7 @@ def _verify(derivative, entry, names, values, extra, result, wrt, variant):
         report.add("all", "skipped", "the function is random or keeps state: two calls at "
                    "the same point gave different results")
         return report
+    _check_value(call, report, primal)
     _check_twin(call, report)
     surrogate = _surrogate_reason(derivative, call)
     if surrogate:
@@ -144,6 +151,48 @@ def _verify(derivative, entry, names, values, extra, result, wrt, variant):
         taylor.check(call, report)
     _check_dot(call, report, surrogate)
     return report
+
+
+# ---- the value --------------------------------------------------------------
+def _check_value(call, report, primal):
+    """The derivative's value against `primal()`, the user's function run on
+    copies of the call's arguments (None: not known)."""
+    if primal is None:
+        report.add("value", "skipped", "the function itself cannot be called here")
+        return
+    compiled = _twin_jit(call) or (getattr(call.entry, "_call", None) is not None
+                                   and hasattr(call.entry._call, "py_func"))
+    if compiled and call.seconds > PYTHON_VALUE_UP_TO and not _is_compiled(call.derivative.fn):
+        report.add("value", "skipped", "the function as Python would take long here")
+        return
+    try:
+        want = primal()
+    except Exception as exc:  # noqa: BLE001 - numba's arithmetic is not Python's everywhere
+        report.add("value", "skipped", f"the function itself raises here ({type(exc).__name__})")
+        return
+    got = call.output(call.value)
+    want = call.output(want)
+    noise = _ROUNDING_ULPS * np.finfo(call.dtype).eps * max(
+        [_float_scale(v) for v in call.values] + [_float_scale(got)], default=0.0)
+    found = _first_difference(got, want, TWIN_RTOL[call.dtype], noise)
+    if found is None:
+        report.add("value", "passed")
+        return
+    where, x, y = found
+    if "shape" in where or not (isinstance(x, float) and isinstance(y, float)):
+        report.add("value", "skipped", "the function's output and the derivative's value "
+                   "have different forms")
+        return
+    raise GradientCheckError(
+        f"{call.where}, called with {call.describe_arguments()}: the derivative computes the "
+        f"value {x!r}{where} but the function itself gives {y!r}: s2sad changed what the "
+        f"program computes, so its derivative cannot be trusted either. This is a bug in "
+        f"s2sad: please report it with the function.", check="value")
+
+
+def _is_compiled(fn):
+    """Whether `fn` runs compiled itself (a numba dispatcher)."""
+    return hasattr(fn, "py_func")
 
 
 # ---- the plain twin -----------------------------------------------------

@@ -113,7 +113,7 @@ def test_a_right_derivative_passes_every_check(jit):
     gx, gk = d(X, 0.7)
     np.testing.assert_allclose(gx, numerical_grad(loop, [X, 0.7], 0), rtol=1e-6)
     outcomes = {c: o for c, o, _ in d.check_report}
-    assert outcomes == {"plain twin": "passed", "taylor": "passed",
+    assert outcomes == {"value": "passed", "plain twin": "passed", "taylor": "passed",
                         "forward vs reverse": "passed"}, str(d.check_report)
 
 
@@ -121,7 +121,8 @@ def test_check_runs_once_per_specialisation(checking, monkeypatch):
     from s2sad import self_check
     calls = []
     real = self_check.verify
-    monkeypatch.setattr(self_check, "verify", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(self_check, "verify",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
     d = s2sad.grad(loop, jit=False)  # S2SAD_CHECK=1: on without check=
     d(X, 0.7)
     d(X + 1.0, 0.7)
@@ -275,3 +276,46 @@ def test_the_rounding_floor_reads_floating_point_values_only():
     # (an index array or a step count does not set the size of the terms)
     assert self_check._float_scale([np.arange(10 ** 6), 3, np.array([0.5, -2.0])]) == 2.0
     assert self_check._float_scale({"w": np.float32(4.0), "n": 7}) == 4.0
+
+
+# ---- the value: the function itself, as the user wrote it -------------------
+
+def list_element_written_through_a_name(x):
+    bufs = [np.zeros_like(x)]
+    k = 0
+    dst = bufs[k]  # the same array as bufs[0]
+    dst[:] = x ** 2
+    return np.sum(bufs[0])
+
+
+def history_of_one_array(x):
+    y = x.copy()
+    hist = []
+    for i in range(2):
+        hist.append(y)  # the same array twice: both entries end as the last y
+        y += x ** 2
+    return np.sum(np.array(hist))
+
+
+@pytest.mark.parametrize("f", [list_element_written_through_a_name, history_of_one_array])
+def test_a_derivative_computing_another_value_than_the_function_fails(f):
+    """Programs whose derivative's own value was wrong (an alias through a
+    list the front end did not follow): every other check compares s2sad's
+    code with s2sad's code, and passed; the function itself does not agree."""
+    x = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(s2sad.GradientCheckError, match="the function itself gives") as info:
+        s2sad.grad(f, check=True, jit=False)(x)
+    assert info.value.check == "value"
+
+
+def test_the_value_check_skips_a_function_that_raises_as_python():
+    def only_compiled(x):
+        return np.sum(x * x)
+
+    d = s2sad.grad(only_compiled, check=True, jit=False)
+    from s2sad import self_check
+    report = self_check.Report()
+    call = type("Call", (), {})()  # (what _check_value reads of a call)
+    call.entry, call.seconds, call.derivative = None, 0.0, d
+    self_check._check_value(call, report, primal=lambda: 1 / 0)
+    assert report == [("value", "skipped", "the function itself raises here (ZeroDivisionError)")]
