@@ -54,6 +54,10 @@ def check_aliased_writes(tree, kinds, location, call_shares=None):
                 location, made,
                 f"s2sad follows values by name, so the derivative would miss the write. "
                 + (f"Append a copy ({alias}.append({source}.copy()))" if _appends(made) else
+                   f"Put copies in the list ({source}.copy(), or of its part)"
+                   if getattr(made, "s2sad_holds", None) else
+                   f"Make a copy ({alias} = {made.s2sad_element_of[0]}[...].copy())"
+                   if getattr(made, "s2sad_element_of", None) else
                    f"Make a copy ({alias} = ....copy()) or index '{source}' directly"))
 
 
@@ -160,6 +164,15 @@ def _second_names(s, kinds, call_shares):
                                  calls_share=False)
         pairs += [(lst, source) for source in sorted(sources)
                   if _is_array(source, kinds) and source != lst]
+    elements = getattr(s, "s2sad_element_of", None)  # v = xs[k] of a list made variables
+    if elements:  # (literals.py: in Python v is one of the elements itself)
+        pairs += [(s.targets[0].id, source) for source in sorted(elements[1])
+                  if _is_array(source, kinds) and _is_array(s.targets[0].id, kinds)]
+    holds = getattr(s, "s2sad_holds", None)  # xs[k] = elt of a list made an array
+    if holds and isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+        lst = base_name(s.targets[0])  # (comprehensions.py: the list held elt itself)
+        pairs += [(lst, source) for source in sorted(holds)
+                  if _is_array(source, kinds) and source != lst]
     marked = getattr(s, "s2sad_result_shares", None)  # a writing helper's (written_args.py)
     if marked and _is_array(marked[0], kinds):
         pairs += [(marked[0], source) for source in marked[2] if _is_array(source, kinds)]
@@ -180,8 +193,10 @@ def _relation(made, call_shares):
     if by or marked:
         return f"is what {by or marked[1]}(...) returns, which " + (
             "is" if by else "may be (a view of)")
-    if _appends(made):
+    if _appends(made) or getattr(made, "s2sad_holds", None):
         return "holds"
+    if getattr(made, "s2sad_element_of", None):
+        return f"may be the element of the list '{made.s2sad_element_of[0]}' s2sad names"
     if isinstance(made.value, gast.Name):
         return "is another name for"
     if _helper_call(made.value, call_shares):
@@ -322,6 +337,8 @@ def _is_array_kind(name, kinds):
 def _written(s, kinds):
     """Names whose memory `s` writes into (element writes, in-place +=)."""
     if isinstance(s, gast.Assign):
+        if getattr(s, "s2sad_holds", None):
+            return set()  # (filling a list made an array: no write into its elements' memory)
         out = {base_name(t) for t in s.targets if isinstance(t, gast.Subscript)} - {None}
         if getattr(s, "s2sad_inplace", False) and _is_array(s.targets[0].id, kinds):
             out.add(s.targets[0].id)  # x += 1.0 on an array writes in place

@@ -21,6 +21,7 @@ import gast
 
 from .common import (changed_while_iterated, has_comprehension, is_builtin, is_range, mentions,
                      range_element, stacks)
+from ...analysis.aliases import memory_sources
 from ...errors import UnsupportedSyntaxError
 from ...syntax import Transformer, assign, attr, call, clone, const, name, store, walk
 
@@ -339,15 +340,26 @@ class _Comprehensions:
                             f"{self.location.describe(node)}: s2sad needs at least one "
                             f"element in {what}, to know its shape")), cause=None)],
                         orelse=[])
+        # In Python the list holds the elements themselves: an element that
+        # is an array (or a view of one) written in place later changes the
+        # list too. The array s2sad makes holds copies, so each element
+        # write carries the names whose memory the element may be
+        # (analysis/aliases.py refuses a write into them while the list is read)
+        holds = frozenset(memory_sources(elt, lambda n: False, calls_share=False))
+        first_write = assign(gast.Subscript(value=name(vals), slice=const(0), ctx=gast.Store()),
+                             name(first))
+        later_write = assign(gast.Subscript(value=name(vals), slice=name(k), ctx=gast.Store()),
+                             call(STACK_ELEMENT, elt, name(first)))
+        if holds:
+            first_write.s2sad_holds = later_write.s2sad_holds = holds
+            gast.copy_location(first_write, node)  # (a refusal names the user's line)
+            gast.copy_location(later_write, node)
         stmts = prelude + [assign(n, count), empty] + bind(const(0)) + clone(before) + [
             assign(first, clone(elt)),
             assign(vals, call(EMPTY_STACK, name(n), name(first))),
-            assign(gast.Subscript(value=name(vals), slice=const(0), ctx=gast.Store()),
-                   name(first))] + clone(after) + [
+            first_write] + clone(after) + [
             gast.For(target=store(k), iter=call("range", const(1), name(n)),
-                     body=bind(name(k)) + before + [assign(gast.Subscript(
-                         value=name(vals), slice=name(k), ctx=gast.Store()),
-                         call(STACK_ELEMENT, elt, name(first)))] + after,
+                     body=bind(name(k)) + before + [later_write] + after,
                      orelse=[], type_comment=None)]
         return self.block(stmts)
 

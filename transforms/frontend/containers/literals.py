@@ -120,7 +120,13 @@ class _Scalarise(Transformer):
             return gast.copy_location(gast.Assign(
                 targets=[gast.Tuple(elts=[store(p) for p in self.parts[v]], ctx=gast.Store())],
                 value=gast.Tuple(elts=value.elts, ctx=gast.Load()), type_comment=None), node)
-        return self.generic_visit(node)
+        node = self.generic_visit(node)
+        elements = getattr(node.value, "s2sad_elements", None)
+        if elements and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            # `dst = bufs[k]`: in Python dst is one of the elements themselves,
+            # here a copy of it (analysis/aliases.py refuses writes that tell)
+            node.s2sad_element_of = elements
+        return node
 
     def visit_Subscript(self, node):
         if isinstance(node.value, gast.Name) and node.value.id in self.candidates:
@@ -129,9 +135,11 @@ class _Scalarise(Transformer):
             if index is not None:
                 return gast.copy_location(name(self.parts[v][index], node.ctx), node)
             # a run-time index reads the elements as an array, as numpy would
-            return gast.copy_location(gast.Subscript(
+            read = gast.copy_location(gast.Subscript(
                 value=call("np.array", self.literal(v)), slice=self.visit(node.slice),
                 ctx=node.ctx), node)
+            read.s2sad_elements = (v, frozenset(self.parts[v]))
+            return read
         return self.generic_visit(node)
 
     def visit_Call(self, node):

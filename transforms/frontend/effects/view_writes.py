@@ -143,8 +143,9 @@ def _rewrites(tree, ctx):
                     and not any(alias in b[3:] or source in b[3:] for b in renames):
                 renames.append((block, k, end, alias, source))
             continue
-        if bindings.get(alias) != [p] or not _basic_view(made, alias, source, kinds):
-            continue
+        if bindings.get(alias) != [p] or not _basic_view(made, alias, source, kinds) \
+                or getattr(made, "s2sad_element_of", None):
+            continue  # (a list element's: its array is a copy of them, aliases.py decides)
         rest = block[k + 1:]
         inside = {id(n) for s in rest for n in walk(s) if isinstance(n, gast.stmt)}
         through = [q for q, n in writes if n == alias]

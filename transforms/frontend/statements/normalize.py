@@ -151,7 +151,8 @@ class _Normalizer:
                     self.emit(assign(tmp, value), src)
                     value = name(tmp)
             final = assign(target, value)
-            for flag in ("s2sad_return", "s2sad_inplace", "s2sad_returned_by"):  # aliases.py
+            for flag in ("s2sad_return", "s2sad_inplace", "s2sad_returned_by",  # aliases.py
+                         "s2sad_element_of"):
                 if getattr(src, flag, False):
                     setattr(final, flag, getattr(src, flag))
             self.emit(final, src)
@@ -167,6 +168,11 @@ class _Normalizer:
                 if chain is not None:
                     out.s2sad_chain = chain
                 return out
+
+            def emit_write(statement):
+                if getattr(src, "s2sad_holds", None):  # (comprehensions.py, for aliases.py)
+                    statement.s2sad_holds = src.s2sad_holds
+                self.emit(statement, src)
             if increment:
                 # x[i] += e keeps its form: its adjoint passes dx[i] through.
                 # (Python evaluates the index first, then e)
@@ -175,10 +181,10 @@ class _Normalizer:
                     value=value.left.value, slice=clone(index), ctx=gast.Load()))
                 step = gast.BinOp(left=left, op=value.op,
                                   right=self.atom(value.right, src, hint=base.id))
-                self.emit(assign(written(index), step), src)
+                emit_write(assign(written(index), step))
                 return
             value = self.atom(value, src, hint=base.id)  # (Python evaluates the value first)
-            self.emit(assign(written(self.written_index(target.slice, base.id, src)), value), src)
+            emit_write(assign(written(self.written_index(target.slice, base.id, src)), value))
         elif isinstance(target, (gast.Tuple, gast.List)):
             if not all(isinstance(e, (gast.Name, gast.Subscript)) for e in target.elts):
                 from ...errors import UnsupportedSyntaxError
