@@ -15,6 +15,12 @@ INDEX_ARRAYS = (  # (text, may repeat, size n)
     ("(np.arange({n}) * 2) % {n}", True, True),
     ("np.arange({n}) // 2", True, True),
     ("np.minimum((np.abs({a}) * {n} / 1.5).astype(int), {n} - 1)", True, True))
+# writes whose index tests, calls or reads the written array h (the in-place
+# ReLU): Python evaluates the index once, before the write
+MASKED_WRITES = ("{h}[{h} < 0.0] = 0.0", "{h}[{h} > 0.5] -= 0.75", "{h}[{h} < -0.25] *= 0.5",
+                 "{h}[np.argmax({h})] = 0.1", "{h}[({h} > -0.5) & ({h} < 0.5)] = 0.0",
+                 "{h}[np.argsort({h})[-2:]] = {h}[np.argsort({h})[-2:]] * 0.5",
+                 "{h}[np.abs({h}) > 1.0] = np.sign({h}[np.abs({h}) > 1.0])")
 INDEX_FORMULAS = ("(i * 2) % {n}", "(i + 3) % {n}", "{n} - 1 - i", "(i * i) % {n}", "i // 2",
                   "min(i + 1, {n} - 1)", "int(np.floor(np.abs({a}[i]) * 2.0))")
 
@@ -101,6 +107,21 @@ class IndexBlocks:
                     self.emit(f"{h}[{idx}[m]] += {b}[m] * {self.scalar_param()}")
             self.emit(f"e += {self.reduce(h)}")
             self.arrays.append(h)
+
+    def b_masked_write(self):
+        self.use("masked_write")
+        a = self.source_array()
+        h = self.fresh("h")
+        self.emit(f"{h} = {self.pick([f'{a} * 1.5', f'np.sin({a}) + {a}', f'{a} - 0.2'])}")
+        write = self.pick(MASKED_WRITES).format(h=h)
+        if self.p(0.4):   # layers: a matrix-free mix, then the write, several times
+            with self.block(f"for t in range({self.int(2, 3)}):"):
+                self.emit(f"{h} = 0.8 * {h} + 0.3 * np.roll({h}, 1)")
+                self.emit(write)
+        else:
+            self.emit(write)
+        self.emit(f"e += {self.pick([f'np.sum({h} * {h})', f'np.sum({h} * {a})'])}")
+        self.arrays.append(h)
 
     def b_index_arithmetic(self):
         self.use("index_arithmetic")

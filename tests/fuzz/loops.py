@@ -73,6 +73,7 @@ FEATURES = (
     "fancy_scatter",     # g[idx] += v (numpy's buffered semantics: repeats do not add)
     "index_arithmetic",  # j = (i * 2) % n, j = n - 1 - i, j = int(np.floor(...))
     "vector_output",     # return an array (the gradient of its sum)
+    "masked_write",      # h[h < 0.0] = 0.0, h[np.argmax(h)] = 0.1: an index read from h
     # finer features, named after the known bugs they trigger (generator.KNOWN_BUGS)
     "straight_neighbour_loop",   # a loop reading neighbours whose body is straight-line code
                                  # (rather than under `if lo <= i < n - hi:`)
