@@ -205,7 +205,21 @@ nondifferentiable(np.zeros, np.ones, np.empty, kind=created_array)
 nondifferentiable(np.zeros_like, np.ones_like, np.empty_like,
                   kind=lambda args, kws: K.float_result(args[0]))
 nondifferentiable(np.shape, kind=lambda args, kws: K.tuple_of([K.INT] * args[0].ndim))
-nondifferentiable(np.size, np.ndim, np.argmax, np.argmin, kind=int_scalar)
+nondifferentiable(np.size, np.ndim, kind=int_scalar)
+
+
+def _arg_extremum(args, kws):
+    """np.argmax / np.argmin: an index, or over an axis an index array
+    (nearest centres: `k = np.argmin(d, axis=1)`, then `c[k]` gathers)."""
+    axis = kws.get("axis", args[1] if len(args) > 1 else K.NONE)
+    if not args[0].is_array or axis.tag == "none":
+        return K.INT
+    if "keepdims" in kws or "out" in kws or len(args) > 2:
+        return K.UNKNOWN
+    return K.array(args[0].ndim - 1, "i") if args[0].ndim > 1 else K.INT
+
+
+nondifferentiable(np.argmax, np.argmin, kind=_arg_extremum)
 refused(np.arange, kind=lambda args, kws: K.array(
     1, "i" if all(a.tag == "int" for a in args) else "f"),
     reason="its values depend on start and step; write start + step * np.arange(n)")
