@@ -190,6 +190,9 @@ class _Respell(gast.NodeTransformer):
                     self.parsed.location, call, "Write the store: dst[...] = src")
             return [gast.copy_location(gast.Assign(targets=[_whole(call.args[0].id)],
                                                    value=call.args[1], type_comment=None), s)]
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Subscript) \
+                and func.attr in WRITING_METHODS:
+            return self.view_method(s, call)
         if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
                 and self.resolve(func.value) is None):  # a method of a local variable
             return [s]
@@ -208,6 +211,37 @@ class _Respell(gast.NodeTransformer):
             return [gast.copy_location(gast.Assign(targets=[_whole(x)], value=sort,
                                                    type_comment=None), s)]
         return [s]
+
+    def view_method(self, s, call):
+        """`y[1:].fill(v)`, `B[0].sort()`: a writing method of a view, which
+        writes into the array viewed: the store `y[1:] = v`, `B[0] =
+        np.sort(B[0])`. Only where the index makes a view (numbers, slices,
+        `...`): through a fancy index or a mask numpy writes into a copy
+        and the array is unchanged, and an index given by a name may be
+        either, so that is refused."""
+        func, view = call.func, call.func.value
+        parts = view.slice.elts if isinstance(view.slice, gast.Tuple) else [view.slice]
+        basic = all(_basic_index(p) for p in parts) and isinstance(view.value, gast.Name) \
+            and self.resolve(view.value) is None
+        store = gast.Subscript(value=_name(view.value.id) if isinstance(view.value, gast.Name)
+                               else view.value, slice=view.slice, ctx=gast.Store())
+        if basic and func.attr == "fill" and len(call.args) == 1 and not call.keywords:
+            return [gast.copy_location(gast.Assign(targets=[store], value=call.args[0],
+                                                   type_comment=None), s)]
+        if basic and func.attr == "sort" and not call.args and all(
+                k.arg == "axis" for k in call.keywords) and self.resolve(_name("np")) is np:
+            read = gast.Subscript(value=_name(view.value.id), slice=view.slice, ctx=gast.Load())
+            sort = gast.Call(func=gast.Attribute(value=_name("np"), attr="sort",
+                                                 ctx=gast.Load()),
+                             args=[read], keywords=call.keywords)
+            return [gast.copy_location(gast.Assign(targets=[store], value=sort,
+                                                   type_comment=None), s)]
+        raise UnsupportedSyntaxError(
+            f".{func.attr}() of an indexed array" + ("" if basic else
+                                                     " (at an index that may not be a view)"),
+            self.parsed.location, call,
+            "Write the store into the array: x[i] = v for .fill(v), x[i] = np.sort(x[i]) "
+            "for .sort(), with an index of numbers and slices")
 
     def list_sort(self, s, call, x):
         """`L.sort()` of a list literal of numbers: its elements written back
@@ -239,6 +273,18 @@ class _Respell(gast.NodeTransformer):
                 if isinstance(node, (gast.stmt, gast.expr)):
                     gast.copy_location(node, s)
         return out
+
+
+def _basic_index(node):
+    """An index part that makes a view: a number, a slice, `...`, None (a
+    name may hold an index array or a mask: a copy)."""
+    if isinstance(node, gast.Slice):
+        return True
+    if isinstance(node, gast.Constant):
+        return node.value is Ellipsis or node.value is None or type(node.value) is int
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return _basic_index(node.operand)
+    return False
 
 
 def _out_argument(call):
