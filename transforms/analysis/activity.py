@@ -74,6 +74,7 @@ def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
                         changed = True
 
     refuse_stack_misuse(tree, varied, kinds, fn.location)
+    _refuse_objects_of_varied(tree, varied, kinds, fn)
     useful = set(outputs)
     changed = True
     while changed:
@@ -92,6 +93,39 @@ def analyse(tree, wrt, outputs, kinds, fn, registry, constants=()):
             active.add(s.targets[0].id)
     _refuse_complex(tree, active, kinds, fn)
     return active
+
+
+def _refuse_objects_of_varied(tree, varied, kinds, fn):
+    """An object (of the user's class: not a number, array or container)
+    made from, or given by a method, values that depend on the
+    differentiated arguments (`b = Box(x * x)`, `acc.add(x)`): objects carry
+    no gradient, so what is read back from it (`b.v`) would have none and
+    the gradient would be silently wrong. Refused."""
+    from .objects import generator_class
+
+    def is_object(v):  # (a random generator's draws have rules: NoGradientError says more)
+        k = kinds.get(v)
+        return k is not None and k.tag == "object" and generator_class(k.text) is None
+
+    def reads_varied(node):
+        return any(isinstance(n, gast.Name) and n.id in varied for n in walk(node))
+
+    for s in walk_stmts(tree.body):
+        made = isinstance(s, gast.Assign) and any(
+            is_object(t) for t in _targets(s.targets[0]) if t is not None) \
+            and reads_varied(s.value)
+        call = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
+        given = isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
+            and isinstance(call.func.value, gast.Name) and is_object(call.func.value.id) \
+            and any(reads_varied(a) for a in list(call.args) + [k.value for k in call.keywords])
+        if made or given:
+            text = kinds.get(call.func.value.id if given else _targets(s.targets[0])[0]).text
+            raise UnsupportedSyntaxError(
+                f"an object of the class {text.rsplit('.', 1)[-1]} holding values that depend "
+                f"on the differentiated arguments", fn.location, s,
+                "s2sad differentiates numbers, arrays and containers (dicts, lists, tuples, "
+                "NamedTuples, dataclasses): make the class a dataclass "
+                "(@dataclasses.dataclass), or keep the values in variables")
 
 
 def _refuse_complex(tree, active, kinds, fn):

@@ -99,7 +99,11 @@ def wrap_object_mode(tree, kind_sets, resolve, generated=()):
                     w = _wrapped(part, kind_sets, objects) if part is not s or not isinstance(
                         s, gast.Return) else None
                     wrapped[0] = wrapped[0] or w is not None
-                    out.append(w or part)
+                    # (not wrapped: a result of no numba type. numba refuses the
+                    # statement and the derivative runs as Python, where an
+                    # object made here is its handle too: read through held())
+                    out.append(w or (_held(part, objects) if _reads_made(part, objects, generated)
+                                     else part))
                 continue
             out.append(s)
         return out
@@ -231,6 +235,13 @@ def _wrapped(s, kind_sets, objects):
         keywords=[gast.keyword(arg=v, value=const(t)) for v, t in types.items()]),
         optional_vars=None)]
     return gast.copy_location(gast.With(items=items, body=[body], type_comment=None), s)
+
+
+def _reads_made(s, objects, generated):
+    """Whether `s` reads an object other than as an argument of a generated
+    function (which takes the handle)."""
+    return any(isinstance(n, gast.Name) and n.id in objects and isinstance(n.ctx, gast.Load)
+               and not _passed(n, s, generated) for n in walk(s))
 
 
 def _held(s, objects):
