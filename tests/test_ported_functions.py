@@ -525,6 +525,18 @@ def shape_of_a_list(x):
     return x.shape[0] * x[0]  # (raises in Python: to its attributes the list is an array)
 
 
+def logged(x, history):
+    loss = np.sum(np.asarray(x) ** 2)
+    history.append(loss)  # (the list given is the array s2sad takes it as)
+    return loss
+
+
+def test_a_list_method_of_a_list_argument_is_refused():
+    # (it crashed in the generated code: an array has no .append)
+    with pytest.raises(UnsupportedSyntaxError, match="the list method .append"):
+        s2sad.grad(logged, jit=False)(np.array([1.0, 2.0]), [0.5])
+
+
 def test_array_attributes_of_a_list_argument_stay():
     assert s2sad.grad(shape_of_a_list, jit=False)([2.0, 3.0]) == [2.0, 0.0]  # (a list, as given)
 

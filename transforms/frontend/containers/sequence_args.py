@@ -45,7 +45,8 @@ def run(tree, ctx):
         for node in region:
             _TypeQuestions(names, cls, resolve, location).visit(node)
         for node in _live(region):
-            found = list_only_use(node, names, resolve, helpers=True, attributes=False)
+            found = list_only_use(node, names, resolve, helpers=True, attributes=False) \
+                or _list_method(node, names)
             if found is not None:
                 bad, what = found
                 raise UnsupportedSyntaxError(
@@ -54,6 +55,22 @@ def run(tree, ctx):
                     f"Convert it to an array first ({p} = np.asarray({p})) or pass an array; "
                     f"s2sad does not follow what Python does with a {cls.__name__} here")
     return tree
+
+
+# methods lists have and arrays lack (an array's attributes, x.shape, are the array's)
+_LIST_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "count",
+                 "index"}
+
+
+def _list_method(node, names):
+    """(node, description) of the first list method called on a name in
+    `names` (`history.append(loss)`), or None."""
+    for n in walk(node):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and n.func.attr in _LIST_METHODS and isinstance(n.func.value, gast.Name) \
+                and n.func.value.id in names:
+            return n, f"the list method .{n.func.attr}"
+    return None
 
 
 def _live(nodes):
