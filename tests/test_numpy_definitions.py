@@ -198,3 +198,34 @@ def test_eigvalsh_and_meshgrid_agree_with_numpy():
         for got, want in zip(shapes.meshgrid(X6[:3], X6[3:5].reshape(1, 2), indexing),
                              np.meshgrid(X6[:3], X6[3:5].reshape(1, 2), indexing=indexing)):
             np.testing.assert_array_equal(got, want)
+
+
+IDX = np.array([0, 2, 2, 3, 0, 2])
+
+
+def segment_sums(w):
+    return np.sum(np.bincount(IDX, weights=w * w, minlength=6) * np.arange(6.0))
+
+
+def segment_sums_positional(w):
+    s = np.bincount(IDX, np.sin(w))
+    return np.sum(s * s)
+
+
+def counted(w):
+    c = np.bincount(IDX)  # counts: no gradient
+    return np.sum(w[:c.shape[0]] * c)
+
+
+@pytest.mark.parametrize("fn", [segment_sums, segment_sums_positional, counted])
+def test_bincount(fn, jit):
+    check_grad(fn, (X6,), jit=jit)
+
+
+def test_bincount_agrees_with_numpy():
+    from s2sad.definitions import elementwise
+    for minlength in (0, 3, 8):
+        np.testing.assert_allclose(elementwise.bincount_weighted(IDX, X6, minlength),
+                                   np.bincount(IDX, X6, minlength))
+    with pytest.raises(ValueError, match="no negative elements"):
+        elementwise.bincount_weighted(np.array([1, -1]), X6[:2])

@@ -1,7 +1,7 @@
 """numpy elementwise forms s2sad differentiates through definitions in
 terms of functions that have rules: np.polyval (Horner), np.interp, and
 the ufunc methods `np.add.accumulate`, `np.multiply.accumulate`,
-`np.maximum.accumulate`, `np.minimum.accumulate`, and `np.add.at` /
+`np.maximum.accumulate`, `np.minimum.accumulate`, np.bincount, and `np.add.at` /
 `np.subtract.at` as values (transforms/frontend/effects.py spells the
 statement `np.add.at(u, i, v)` as `u[...] = np.add.at(u, i, v)`, whose
 call is `add_at` below).
@@ -11,7 +11,7 @@ that of the functions it is written with (np.maximum / np.minimum share
 it equally, as JAX does)."""
 import numpy as np
 
-from .registry import define
+from .registry import chooses, chosen, const, define
 
 # np.add.accumulate's dtype= and out=
 _ACCUMULATE_REFUSED = {
@@ -178,3 +178,30 @@ def subtract_at(a, indices, b):
     """np.subtract.at(a, indices, b) as a value: add_at of -b (a - b and
     a + -b are the same floating-point numbers)."""
     return add_at(a, indices, -b)
+
+
+
+@chooses(np.bincount, table="definition with weights (a segment sum: the weights "
+                            "differentiated; x: non-negative ints); without, the counts (no "
+                            "gradient)")
+def _bincount(given):
+    """With weights, the segment sum below; without, the counts: the rule
+    (no gradient, rules/shapes.py)."""
+    if "weights" not in given or const(given["weights"]) is None:
+        return None
+    return bincount_weighted
+
+
+@chosen(decided=())
+def bincount_weighted(x, weights, minlength=0):
+    """np.bincount(x, weights): the sum of the weights of each value of the
+    non-negative ints x, in max(x) + 1 bins, at least minlength."""
+    n = minlength
+    if x.shape[0] > 0:
+        if np.min(x) < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        n = max(np.max(x) + 1, minlength)
+    out = np.zeros(n)
+    for k in range(x.shape[0]):
+        out[x[k]] += weights[k]
+    return out

@@ -220,6 +220,8 @@ def _arg_extremum(args, kws):
 
 
 nondifferentiable(np.argmax, np.argmin, kind=_arg_extremum)
+# (the counts; with weights, a definition: s2sad/definitions/elementwise.py)
+nondifferentiable(np.bincount, kind=lambda args, kws: K.array(1, "i"))
 refused(np.arange, kind=lambda args, kws: K.array(
     1, "i" if all(a.tag == "int" for a in args) else "f"),
     reason="its values depend on start and step; write start + step * np.arange(n)")
