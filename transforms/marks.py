@@ -21,6 +21,14 @@ MARKS = {
                        "arrays_written.py, normalize.py)",
     "s2sad_result_shares": "`r = h_writing(u)`: the written arguments r may share memory "
                            "with (written_args.py -> normalize.py, aliases.py)",
+    "s2sad_holds": "`xs[k] = elt` filling an array s2sad made of a list (comprehensions.py): "
+                   "the names whose memory the list held in Python (-> normalize.py, "
+                   "aliases.py)",
+    "s2sad_elements": "`np.array((xs_0, xs_1))[k]`, a run-time index into a list made one "
+                      "variable per element: (the list's name, its elements' names) "
+                      "(literals.py, on the read -> the assignment of it)",
+    "s2sad_element_of": "`v = xs[k]` of such a list: v is one of the elements in Python "
+                        "(literals.py -> normalize.py, view_writes.py, aliases.py)",
     "s2sad_returned_by": "`r = u` after `r = h(u)` with h returning its argument: the "
                          "helper's name (written_args.py -> normalize.py, aliases.py)",
     "s2sad_chain": "a flattened chained write `A[i, j] = v` (was `A[i][j]`): the leading "
