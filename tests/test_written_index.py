@@ -104,3 +104,24 @@ def test_a_plain_index_keeps_its_form():
         return np.sum(y * y)
     source = s2sad.grad(shift, jit=False).source
     assert "y[i + 1] = " in source
+
+
+def shifted_then_clamped(x):
+    h = x - 0.2  # a new array, whose tangent the rule gives as dx itself
+    h[h < 0.0] = 0.0
+    return np.sum(h * h) + np.sum(np.sin(x))
+
+
+def test_the_tangent_of_a_shifted_array_is_its_own(jit):
+    """`dh = dx` for `h = x - 0.2`: the write into h then wrote into dx (the
+    caller's tangent), and the tangent of sin(x) read it (found by the
+    fuzzer's masked writes: forward and reverse disagreed)."""
+    import s2sad
+    x = np.array([0.5, -1.0, 2.0, 0.1])
+    v = np.array([0.3, -0.7, 1.1, 0.4])
+    given = v.copy()
+    _, t = s2sad.jvp(shifted_then_clamped, jit=jit)(x, v)
+    np.testing.assert_array_equal(v, given)
+    eps = 1e-6
+    fd = (shifted_then_clamped(x + eps * v) - shifted_then_clamped(x - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(t, fd, rtol=1e-6)

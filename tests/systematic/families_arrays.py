@@ -329,6 +329,8 @@ def constant_cases():
         ("numpy.isfinite", "np.where(np.isfinite(x), x, 0.0)", v, None),
         ("numpy.argmax", "x[np.argmax(x)]", {"x": ((4,), spread(-2, 2))}, None),
         ("numpy.argmin", "x[np.argmin(x)] * x", {"x": ((4,), spread(-2, 2))}, None),
+        ("numpy.bincount", "np.bincount(np.array([0, 2, 2, 3]), weights=x * x) "
+         "+ np.bincount(np.array([1, 1, 0, 3]))", {"x": ((4,), ANY)}, None),
         ("numpy.argsort", "x[np.argsort(x)]", {"x": ((4,), spread(-2, 2))}, None),
         ("numpy.nonzero", "x[np.nonzero(x > 0.0)[0]]", {"x": ((4,), spread(-2, 2))}, None),
         ("numpy.flatnonzero", "x[np.flatnonzero(x > 0.0)] * x[0]",

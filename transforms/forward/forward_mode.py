@@ -189,10 +189,23 @@ class ForwardMode:
         if isinstance(t, list):  # a helper's jvp gives value and tangent at once
             return t
         t = self.broadcast_by_constants(value, t)
+        if isinstance(t, (gast.Name, gast.Subscript, gast.Attribute)) \
+                and not isinstance(value, (gast.Name, gast.Subscript, gast.Attribute)) \
+                and z in self.written_in_place():
+            # `h = x - 0.2` is a new array, its tangent `dx` another name of
+            # dx: a write into h (h[m] = 0.0) must not write into dx
+            t = call("np.copy", t)
         tstmt = assign(self.d(z), t, src=s)
         if z in names_loaded(value):  # x = x + ...: the tangent reads the old x
             return [tstmt, s]
         return [s, tstmt]
+
+    def written_in_place(self):
+        """Names whose array may be written in place (reverse/tapes.py)."""
+        if getattr(self, "_written", None) is None:
+            from ..reverse.tapes import names_written_in_place
+            self._written = names_written_in_place(self.tree)
+        return self._written
 
     def broadcast_by_constants(self, value, t):
         """`x - m` with only m active: the tangent -dm has m's shape, the result
