@@ -160,8 +160,7 @@ def _check_value(call, report, primal):
     if primal is None:
         report.add("value", "skipped", "the function itself cannot be called here")
         return
-    compiled = _twin_jit(call) or (getattr(call.entry, "_call", None) is not None
-                                   and hasattr(call.entry._call, "py_func"))
+    compiled = hasattr(getattr(call.entry, "_call", None), "py_func")
     if compiled and call.seconds > PYTHON_VALUE_UP_TO and not _is_compiled(call.derivative.fn):
         report.add("value", "skipped", "the function as Python would take long here")
         return

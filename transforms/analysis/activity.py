@@ -111,15 +111,15 @@ def _refuse_objects_of_varied(tree, varied, kinds, fn):
         return any(isinstance(n, gast.Name) and n.id in varied for n in walk(node))
 
     for s in walk_stmts(tree.body):
-        made = isinstance(s, gast.Assign) and any(
-            is_object(t) for t in _targets(s.targets[0]) if t is not None) \
-            and reads_varied(s.value)
+        objects = [t for t in _targets(s.targets[0]) if t is not None and is_object(t)] \
+            if isinstance(s, gast.Assign) else []
+        made = bool(objects) and reads_varied(s.value)
         call = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
         given = isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
             and isinstance(call.func.value, gast.Name) and is_object(call.func.value.id) \
             and any(reads_varied(a) for a in list(call.args) + [k.value for k in call.keywords])
         if made or given:
-            text = kinds.get(call.func.value.id if given else _targets(s.targets[0])[0]).text
+            text = kinds[call.func.value.id if given else objects[0]].text
             raise UnsupportedSyntaxError(
                 f"an object of the class {text.rsplit('.', 1)[-1]} holding values that depend "
                 f"on the differentiated arguments", fn.location, s,
