@@ -134,6 +134,9 @@ def _generate(fn, arg_kinds, wrt, mode, single, stop_gradients, boundscheck, fla
     if optimisations is not None:
         program.optimisations = frozenset(optimisations)
     program.split_recursion = split_recursion
+    if not split_recursion:  # code s2sad differentiates again: its front end refuses
+        # `vjp_f_into(..., dA)`, a call made for its effect (adjoints_into.py)
+        program.optimisations = program.optimisations - {"adjoints_into"}
     program.memory_budget = memory
     program.memory_guard = memory_guard
     program.parallel = parallel

@@ -6,6 +6,7 @@ import inspect
 import gast
 
 from .optimise import cleanup
+from .optimise.adjoints_into import calls_into, into_variant
 from .optimise.pipeline import OPTIMISATIONS, check_indices, optimise_reverse
 from .analysis import kinds as K
 from .analysis.objects import drop_prints, refuse_draws_run_again
@@ -48,6 +49,10 @@ class Program(ModuleParts):
         self.local_names = set()   # every name the functions differentiated bind or read
         self.helpers = {}          # helper function -> module name of its copy
         self.helper_vjps = {}      # (function, kinds) -> (name, mask)
+        # a helper vjp -> (its variant adding into the caller's adjoint, the
+        # position of that argument) (optimise/adjoints_into.py)
+        self.into_variants = {}
+        self._finished_vjps = {}  # helper vjp -> what adjoints_into reads of it
         self.globals = {}          # free name -> object the module must provide
         self._kind_stack = set()
         self._assumed = {}  # recursive (function, argument kinds) -> its kind assumed this round
@@ -365,6 +370,8 @@ class Program(ModuleParts):
             split.update(fdef=fdef, kinds=spec.kinds, source_line=parsed.source_line, doc=doc,
                          seed=seed_param)
             return gen_name
+        if mode == "helper":
+            self._finished_vjps[gen_name] = (fdef, rev.adjoints, spec.kinds, parsed, wrt_names)
         self._add_function(gen_name, function_source(fdef, parsed.source_line, doc), fdef)
         return gen_name
 
@@ -444,9 +451,32 @@ class Program(ModuleParts):
             self.helper_vjps[key] = (gen, mask)  # before recursing: recursive helpers
             self.derivative(fn, list(arg_kinds), [i for i, m in enumerate(mask) if m],
                             "helper", fn_name=gen)
-            if self.split_recursion:  # recursion in O(primal), not O(depth x primal)
-                split_recursion(self, fn, list(arg_kinds), gen, mask)
+            split = self.split_recursion and \
+                split_recursion(self, fn, list(arg_kinds), gen, mask)  # O(primal), not O(depth x primal)
+            finished = self._finished_vjps.pop(gen, None)
+            if finished and not split and "adjoints_into" in self.optimisations:
+                self._add_into_variant(gen, *finished)
         return self.helper_vjps[key]
+
+    def _add_into_variant(self, vjp, fdef, adjoints, kinds, parsed, wrt_names):
+        """The variant of the helper vjp `vjp` that adds into its caller's
+        adjoint (optimise/adjoints_into.py), when its body allows; the vjp's
+        own recursive calls then call it too."""
+        into = self._fresh_module_name(vjp + "_into")
+        made = into_variant(fdef, vjp, into, adjoints.get, kinds)
+        if made is None:
+            return
+        variant, position = made
+        self.into_variants[vjp] = (into, position)
+        if calls_into(fdef.body, {vjp: (into, position)}, adjoints.get, kinds, False):
+            at = next(k for k, (n, _) in enumerate(self.functions) if n == vjp)
+            self.functions[at] = (vjp, function_source(fdef, parsed.source_line,
+                                                       self._docstring(parsed, wrt_names, "helper")))
+        doc = (self._docstring(parsed, wrt_names, "helper")[:-1]
+               + f", added into {variant.args.args[-1].id} (what {vjp} returns).")
+        self._add_function(into, function_source(variant, parsed.source_line, doc), variant)
+        if vjp in self.checks_own_indices:
+            self.checks_own_indices.add(into)
 
     # ---- pieces ---------------------------------------------------------
     def _fresh_module_name(self, base):

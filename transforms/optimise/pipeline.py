@@ -17,6 +17,7 @@ import os
 from typing import Callable, NamedTuple
 
 from . import accumulate, cleanup
+from .adjoints_into import calls_into
 from .copy_fold import fold_copies
 from .gather import gather_scatters
 from .ordering import ascend_independent_loops
@@ -155,6 +156,11 @@ def _parallel(d):
                     d.spec.parsed.resolve)
 
 
+def _adjoints_into(d):
+    # (last: the parallel loops are made, and the call replaces an `+=` they may read)
+    calls_into(d.body, d.program.into_variants, d.rev.adjoints.get, d.kinds, False)
+
+
 def _zero_writes(d):
     # (after parallelise, which privatises `+=` scatters but not `=`)
     assign_into_zeros(d.body, d.owned)
@@ -191,6 +197,9 @@ PASSES = (
                  "parallel=True)", _parallel),
     Optimisation("zero_writes", "`dv[i] += e` into a fresh zero array becomes `dv[i] = e` "
                  "(zero_writes.py)", _zero_writes),
+    Optimisation("adjoints_into", "`dA += vjp_f(A, ...)`: a helper's vjp that only adds into "
+                 "its fresh adjoint adds into the caller's instead (adjoints_into.py)",
+                 _adjoints_into),
 )
 
 OPTIMISATIONS = tuple(o.name for o in FRONT_END + SWEEP + PASSES)

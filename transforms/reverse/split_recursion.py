@@ -62,7 +62,8 @@ def _is_marker(s):
 
 def split_recursion(program, fn, arg_kinds, vjp, mask):
     """Replace the generated `vjp` of `fn` (a helper) by the split-mode
-    trio when it calls itself; leave it as it is otherwise."""
+    trio when it calls itself (and return True); leave it as it is
+    otherwise."""
     source = next((text for n, text in program.functions if n == vjp), None)
     if source is None or not _calls(source, vjp) or getattr(fn, "__s2sad_checkpoint__", False):
         return  # (s2sad.checkpoint(f): joint mode, memory in proportion to depth only)
@@ -143,6 +144,7 @@ def split_recursion(program, fn, arg_kinds, vjp, mask):
     program.functions[at:at + 1] = texts
     if vjp in program.checks_own_indices:
         program.checks_own_indices.update((fwd, bwd))
+    return True
 
 
 def _calls(source, callee):
