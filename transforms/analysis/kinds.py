@@ -271,6 +271,8 @@ class KindInference:
                 items = kind.items
             elif kind.is_array:  # unpacking iterates over the first axis
                 items = [array(kind.ndim - 1, kind.dtype)] * len(target.elts)
+            elif kind == BOTTOM:  # (a recursive call's result, not known yet this round)
+                items = [BOTTOM] * len(target.elts)
             else:
                 items = [UNKNOWN] * len(target.elts)
             for t, k in zip(target.elts, items):
@@ -339,6 +341,8 @@ class KindInference:
                 base = self.expr(node.func.value)
                 if base.tag == "object":
                     return _method_kind(base, node.func.attr, args, kws)
+                if base.is_array and node.func.attr == "copy" and not args and not kws:
+                    return base  # (a.copy() kept as written: a helper's writing copy)
             return self.call_kind(node, args, kws)
         if isinstance(node, gast.IfExp):
             return join(self.expr(node.body), self.expr(node.orelse))
@@ -366,6 +370,8 @@ class KindInference:
         return kinds
 
     def subscript(self, base, index):
+        if base == BOTTOM:  # (a recursive call's result, not known yet this round)
+            return BOTTOM
         if base.tag == "tuple":
             if isinstance(index, gast.Constant) and isinstance(index.value, int):
                 return base.items[index.value] if -len(base.items) <= index.value < len(base.items) else UNKNOWN

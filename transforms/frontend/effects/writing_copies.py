@@ -31,6 +31,7 @@ from ...syntax import walk
 _COUNT = itertools.count()
 _WRAPPERS = {}  # ((helper, its source), written positions) -> (copy, positions, whether it
 #                  also returns a value)
+_BEING_COPIED = set()  # keys of the copies under construction (a recursive helper calls itself)
 
 
 def writing_copy(fn, positions, location, call, parse):
@@ -43,6 +44,14 @@ def writing_copy(fn, positions, location, call, parse):
             copy.__globals__.update(fn.__globals__)
         return copy
     parsed = parse(fn)
+    _BEING_COPIED.add((helper_key(fn), positions))
+    try:
+        return _writing_copy(fn, positions, location, call, parse, parsed)
+    finally:
+        _BEING_COPIED.discard((helper_key(fn), positions))
+
+
+def _writing_copy(fn, positions, location, call, parse, parsed):
     if fn.__closure__:
         raise UnsupportedSyntaxError(
             f"a call of {fn.__name__}, a nested function that writes into an array it is "
@@ -150,6 +159,8 @@ def _pass_dicts_on(tree, written, parsed, parse):
                 and call.args[p].id in written]
         if not hits or hits != list(always):
             return None
+        if (helper_key(callee), tuple(always)) in _BEING_COPIED:
+            return None  # (a recursive call: its dicts are this copy's own, the array path)
         writing_copy(callee, tuple(always), parsed.location, call, parse)
         keys = _WRAPPERS[helper_key(callee), tuple(always)][3]
         if set(keys) != set(hits):
