@@ -51,7 +51,7 @@ CONSTRUCTS = [
     Construct("Control flow", "`break`, `continue`, `return` anywhere", "`if done: break`",
               COMPILED, "frontend.statements.desugar", G + "#control-flow"),
     Construct("Control flow", "`for ... else`, `while ... else`", "`for ...: ... else: ...`",
-              REFUSED, "frontend.read.fence", G + "#control-flow"),
+              COMPILED, "frontend.statements.loop_else", G + "#control-flow"),
     Construct("Control flow", "`for` over a tuple or list written out, or a local dict's "
               "`items()`", "`for w in (a, b, c):`", COMPILED, "frontend.containers.literal_loops",
               G + "#lists-tuples-and-dicts"),

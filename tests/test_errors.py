@@ -128,22 +128,6 @@ def with_varargs(*x):
     return x[0]
 
 
-def with_for_else(x):
-    for i in range(2):
-        x = x * 2
-    else:
-        x = x + 1
-    return x
-
-
-def with_while_else(x):
-    while x < 10:
-        x = x * 2
-    else:
-        x = x + 1
-    return x
-
-
 def with_bare_return(x):
     return
 
@@ -183,8 +167,6 @@ SYNTAX = [
     (with_set_display, "a set display"),
     (with_dict_display, "a dict other than one bound once"),
     (with_varargs, "*args"),
-    (with_for_else, "for ... else"),
-    (with_while_else, "while ... else"),
     (with_bare_return, "a return without a value"),
     (with_attribute_store, "assignment through an attribute (a.real = ...)"),
     (with_list_of_active_values, "a tuple or list of values that need a gradient"),

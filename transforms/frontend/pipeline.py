@@ -49,9 +49,9 @@ from .functions.lifted import lifts_nested
 from .read import fence, imports, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
-                         nested_unpacking, none_tests, normalize, number_starts, python_blocks,
-                         slice_names,
-                         range_values, rebound_names, statement_forms, stored_ranges, value_bools)
+                         loop_else, nested_unpacking, none_tests, normalize, number_starts,
+                         python_blocks, slice_names, range_values, rebound_names, statement_forms,
+                         stored_ranges, value_bools)
 from ..syntax import clone
 
 
@@ -88,6 +88,7 @@ NESTED_FUNCTIONS = Group("nested functions", lifts_nested, [
 ])
 
 READ = [
+    step(loop_else, "for ... else, while ... else: a flag the loop's breaks set"),
     step(inline_generators, "for v in gen(x) of a generator yielding values: its body, the"
          " loop's body where it yields"),
     step(imports, "from scipy.special import erf inside the def: a name of the function"),

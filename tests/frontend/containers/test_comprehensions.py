@@ -64,3 +64,42 @@ def test_elements_of_another_shape_are_refused_not_broadcast(jit):
                              r"to the list 'pieces_out'"):
         s2sad.value_and_grad(second_piece, jit=jit)(np.arange(1.0, 7.0), np.ones((2, 2)),
                                                     np.ones(2))
+
+
+# ---- with an `if`: the list Python makes, grown as it runs -------------------
+def filtered_reads(x):
+    ys = [x[i] * x[i] for i in range(x.shape[0]) if x[i] > 0]
+    return np.sum(np.array(ys)) + ys[0] * len(ys)
+
+
+def filtered_loop(x):
+    pos = [v for v in x if v > 0.0 and v < 1.0]
+    t = 0.0
+    for p in pos:
+        t += np.sin(p)
+    return t * len(pos)
+
+
+def filtered_calls(x):
+    big = np.stack([x * k for k in range(4) if k % 2 == 1])
+    return np.sum(big) + max([v * v for v in x if v < 1.0]) + min([v for v in x if v > 0.4])
+
+
+def test_filtered_is_the_list_grown():
+    _, after = lowered(comprehensions, filtered_reads, np.ones(3))
+    assert after == source('''
+        def filtered_reads(x):
+            ys = []
+            for i2 in range(x.shape[0]):
+                if x[i2] > 0:
+                    ys.append(x[i2] * x[i2])
+            return np.sum(np.array(ys)) + ys[0] * len(ys)'''), after
+
+
+@pytest.mark.parametrize("f", [filtered_reads, filtered_loop, filtered_calls])
+@pytest.mark.parametrize("x", [[0.5, -1.0, 2.0, 0.3], [0.9, 0.7, -0.2, 0.45]])
+def test_filtered_gradient(jit, f, x):
+    x = np.array(x)
+    value, _ = s2sad.value_and_grad(f, jit=jit)(x)
+    assert value == pytest.approx(f(x), rel=1e-12)
+    check_grad(f, [x], jit=jit)

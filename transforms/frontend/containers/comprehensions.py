@@ -163,17 +163,22 @@ class _Comprehensions:
                     self.check_unconditional(node)
                     vals = lowering.namer.fresh("vals")
                     stmts.extend(lowering.materialise(node.args[0], vals))
+                    filtered = _filtered(node.args[0])
                     if reduce in (builtins.list, builtins.tuple):
-                        lowering.materialised[vals] = node.args[0]
+                        if not filtered:  # (a filtered one is the list it is)
+                            lowering.materialised[vals] = node.args[0]
                         return name(vals)
                     # max over the elements, as Python's max iterates them
-                    return call(attr(name("np"), reduce.__name__), name(vals))
+                    return call(attr(name("np"), reduce.__name__),
+                                call("np.array", name(vals)) if filtered else name(vals))
                 if len(node.args) == 1 and not node.keywords and isinstance(
                         node.args[0], gast.ListComp) and stacks(lowering.resolve, node.func):
                     # np.array([e for ...]) is the materialised array itself
                     self.check_unconditional(node)
                     vals = lowering.namer.fresh("vals")
                     stmts.extend(lowering.materialise(node.args[0], vals))
+                    if _filtered(node.args[0]):  # (the list grown: stacked)
+                        return gast.Call(func=node.func, args=[name(vals)], keywords=[])
                     return name(vals)
                 return self.generic_visit(node)
 
@@ -315,9 +320,11 @@ class _Comprehensions:
     def materialise(self, comp, vals):
         """`vals`: the comprehension as an array."""
         comp = self.renamed(comp)
-        if len(comp.generators) != 1 or comp.generators[0].ifs:
-            raise self.refuse(comp, "a list comprehension with several `for`s or an `if`, "
-                              "other than summed by sum()", "Write the loop out, filling a "
+        if _filtered(comp):
+            return self.filtered(comp, vals)
+        if len(comp.generators) != 1:
+            raise self.refuse(comp, "a list comprehension with several `for`s, other than "
+                              "summed by sum()", "Write the loop out, filling a "
                               "preallocated array")
         if getattr(comp, "s2sad_copy_of_slice", False):
             # `a, *rest = x` of an array (star_forms.py): the elements are the
@@ -326,6 +333,27 @@ class _Comprehensions:
         count, prelude, bind = self.sequence(comp.generators[0])
         return self.filled(vals, count, prelude, bind, [], comp.elt, [], comp,
                            "a list comprehension")
+
+    def filtered(self, comp, vals):
+        """`[e for t in seq if c]`: its length known only as it runs, so the
+        list it is, grown as Python grows it (growing_lists.py then makes it
+        a stack: read by index, stacked, looped over, its len)
+
+            vals = []
+            for t in seq:
+                if c:
+                    vals.append(e)"""
+        self.materialised.pop(vals, None)  # (a list, not an array filled in place)
+        gen = comp.generators[0]
+        test = gen.ifs[0] if len(gen.ifs) == 1 else gast.BoolOp(op=gast.And(), values=gen.ifs)
+        append = gast.Expr(value=call(gast.Attribute(value=name(vals), attr="append",
+                                                     ctx=gast.Load()), comp.elt))
+        loop = gast.For(target=gen.target, iter=gen.iter, body=[
+            gast.If(test=test, body=[append], orelse=[])], orelse=[], type_comment=None)
+        for node in (append, loop, loop.body[0]):
+            gast.copy_location(node, comp)
+        start = gast.copy_location(assign(vals, gast.List(elts=[], ctx=gast.Load())), comp)
+        return [start] + self.block([loop])
 
     def filled(self, vals, count, prelude, bind, before, elt, after, node, what):
         """A loop filling the array `vals` with `elt` after the statements
@@ -431,6 +459,12 @@ class _Comprehensions:
 
     def refuse(self, node, construct, hint):
         return UnsupportedSyntaxError(construct, self.location, node, hint)
+
+
+def _filtered(comp):
+    """`[e for t in seq if c]`: one `for`, with an `if` (materialised as
+    the list it is: filtered)."""
+    return len(comp.generators) == 1 and bool(comp.generators[0].ifs)
 
 
 def _pops(node, out):

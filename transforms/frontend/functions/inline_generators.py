@@ -104,7 +104,7 @@ class _State:
     def inline(self, loop, fn):
         location = self.ctx.location
         if loop.orelse:
-            return [loop]  # (the fence refuses for ... else)
+            return [loop]  # (loop_else.py lowered them before: not met)
         _check_body(loop.body, location)
         found = raw_tree(fn)
         gen = found.tree
