@@ -72,3 +72,26 @@ def filled(x):
 
 def test_writes_a_differentiated_array(jit):
     check_grad(filled, (0.7,), jit=jit)
+
+
+def fill_summed(out, x, n):
+    if n == 0:
+        return 0.0
+    out[n - 1] = x[n - 1] * out[n - 1]
+    return fill_summed(out, x, n - 1) + out[n - 1]
+
+
+def summed(x):
+    out = np.arange(1.0, 5.0)
+    s = fill_summed(out, x, 4)
+    return s * np.sum(out * x)
+
+
+def test_a_refusal_in_the_copy_names_the_users_line():
+    """The copy is read as its tree at the lines of the helper's source: the
+    message names this file and the line of the call, not the copy's text."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(summed, jit=False)(np.ones(4))
+    line = fill_summed.__code__.co_firstlineno + 4
+    assert f"{__file__}:{line}, in fill_summed" in str(info.value), str(info.value)
+    assert "inside an expression" in str(info.value)

@@ -23,15 +23,15 @@ def writes(u, k):
 def test_the_copy_lines_leave_its_derivative():
     lowered(own_copies, writes, np.ones(3), 2.0)  # (makes the writing copy of step)
     copy = writing_copies.writing_copy(step, (1,), None, None, pipeline.parse)
-    parsed = pipeline.parse(copy)
-    assert "out = out.copy()" in [line.strip() for line in parsed.source_lines]
+    parsed = pipeline.parse(copy)  # (read as its tree, at the lines of step's source)
+    assert "out = out.copy()" in stmt_source(parsed.tree)
+    assert parsed.location.describe(parsed.tree.body[-2]) == \
+        f"{__file__}:{step.__code__.co_firstlineno + 1}, in step (writing into copies of out)"
     tree = own_copies.run(parsed.tree, Context(parsed, pipeline.parse))
     assert stmt_source(tree) == source('''
         def step_writing(u, out, k):
-            """step (FILE:LINE), writing into copies of out it returns."""
             out[1] = u[0] * k
-            return out''').replace("FILE", __file__).replace(
-        "LINE", str(step.__code__.co_firstlineno))
+            return out''')
 
 
 def test_gradient(jit):

@@ -25,8 +25,9 @@ from .numpy_writes import respell_writes
 from ...analysis.helper_results import returned_parameters
 from ..read.read import readable_function
 from ...errors import SourceLocation, UnsupportedSyntaxError
+from ..functions.lifted import LIFTED, Lifted, NestedLocation, root_of
 from ...names import fresh_name
-from ...syntax import walk
+from ...syntax import assign, call, clone, name, walk
 
 _COUNT = itertools.count()
 _WRAPPERS = {}  # ((helper, its source), written positions) -> (copy, positions, whether it
@@ -101,8 +102,29 @@ def _writing_copy(fn, positions, location, call, parse, parsed):
     fn_code = next(c for c in code.co_consts if inspect.iscode(c) and c.co_name == name)
     # (calls are bound positionally before this runs: no defaults needed)
     copy = types.FunctionType(fn_code, _globals_of(fn, parsed, fn_code), name)
+    _read_as_lifted(copy, fn, tree, written, parsed)
     _WRAPPERS[helper_key(fn), positions] = (copy, positions, valued, {})
     return copy
+
+
+def _read_as_lifted(copy, fn, tree, written, parsed):
+    """The reader reads the copy as its tree, with the line numbers of fn's
+    own source (a refusal in it names the user's file and line, not the
+    copy's text)."""
+    lifted = clone(tree)
+    lifted.body = [gast.copy_location(assign(w, call(gast.Attribute(
+        value=name(w), attr="copy", ctx=gast.Load()))), tree) for w in written] + lifted.body
+    for node in walk(lifted):  # (the appended return: at the last line)
+        if isinstance(node, gast.stmt) and getattr(node, "lineno", None) is None:
+            gast.copy_location(node, lifted.body[-2] if len(lifted.body) > 1 else tree)
+    location = parsed.location
+    extra = {n: v for n, v in copy.__globals__.items() if fn.__globals__.get(n, v) is not v
+             or n not in fn.__globals__}
+    LIFTED[copy] = Lifted(lifted, NestedLocation(location.filename, location.first_line,
+                                                 f"{fn.__name__} (writing into copies of "
+                                                 f"{', '.join(written)})",
+                                                 location.line_of(tree) or location.first_line),
+                          parsed.source, root_of(fn), extra)
 
 
 def _globals_of(fn, parsed, code):
