@@ -84,3 +84,36 @@ def test_refused(f, says):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as err:
         s2sad.grad(f, jit=False)(np.ones(3))
     assert "test_growing_lists.py" in str(err.value) and says in str(err.value)
+
+
+# ---- numpy's reductions of a list: of the array numpy makes of it -----------
+def mean_of_kept(x):
+    losses = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            losses.append(x[i] ** 2)
+    return np.mean(losses) + np.sum(losses) * np.max(losses) + np.std(losses) \
+        + np.linalg.norm(losses)
+
+
+def mean_of_rows(x):
+    rows = []
+    for i in range(x.shape[0]):
+        if x[i] > -0.5:
+            rows.append(x * x[i])
+    return np.sum(np.mean(rows, axis=0) ** 2)
+
+
+@pytest.mark.parametrize("f", [mean_of_kept, mean_of_rows])
+def test_reductions_of_a_grown_list(jit, f):
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    value, _ = s2sad.value_and_grad(f, jit=jit)(x)
+    assert value == pytest.approx(f(x), rel=1e-12)
+    check_grad(f, [x], jit=jit)
+
+
+def test_a_reduction_of_an_empty_grown_list_raises():
+    """numpy's mean of an empty list is nan (with a warning); stacking no
+    element raises instead, naming the line."""
+    with pytest.raises(ValueError, match="need at least one array"):
+        s2sad.grad(mean_of_kept, jit=False)(-np.ones(3))

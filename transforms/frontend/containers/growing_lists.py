@@ -33,6 +33,10 @@ from ...syntax import Transformer, assign, call, name, walk
 
 _CHANGING = ("append", "pop")
 _STACKING = (np.stack, np.array, np.asarray)
+# numpy functions that read a list given first as np.asarray of it (np.mean(losses))
+_READ_AS_ARRAY = (np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var,
+                  np.median, np.average, np.cumsum, np.cumprod, np.argmax, np.argmin, np.ptp,
+                  np.linalg.norm)
 
 
 def run(fn_tree, ctx):
@@ -65,7 +69,9 @@ def run(fn_tree, ctx):
 
 
 class _Stacking(Transformer):
-    """np.stack(xs), np.array(xs), np.asarray(xs) of a list: stack_list(xs)."""
+    """np.stack(xs), np.array(xs), np.asarray(xs) of a list: stack_list(xs);
+    np.mean(xs) (and the other reductions numpy makes an array for first):
+    np.mean(stack_list(xs))."""
 
     def __init__(self, lists, ctx):
         self.lists, self.ctx = lists, ctx
@@ -73,11 +79,16 @@ class _Stacking(Transformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if not (len(node.args) == 1 and isinstance(node.args[0], gast.Name)
+        if not (node.args and isinstance(node.args[0], gast.Name)
                 and node.args[0].id in self.lists):
             return node
         obj = self.ctx.safe_resolve(node.func)
-        if not any(obj is f for f in _STACKING):
+        if any(obj is f for f in _READ_AS_ARRAY):
+            # np.mean(losses): numpy makes the array first, as stack_list does
+            self.found = True
+            node.args[0] = gast.copy_location(call(STACK_LIST, name(node.args[0].id)), node)
+            return node
+        if len(node.args) != 1 or not any(obj is f for f in _STACKING):
             return node
         for k in node.keywords:  # (after binding, the defaults may be spelled out)
             default = {"axis": 0, "dtype": None, "out": None, "like": None, "copy": True,
