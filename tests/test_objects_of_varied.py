@@ -63,3 +63,40 @@ def test_an_object_of_constants_is_read():
     check_grad(settings_read, (np.array([0.5, -1.0]),), jit=False)
     with pytest.warns(s2sad.NumbaFallbackWarning):
         check_grad(settings_read, (np.array([0.5, -1.0]),), jit=True)
+
+
+class SGD:
+    def __init__(self, lr):
+        self.lr = lr
+
+    def step(self, w, g):
+        return w - self.lr * g
+
+
+def stepped(w, opt):
+    w2 = opt.step(w, w * np.sum(w * w))
+    return np.sum(w2 ** 2)
+
+
+def step(w, g, lr):
+    return w - lr * g
+
+
+def stepped_by_function(w, opt):
+    w2 = step(w, w * np.sum(w * w), opt.lr)
+    return np.sum(w2 ** 2)
+
+
+def test_a_method_of_an_object_argument_is_named_with_what_to_write():
+    w = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(stepped, jit=False)(w, SGD(0.1))
+    message = str(info.value)
+    assert "the method opt.step (of the class SGD)" in message, message
+    assert "step(..., opt.<attribute>)" in message, message
+    # what the message says to write works
+    g = s2sad.grad(stepped_by_function, jit=False)(w, SGD(0.1))
+    eps = 1e-6
+    num = [(stepped_by_function(w + eps * e, SGD(0.1)) - stepped_by_function(w - eps * e, SGD(0.1)))
+           / (2 * eps) for e in np.eye(3)]
+    np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-8)

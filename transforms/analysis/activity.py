@@ -118,6 +118,16 @@ def _refuse_objects_of_varied(tree, varied, kinds, fn):
         given = isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
             and isinstance(call.func.value, gast.Name) and is_object(call.func.value.id) \
             and any(reads_varied(a) for a in list(call.args) + [k.value for k in call.keywords])
+        if given and isinstance(s, gast.Assign):  # (its result used: perhaps a pure method)
+            obj, method = call.func.value.id, call.func.attr
+            cls = kinds[obj].text.rsplit('.', 1)[-1]
+            raise UnsupportedSyntaxError(
+                f"a call of the method {obj}.{method} (of the class {cls}) given values "
+                f"that depend on the differentiated arguments", fn.location, s,
+                f"s2sad differentiates functions of numbers, arrays and containers, not "
+                f"methods of an object: write {method} as a module-level function taking "
+                f"the values it reads from the object as arguments, and call it with them "
+                f"({method}(..., {obj}.<attribute>))")
         if made or given:
             text = kinds[call.func.value.id if given else objects[0]].text
             raise UnsupportedSyntaxError(
