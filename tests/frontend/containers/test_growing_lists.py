@@ -96,6 +96,18 @@ def mean_of_kept(x):
         + np.linalg.norm(losses)
 
 
+def sum_of_kept(x):
+    losses = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            losses.append(x[i] ** 2)
+    rows = []
+    for i in range(x.shape[0]):
+        if x[i] < 1.0:
+            rows.append(x * x[i])
+    return sum(losses) + np.sum(sum(rows) ** 2)
+
+
 def mean_of_rows(x):
     rows = []
     for i in range(x.shape[0]):
@@ -104,7 +116,7 @@ def mean_of_rows(x):
     return np.sum(np.mean(rows, axis=0) ** 2)
 
 
-@pytest.mark.parametrize("f", [mean_of_kept, mean_of_rows])
+@pytest.mark.parametrize("f", [mean_of_kept, mean_of_rows, sum_of_kept])
 def test_reductions_of_a_grown_list(jit, f):
     x = np.array([0.5, -1.0, 2.0, 0.3])
     value, _ = s2sad.value_and_grad(f, jit=jit)(x)

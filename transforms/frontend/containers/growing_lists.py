@@ -24,12 +24,14 @@ A loop over the list that also grows or shrinks it is refused: Python's
 iterator reads the length at every step, the counted loop s2sad makes of
 it (desugar.py, comprehensions.py for enumerate, zip and reversed) reads it
 once."""
+import builtins
+
 import gast
 import numpy as np
 
 from .common import STACK_LIST, changed_while_iterated, mentions
 from ...errors import UnsupportedSyntaxError
-from ...syntax import Transformer, assign, call, name, walk
+from ...syntax import Transformer, assign, call, const, name, walk
 
 _CHANGING = ("append", "pop")
 _STACKING = (np.stack, np.array, np.asarray)
@@ -83,6 +85,13 @@ class _Stacking(Transformer):
                 and node.args[0].id in self.lists):
             return node
         obj = self.ctx.safe_resolve(node.func)
+        if obj is builtins.sum and len(node.args) == 1 and not node.keywords:
+            # sum(losses): the elements added up, as a filled list's sum is (comprehensions.py)
+            self.found = True
+            return gast.copy_location(gast.Call(
+                func=gast.Attribute(value=name("np"), attr="sum", ctx=gast.Load()),
+                args=[call(STACK_LIST, name(node.args[0].id))],
+                keywords=[gast.keyword(arg="axis", value=const(0))]), node)
         if any(obj is f for f in _READ_AS_ARRAY):
             # np.mean(losses): numpy makes the array first, as stack_list does
             self.found = True
