@@ -1,8 +1,9 @@
 """The blocks of the loops family (loops.py) about names and indices:
 helpers whose results are unpacked into names the call reads, index arrays
-computed in the function (gathering and scattering through them), and
-indices computed from the counter or from values. Mixed into
-loops._Builder with LoopBlocks (whose pieces they use)."""
+computed in the function (gathering and scattering through them), indices
+computed from the counter or from values, and searches (a loop's else
+block, a filtered list). Mixed into loops._Builder with LoopBlocks (whose
+pieces they use)."""
 
 PAIR_HELPERS = ("def {name}(b, w):\n    return w, b * w\n",
                 "def {name}(b, w):\n    return b + 0.1 * w, w - 0.1 * b\n",
@@ -21,6 +22,9 @@ MASKED_WRITES = ("{h}[{h} < 0.0] = 0.0", "{h}[{h} > 0.5] -= 0.75", "{h}[{h} < -0
                  "{h}[np.argmax({h})] = 0.1", "{h}[({h} > -0.5) & ({h} < 0.5)] = 0.0",
                  "{h}[np.argsort({h})[-2:]] = {h}[np.argsort({h})[-2:]] * 0.5",
                  "{h}[np.abs({h}) > 1.0] = np.sign({h}[np.abs({h}) > 1.0])")
+# reductions of a filtered list `{k}` (not empty where they are used)
+LIST_REDUCTIONS = ("np.mean({k})", "np.sum({k})", "sum({k})", "np.max({k})", "np.std({k})",
+                   "{k}[0] * {k}[-1]", "np.sum(np.array({k}) ** 2)")
 INDEX_FORMULAS = ("(i * 2) % {n}", "(i + 3) % {n}", "{n} - 1 - i", "(i * i) % {n}", "i // 2",
                   "min(i + 1, {n} - 1)", "int(np.floor(np.abs({a}[i]) * 2.0))")
 
@@ -146,3 +150,40 @@ class IndexBlocks:
         if scatter:
             self.emit(f"e += {self.reduce(g)}")
             self.arrays.append(g)
+
+    def b_search(self):
+        """A search with an else block (`for ... else`, `while ... else`), or a
+        list kept by a test and reduced."""
+        n = self.size()
+        a = self.source_array()
+        c = self.scalar_param()
+        limit = self.pick(["0.0", "0.3", "-0.2", "0.9"])
+        kind = self.pick(["for_else", "while_else", "filtered", "filtered"])
+        if kind == "for_else":
+            self.use("loop_else")
+            with self.block(f"for i in {self.range_of('0', n)}:"):
+                with self.block(f"if {a}[i] > {limit}:"):
+                    self.emit(f"e += {c} * {a}[i] * {a}[i]")
+                    self.emit("break")
+            with self.block("else:"):
+                self.emit(f"e += 0.5 * np.sum({a})")
+        elif kind == "while_else":
+            self.use("loop_else")
+            self.emit("i = 0")
+            with self.block(f"while i < {n}:"):
+                with self.block(f"if {a}[i] < {limit}:"):
+                    self.emit(f"e += {c} * np.sin({a}[i])")
+                    self.emit("break")
+                self.emit("i += 1")
+            with self.block("else:"):
+                self.emit(f"e += {a}[0] * {a}[0]")
+        else:
+            self.use("filtered_list")
+            k = self.fresh("kept")
+            elt = self.pick([f"{a}[i] * {a}[i]", f"np.exp(-{a}[i])", f"{c} * {a}[i]"])
+            self.emit(f"{k} = [{elt} for i in range({n}) if {a}[i] > {limit}]")
+            with self.block(f"if len({k}) > 0:"):
+                self.emit(f"e += {self.pick(LIST_REDUCTIONS).format(k=k)} * len({k})")
+            if self.p(0.4):
+                with self.block(f"for v in {k}:"):
+                    self.emit("e += 0.1 * v * v")

@@ -74,6 +74,8 @@ FEATURES = (
     "index_arithmetic",  # j = (i * 2) % n, j = n - 1 - i, j = int(np.floor(...))
     "vector_output",     # return an array (the gradient of its sum)
     "masked_write",      # h[h < 0.0] = 0.0, h[np.argmax(h)] = 0.1: an index read from h
+    "loop_else",         # for ... else / while ... else around a search with a break
+    "filtered_list",     # kept = [e for i in range(n) if x[i] > 0.3], then reduced
     # finer features, named after the known bugs they trigger (generator.KNOWN_BUGS)
     "straight_neighbour_loop",   # a loop reading neighbours whose body is straight-line code
                                  # (rather than under `if lo <= i < n - hi:`)
