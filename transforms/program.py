@@ -451,8 +451,8 @@ class Program(ModuleParts):
             self.helper_vjps[key] = (gen, mask)  # before recursing: recursive helpers
             self.derivative(fn, list(arg_kinds), [i for i, m in enumerate(mask) if m],
                             "helper", fn_name=gen)
-            split = self.split_recursion and \
-                split_recursion(self, fn, list(arg_kinds), gen, mask)  # O(primal), not O(depth x primal)
+            # (split mode: a recursion in O(primal), not O(depth x primal))
+            split = self.split_recursion and split_recursion(self, fn, list(arg_kinds), gen, mask)
             finished = self._finished_vjps.pop(gen, None)
             if finished and not split and "adjoints_into" in self.optimisations:
                 self._add_into_variant(gen, *finished)
@@ -468,12 +468,11 @@ class Program(ModuleParts):
             return
         variant, position = made
         self.into_variants[vjp] = (into, position)
+        doc = self._docstring(parsed, wrt_names, "helper")
         if calls_into(fdef.body, {vjp: (into, position)}, adjoints.get, kinds, False):
             at = next(k for k, (n, _) in enumerate(self.functions) if n == vjp)
-            self.functions[at] = (vjp, function_source(fdef, parsed.source_line,
-                                                       self._docstring(parsed, wrt_names, "helper")))
-        doc = (self._docstring(parsed, wrt_names, "helper")[:-1]
-               + f", added into {variant.args.args[-1].id} (what {vjp} returns).")
+            self.functions[at] = (vjp, function_source(fdef, parsed.source_line, doc))
+        doc = doc[:-1] + f", added into {variant.args.args[-1].id} (what {vjp} returns)."
         self._add_function(into, function_source(variant, parsed.source_line, doc), variant)
         if vjp in self.checks_own_indices:
             self.checks_own_indices.add(into)
