@@ -873,3 +873,27 @@ def test_value_of_no_known_kind_after_an_early_return(jit, optimise):
                 return mixed_list_after_early_return(x, [v, t[1]] if k == 0 else [t[0], v])
             np.testing.assert_allclose(got[1][k], numerical_grad(of_leaf, (t[k],), 0),
                                        atol=1e-7)
+
+
+# ---- a string option bound in a loop (fuzz seed 211) ----------------------------
+
+def option_in_loop(x, k):
+    acc = 0.0
+    for i in range(x.shape[0]):
+        if k == 3:
+            continue
+        how = 'square'
+        if how == 'double':
+            s = 2.0 * np.sum(x)
+        else:
+            s = np.sum(x) ** 2
+        for j in range(k):
+            acc += s * x[j] * x[i]
+    return acc
+
+
+def test_string_option_bound_in_a_loop(jit):
+    """The tape's placeholder for a string variable of a loop crashed the
+    reverse sweep (KeyError 'str')."""
+    check_grad(option_in_loop, (X, 2), jit=jit)
+    check_value(option_in_loop, (X, 2), jit)

@@ -98,7 +98,7 @@ def placeholder(kind, transposed=False):
         if transposed and kind.ndim >= 2:
             return gast.Attribute(value=value, attr="T", ctx=gast.Load())
         return value
-    return const({"float": 0.0, "int": 0, "bool": False, "complex": 0j}[kind.tag])
+    return const({"float": 0.0, "int": 0, "bool": False, "complex": 0j, "str": ""}[kind.tag])
 
 
 def only_transposes(tree):
