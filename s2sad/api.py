@@ -5,14 +5,14 @@ import inspect
 import threading
 
 
-from . import background, backend, cache, guards, precision, pytrees, self_check, travel
+from . import (background, backend, cache, guards, precision, pytrees, self_check,
+               source_cache, travel)
 from .checkpointing import (MemoryBudgetExceeded, budget_off, default_budget, memory_budget,
                             warn_switch)
 from .arguments import (as_value as _as_value, cast as _cast, has_loops as _has_loops,
                         innermost as _innermost, resolve_wrt as _resolve_wrt,
                         sequences as _sequences, structured_like as _structured_like,
                         types_of as _types_of, with_trailing as _with_trailing)
-from .generate import generate
 from .guessed_kinds import generate_for_guess, guess_kinds as _guess_kinds  # noqa: F401 (cli.py)
 from .partials import unpartial
 from .primitives import as_function
@@ -22,6 +22,15 @@ from .transforms.optimise.pipeline import enabled_optimisations
 from .transforms.errors import S2sadTypeError, S2sadValueError
 
 _JIT_CHOICES = (True, False, "require", "auto")
+
+
+
+def generate(*args, **kwargs):
+    """s2sad.generate.generate: the compiler, loaded at the first derivative
+    that is not read back from the source cache (s2sad/source_cache.py)."""
+    from .generate import generate as generate_now
+    return generate_now(*args, **kwargs)
+
 
 # Called as hook(derivative, kinds) before a derivative is generated for
 # argument kinds it has not seen (tests count generations).
@@ -420,9 +429,16 @@ class Derivative:
             # the default budget: only checked (check_memory), unless a call
             # exceeded it (`budgeted`): then applied as a memory= budget is
             memory, guard = (default_budget(), None) if budgeted else (None, default_budget())
-        return generate(self._target(kinds), kinds, wrt, mode or self.mode, single,
-                        self.stop_gradients, self.boundscheck, flat, dtype, memory, guard,
-                        self.parallel, self.split_recursion, self.has_aux, optimisations)
+        options = dict(wrt=wrt, mode=mode or self.mode, single=single,
+                       stop_gradients=self.stop_gradients, boundscheck=self.boundscheck,
+                       dtype=dtype, memory=memory, memory_guard=guard, parallel=self.parallel,
+                       split_recursion=self.split_recursion, has_aux=self.has_aux,
+                       optimisations=optimisations)
+        if self._given is not self.fn or getattr(self.fn, "__s2sad_derivative__", False):
+            # (a partial's values, grad of grad: not read back from disk)
+            return generate(self._target(kinds), kinds, flat=flat, **options)
+        return source_cache.generated(generate, self.fn, kinds, flat, options,
+                                      verify=self_check.wanted(self.check))
 
     def _module(self, gen):
         extra = gen.key_extra + ";" + backend.options_key(gen.source, gen.functions,

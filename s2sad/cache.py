@@ -102,13 +102,15 @@ def remembered(name, check, extra=""):
 
 
 def write_file(path, text):
-    """Write `text` to `path` atomically (a temporary file renamed)."""
+    """Write `text` (str, or bytes) to `path` atomically (a temporary file
+    renamed)."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path),
                                suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        binary = isinstance(text, bytes)
+        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:

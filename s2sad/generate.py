@@ -13,6 +13,7 @@ from . import rules  # noqa: F401  (registers the gradient templates)
 from .markers import MARKERS
 from .precision import to_float32
 from .forms import FORMS
+from .generated import Generated
 from .registry import REGISTRY
 from .transforms.emit import gast_unparse
 from .transforms.program import Program
@@ -21,19 +22,6 @@ from .version import __version__
 # whether emit's direct printer agrees with Python's: checked once per installation
 gast_unparse.remember_check_with(
     lambda check: cache.remembered("direct_printer", check, gast_unparse.gast.__version__))
-
-
-class Generated:
-    def __init__(self, source, functions, entry, namespace, key_extra, output_kind=None,
-                 checks_own_indices=frozenset()):
-        self.source = source
-        self.functions = functions    # names of every function in the module
-        self.entry = entry            # the derivative's name
-        self.namespace = namespace    # objects the module needs but cannot import
-        self.key_extra = key_extra    # their description, for the cache key
-        self.output_kind = output_kind  # kind of fn's output (vjp: what the seed weights)
-        # functions that check their own indices (numba need not check them)
-        self.checks_own_indices = frozenset(checks_own_indices)
 
 
 def generate(fn, arg_kinds, wrt, mode, single, stop_gradients=(), boundscheck=True, flat=None,

@@ -170,66 +170,84 @@ def snapshot(fn, limit=300, contents=False):
     when it compiles: changed in place, `W[0] = 5.0`, the compiled code would
     go on reading the old ones, a wrong gradient with no error)."""
     deps = [(REGISTRY.__dict__, "version", REGISTRY.version)]
-
-    def read(mapping, key, target):
+    for mapping, key, target, _ in reads(fn, limit):
+        if mapping is None:  # (the walk stopped at `limit`)
+            break
         deps.append((mapping, key, target))
         if contents and isinstance(target, np.ndarray):
             deps.append((target, _CONTENT, target.copy()))
-    seen, todo = set(), [fn]
-    while todo and len(seen) < limit:
-        obj = todo.pop()
+    return tuple(deps)
+
+
+def reads(fn, limit=300):
+    """What generating a derivative of `fn` reads, as (mapping, key, target,
+    path): every global, module attribute, closure cell, default value,
+    container element and object attribute that `fn` and the functions it
+    reaches read (key _CODE: a function's code; _LENGTH: a list's length).
+    `path` says where, in words stable across processes ("fn/helper/[2]").
+    After `limit` objects the walk stops, yielding (None, None, None, None)
+    last. (s2sad/source_cache.py writes the same walk down by content.)"""
+    seen, todo = set(), [(fn, "fn")]
+    while todo:
+        if len(seen) >= limit:
+            yield None, None, None, None
+            return
+        obj, path = todo.pop()
         if id(obj) in seen:
             continue
         seen.add(id(obj))
+
+        def read(mapping, key, target, name):
+            todo.append((target, f"{path}/{name}"))
+            return mapping, key, target, f"{path}/{name}"
         if getattr(obj, "__s2sad_derivative__", False) or getattr(obj, "__s2sad_custom__", None):
-            todo += [getattr(obj, a) for a in ("fn", "fwd", "bwd") if getattr(obj, a, None)]
+            todo += [(getattr(obj, a), f"{path}.{a}") for a in ("fn", "fwd", "bwd")
+                     if getattr(obj, a, None)]
             continue
         if isinstance(obj, (tuple, list)) and len(obj) <= _OPEN:
             # (the derivative reads a module-level container's elements as constants)
             if type(obj) is list:
-                deps.append((obj, _LENGTH, len(obj)))
+                yield obj, _LENGTH, len(obj), path
             for k, v in enumerate(obj):
-                read(obj, _Item(k), v)
-                todo.append(v)
+                yield read(obj, _Item(k), v, f"[{k}]")
             continue
         if type(obj) is dict and len(obj) <= _OPEN:
             for k, v in obj.items():
-                read(obj, k, v)
-                todo.append(v)
+                yield read(obj, k, v, f"[{k!r}]")
             continue
         if _users_object(obj):  # its attributes are constants of the derivative
             attributes = vars(obj) if not isinstance(obj, type) else obj.__dict__
             for k, v in list(attributes.items())[:_OPEN]:
-                read(attributes, k, v)
-                todo.append(getattr(v, "__func__", v))  # (a static or class method)
+                found = read(attributes, k, v, f".{k}")
+                todo[-1] = (getattr(v, "__func__", v), found[3])  # (a static or class method)
+                yield found
             if not isinstance(obj, type):
-                todo.append(type(obj))
+                todo.append((type(obj), f"{path}.__class__"))
             continue
         if not inspect.isfunction(obj) or _is_library(obj):
             continue
-        deps.append((obj, _CODE, obj.__code__))  # code replaced in place
+        yield obj, _CODE, obj.__code__, path  # code replaced in place
+        for k, v in enumerate(obj.__defaults__ or ()):  # (a helper's default values)
+            yield read(obj.__defaults__, _Item(k), v, f"<default {k}>")
         g = obj.__globals__
         names = _code_names(obj.__code__)
-        for name in names:
+        for name in sorted(names):
             target = g.get(name, _MISSING)
             if target is _MISSING and not hasattr(builtins, name):
                 continue
-            read(g, name, target)
-            if isinstance(target, types.ModuleType):
-                if not _is_library_name(target.__name__):
-                    for attr in names & target.__dict__.keys():
-                        read(target.__dict__, attr, target.__dict__[attr])
-                        todo.append(target.__dict__[attr])
-            elif target is not _MISSING:
-                todo.append(target)
-        for cell in obj.__closure__ or ():
+            found = read(g, name, target, name)
+            if target is _MISSING or isinstance(target, types.ModuleType):
+                todo.pop()  # (a builtin; a module: only the attributes read are followed)
+            yield found
+            if isinstance(target, types.ModuleType) and not _is_library_name(target.__name__):
+                for attr in sorted(names & target.__dict__.keys()):
+                    yield read(target.__dict__, attr, target.__dict__[attr], f"{name}.{attr}")
+        for k, cell in enumerate(obj.__closure__ or ()):
             try:
                 value = cell.cell_contents
             except ValueError:
                 continue
-            read(cell, None, value)
-            todo.append(value)
-    return tuple(deps)
+            yield read(cell, None, value, f"<cell {obj.__code__.co_freevars[k]}>")
 
 
 def fresh(deps):

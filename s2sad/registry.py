@@ -177,10 +177,12 @@ class Registry:
     def __init__(self):
         self._rules = {}
         self.version = 0  # derivatives generated before a registration are regenerated
+        self.user_registrations = 0  # (the user's own: s2sad/source_cache.py caches nothing then)
 
     def register(self, obj, rule):
         if not _deferring:  # a user's: s2sad's own rules for obj first, which it overrides
             libraries.load_for(obj)
+            self.user_registrations += 1
         self._rules[_key(obj)] = rule
         self.version += 1
 

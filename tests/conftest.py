@@ -19,6 +19,11 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # those whose test compares values; S2SAD_CHECK=0 switches it off
 os.environ.setdefault("S2SAD_CHECK", "1")
 
+# generated sources are not read back from disk (s2sad/source_cache.py): a
+# test that patches the compiler must see its patch; tests/test_source_cache.py
+# switches it on
+os.environ.setdefault("S2SAD_SOURCE_CACHE", "0")
+
 # a derivative with jit="auto" compiles at its first call, as jit=True does,
 # instead of in the background (running as Python meanwhile): the tests of
 # compiled code test compiled code; tests/test_background_compile.py
