@@ -163,13 +163,15 @@ def _shape_text(v):
 
 def snapshot(fn, limit=300, contents=False):
     """(mapping, key, object) for every global, module attribute and closure
-    cell that `fn` and the functions it reaches read, and the version of the
-    gradient registry. A derivative generated now stays valid while
+    cell that `fn` and the functions it reaches read, and the number of
+    gradients the user registered. A derivative generated now stays valid while
     `fresh(snapshot)` holds. `contents`: also the values of the arrays among
     them, for a compiled derivative (numba freezes a global array's values
     when it compiles: changed in place, `W[0] = 5.0`, the compiled code would
     go on reading the old ones, a wrong gradient with no error)."""
-    deps = [(REGISTRY.__dict__, "version", REGISTRY.version)]
+    # (the user's registrations: s2sad's own, loaded lazily with the compiler
+    # or scipy, never change a derivative generated before them)
+    deps = [(REGISTRY.__dict__, "user_registrations", REGISTRY.user_registrations)]
     for mapping, key, target, _ in reads(fn, limit):
         if mapping is None:  # (the walk stopped at `limit`)
             break

@@ -176,8 +176,10 @@ def _opaque(kind):
 class Registry:
     def __init__(self):
         self._rules = {}
-        self.version = 0  # derivatives generated before a registration are regenerated
-        self.user_registrations = 0  # (the user's own: s2sad/source_cache.py caches nothing then)
+        self.version = 0  # (every registration)
+        # the user's own: derivatives generated before one are generated again
+        # (guards.snapshot); s2sad/source_cache.py keeps nothing after one
+        self.user_registrations = 0
 
     def register(self, obj, rule):
         if not _deferring:  # a user's: s2sad's own rules for obj first, which it overrides

@@ -178,6 +178,8 @@ def cache_on(tmp_path, monkeypatch):
     monkeypatch.setenv("S2SAD_SOURCE_CACHE", "1")
     monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("S2SAD_CHECK", "0")  # (the self-check's twins would be kept too)
+    # (other tests of this process registered gradients: then nothing is kept)
+    monkeypatch.setattr(s2sad.registry.REGISTRY, "user_registrations", 0)
     return tmp_path
 
 
