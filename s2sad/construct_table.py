@@ -156,6 +156,9 @@ CONSTRUCTS = [
     Construct("Functions and calls", "Methods and attributes of a module-level object (its "
               "values constants)", "`LAYER.forward(p, x)`, `model(x)`, `CONFIG.alpha`", COMPILED,
               "frontend.functions.object_methods", G + "#functions-and-calls"),
+    Construct("Functions and calls", "Functions and values of the user's own modules (read "
+              "as names of the function)", "`physics.force(x)`, `config.DT`", COMPILED,
+              "frontend.read.module_attributes", G + "#functions-and-calls"),
     Construct("Functions and calls", "`functools.partial`, `map`, `functools.reduce`, "
               "`np.vectorize(otypes=[float])`", "`sum(map(f, xs, ys))`", COMPILED,
               "frontend.calls.callable_forms", G + "#builtins-and-folds"),

@@ -72,6 +72,17 @@ def is_library_class(cls):
         module.__name__ in sys.builtin_module_names
 
 
+def is_user_module(module):
+    """Whether `module` is the user's code: a file that is neither installed
+    nor the standard library, and not s2sad's (a generated module)."""
+    name = module.__name__
+    top = name.partition(".")[0]
+    if name in sys.builtin_module_names or top == "s2sad" or _GENERATED.fullmatch(top):
+        return False
+    path = getattr(module, "__file__", None)
+    return isinstance(path, str) and not _installed_file(path)
+
+
 @functools.lru_cache(maxsize=4096)  # (realpath asks the file system: 60 us a call)
 def _installed_file(filename):
     if not filename or filename.startswith("<"):

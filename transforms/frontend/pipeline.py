@@ -46,7 +46,7 @@ from .functions import (closures, drawing_helpers, function_attributes, inline_g
                         returned_function_pairs, returned_functions, returned_lists,
                         returned_slices, small_helpers, unused_returned_functions)
 from .functions.lifted import lifts_nested
-from .read import fence, imports, read
+from .read import fence, imports, module_attributes, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
                          loop_else, nested_unpacking, none_tests, normalize, number_starts,
@@ -92,6 +92,8 @@ READ = [
     step(inline_generators, "for v in gen(x) of a generator yielding values: its body, the"
          " loop's body where it yields"),
     step(imports, "from scipy.special import erf inside the def: a name of the function"),
+    step(module_attributes, "physics.force(x), config.DT of a user's module: names of the "
+         "function, as from physics import force binds them"),
     step(callable_forms, "functools.partial(h, W), map(f, xs): lambdas and comprehensions"),
     step(builtin_forms, "math.fsum, divmod, functools.reduce, max(key=), np.ndenumerate"),
     step(chained_assignments, "a = b = v: a = v; b = a"),
