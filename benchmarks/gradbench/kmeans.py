@@ -38,7 +38,8 @@ def inputs(inp):
 
 def define(jit):
     cost = primal(kmeans, jit)
-    gradient_and_hvp = s2sad.jvp(s2sad.grad(kmeans, boundscheck=False), wrt=0, jit=jit)
+    gradient_and_hvp = s2sad.jvp(s2sad.grad(kmeans, boundscheck=False), wrt=0, jit=jit,
+                                 boundscheck=False)  # (the jvp around it checks none either)
 
     def direction(centroids, points):
         gradient, diagonal = gradient_and_hvp(centroids, points, np.ones_like(centroids))
