@@ -15,12 +15,21 @@ where a hand-written gradient adds a few elements into the caller's.
 The precondition, proved on the finished vjp: its one array gradient
 starts as `np.zeros_like(param)` at the top of its body and is otherwise
 only added into (`dA += e`, `dA[i] += e`, where `e` does not read it),
-passed to another `_into` call in its place, read for its shape, and
+passed to its own `_into` variant in its place (a recursive call; another
+helper's variant makes it refuse, conservatively), read for its shape, and
 returned. Then adding the returned array to the caller's adjoint and
 adding each contribution straight into it give the same numbers. The
 caller's side: `dX += vjp_f(..., X, ...)` with `dX` the adjoint of the
 array `X` passed at that place (so of X's shape), on an array, outside a
-parallel loop, the call's other arguments not naming `dX`."""
+parallel loop, the call's other arguments not naming `dX`.
+
+That no argument of the call shares dX's memory (the variant writes into
+dX while reading them) is not proved here: the caller's `+=` proves it.
+reverse/accumulate.py's out_of_place turns every `dX += e` whose `e` may
+read memory dX owns into `dX = dX + e` (Ownership.may_add_in_place), and
+runs on every derivative, optimised or not, so a `dX += vjp_f(...)` left
+for this pass reads nothing aliasing dX. (The later pass making `+=`,
+augmented_updates, makes it for scalars, which this pass never takes.)"""
 import gast
 
 from ..emit.unparse import expr_source
