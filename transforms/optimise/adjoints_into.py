@@ -25,9 +25,10 @@ parallel loop, the call's other arguments not naming `dX`.
 
 That no argument of the call shares dX's memory (the variant writes into
 dX while reading them) is not proved here: the caller's `+=` proves it.
-optimise/accumulate.py's out_of_place (not an optional optimisation) turns every `dX += e` whose `e` may
-read memory dX owns into `dX = dX + e` (Ownership.may_add_in_place), and
-runs on every derivative, optimised or not, so a `dX += vjp_f(...)` left
+optimise/accumulate.py's out_of_place (not an optional optimisation)
+turns every `dX += e` whose `e` may read memory dX owns into
+`dX = dX + e` (Ownership.may_add_in_place), and runs on every
+derivative, optimised or not, so a `dX += vjp_f(...)` left
 for this pass reads nothing aliasing dX. (The later pass making `+=`,
 augmented_updates, makes it for scalars, which this pass never takes.)"""
 import gast
