@@ -102,3 +102,46 @@ def test_source(f, args, proven):
         assert not any("unbroadcast" in line for line in written), source
     elif proven is False:
         assert any("unbroadcast" in line for line in written), source
+
+
+# ---- elementwise operations of arrays proved of one shape --------------------
+# (contributions.unbroadcast: no `unbroadcast` call, which numba compiles for
+# a few tenths of a second, where nothing was broadcast)
+
+def squares(u):
+    return np.sum(u * u)
+
+
+def same_class(u):
+    v = np.sin(u)
+    w = v * u  # (v has u's shape: an elementwise function of it)
+    return np.sum(w * w)
+
+
+def broadcast_rows(a, b):
+    return np.sum(np.tanh(a * b))  # (3, 1) * (4,): both broadcast
+
+
+def shrinking(u):
+    v = u
+    for _ in range(2):
+        v = v[1:] * v[:-1]  # (v's shape changes: no shape proof)
+    return np.sum(v * u[:v.shape[0]])
+
+
+@pytest.mark.parametrize("f, args, unbroadcasts", [
+    (squares, [np.array([0.5, -1.0, 2.0])], 0),
+    (same_class, [np.array([0.5, -1.0, 2.0])], 0),
+    (broadcast_rows, [np.array([[0.1], [0.2], [-0.3]]), np.array([1.0, 0.5, -0.5, 2.0])], 2),
+    (shrinking, [np.array([0.5, -1.0, 2.0, 0.3, 0.9])], None),
+])
+def test_elementwise_operands_of_one_shape(f, args, unbroadcasts, jit):
+    wrt = tuple(range(len(args)))
+    check_grad(f, args, wrt=wrt, jit=jit)
+    source = s2sad.grad(f, wrt=wrt).source_for(*args)
+    if unbroadcasts is not None:
+        assert source.count("unbroadcast(") == unbroadcasts
+    # the plain twin proves nothing of shape classes; one name is proof enough
+    plain = s2sad.grad(f, wrt=wrt, optimise=False)
+    for p, o in zip(plain(*args), s2sad.grad(f, wrt=wrt, jit=jit)(*args)):
+        np.testing.assert_allclose(p, o, rtol=1e-12)

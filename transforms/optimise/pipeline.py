@@ -54,7 +54,7 @@ SWEEP = (
     Optimisation("fusion", "a loop that only adds to totals: its adjoint runs inside its own "
                  "iteration, with no tape (reverse/fusion.py)"),
     Optimisation("shape_reads", "an array bound once whose shape alone the reverse sweep reads "
-                 "is not recorded; no unbroadcast between regions proved of one shape "
+                 "is not recorded; no unbroadcast between regions or operands proved of one shape "
                  "(analysis/shape_classes.py)"),
     Optimisation("lean_tapes", "a value the reversed loop never reads saved once around the "
                  "loop, not taped every iteration (reverse/lean_tapes.py)"),

@@ -192,7 +192,8 @@ class Contributions:
                 pairs += seq_pairs
             elif self.is_active_atom(arg):
                 if rule.elementwise:
-                    others = [k for j, k in enumerate(arg_kinds) if j != pos]
+                    others = [(a, k) for j, (a, k) in enumerate(zip(args, arg_kinds))
+                              if j != pos]
                     expr = self.unbroadcast(expr, arg, arg_kinds[pos], result_kind, others)
                 pairs.append((arg, expr))
             elif self._active_inside(arg):
@@ -249,17 +250,29 @@ class Contributions:
                 flat.append((elt, part))
         return prelude, flat
 
-    def unbroadcast(self, expr, arg, arg_kind, result_kind, other_kinds):
-        """Sum an elementwise cotangent back to the shape of `arg`."""
+    def unbroadcast(self, expr, arg, arg_kind, result_kind, others):
+        """Sum an elementwise cotangent back to the shape of `arg`; `others`:
+        the operation's other operands, (atom, kind)."""
         if arg_kind.is_scalar and result_kind.is_scalar:
             return expr
         if arg_kind.is_scalar and result_kind.is_array:
             if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
                 return gast.UnaryOp(op=gast.USub(), operand=call("np.sum", expr.operand))
             return call("np.sum", expr)
-        if arg_kind.is_array and result_kind.is_array and all(k.is_scalar for k in other_kinds):
-            return expr
+        if arg_kind.is_array and result_kind.is_array and \
+                all(k.is_scalar or self._same_shape(a, arg) for a, k in others):
+            return expr  # (nothing was broadcast; numba compiles no unbroadcast)
         return call("unbroadcast", expr, clone(arg))
+
+    def _same_shape(self, a, b):
+        """Whether the arrays `a` and `b` are proved of one shape where this
+        statement reads them: one name (`u * u`), or one shape class
+        (analysis/shape_classes.py, the shape_reads optimisation)."""
+        if not (isinstance(a, gast.Name) and isinstance(b, gast.Name)):
+            return False
+        classes = getattr(self, "shape_classes", {})
+        found = classes.get(a.id)
+        return a.id == b.id or (found is not None and found == classes.get(b.id))
 
     def helper_contributions(self, s, g, value, helper):
         arg_kinds = [self.atom_kind(a) for a in value.args]
