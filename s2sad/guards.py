@@ -241,9 +241,22 @@ def reads(fn, limit=300):
             if target is _MISSING or isinstance(target, types.ModuleType):
                 todo.pop()  # (a builtin; a module: only the attributes read are followed)
             yield found
-            if isinstance(target, types.ModuleType) and not _is_library_name(target.__name__):
-                for attr in sorted(names & target.__dict__.keys()):
-                    yield read(target.__dict__, attr, target.__dict__[attr], f"{name}.{attr}")
+            # a module's attributes the code names, and theirs for a submodule
+            # (`pkg.sub.f`: f is read too)
+            modules = [(target, name)] if isinstance(target, types.ModuleType) else []
+            opened = set()  # (a package whose module imports it back)
+            while modules:
+                module, spelled = modules.pop()
+                if _is_library_name(module.__name__) or id(module) in opened:
+                    continue
+                opened.add(id(module))
+                for attr in sorted(names & module.__dict__.keys()):
+                    value = module.__dict__[attr]
+                    found = read(module.__dict__, attr, value, f"{spelled}.{attr}")
+                    if isinstance(value, types.ModuleType):
+                        todo.pop()
+                        modules.append((value, f"{spelled}.{attr}"))
+                    yield found
         for k, cell in enumerate(obj.__closure__ or ()):
             try:
                 value = cell.cell_contents

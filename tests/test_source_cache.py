@@ -19,10 +19,12 @@ import s2sad
 from s2sad import source_cache
 
 LIBRARY = "SHIFT = 0.5\n\ndef lib_helper(x):\n    return x * x\n"
+SUBMODULE = "def g(x):\n    return 3.0 * x\n"  # (mypkg/sub.py, reached as mypkg.sub.g)
 
 PROGRAM = """
 import numpy as np
 import mylib
+import mypkg.sub
 
 K = 3.0
 W = np.array([1.0, 2.0, 3.0])
@@ -46,7 +48,7 @@ def f(x, y):
     s = 0.0
     for i in range(x.shape[0]):
         s += helper(x[i]) * y * K * W[i] + inner(x[i]) + mylib.SHIFT * mylib.lib_helper(x[i])
-    return s
+    return s + mypkg.sub.g(y)
 """
 
 # (name, file, text replaced, by): one input of the derivative changed
@@ -59,6 +61,7 @@ CHANGES = [
     ("module attribute", "mylib", "SHIFT = 0.5", "SHIFT = 0.75"),
     ("other module's helper", "mylib", "return x * x", "return x * x * x"),
     ("operator", "program", "* y * K", "/ y * K"),
+    ("submodule's helper", "sub", "return 3.0 * x", "return 4.0 * x"),
 ]
 
 CHILD = """
@@ -83,9 +86,14 @@ print(json.dumps({{"agrees": bool(np.allclose(dx, fd_x, atol=1e-5) and abs(dy - 
 """
 
 
-def _write(directory, library=LIBRARY, program=PROGRAM):
+def _write(directory, library=LIBRARY, program=PROGRAM, submodule=SUBMODULE):
     with open(os.path.join(directory, "mylib.py"), "w") as f:
         f.write(library)
+    os.makedirs(os.path.join(directory, "mypkg"), exist_ok=True)
+    with open(os.path.join(directory, "mypkg", "__init__.py"), "w") as f:
+        f.write("")
+    with open(os.path.join(directory, "mypkg", "sub.py"), "w") as f:
+        f.write(submodule)
     with open(os.path.join(directory, "program.py"), "w") as f:
         f.write(textwrap.dedent(program))
 
@@ -124,8 +132,8 @@ def test_a_changed_input_generates_again(tmp_path, name, where, old, new):
     _write(tmp_path)
     before = _run(tmp_path, cache_dir)
     assert before["agrees"] and before["compiler"]
-    changed = {"library": LIBRARY, "program": PROGRAM}
-    key = "library" if where == "mylib" else "program"
+    changed = {"library": LIBRARY, "program": PROGRAM, "submodule": SUBMODULE}
+    key = {"mylib": "library", "sub": "submodule"}.get(where, "program")
     assert old in changed[key]
     changed[key] = changed[key].replace(old, new)
     _write(tmp_path, **changed)
