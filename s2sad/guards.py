@@ -225,6 +225,9 @@ def reads(fn, limit=300):
                 yield found
             if not isinstance(obj, type):
                 todo.append((type(obj), f"{path}.__class__"))
+            else:  # (a method it inherits is read from its base's dict)
+                for k, base in enumerate(obj.__bases__):
+                    yield read(obj.__bases__, _Item(k), base, f".__bases__[{k}]")
             continue
         if not inspect.isfunction(obj) or _is_library(obj):
             continue

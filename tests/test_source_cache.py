@@ -44,11 +44,23 @@ def make(scale):
 inner = make(1.5)
 
 
+class Base:
+    def shift(self, v):
+        return 0.25 * v
+
+
+class Model(Base):
+    pass
+
+
+MODEL = Model()
+
+
 def f(x, y):
     s = 0.0
     for i in range(x.shape[0]):
         s += helper(x[i]) * y * K * W[i] + inner(x[i]) + mylib.SHIFT * mylib.lib_helper(x[i])
-    return s + mypkg.sub.g(y)
+    return s + mypkg.sub.g(y) + MODEL.shift(y)
 """
 
 # (name, file, text replaced, by): one input of the derivative changed
@@ -62,6 +74,7 @@ CHANGES = [
     ("other module's helper", "mylib", "return x * x", "return x * x * x"),
     ("operator", "program", "* y * K", "/ y * K"),
     ("submodule's helper", "sub", "return 3.0 * x", "return 4.0 * x"),
+    ("inherited method", "program", "return 0.25 * v", "return 0.5 * v"),
 ]
 
 CHILD = """
