@@ -24,7 +24,6 @@ from .transforms.errors import S2sadTypeError, S2sadValueError
 _JIT_CHOICES = (True, False, "require", "auto")
 
 
-
 def generate(*args, **kwargs):
     """s2sad.generate.generate: the compiler, loaded at the first derivative
     that is not read back from the source cache (s2sad/source_cache.py)."""

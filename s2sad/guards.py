@@ -12,11 +12,14 @@ from .registry import REGISTRY
 from .transforms.libraries import is_library_class
 from .transforms.errors import S2sadTypeError, S2sadValueError
 
-_MISSING = object()
-_CODE = object()
+# keys and values of reads() besides names and items (s2sad/source_cache.py
+# reads them too): a name not bound (a builtin), a function's code, a list's
+# length; containers up to OPEN long are opened
+MISSING = object()
+CODE = object()
 _CONTENT = object()  # (an array, its values when the derivative was generated)
-_LENGTH = object()   # (a list, its length when the derivative was generated)
-_OPEN = 256          # containers up to this length are followed element by element
+LENGTH = object()   # (a list, its length when the derivative was generated)
+OPEN = 256          # containers up to this length are followed element by element
 
 
 class _Item:
@@ -185,7 +188,7 @@ def reads(fn, limit=300):
     """What generating a derivative of `fn` reads, as (mapping, key, target,
     path): every global, module attribute, closure cell, default value,
     container element and object attribute that `fn` and the functions it
-    reaches read (key _CODE: a function's code; _LENGTH: a list's length).
+    reaches read (key CODE: a function's code; LENGTH: a list's length).
     `path` says where, in words stable across processes ("fn/helper/[2]").
     After `limit` objects the walk stops, yielding (None, None, None, None)
     last. (s2sad/source_cache.py writes the same walk down by content.)"""
@@ -206,20 +209,20 @@ def reads(fn, limit=300):
             todo += [(getattr(obj, a), f"{path}.{a}") for a in ("fn", "fwd", "bwd")
                      if getattr(obj, a, None)]
             continue
-        if isinstance(obj, (tuple, list)) and len(obj) <= _OPEN:
+        if isinstance(obj, (tuple, list)) and len(obj) <= OPEN:
             # (the derivative reads a module-level container's elements as constants)
             if type(obj) is list:
-                yield obj, _LENGTH, len(obj), path
+                yield obj, LENGTH, len(obj), path
             for k, v in enumerate(obj):
                 yield read(obj, _Item(k), v, f"[{k}]")
             continue
-        if type(obj) is dict and len(obj) <= _OPEN:
+        if type(obj) is dict and len(obj) <= OPEN:
             for k, v in obj.items():
                 yield read(obj, k, v, f"[{k!r}]")
             continue
-        if _users_object(obj):  # its attributes are constants of the derivative
+        if users_object(obj):  # its attributes are constants of the derivative
             attributes = vars(obj) if not isinstance(obj, type) else obj.__dict__
-            for k, v in list(attributes.items())[:_OPEN]:
+            for k, v in list(attributes.items())[:OPEN]:
                 found = read(attributes, k, v, f".{k}")
                 todo[-1] = (getattr(v, "__func__", v), found[3])  # (a static or class method)
                 yield found
@@ -231,17 +234,17 @@ def reads(fn, limit=300):
             continue
         if not inspect.isfunction(obj) or _is_library(obj):
             continue
-        yield obj, _CODE, obj.__code__, path  # code replaced in place
+        yield obj, CODE, obj.__code__, path  # code replaced in place
         for k, v in enumerate(obj.__defaults__ or ()):  # (a helper's default values)
             yield read(obj.__defaults__, _Item(k), v, f"<default {k}>")
         g = obj.__globals__
         names = _code_names(obj.__code__)
         for name in sorted(names):
-            target = g.get(name, _MISSING)
-            if target is _MISSING and not hasattr(builtins, name):
+            target = g.get(name, MISSING)
+            if target is MISSING and not hasattr(builtins, name):
                 continue
             found = read(g, name, target, name)
-            if target is _MISSING or isinstance(target, types.ModuleType):
+            if target is MISSING or isinstance(target, types.ModuleType):
                 todo.pop()  # (a builtin; a module: only the attributes read are followed)
             yield found
             # a module's attributes the code names, and theirs for a submodule
@@ -276,10 +279,10 @@ def fresh(deps):
                     return False
             except ValueError:
                 return False
-        elif key is _CODE:
+        elif key is CODE:
             if mapping.__code__ is not obj:
                 return False
-        elif key is _LENGTH:
+        elif key is LENGTH:
             if len(mapping) != obj:
                 return False
         elif isinstance(key, _Item):
@@ -289,12 +292,12 @@ def fresh(deps):
             if mapping.shape != obj.shape or not np.array_equal(
                     mapping, obj, equal_nan=mapping.dtype.kind in "fc"):
                 return False
-        elif mapping.get(key, _MISSING) is not obj:
+        elif mapping.get(key, MISSING) is not obj:
             return False
     return True
 
 
-def _users_object(obj):
+def users_object(obj):
     """An object of a user's class, or the class (with attributes to read)."""
     if isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
                         types.MethodType, np.ndarray, np.generic, str, bytes, int, float,

@@ -176,7 +176,6 @@ def _opaque(kind):
 class Registry:
     def __init__(self):
         self._rules = {}
-        self.version = 0  # (every registration)
         # the user's own: derivatives generated before one are generated again
         # (guards.snapshot); s2sad/source_cache.py keeps nothing after one
         self.user_registrations = 0
@@ -186,7 +185,6 @@ class Registry:
             libraries.load_for(obj)
             self.user_registrations += 1
         self._rules[_key(obj)] = rule
-        self.version += 1
 
     def lookup(self, obj):
         try:

@@ -114,13 +114,13 @@ def fingerprint(fn, targets=None):
     `targets` (a dict): filled with the objects read, by path."""
     lines = []
     for mapping, key, target, path in guards.reads(fn):
-        if targets is not None and key is not guards._CODE and key is not guards._LENGTH:
+        if targets is not None and key is not guards.CODE and key is not guards.LENGTH:
             targets.setdefault(path, target)
         if mapping is None:  # (too much to read: the walk stopped)
             return None
-        if key is guards._CODE:
+        if key is guards.CODE:
             text = _function(mapping)
-        elif key is guards._LENGTH:
+        elif key is guards.LENGTH:
             text = f"len {target}"
         else:
             text = _value(target)
@@ -167,7 +167,7 @@ def _value(v):
     """A read value's content, or None. Containers, functions, classes and
     objects are described by their type and size here: the walk reads
     their elements, code and attributes one by one."""
-    if v is guards._MISSING:
+    if v is guards.MISSING:
         return "builtin"  # (a builtin's name, not rebound)
     if v is None or type(v) in (bool, int, float, complex, str, bytes):
         return f"{type(v).__name__} {v!r}"
@@ -180,7 +180,7 @@ def _value(v):
     if isinstance(v, types.ModuleType):
         return f"module {v.__name__}"
     if type(v) in (tuple, list, dict):
-        return f"{type(v).__name__} {len(v)}" if len(v) <= guards._OPEN else None
+        return f"{type(v).__name__} {len(v)}" if len(v) <= guards.OPEN else None
     if type(v) in (set, frozenset):
         items = [_value(x) for x in v]
         return None if None in items else f"{type(v).__name__} {sorted(items)}"
@@ -198,10 +198,10 @@ def _value(v):
         return f"descriptor {v.__name__}"
     if hasattr(v, "py_func") and type(v).__module__.startswith("numba"):
         return _numba_kernel(v)
-    if isinstance(v, type) or guards._users_object(v):
+    if isinstance(v, type) or guards.users_object(v):
         cls = v if isinstance(v, type) else type(v)
         attributes = v.__dict__ if isinstance(v, type) else getattr(v, "__dict__", {})
-        if len(attributes) > guards._OPEN:
+        if len(attributes) > guards.OPEN:
             return None
         what = "class" if isinstance(v, type) else "object"
         return f"{what} {cls.__module__}.{cls.__qualname__}"  # (attributes: read one by one)

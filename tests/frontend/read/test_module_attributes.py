@@ -62,3 +62,4 @@ def test_a_rebound_value_generates_again(monkeypatch, jit):
     h = 1e-6
     assert d(0.7) != first
     assert d(0.7) == pytest.approx((step(0.7 + h) - step(0.7 - h)) / (2 * h), rel=1e-6)
+

@@ -42,7 +42,9 @@ class _ModuleAttributes(Transformer):
         self.namespace = ctx.namespace
         self.local = {n.id for n in walk(tree) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
-        self.local |= {a.id for a in tree.args.args + tree.args.kwonlyargs}
+        args = tree.args
+        self.local |= {a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
+                       [args.vararg, args.kwarg] if a is not None}
         self.taken = set(self.namespace) | {n.id for n in walk(tree) if isinstance(n, gast.Name)}
         self.aliases = {}  # (module name, attribute) -> the name bound to it
 
