@@ -713,6 +713,38 @@ def test_an_unread_subscript_with_a_call_in_its_index_still_raises_index_error(j
     check_grad(f, (np.ones((2, 2)), X.copy(), y), wrt=1, jit=jit)
 
 
+def _fourth(p):
+    return p[3]
+
+
+def _unread_helper_call_in_a_tuple(y, x):
+    t = (1, _fourth(x), 0.5)
+    return y * y
+
+
+def _unread_helper_call_in_a_list_marked_constant(y, x):
+    with s2sad.stop_recording():
+        t = [_fourth(x) * 2.0, 1.0]
+    return y * y
+
+
+@pytest.mark.parametrize("f", [_unread_helper_call_in_a_tuple,
+                               _unread_helper_call_in_a_list_marked_constant])
+def test_an_unread_helper_call_in_a_literal_still_raises_index_error(f, jit):
+    """Found by the resize check (seed 231): `lst = (1, helper(x), min(x))`,
+    read by nothing, with an x too short for the helper's `p[3]`. The
+    normaliser made the call a temporary of its own, rebuilding the call
+    without its mark as the user's own evaluation, and dead stores removed
+    it: Python raised IndexError, the derivative returned. (check=False: the
+    self-check runs the function itself, which raises.)"""
+    short = np.array([0.5, 1.0])
+    with pytest.raises(IndexError):
+        f(X.copy(), short)
+    with pytest.raises(IndexError):
+        s2sad.grad(f, wrt=0, jit=jit, check=False)(X.copy(), short)
+    check_grad(f, (X.copy(), X.copy()), wrt=0, jit=jit)
+
+
 # ---- the loops family (tests/fuzz/loops.py) ----------------------------------------
 
 def neighbour_energy(x, k):

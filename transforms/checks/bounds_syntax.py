@@ -101,11 +101,12 @@ def same_index(old, new):
 
 
 def same_access(old, new):
-    """`same_index`, and `new` is the user's own evaluation if `old` was, so
-    dead-store elimination keeps it where it may raise."""
+    """`new` (a subscript or call rebuilt from `old`) is the user's own
+    evaluation if `old` was, so dead-store elimination keeps it where it may
+    raise; a subscript's index also keeps its mark (`same_index`)."""
     if users_own(old):
         new.s2sad_own = _Own(new)
-    return same_index(old, new)
+    return same_index(old, new) if isinstance(old, gast.Subscript) else new
 
 
 class _Own:

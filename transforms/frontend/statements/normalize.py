@@ -278,7 +278,8 @@ class _Normalizer:
             # dtype=np.int64 stays spelled out: the kind of the result depends on it
             kws = [gast.keyword(arg=k.arg, value=k.value if k.arg == "dtype" and _is_dotted(k.value)
                                 else self.argument(k.value, src)) for k in node.keywords]
-            new = gast.Call(func=node.func, args=args, keywords=kws)
+            # (a helper's call stays the user's own: kept where it may raise, unread)
+            new = same_access(node, gast.Call(func=node.func, args=args, keywords=kws))
             if hasattr(node, "s2sad_augmented"):  # (decided with the kinds: written_args.py)
                 new.s2sad_augmented = node.s2sad_augmented
             return new
