@@ -51,6 +51,12 @@ def solve(g, ans, a, b):
     return -matmul_grad_left(gb, a, ans), gb
 
 
+@adjoint(np.linalg.solve, when=lambda a, b: a.ndim == 2 and b.ndim == 1)
+def solve_vector(g, ans, a, b):
+    gb = np.linalg.solve(a.T, g)
+    return -np.outer(gb, ans), gb
+
+
 @tangent(np.linalg.det)
 def det_tangent(t, ans, a):
     return ans * np.trace(np.linalg.solve(a, t))

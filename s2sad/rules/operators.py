@@ -67,6 +67,26 @@ def matmul_2d(g, ans, x, y):
     return g @ y.T, x.T @ g
 
 
+def _ndims(x, y, ndim_x, ndim_y):
+    return x.is_array and y.is_array and x.ndim == ndim_x and y.ndim == ndim_y
+
+
+# as np.matmul's (rules/contractions.py): numpy itself where the ndims are known
+@adjoint(operator.matmul, when=lambda x, y: _ndims(x, y, 2, 1))
+def matmul_matrix_vector(g, ans, x, y):
+    return np.outer(g, y), g @ x
+
+
+@adjoint(operator.matmul, when=lambda x, y: _ndims(x, y, 1, 2))
+def matmul_vector_matrix(g, ans, x, y):
+    return y @ g, np.outer(x, g)
+
+
+@adjoint(operator.matmul, when=lambda x, y: _ndims(x, y, 1, 1))
+def matmul_vectors(g, ans, x, y):
+    return g * y, g * x
+
+
 nondifferentiable(operator.floordiv, kind=broadcast_args)
 # bitwise operators: integers and booleans only, never differentiated
 nondifferentiable(operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift,

@@ -5,13 +5,14 @@
   `dv = dv + e` makes a new one;
 * a scalar's update reads `s += e`;
 * the cotangent of a whole-array reduction, a scalar spread over the array
-  (`dexp = unreduce(dsum, exp, None)`), is not materialised when it only
+  (`dexp = np.full(exp.shape, dsum)`), is not materialised when it only
   meets that array elementwise: `dexp * exp` is `dsum * exp`, with one
   array of the size of the input fewer to allocate and fill."""
 import gast
 
 from ..analysis import kinds as K
-from ..syntax import assign, base_name, binding_counts, clone, name, structure, walk, walk_stmts
+from ..syntax import (assign, base_name, binding_counts, callee_name, clone, name, structure, walk,
+                      walk_stmts)
 from .cleanup import own_expressions
 
 
@@ -133,12 +134,35 @@ def broadcast_scalar_cotangents(stmts, scalars, changed=lambda statements: None)
 
 
 def _spread_scalar(s, scalars):
-    """(dv, g, ref) for `dv = unreduce(g, ref)` or `unreduce(g, ref, None)`
+    """(dv, g, ref) for `dv = np.full(ref.shape, g)` (np.sum's adjoint over
+    a whole array), `dv = unreduce(g, ref)` or `unreduce(g, ref, None)`,
     with `g` a scalar name or number, else None."""
     if not (isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
         return None
     call = s.value
+    spread = _full_of_shape(call) or _unreduce_whole(call)
+    if spread is None:
+        return None
+    g, ref = spread
+    scalar = (isinstance(g, gast.Name) and g.id in scalars) or (
+        isinstance(g, gast.Constant) and isinstance(g.value, float))
+    return (s.targets[0].id, g, ref) if scalar else None
+
+
+def _full_of_shape(call):
+    """(g, ref) of `np.full(ref.shape, g)`."""
+    if callee_name(call) != "np.full" or call.keywords or len(call.args) != 2:
+        return None
+    shape = call.args[0]
+    if not (isinstance(shape, gast.Attribute) and shape.attr == "shape"
+            and isinstance(shape.value, gast.Name)):
+        return None
+    return call.args[1], shape.value.id
+
+
+def _unreduce_whole(call):
+    """(g, ref) of `unreduce(g, ref)` or `unreduce(g, ref, None)`."""
     if not (isinstance(call.func, gast.Name) and call.func.id == "unreduce") or call.keywords:
         return None
     args = call.args
@@ -146,7 +170,4 @@ def _spread_scalar(s, scalars):
         return None
     if len(args) == 3 and not (isinstance(args[2], gast.Constant) and args[2].value is None):
         return None
-    g = args[0]
-    scalar = (isinstance(g, gast.Name) and g.id in scalars) or (
-        isinstance(g, gast.Constant) and isinstance(g.value, float))
-    return (s.targets[0].id, g, args[1].id) if scalar else None
+    return args[0], args[1].id
