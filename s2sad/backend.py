@@ -67,18 +67,31 @@ def _numba():
 _prefetch = []  # the thread importing numba while a child compiles (at most one)
 
 
+def _ready_numba_target():
+    """Fill numba's typing and target contexts (its registries of types and
+    implementations), which it does at its first compile or cache load in a
+    process: about 0.4 s of the first load of a child's code, here spent
+    while the child compiles. Under numba's compiler lock, as numba does."""
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.registry import cpu_target
+    with global_compiler_lock:
+        cpu_target.typing_context.refresh()
+        cpu_target.target_context.refresh()
+
+
 def _prefetch_numba():
-    """Import numba in a thread while a child process compiles: this process
-    needs it to load the child's code, and importing it then, after the
-    compile, added a few tenths of a second before the switch. (A fork
-    waits for the import: background.importing.)"""
-    if "numba" in sys.modules or (_prefetch and _prefetch[0].is_alive()):
+    """Import numba and fill its contexts in a thread while a child process
+    compiles: this process needs both to load the child's code, and doing
+    them then, after the compile, added most of a second before the switch.
+    (A fork waits for the import: background.importing.)"""
+    if _prefetch:  # (started once: the contexts, once filled, stay so)
         return
 
     def run():
         try:
             with background.importing():
                 _numba()
+                _ready_numba_target()
         except Exception:  # noqa: BLE001 - the load after the compile imports it and reports
             pass
 
