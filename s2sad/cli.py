@@ -1,5 +1,6 @@
-"""The command line: `python -m s2sad show|export path/to/file.py:func`, and
-`python -m s2sad docs` (the documentation site, docs_command.py).
+"""The command line: `python -m s2sad show|export path/to/file.py:func`,
+`python -m s2sad docs` (the documentation site, docs_command.py) and
+`python -m s2sad cache [--clear]` (the on-disk cache, cache_command.py).
 
     python -m s2sad show model.py:loss --wrt w,b --args "array2,array1,float"
     python -m s2sad show model.py:loss --mode hessian
@@ -13,7 +14,7 @@ import importlib.util
 import os
 import sys
 
-from . import docs_command
+from . import cache_command, docs_command
 from .transforms.errors import S2sadValueError
 
 _MODES = ("grad", "value_and_grad", "vjp", "jvp", "hessian")
@@ -39,9 +40,12 @@ def main(argv=None):
         if command == "export":
             sub.add_argument("-o", "--output", required=True, help="the module to write")
     docs_command.add_parser(commands)
+    cache_command.add_parser(commands)
     options = parser.parse_args(argv)
     if options.command == "docs":
         return docs_command.run(options)
+    if options.command == "cache":
+        return cache_command.run(options)
     try:
         fn = load(options.target)
         wrt = _wrt(options.wrt)
