@@ -319,6 +319,35 @@ def test_a_derivative_computing_another_value_than_the_function_fails(monkeypatc
     np.testing.assert_allclose(s2sad.grad(doubled_square, check=False, jit=False)(x), 6.0 * x)
 
 
+def test_a_float32_derivative_computing_another_value_fails(monkeypatch):
+    """In float32 the value check allows what the function's own float32
+    rounding explains (`_own_rounding`), and no more: 3 x^2 for 2 x^2 is
+    far outside it."""
+    _front_end_changing_a_constant(monkeypatch)
+    x = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    with pytest.raises(s2sad.GradientCheckError, match="the function itself gives"):
+        s2sad.grad(doubled_square, check=True, jit=False)(x)
+
+
+def wrapped_phase(x):
+    return np.sum(np.cos(x * x * 1e3))
+
+
+def test_the_float32_rounding_allowed_is_the_functions_own():
+    """`_own_rounding`: how far the function's float32 output is from its
+    output on the same arguments in float64 (cos of a large argument: far)."""
+    import functools
+
+    from s2sad import api, self_check
+    x = np.linspace(1.0, 3.0, 7).astype(np.float32)
+    primal = functools.partial(api._run_primal, wrapped_phase, (x,), {})
+    own = self_check._own_rounding(primal, primal())
+    wide = wrapped_phase(x.astype(np.float64))
+    assert own == pytest.approx(abs(float(wrapped_phase(x)) - wide), rel=1e-6)
+    assert own > 1e-4  # (cos(3e3 x^2) in float32: a few thousandths off)
+    assert self_check._own_rounding(lambda: 1.0, 1.0) is None  # (not the user's function)
+
+
 def test_the_value_check_skips_a_function_that_raises_as_python():
     def only_compiled(x):
         return np.sum(x * x)

@@ -148,6 +148,26 @@ def _check_tree(L, args, grads, close):
     return None
 
 
+def _conditioned(L, args, grads, close, scale):
+    """Whether the float64 gradient stays within the float32 comparison's
+    tolerance when the float arguments move by a few float32 roundings
+    (relative 1e-6): where it does not (np.cos(u * u) of a large u), float32
+    cannot compute it, and a float32 gradient far from it is no sign of a
+    wrong derivative."""
+    import s2sad
+    rng = np.random.default_rng(0)
+    moved = [a * (1.0 + 1e-6 * rng.choice([-1.0, 1.0], size=a.shape))
+             if isinstance(a, np.ndarray) and a.dtype.kind == "f" else
+             a * (1.0 + 1e-6) if isinstance(a, float) else a for a in args]
+    try:
+        with np.errstate(all="ignore"):
+            g = s2sad.grad(L.f, wrt=L.prog.wrt, jit=False)(*moved)
+    except Exception:  # noqa: BLE001 - raising near the point: as ill-conditioned
+        return False
+    return all(close(np.asarray(u, float), want, 1e-2, 1e-3 * scale)
+               for u, want in zip(g, grads))
+
+
 def _size(x):
     """The largest finite magnitude in a result (0 for what is not numbers)."""
     try:
@@ -184,7 +204,8 @@ def _check_float32(L, args, grads, close):
                         message=f"d/d{prog.arg_names[w]} is {np.asarray(got).dtype}")
         if not np.all(np.isfinite(got)):
             return None  # float32 overflows where float64 does not: not comparable
-        if not close(np.asarray(got, float), want, 1e-2, 1e-3 * scale):
+        if not close(np.asarray(got, float), want, 1e-2, 1e-3 * scale) and \
+                _conditioned(L, args, grads, close, scale):
             return dict(status="fail", category="float32 gradient",
                         message=f"d/d{prog.arg_names[w]}: float32 {np.round(got, 5).tolist()}, "
                                 f"float64 {np.round(want, 5).tolist()}")
