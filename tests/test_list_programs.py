@@ -154,6 +154,34 @@ def test_stacking_elements_of_other_shapes_raises_as_numpy(jit):
         s2sad.grad(unequal_shapes, jit=jit)(X)
 
 
+def filtered_sum(x):
+    hs = []
+    for i in range(x.shape[0]):
+        if x[i] > 1.0:
+            hs.append(x[i] * x[i])
+    return sum(hs) + np.sum(x)
+
+
+def filtered_array(x):
+    hs = []
+    for i in range(x.shape[0]):
+        if x[i] > 1.0:
+            hs.append(np.sin(x[i]))
+    return np.sum(np.array(hs)) * 2.0 + np.sum(x * x)
+
+
+@pytest.mark.parametrize("f", [filtered_sum, filtered_array])
+@pytest.mark.parametrize("x", [np.array([0.5, -1.0, 0.2]), np.array([0.5, 2.0, 3.0])],
+                         ids=["stays_empty", "filled"])
+def test_a_list_of_numbers_that_may_stay_empty(f, x, jit):
+    """sum([]) is 0 and np.array([]) an empty array: a filtered list that
+    nothing was appended to is no error (the stack of an empty list raised
+    numpy's "need at least one array to stack")."""
+    value, _ = s2sad.value_and_grad(f, jit=jit)(x)
+    assert value == pytest.approx(f(x))
+    check_grad(f, (x,), jit=jit)
+
+
 def test_a_length_read_before_the_loop_that_pops():
     # (the reverse sweep read len(st) as the function left it, empty: a zero
     # gradient with no error)

@@ -13,7 +13,13 @@ __all__ = ["stack_list", "zeros_list", "add_rows"]
 
 def stack_list(items):
     """np.stack(items) of a list: its elements along a new first axis
-    (numpy's ValueError for an empty list or elements of other shapes)."""
+    (numpy's ValueError for elements of other shapes). An empty list gives
+    an empty float array, as np.array([]) does, so that sum(hs), np.mean(hs)
+    or np.array(hs) of a list that stayed empty is numpy's (0.0, nan, an
+    empty array); compiled, a list of arrays cannot (its stack would have
+    another number of dimensions) and raises numpy's ValueError."""
+    if len(items) == 0:
+        return np.empty(0)
     return np.stack(items)
 
 
@@ -43,9 +49,7 @@ def _stack_list(items):
 
         def impl_numbers(items):
             n = len(items)
-            if n == 0:
-                raise ValueError("need at least one array to stack")
-            out = np.empty(n, dtype)
+            out = np.empty(n, dtype)  # (n == 0: np.array([]))
             for k in range(n):
                 out[k] = items[k]
             return out
