@@ -58,8 +58,9 @@ def dot_2d(g, ans, a, b):
     return g @ b.T, a.T @ g
 
 
-# matrix-vector, vector-matrix and vector-vector products: numpy itself (the generic helper
-# is decided by ndim inside numba, which costs compile time, and reads less plainly)
+# matrix-vector and vector-matrix products (vector-vector: dot_1d): numpy itself (the
+# generic helper is decided by ndim inside numba, which costs compile time, and reads less
+# plainly)
 def _ndims(a, b, ndim_a, ndim_b):
     return a.is_array and b.is_array and a.ndim == ndim_a and b.ndim == ndim_b
 
@@ -72,11 +73,6 @@ def dot_matrix_vector(g, ans, a, b):
 @adjoint(np.dot, np.matmul, when=lambda a, b: _ndims(a, b, 1, 2))
 def dot_vector_matrix(g, ans, a, b):
     return b @ g, np.outer(a, g)
-
-
-@adjoint(np.dot, np.matmul, when=lambda a, b: _ndims(a, b, 1, 1))
-def dot_vectors(g, ans, a, b):
-    return g * b, g * a
 
 
 @adjoint(np.dot, np.matmul, when=lambda a, b: a.ndim == 1 and b.ndim == 1)
