@@ -119,6 +119,27 @@ def test_two_recursive_calls(jit):
     assert "bwd_tree_product(x, mid, hi, dtree_product3, tree_product_records, dx)" in df.source
 
 
+def fibonacci_like(x, n):
+    """Two recursive calls whose results are combined unlike each other, the
+    first not read until after the second: found wrong (no error, with the
+    self-check off) from n = 4, as clean-up re-fused the first call's
+    temporary into the last statement, after the second call, so the
+    forward sweep pushed the two calls' records in the other order than the
+    reverse sweep popped them."""
+    if n <= 1:
+        return x[0] * x[1]
+    return fibonacci_like(x, n - 1) * 0.5 + np.sin(fibonacci_like(x, n - 2))
+
+
+@pytest.mark.parametrize("n", [4, 6])
+def test_two_recursive_calls_keep_their_order(n, jit):
+    x = np.random.default_rng(3).normal(size=2)
+    df = check_grad(lambda x: fibonacci_like(x, n), (x,), jit=jit)
+    assert split(df, "fibonacci_like")
+    g = s2sad.grad(fibonacci_like, wrt=0, jit=jit, check=False)(x, n)  # (the derivative itself)
+    np.testing.assert_allclose(g, df(x)[0], rtol=1e-12)
+
+
 def signs(x, i):
     """A recursive call in each branch: one of them runs per activation."""
     if i == x.shape[0]:

@@ -9,7 +9,9 @@
   > c: continue` at the end of a loop body sets a flag nobody reads, but
   the test still runs, as `if x[-2] > c: pass`).
 * Re-fusion: a temporary made by normalisation and read once, by the next
-  statement, is substituted back, restoring the user's expressions.
+  statement, is substituted back, restoring the user's expressions; a call
+  of a function by name keeps its place among such calls (a recursive
+  helper's forward sweeps push records its reverse sweep pops in order).
 
 All three work on structured code (if / for / while) with the usual
 fixpoints at loops."""
@@ -441,21 +443,36 @@ def _refuse_block(stmts, fusable):
         if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                 and s.targets[0].id in fusable):
             var, reads = s.targets[0].id, names_loaded(s.value)
+            ordered = _ordered_calls(s.value)
             for j in range(i + 1, len(stmts)):
                 nxt = stmts[j]
                 if isinstance(nxt, gast.For):
                     break  # (_substitute_in goes into simple statements and tests only)
                 if var in names_loaded(nxt.test if isinstance(nxt, (gast.If, gast.While))
                                        else nxt):
-                    if _substitute_in(nxt, var, s.value):
+                    # (a call that must keep its place among calls: not into a
+                    # statement making another, which Python may evaluate first)
+                    if not (ordered and _ordered_calls(nxt)) and _substitute_in(nxt, var, s.value):
                         del stmts[i]
                         i -= 1
                     break
                 # the value may move down past simple statements that leave
-                # its operands alone
-                if not isinstance(nxt, gast.Assign) or reads & names_stored([nxt]):
+                # its operands alone, and a call of a function (which may
+                # change what another reads, or record onto a list a reverse
+                # sweep pops in order) past none that calls one
+                if not isinstance(nxt, gast.Assign) or reads & names_stored([nxt]) \
+                        or (ordered and _ordered_calls(nxt.value)):
                     break
         i += 1
+
+
+def _ordered_calls(node):
+    """Whether `node` calls a function by name that is not Python's own (a
+    helper of the user's, or a derivative's forward sweep, which pushes its
+    records): such calls keep their order. numpy's and math's functions
+    (attributes) and builtins compute values only."""
+    return any(n.__class__ is gast.Call and isinstance(n.func, gast.Name)
+               and n.func.id not in _BUILTINS for n in walk(node))
 
 
 def _substitute_in(stmt, var, value):
