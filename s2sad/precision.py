@@ -66,8 +66,11 @@ def to_float32(source):
     comments and layout stay as they are."""
     tree = ast.parse(source)
     edits = []  # ((line, col), (line, col), text)
-    for fn in [n for n in tree.body if isinstance(n, ast.FunctionDef)] or [tree]:
-        _Float32(source, _int_names(fn), edits).visit(fn)
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    int_params = _int_parameters(functions)
+    for fn in functions or [tree]:
+        _Float32(source, _int_names(fn, int_params.get(getattr(fn, "name", None), ())),
+                 edits).visit(fn)
     for n in tree.body:  # module constants: DT = 0.01
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant):
             _Float32(source, set(), edits).visit(n)
@@ -144,10 +147,103 @@ class _Float32(ast.NodeVisitor):
                 self.visit(child)
 
 
-def _int_names(fn):
+def _int_parameters(functions):
+    """{function name: the names in it known to hold ints because of other
+    functions}: its parameters to which every call in the module passes an
+    int (`lo` and `hi` of `def halves(v, lo, hi)` called as halves(v, 0, n)
+    and halves(v, lo, mid) with mid = (lo + hi) // 2), and the items it
+    unpacks from a record list (`a, mid = records.pop()`) that every
+    `records.append((..))` in the module gives an int. Without them a
+    parameter never used as an index counted as a float, and `hi - lo`
+    became `hi - np.float32(lo)`. A greatest fixpoint (everything an int
+    until a value not known to be one is passed), so recursion settles. A
+    function never called in the module (the entry, called from Python) or
+    named other than in a call (passed as a value) gets no parameters."""
+    defs = {fn.name: fn for fn in functions}
+    calls = {name: [] for name in defs}  # name -> [(caller, Call)]
+    appends = {}  # record list -> [(caller, Tuple appended)]
+    passed = set()
+    for fn in functions:
+        called = set()
+        for n in ast.walk(fn):
+            if not isinstance(n, ast.Call):
+                continue
+            called.add(id(n.func))
+            if isinstance(n.func, ast.Name) and n.func.id in defs:
+                calls[n.func.id].append((fn.name, n))
+            elif _appended_tuple(n) is not None:
+                appends.setdefault(n.func.value.id, []).append((fn.name, n.args[0]))
+        passed |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in defs
+                   and id(n) not in called}
+    params = {}
+    for name, fn in defs.items():
+        a = fn.args
+        if calls[name] and name not in passed and not (a.vararg or a.kwarg):
+            params[name] = {arg.arg for arg in a.posonlyargs + a.args + a.kwonlyargs}
+    records = {lst: set(range(min(len(t.elts) for _, t in tuples)))
+               for lst, tuples in appends.items()
+               if len({len(t.elts) for _, t in tuples}) == 1}
+    for _ in range(8):
+        ints = {name: _int_names(defs[name], _known(name, params, records)) for name in defs}
+        changed = False
+        for name, known in params.items():
+            for caller, call in calls[name]:
+                for param, value in _bound(defs[name].args, call):
+                    if param in known and not _is_int(value, ints[caller]):
+                        known.discard(param)
+                        changed = True
+        for lst, positions in records.items():
+            for caller, t in appends[lst]:
+                for k in list(positions):
+                    if not _is_int(t.elts[k], ints[caller]):
+                        positions.discard(k)
+                        changed = True
+        if not changed:
+            break
+    return {name: _known(name, params, records) for name in defs}
+
+
+def _known(name, params, records):
+    """The names `_int_parameters` knows to be ints in function `name`."""
+    return set(params.get(name, ())) | {f"{lst}.pop()[{k}]" for lst, positions in records.items()
+                                        for k in positions}
+
+
+def _appended_tuple(call):
+    """`L.append((a, b, ...))`: the call appends a tuple literal to a name."""
+    f = call.func
+    return call if isinstance(f, ast.Attribute) and f.attr == "append" and \
+        isinstance(f.value, ast.Name) and len(call.args) == 1 and \
+        isinstance(call.args[0], ast.Tuple) and not call.keywords else None
+
+
+def _bound(args, call):
+    """(parameter, the value a call gives it) for each parameter: the call's
+    argument, else the parameter's default (a starred argument: Ellipsis,
+    not an int)."""
+    positional = args.posonlyargs + args.args
+    given = {}
+    starred = any(isinstance(a, ast.Starred) for a in call.args) or \
+        any(k.arg is None for k in call.keywords)
+    for param, value in zip(positional, call.args):
+        given[param.arg] = value
+    for k in call.keywords:
+        if k.arg is not None:
+            given[k.arg] = k.value
+    defaults = dict(zip([p.arg for p in positional[len(positional) - len(args.defaults):]],
+                        args.defaults))
+    defaults.update({p.arg: d for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    unknown = ast.Constant(Ellipsis)
+    for param in positional + args.kwonlyargs:
+        value = given.get(param.arg, defaults.get(param.arg, unknown))
+        yield param.arg, unknown if starred else value
+
+
+def _int_names(fn, params=()):
     """Names that hold ints: loop counters over range, names bound to int
-    expressions, names used in indices, range() or shapes."""
-    ints = set()
+    expressions, names used in indices, range() or shapes; and `params`
+    (the parameters every call passes an int)."""
+    ints = set(params)
     for n in ast.walk(fn):
         if isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
                 getattr(n.iter.func, "id", "") == "range":
@@ -170,6 +266,10 @@ def _int_names(fn):
                     ints.add(target.id + "[]")
                 elif isinstance(target, ast.Name) and _int_dtype(value):
                     ints.add(target.id + "[]")  # an array of ints (a tape of counters)
+                elif isinstance(target, ast.Tuple) and _popped_from(value) is not None:
+                    # a, mid = records.pop(): the items every append gives an int
+                    ints |= {t.id for k, t in enumerate(target.elts) if isinstance(t, ast.Name)
+                             and f"{_popped_from(value)}.pop()[{k}]" in ints}
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
                     n.func.attr == "append" and isinstance(n.func.value, ast.Name) and \
                     len(n.args) == 1 and _is_int(n.args[0], ints):

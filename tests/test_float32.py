@@ -253,3 +253,36 @@ def test_index_array_from_a_shape_stays_int_in_the_plain_derivative(jit, optimis
     for w in (0, 1):
         np.testing.assert_allclose(g[w], numerical_grad(index_from_a_shape, (x64, 0.7), w),
                                    rtol=1e-3, atol=1e-3)
+
+
+def _window(v, start, width):
+    stop = start + width  # (width is never an index itself: an int only by its calls)
+    return np.sum(v[start:stop] ** 2)
+
+
+def _halves(v, lo, hi):
+    if hi - lo == 1:
+        return math.sin(v[lo]) * v[lo]
+    mid = (lo + hi) // 2
+    return _halves(v, lo, mid) * 0.7 + math.tanh(_halves(v, mid, hi))
+
+
+def _int_parameters(x, y):
+    return _window(x * y, 1, 2) + _halves(x * np.tanh(y), 1, 4)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_int_parameters_stay_ints(jit):
+    """A helper's parameter that every call passes an int stays an int in
+    the float32 source (`hi - lo` became `hi - np.float32(lo)` and the
+    midpoint a float32 index, when `hi` was never itself an index), in a
+    recursive helper too."""
+    x, y = np.linspace(0.1, 0.5, 4), np.linspace(0.9, -0.3, 4)
+    d32 = s2sad.grad(_int_parameters, wrt=(0, 1), jit=jit)
+    g32 = d32(x.astype(f32), y.astype(f32))
+    g64 = s2sad.grad(_int_parameters, wrt=(0, 1), jit=jit)(x, y)
+    for a, b, w in zip(g32, g64, (0, 1)):
+        assert a.dtype == f32
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b, numerical_grad(_int_parameters, (x, y), w), rtol=1e-6, atol=1e-8)
+    assert "np.float32(lo)" not in d32.source and "np.float32(start)" not in d32.source

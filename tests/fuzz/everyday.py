@@ -38,10 +38,42 @@ EVERYDAY_HELPERS = {
     "plus_product": """def plus_product(p, q):
     return p * q + p
 """,
+    # recursion ("recursion" feature): two calls of itself, the first's result read
+    # after the second (a wrong gradient once: records pushed and popped out of order),
+    # a tuple result, divide and conquer over an array, mutual recursion
+    "rec_two": """def rec_two(u, n):
+    if n <= 1:
+        return u
+    return rec_two(u, n - 1) * 0.5 + np.sin(rec_two(u, n - 2))
+""",
+    "rec_pair": """def rec_pair(u, n):
+    if n == 0:
+        return u, 1.0
+    a, b = rec_pair(u * 0.8, n - 1)
+    return a + b * np.tanh(u), b * 0.5
+""",
+    "rec_halves": """def rec_halves(v, lo, hi):
+    if hi - lo == 1:
+        return math.sin(v[lo]) * v[lo]
+    mid = (lo + hi) // 2
+    return rec_halves(v, lo, mid) * 0.7 + math.tanh(rec_halves(v, mid, hi))
+""",
+    "rec_even": """def rec_even(u, n):
+    if n == 0:
+        return u
+    return np.cos(rec_odd(u * 0.9, n - 1))
+
+
+def rec_odd(u, n):
+    if n == 0:
+        return u * u
+    return rec_even(u, n - 1) + 0.3 * u
+""",
 }
 MODES = ("double", "square", "edge", "constant", "other")   # the string argument's texts
 FORMS = ("chained_writes", "list_stack", "string_options", "function_tools",
-         "literal_loops", "any_all", "max_of_list", "chained_assign", "array_loops")
+         "literal_loops", "any_all", "max_of_list", "chained_assign", "array_loops",
+         "recursion")
 
 
 class EverydayForms:
@@ -64,7 +96,8 @@ class EverydayForms:
                 (2 if self.ok("literal_loops") and vectors and self.tuples_ok() else 0, "pairs"),
                 (2 if self.ok("array_loops") and vectors else 0, "array_loop"),
                 (2 if self.ok("max_of_list") and self.ok("kinks") else 0, "max_list"),
-                (2 if self.ok("chained_assign") and self.tuples_ok() else 0, "chained_assign")]
+                (2 if self.ok("chained_assign") and self.tuples_ok() else 0, "chained_assign"),
+                (2 if self.ok("recursion") else 0, "recursion")]
         if not any(w for w, _ in opts):
             return self.st_assign(budget, depth)
         before = set(fn.scopes[-1])
@@ -379,3 +412,30 @@ class EverydayForms:
                           f"np.sin({e}) > {c} for {e} in {v.name}"])
         text = f"{f}({body})" if self.p(0.7) else f"{f}([{body}])"
         return text if self.p(0.7) else f"not {text}"
+
+    # ---- recursion ------------------------------------------------------------------------
+    def _ev_recursion(self):
+        """A call of a recursive helper (EVERYDAY_HELPERS' rec_*) on a scalar
+        or a vector, to a depth known only at run time in the helper."""
+        fn = self.fn
+        self.use("recursion")
+        N = self.N
+        form = self.pick(["rec_two", "rec_pair", "rec_halves", "rec_even"])
+        self.everyday_helpers.add(form)
+        shape = self.pick([(), (N,)])
+        u = self.squash(shape, 2)
+        depth = self.int(0, 4)
+        v = self.new_var(())
+        total = "" if shape == () else "np.sum"
+        if form == "rec_two":
+            fn.emit(f"{v.name} = {total}(rec_two({u}, {depth + 1}))")
+        elif form == "rec_even":
+            fn.emit(f"{v.name} = {total}(rec_even({u}, {depth}))")
+        elif form == "rec_pair":
+            s, t = self.fresh("s"), self.fresh("t")
+            fn.emit(f"{s}, {t} = rec_pair({u}, {depth})")
+            fn.emit(f"{v.name} = {total}({s}) * {t}")
+        else:
+            w = self.owned(self.expr((N,), 2), (N,))
+            lo = self.int(0, N - 1)
+            fn.emit(f"{v.name} = rec_halves({w}, {lo}, {N})")

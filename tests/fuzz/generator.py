@@ -134,6 +134,8 @@ FEATURES = (
     "stack_refusal",    # (of those) stk.reverse(), stk.pop(0), stk.insert/extend/clear
     "broadcast_write",  # b[:, 1:] -= c[:, None], b[:] = row, b[1:] = s (statements.py)
     "matrix_transpose",  # A.mT
+    "recursion",        # recursive helpers: two self-calls, a tuple, halves of an array,
+                        # mutual recursion (everyday.py)
     # finer features, named after the bugs they trigger (see KNOWN_BUGS)
     "branch_local_array",   # an array bound where the code may not run (a branch, after an exit)
     "tuple_early_return",   # an early return in a function returning a tuple
