@@ -929,3 +929,25 @@ def test_string_option_bound_in_a_loop(jit):
     reverse sweep (KeyError 'str')."""
     check_grad(option_in_loop, (X, 2), jit=jit)
     check_value(option_in_loop, (X, 2), jit)
+
+
+# ---- a loop over a literal tuple, in a loop with an early return ---------------
+
+def literal_tuple_before_a_return(a, x, k):
+    for i in range(3):
+        if i > k:
+            acc = 0.0
+            for c in (0.47, 1.1):
+                acc = acc * 0.5 + c * math.tanh(a * c)
+            return acc * x[0]
+    return a
+
+
+@pytest.mark.parametrize("k", [1, 5])
+def test_literal_tuple_before_an_early_return(jit, k):
+    """The tape's placeholder for the tuple a loop runs over (kept on every
+    path of a loop with an early return) crashed the reverse sweep
+    (KeyError 'tuple'); found once slices with bounds became views written
+    back."""
+    check_grad(literal_tuple_before_a_return, (0.3, X, k), wrt=(0, 1), jit=jit)
+    check_value(literal_tuple_before_a_return, (0.3, X, k), jit, wrt=(0, 1))

@@ -98,6 +98,9 @@ def placeholder(kind, transposed=False):
         if transposed and kind.ndim >= 2:
             return gast.Attribute(value=value, attr="T", ctx=gast.Load())
         return value
+    if kind.tag == "tuple" and kind.items is not None and all(i.known for i in kind.items):
+        # (a tuple a loop runs over, `for c in (0.5, 2.0)`: a tuple of its items' placeholders)
+        return gast.Tuple(elts=[placeholder(i) for i in kind.items], ctx=gast.Load())
     return const({"float": 0.0, "int": 0, "bool": False, "complex": 0j, "str": ""}[kind.tag])
 
 
