@@ -52,6 +52,8 @@ CONSTRUCTS = [
               COMPILED, "frontend.statements.desugar", G + "#control-flow"),
     Construct("Control flow", "`for ... else`, `while ... else`", "`for ...: ... else: ...`",
               COMPILED, "frontend.statements.loop_else", G + "#control-flow"),
+    Construct("Control flow", "A loop's target rebound in its body", "`for i in range(n): ... "
+              "i -= 3`", COMPILED, "frontend.statements.rebound_counters", G + "#control-flow"),
     Construct("Control flow", "`for` over a tuple or list written out, or a local dict's "
               "`items()`", "`for w in (a, b, c):`", COMPILED, "frontend.containers.literal_loops",
               G + "#lists-tuples-and-dicts"),
@@ -118,9 +120,9 @@ CONSTRUCTS = [
     Construct("Arrays and indexing", "Writes numpy hides in a call",
               "`u.fill(v)`, `np.copyto(u, v)`, `out=u`, `np.add.at(u, i, v)`", PARTLY,
               "frontend.effects.numpy_writes", "sharp-bits.md#writes-s2sad-cannot-follow"),
-    Construct("Arrays and indexing", "Writing through a view of a row, column or element, "
-              "or through another name of the whole array", "`for row in X: row /= row.sum()`, "
-              "`C = B; C += 1.0`", COMPILED, "frontend.effects.view_writes",
+    Construct("Arrays and indexing", "Writing through a view of a row, column, element or "
+              "slice, or through another name of the whole array", "`for row in X: row /= row.sum()`, "
+              "`b = a[1:4]; b[:] = v`, `C = B; C += 1.0`", COMPILED, "frontend.effects.view_writes",
               "sharp-bits.md#writes-s2sad-cannot-follow"),
     Construct("Arrays and indexing", "A view read where its array is written",
               "`row = b[i]; b[i] = np.sin(row) * row`", COMPILED, "frontend.effects.view_copies",

@@ -220,7 +220,9 @@ class Statements(Expressions):
             # array (view_writes.py)
             self.use("view_write")
             w = self.fresh("rw")  # (outside.py lets it share memory with b)
-            form = self.int(0, 2) if len(sh) == 2 else 2
+            form = self.int(0, 3) if len(sh) == 2 else self.pick([2, 3])
+            if form == 3:  # a slice with bounds: w = b[a:c], w = b[i, a:]
+                return self._slice_view_write(b, w)
             if form == 0:
                 fn.emit(f"for {w} in {b.name}:")
             elif form == 1:
@@ -267,6 +269,30 @@ class Statements(Expressions):
             fn.emit(f"{target} = {self.const(0.3, 0.9)} * {target} + {self.squash((), 2)}")
         else:
             fn.emit(f"{target} *= 0.8 + 0.2 * {par(self.squash((), 1))}")
+
+    def _slice_view_write(self, b, w):
+        """`w = b[a:c]` (`w = b[i, a:]`, `w = b[::2]`), then a write through
+        w: in place, one element, or each element in a loop from 0."""
+        fn = self.fn
+        sh = b.shape
+        L = sh[-1]
+        a = self.int(0, L - 1)
+        c = self.int(a + 1, L)
+        row = f"{self.index(sh[0])}, " if len(sh) == 2 else ""
+        view, n = self.pick([(f"{b.name}[{row}{a}:{c}]", c - a),
+                             (f"{b.name}[{row}{a}:]", L - a),
+                             (f"{b.name}[{row}::2]", (L + 1) // 2),
+                             (f"{b.name}[{row}{a - L}:]", L - a)])
+        fn.emit(f"{w} = {view}")
+        form = self.int(0, 2)
+        if form == 0:
+            fn.emit(f"{w} *= 0.8 + 0.2 * np.tanh({w})")
+        elif form == 1:
+            fn.emit(f"{w}[{self.int(-n, n - 1)}] = np.sin({w}[{n - 1}]) * {w}[0]")
+        else:
+            k = self.fresh("k")
+            fn.emit(f"for {k} in range({n}):")
+            fn.emit(f"    {w}[{k}] = 0.5 * {w}[{k}] + 0.5 * np.tanh({w}[{k} - 1])")
 
     def _broadcast_write(self, b):
         """A region written or updated from a smaller array or a number, which

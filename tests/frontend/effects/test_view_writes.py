@@ -68,8 +68,72 @@ def row_of_the_caller(A):
     return np.sum(A * A * A)
 
 
+# ---- slices with bounds: b = a[1:4], inner = a[1:n + 1], a[::2], a[-3:] ----------
+
+
+def partial_row(A):
+    Y = A.copy()
+    row = Y[0, 1:]
+    row *= 2.0
+    return np.sum(Y * Y)
+
+
+def slice_assigned(A):
+    a = np.zeros(6)
+    b = a[1:4]
+    b[:] = A[0, :3] * 2.0
+    return np.sum(a * a) + a[2]
+
+
+def inner_cells(A):
+    x = A[1]
+    n = x.shape[0]
+    a = np.zeros(n + 2)
+    inner = a[1:n + 1]
+    for i in range(n):
+        inner[i] = x[i] ** 2 + x[i - 1]
+    return np.sum(a * np.arange(n + 2.0)) + a[0]
+
+
+def strided_views(A):
+    a = np.ones(6)
+    even = a[::2]
+    even *= A[0, :3]
+    odd = a[1::2]
+    odd += np.sin(A[2, 1:])
+    return np.sum(a ** 2 * np.arange(6.0))
+
+
+def block_of_a_matrix(A):
+    m = np.zeros((4, 4))
+    block = m[1:3, 1:3]
+    block[:] = np.outer(A[0, :2], A[1, 2:])
+    block[0, 1] += A[2, 0]
+    return np.sum(m * np.arange(16.0).reshape(4, 4))
+
+
+def negative_bounds(A):
+    a = A[0] * 1.0
+    tail = a[-3:]
+    tail -= a[0] * 0.5
+    middle = a[1:-1]
+    middle[-1] = np.tanh(middle[0])  # (a negative index: the whole view goes back)
+    return np.sum(a ** 3)
+
+
+def view_read_between_writes(A):
+    a = np.zeros(5)
+    b = a[1:]
+    b[0] = A[0, 0]
+    c = b * 2.0
+    b[1] = c[0] * A[0, 1]
+    return np.sum(a) + np.sum(c * A[1])
+
+
+SLICES = [partial_row, slice_assigned, inner_cells, strided_views, block_of_a_matrix,
+          negative_bounds, view_read_between_writes]
 FUNCTIONS = [rows_rewritten, rows_normalised, row_by_index, column_written,
-             element_loop_in_a_row, written_in_a_branch, row_of_the_caller]
+             element_loop_in_a_row, written_in_a_branch, row_of_the_caller] + SLICES
 
 
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
@@ -101,13 +165,6 @@ def test_the_write_goes_back_into_the_array():
     assert lines.index("Y[i] = row") > lines.index("row = np.copy(row_view)")
 
 
-def partial_row(A):
-    Y = A.copy()
-    row = Y[0, 1:]
-    row *= 2.0
-    return np.sum(Y * Y)
-
-
 def array_written_while_the_view_is_used(A):
     Y = A.copy()
     row = Y[0]
@@ -125,8 +182,8 @@ def index_rebound(A):
     return np.sum(Y * Y) + i
 
 
-@pytest.mark.parametrize("f", [partial_row, array_written_while_the_view_is_used,
-                               index_rebound], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [array_written_while_the_view_is_used, index_rebound],
+                         ids=lambda f: f.__name__)
 def test_what_the_copy_would_change_is_still_refused(f):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="view of 'Y'"):
         s2sad.grad(f, jit=False)(X.copy())
@@ -258,3 +315,15 @@ def test_an_element_written_goes_back_alone():
     _, after = lowered(view_writes, column_written, X.copy())
     lines = [line.strip() for line in after.splitlines()]
     assert "Y[0, 1] = col[0]" in lines and "Y[:, 1] = col" in lines  # (col *= 2.0: all of it)
+
+
+def test_an_element_of_a_slice_goes_back_to_its_place():
+    """inner = a[1:n + 1]; inner[i] = e with i counting up from 0: a[1 + i]
+    (not the whole slice after each element); a negative index, which
+    counts from the slice's end, sends the whole slice back."""
+    _, after = lowered(view_writes, inner_cells, X.copy())
+    lines = [line.strip() for line in after.splitlines()]
+    assert "a[1 + i] = inner[i]" in lines and "a[1:n + 1] = inner" not in lines
+    _, after = lowered(view_writes, negative_bounds, X.copy())
+    lines = [line.strip() for line in after.splitlines()]
+    assert "a[1:-1] = middle" in lines and "a[-3:] = tail" in lines

@@ -11,7 +11,7 @@ Another name of the whole array (`C = B`, a dict's entry `p["w"]` of `p =
 {"w": w}`, a tuple's item unpacked) is simpler: while neither is rebound,
 `C` is `B`, and the statements after `C = B` say `B` instead.
 
-A view is rewritten only where that is the same program: `row = Y[<ints and full slices>]`
+A view is rewritten only where that is the same program: `row = Y[<ints and slices>]`
 is the one binding of `row`; each write through it comes after the binding
 in the same block (or in statements nested there), with neither `Y` nor
 the index's names rebound in between; and no other name writes into Y's
@@ -38,7 +38,7 @@ def run(tree, ctx):
                 _rename(s, alias, source)
         changed = True
     _, rewrites = _rewrites(tree, ctx)
-    for made, after in rewrites:
+    for made, after, counters in rewrites:
         alias = made.targets[0].id
         view_name = ctx.namer.fresh(alias + "_view")
         source = made.value
@@ -48,21 +48,23 @@ def run(tree, ctx):
         copied.lineno = getattr(made, "lineno", None)
         inserts = {id(made): [copied]}
         for q in after:
-            back = _write_back(q, alias, source)
+            back = _write_back(q, alias, source, counters)
             back.lineno = getattr(q, "lineno", None)
             inserts.setdefault(id(q), []).append(back)
         insert_after(tree, inserts)
     return tree if changed or rewrites else None
 
 
-def _write_back(q, alias, view):
+def _write_back(q, alias, view, counters=frozenset()):
     """What goes back into the array after `q` wrote through `alias` (the
     view `view`, `Y[i]`): the elements written (`row[j] = e`: `Y[i, j] =
-    row[j]`), or the whole view (`row *= s`: `Y[i] = row`)."""
+    row[j]`; `inner = Y[1:n - 1]`, `inner[k] = e`: `Y[1 + k] = inner[k]`,
+    `k` a counter of `counters`), or the whole view (`row *= s`: `Y[i] =
+    row`)."""
     target = q.targets[0] if isinstance(q, gast.Assign) else getattr(q, "target", None)
     if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
             and target.value.id == alias:
-        index = _composed(view.slice, target.slice)
+        index = _composed(view.slice, target.slice, counters)
         if index is not None:
             part = gast.Subscript(value=name(alias), slice=copy.deepcopy(target.slice),
                                   ctx=gast.Load())
@@ -73,11 +75,14 @@ def _write_back(q, alias, view):
                        type_comment=None)
 
 
-def _composed(view_index, index):
+def _composed(view_index, index, counters=frozenset()):
     """The index into the array of `view[index]`, for a view indexed by
-    numbers and whole axes: the whole axes, then the axes after the view's
-    index, take `index`'s parts in order (`Y[:, j][k]` is `Y[k, j]`,
-    `Y[i][j]` is `Y[i, j]`); None for an ellipsis."""
+    numbers and slices: the slices, then the axes after the view's index,
+    take `index`'s parts in order (`Y[:, j][k]` is `Y[k, j]`, `Y[i][j]` is
+    `Y[i, j]`, `Y[1:n][k]` is `Y[1 + k]`); None for an ellipsis, and for a
+    slice with bounds taking a part that may be negative (`Y[1:n][-1]` is
+    `Y[n - 1]`): only a number >= 0 or a name of `counters` (loop counters
+    from 0 up) is taken."""
     outer = list(view_index.elts) if isinstance(view_index, gast.Tuple) else [view_index]
     inner = list(index.elts) if isinstance(index, gast.Tuple) else [index]
     if any(isinstance(i, gast.Constant) and i.value is Ellipsis for i in inner):
@@ -85,11 +90,64 @@ def _composed(view_index, index):
     parts = []
     for o in outer:
         if isinstance(o, gast.Slice) and inner:
-            parts.append(copy.deepcopy(inner.pop(0)))
+            part = inner.pop(0)
+            if (o.lower, o.upper, o.step) != (None, None, None):
+                part = _shifted(o, part, counters)
+                if part is None:
+                    return None  # (the whole view goes back instead)
+            parts.append(copy.deepcopy(part))
         else:
             parts.append(copy.deepcopy(o))
     parts += [copy.deepcopy(i) for i in inner]
     return parts[0] if len(parts) == 1 else gast.Tuple(elts=parts, ctx=gast.Load())
+
+
+def _shifted(bounded, part, counters):
+    """`lower + step * part`, the element of Y that `Y[lower::step][part]`
+    is, when that is so for every value `part` can take (`part` >= 0, the
+    lower bound a number >= 0 and the step one > 0), else None."""
+    lower = bounded.lower if bounded.lower is not None else gast.Constant(value=0, kind=None)
+    step = bounded.step if bounded.step is not None else gast.Constant(value=1, kind=None)
+    if not (_number(lower) and lower.value >= 0 and _number(step) and step.value > 0):
+        return None
+    if not (_number(part) and part.value >= 0
+            or isinstance(part, gast.Name) and part.id in counters):
+        return None
+    scaled = part if step.value == 1 else gast.BinOp(
+        left=gast.Constant(value=step.value, kind=None), op=gast.Mult(), right=part)
+    return scaled if lower.value == 0 else gast.BinOp(
+        left=gast.Constant(value=lower.value, kind=None), op=gast.Add(), right=scaled)
+
+
+def _number(node):
+    return isinstance(node, gast.Constant) and isinstance(node.value, int) \
+        and not isinstance(node.value, bool)
+
+
+def _counters(order, bindings):
+    """Names stored once in the function, as the target of `for k in
+    range(...)` counting up from a number >= 0: never negative. (A loop's
+    target the body rebinds is copied first: statements/rebound_counters.py.)"""
+    stores = {}
+    for s, _ in order:
+        parts = [s.target] if isinstance(s, gast.For) else \
+            [] if isinstance(s, (gast.If, gast.While)) else [s]
+        for part in parts:
+            for n in walk(part):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                    stores[n.id] = stores.get(n.id, 0) + 1
+    out = set()
+    for n, positions in bindings.items():
+        s = order[positions[0]][0] if len(positions) == 1 else None
+        if stores.get(n) == 1 and isinstance(s, gast.For) and isinstance(s.target, gast.Name) \
+                and s.target.id == n \
+                and isinstance(s.iter, gast.Call) and isinstance(s.iter.func, gast.Name) \
+                and s.iter.func.id == "range" and not s.iter.keywords \
+                and 1 <= len(s.iter.args) <= 3 \
+                and (len(s.iter.args) == 1 or _number(s.iter.args[0]) and s.iter.args[0].value >= 0) \
+                and (len(s.iter.args) < 3 or _number(s.iter.args[2]) and s.iter.args[2].value > 0):
+            out.add(n)
+    return frozenset(out)
 
 
 def _rename(node, old, new):
@@ -164,7 +222,7 @@ def _rewrites(tree, ctx):
                and any(r != p and flow.reaches(q, r, {alias}) for r in uses)
                for q, n in writes):
             continue  # another name writes into that memory while the view is used
-        out.append((made, [order[q][0] for q in through]))
+        out.append((made, [order[q][0] for q in through], _counters(order, bindings)))
     return renames, out
 
 
@@ -178,7 +236,8 @@ def _another_name(made, alias, source, kinds):
 
 
 def _basic_view(made, alias, source, kinds):
-    """`alias = source[i, :, j]`: integer (number) indices and full slices."""
+    """`alias = source[i, :, j]`, `alias = source[1:n - 1]`: integer (number)
+    indices and slices whose bounds are ints."""
     value = made.value
     if not (isinstance(made, gast.Assign) and len(made.targets) == 1
             and isinstance(made.targets[0], gast.Name) and made.targets[0].id == alias
@@ -191,7 +250,8 @@ def _basic_view(made, alias, source, kinds):
     index = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
     for i in index:
         if isinstance(i, gast.Slice):
-            if i.lower is not None or i.upper is not None or i.step is not None:
+            # (bounds: numbers and int names; the write-back is then the whole view)
+            if not all(b is None or _int_atom(b, kinds) for b in (i.lower, i.upper, i.step)):
                 return False
         elif isinstance(i, gast.Constant):
             if not isinstance(i.value, int) or isinstance(i.value, bool):
@@ -203,6 +263,20 @@ def _basic_view(made, alias, source, kinds):
         else:
             return False
     return True
+
+
+def _int_atom(node, kinds):
+    """A number, an int name, or -number/±: what a slice's bound may be."""
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, gast.Name):
+        k = kinds.get(node.id)
+        return k is not None and k.tag == "int"
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return _int_atom(node.operand, kinds)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+        return _int_atom(node.left, kinds) and _int_atom(node.right, kinds)
+    return False
 
 
 def _bindings(order):
