@@ -6,6 +6,7 @@ import operator
 import numpy as np
 
 from .. import runtime as rt
+from .contractions import ndims_are
 from ..extend import (K, MATMUL_OPERAND, adjoint, broadcast_args, broadcast_float,
                       nondifferentiable, takes_rule_of)
 
@@ -67,22 +68,18 @@ def matmul_2d(g, ans, x, y):
     return g @ y.T, x.T @ g
 
 
-def _ndims(x, y, ndim_x, ndim_y):
-    return x.is_array and y.is_array and x.ndim == ndim_x and y.ndim == ndim_y
-
-
 # as np.matmul's (rules/contractions.py): numpy itself where the ndims are known
-@adjoint(operator.matmul, when=lambda x, y: _ndims(x, y, 2, 1))
+@adjoint(operator.matmul, when=lambda x, y: ndims_are(x, y, 2, 1))
 def matmul_matrix_vector(g, ans, x, y):
     return np.outer(g, y), g @ x
 
 
-@adjoint(operator.matmul, when=lambda x, y: _ndims(x, y, 1, 2))
+@adjoint(operator.matmul, when=lambda x, y: ndims_are(x, y, 1, 2))
 def matmul_vector_matrix(g, ans, x, y):
     return y @ g, np.outer(x, g)
 
 
-@adjoint(operator.matmul, when=lambda x, y: _ndims(x, y, 1, 1))
+@adjoint(operator.matmul, when=lambda x, y: ndims_are(x, y, 1, 1))
 def matmul_vectors(g, ans, x, y):
     return g * y, g * x
 

@@ -151,6 +151,29 @@ class IndexBlocks:
             self.emit(f"e += {self.reduce(g)}")
             self.arrays.append(g)
 
+    def b_shifted_counter(self):
+        """A loop's counter rebound in its body (`i -= 2`, `if a[i] > 0.2: i =
+        i - 1`, `i = i + 1` after its use), then read as an index (a negative
+        one wraps) and as a number; the element written is the header's."""
+        self.use("rebound_counter")
+        n = self.size()
+        a = self.source_array()
+        z = self.fresh("z")
+        self.emit(f"{z} = {self.zeros(a)}")
+        form = self.pick(["aug", "branch", "after"])
+        with self.block(f"for i in range({n}):"):
+            self.emit("j = i")
+            if form == "aug":
+                self.emit(f"i -= {self.int(1, 2)}")
+            elif form == "branch":
+                with self.block(f"if {a}[i] > {self.pick(['0.2', '-0.3'])}:"):
+                    self.emit("i = i - 1")
+            self.emit(f"{z}[j] = {a}[i] * (i + 1.5) + {self.scalar_param()} * {a}[j]")
+            if form == "after":
+                self.emit("i = i + 1")
+        self.emit(f"e += {self.reduce(z)}")
+        self.arrays.append(z)
+
     def b_search(self):
         """A search with an else block (`for ... else`, `while ... else`), or a
         list kept by a test and reduced."""

@@ -14,7 +14,7 @@ import contextlib
 BLOCKS = (("neighbour_energy", 7), ("force_assembly", 4), ("time_loop", 4), ("leapfrog", 2),
           ("stencil_2d", 2), ("triangular", 2), ("strided", 2), ("unpack", 2),
           ("index_array", 3), ("index_arithmetic", 2), ("product", 2), ("masked_write", 2),
-          ("search", 2))
+          ("search", 2), ("shifted_counter", 2))
 
 # 1-D stencils: (name of the intermediate, ((offset, coefficient), ...))
 STENCILS = (("d", ((1, 1.0), (0, -1.0))), ("d", ((0, 1.0), (-1, -1.0))),

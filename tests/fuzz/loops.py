@@ -76,6 +76,7 @@ FEATURES = (
     "masked_write",      # h[h < 0.0] = 0.0, h[np.argmax(h)] = 0.1: an index read from h
     "loop_else",         # for ... else / while ... else around a search with a break
     "filtered_list",     # kept = [e for i in range(n) if x[i] > 0.3], then reduced
+    "rebound_counter",   # for i in range(n): j = i; i -= 2 (the counter rebound in the body)
     # finer features, named after the known bugs they trigger (generator.KNOWN_BUGS)
     "straight_neighbour_loop",   # a loop reading neighbours whose body is straight-line code
                                  # (rather than under `if lo <= i < n - hi:`)
