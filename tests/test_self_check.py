@@ -359,3 +359,40 @@ def test_the_value_check_skips_a_function_that_raises_as_python():
     call.entry, call.seconds, call.derivative = None, 0.0, d
     self_check._check_value(call, report, primal=lambda: 1 / 0)
     assert report == [("value", "skipped", "the function itself raises here (ZeroDivisionError)")]
+
+
+def coarse_in_float32(x):
+    # (1 + 2.5e-9 is 1 in float32: along any step the float32 function is flat)
+    return np.log(1.0 + (x[0] * 1e-4) ** 2) + np.log(1.0 + (x[1] * 2e-4) ** 2)
+
+
+def test_a_float32_function_too_coarse_for_the_taylor_test_is_not_blamed(jit):
+    """A float32 function that rounds to a staircase along v (here flat: 1 +
+    z with z below float32's resolution) fails the Taylor test with a right
+    gradient; the float64 function's derivative along v settles it (fuzz seed
+    253: a GradientCheckError on a correct derivative)."""
+    x = np.array([0.5, -0.7], dtype=np.float32)
+    d = s2sad.grad(coarse_in_float32, check=True, jit=jit)
+    g = d(x)
+    np.testing.assert_allclose(g, [2e-8 * 0.5, -2 * 4e-8 * 0.7], rtol=1e-5)
+    assert "float32 rounding" in str(d.check_report)
+
+
+def test_the_float64_reference_is_the_functions_derivative():
+    """`_float64_slope`: the derivative of the user's function, run in
+    float64, along the moves (a float32 slope is cleared only when it is
+    that derivative, within 2e-3)."""
+    import functools
+    import types
+
+    from s2sad import api, self_check
+    x = np.array([0.5, -0.7], dtype=np.float32)
+    primal = functools.partial(api._run_primal, coarse_in_float32, (x,), {})
+    call = types.SimpleNamespace(dtype=np.dtype(np.float32), values=[x],
+                                 output=lambda value: value)
+    v = np.array([0.3, 0.8])
+    slope = self_check._float64_slope(primal, call)(1.0, {0: v})
+    exact = 2e-8 * 0.5 * 0.3 - 2 * 4e-8 * 0.7 * 0.8 / (1 + (0.7 * 2e-4) ** 2)
+    assert slope == pytest.approx(exact, rel=1e-3)  # (float64 loses digits in 1 + z too)
+    call.dtype = np.dtype(np.float64)  # (float64 calls keep their tight test alone)
+    assert self_check._float64_slope(primal, call) is None
