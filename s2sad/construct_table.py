@@ -54,6 +54,8 @@ CONSTRUCTS = [
               COMPILED, "frontend.statements.loop_else", G + "#control-flow"),
     Construct("Control flow", "A loop's target rebound in its body", "`for i in range(n): ... "
               "i -= 3`", COMPILED, "frontend.statements.rebound_counters", G + "#control-flow"),
+    Construct("Control flow", "The array a loop runs over, rebound in its body", "`for row in A: "
+              "A = A * 0.9`", COMPILED, "frontend.statements.rebound_iterables", G + "#control-flow"),
     Construct("Control flow", "`for` over a tuple or list written out, or a local dict's "
               "`items()`", "`for w in (a, b, c):`", COMPILED, "frontend.containers.literal_loops",
               G + "#lists-tuples-and-dicts"),

@@ -15,6 +15,7 @@ else of s2sad's internals.
   module `K` they are built from;
 - parameters' accepted values (`AXIS`, `KEEPDIMS`, `Values`, ...), which a
   call is checked against before its rule applies;
+- tests for `adjoint(..., when=...)` variants (`ndims_are`);
 - numba forms (`numba_form`, `takes_rule_of` and the tests on a call):
   numpy calls numba cannot compile, rewritten into runtime helpers
   (s2sad/forms.py)."""
@@ -33,6 +34,13 @@ from .registry import (REGISTRY, Rule, adjoint, bool_like_first, broadcast_args,
                        shape_ndim, tangent)
 from .transforms.analysis import kinds as K
 
+
+
+def ndims_are(a, b, ndim_a, ndim_b):
+    """(a `when=` test on two operands' kinds) Both arrays, of these ndims."""
+    return a.is_array and b.is_array and a.ndim == ndim_a and b.ndim == ndim_b
+
+
 __all__ = [
     # rules
     "REGISTRY", "Rule", "adjoint", "tangent", "refused", "nondifferentiable", "by_definition",
@@ -48,6 +56,8 @@ __all__ = [
     "MATRICES", "MATRIX", "NORM_ORD", "NOT_ARRAY", "NOT_NONE", "NUMBER", "PAD_MODE",
     "PAD_WIDTH", "PAIR_OF_AXES", "REAL", "SCALAR", "SHAPE_ONLY", "SORT_KIND", "TENSORDOT_AXES",
     "UPLO", "VECTOR_OR_MATRIX",
+    # when= tests
+    "ndims_are",
     # numba forms
     "numba_form", "takes_rule_of", "give_helpers_their_rules", "every_call", "given", "any_of",
     "frobenius", "copied", "one_argument", "one_name", "parts_literal",

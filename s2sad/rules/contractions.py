@@ -7,7 +7,7 @@ import numpy as np
 
 from ..extend import (ARRAY, ARRAY_OR_NONE, AXIS_INT, AXIS_INT_OR_NONE, DOT_OPERAND,
                       EINSUM_SUBSCRIPTS, K, MATMUL_OPERAND, TENSORDOT_AXES, VECTOR_OR_MATRIX,
-                      adjoint)
+                      adjoint, ndims_are)
 
 
 # ---- dot, matmul, outer ---------------------------------------------------------------------
@@ -61,12 +61,6 @@ def dot_2d(g, ans, a, b):
 # matrix-vector and vector-matrix products (vector-vector: dot_1d): numpy itself (the
 # generic helper is decided by ndim inside numba, which costs compile time, and reads less
 # plainly)
-def ndims_are(a, b, ndim_a, ndim_b):
-    """(a `when=` test) Both operands arrays of these ndims (operator.matmul's
-    variants, rules/operators.py, take it too)."""
-    return a.is_array and b.is_array and a.ndim == ndim_a and b.ndim == ndim_b
-
-
 @adjoint(np.dot, np.matmul, when=lambda a, b: ndims_are(a, b, 2, 1))
 def dot_matrix_vector(g, ans, a, b):
     return np.outer(g, b), g @ a

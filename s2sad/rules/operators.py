@@ -6,9 +6,8 @@ import operator
 import numpy as np
 
 from .. import runtime as rt
-from .contractions import ndims_are
 from ..extend import (K, MATMUL_OPERAND, adjoint, broadcast_args, broadcast_float,
-                      nondifferentiable, takes_rule_of)
+                      ndims_are, nondifferentiable, takes_rule_of)
 
 
 @adjoint(operator.add, kind=broadcast_args, elementwise=True)

@@ -50,8 +50,9 @@ from .read import fence, imports, module_attributes, read
 from .read.read import ParsedFunction
 from .statements import (array_loops, chained_assignments, chained_writes, changing_kinds, desugar,
                          loop_else, nested_unpacking, none_tests, normalize, number_starts,
-                         python_blocks, slice_names, range_values, rebound_counters, rebound_names,
-                         statement_forms, stored_ranges, value_bools)
+                         python_blocks, slice_names, range_values, rebound_counters,
+                         rebound_iterables, rebound_names, statement_forms, stored_ranges,
+                         value_bools)
 from ..syntax import clone
 
 
@@ -90,6 +91,7 @@ NESTED_FUNCTIONS = Group("nested functions", lifts_nested, [
 READ = [
     step(loop_else, "for ... else, while ... else: a flag the loop's breaks set"),
     step(rebound_counters, "for i in range(n): ... i -= 3: for i_loop in range(n): i = i_loop"),
+    step(rebound_iterables, "for row in A: A = A * 0.9: A_iterated = A; for row in A_iterated:"),
     step(inline_generators, "for v in gen(x) of a generator yielding values: its body, the"
          " loop's body where it yields"),
     step(imports, "from scipy.special import erf inside the def: a name of the function"),
