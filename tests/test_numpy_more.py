@@ -420,6 +420,21 @@ def test_median_and_vdot(f, x, jit):
     check_grad(f, (x,), jit=jit)
 
 
+def _quantiles(x, q):
+    return np.quantile(x, q) * np.percentile(x ** 2, 62.5) + np.quantile(x, 1.0)
+
+
+@pytest.mark.parametrize("x", [np.array([0.7, -1.3, 2.1, 0.4, 1.1]),
+                               np.array([[0.7, -1.3, 2.1], [0.4, 1.5, -0.2]])],
+                         ids=["vector", "matrix"])
+def test_quantile_and_percentile(x, jit):
+    """np.quantile / np.percentile of the flattened array, numpy's linear
+    method: the value is numpy's, the gradient (q's too) finite differences'."""
+    check_grad(_quantiles, (x, 0.37), wrt=(0, 1), jit=jit)
+    value, _ = s2sad.value_and_grad(_quantiles, jit=jit)(x, 0.37)
+    assert value == pytest.approx(_quantiles(x, 0.37), rel=1e-12)
+
+
 def test_median_over_a_tuple_of_axes_is_refused():
     # (one int axis is implemented: tests/test_everyday_python.py)
     with pytest.raises(LookupError, match="axis"):

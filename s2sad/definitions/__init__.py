@@ -10,7 +10,8 @@ for any helper.
 Each is registered beside it (registry.py: `define`, `chooses`, `chosen`),
 by topic:
 
-    reductions         np.average, nansum, nanmean, cumprod, trapezoid, median, ptp
+    reductions         np.average, nansum, nanmean, cumprod, trapezoid, median, quantile,
+                       percentile, ptp
     masked_reductions  np.sum, prod, nansum, mean, var, std, max, min with where= / initial=
     shapes             np.take, select, meshgrid, reshape(order='F'), diff(prepend=, append=)
     linalg             np.linalg.matrix_power, eigvalsh, the matrix norms, svd

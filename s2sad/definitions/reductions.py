@@ -1,7 +1,7 @@
 """numpy reductions s2sad differentiates through definitions in terms of
 functions that have rules, as jax.numpy defines them: np.average (with
 weights, returned=, keepdims=), np.nansum, np.nanmean, np.cumprod,
-np.trapezoid, np.median and np.ptp.
+np.trapezoid, np.median, np.quantile, np.percentile and np.ptp.
 
 A call is read as a call of the definition, differentiated and compiled
 like a user's helper (so every argument, weights too, gets its gradient).
@@ -193,6 +193,60 @@ def _median(given):
             "s2sad's definition of np.median takes one int axis (not a tuple): move the axes "
             "together and reshape them into one first")
     return median_axis_kept if keep else median_axis
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """np.quantile of the flattened array at one q, numpy's default "linear"
+    method: q * (n - 1) places it between two neighbours of the sorted values,
+    which it interpolates (the gradient goes to those two through the sort's
+    permutation, and to q by their difference)."""
+    s = np.sort(np.ravel(a))
+    n = s.shape[0]
+    place = q * (n - 1)
+    lo = min(max(int(np.floor(place)), 0), n - 1)
+    hi = min(lo + 1, n - 1)
+    return s[lo] + (place - lo) * (s[hi] - s[lo])
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    """np.percentile: np.quantile at q / 100."""
+    s = np.sort(np.ravel(a))
+    n = s.shape[0]
+    place = q / 100.0 * (n - 1)
+    lo = min(max(int(np.floor(place)), 0), n - 1)
+    hi = min(lo + 1, n - 1)
+    return s[lo] + (place - lo) * (s[hi] - s[lo])
+
+
+def _one_quantile(fn, definition):
+    def choose(given):
+        refuse_given(fn, given, {
+            "out": ((None,), "Leave out out="),
+            "overwrite_input": ((False,), "Leave out overwrite_input"),
+            "method": (("linear",), "Leave out method= (s2sad's definition is numpy's default "
+                                    "linear interpolation)"),
+            "keepdims": ((False,), "Leave out keepdims= (reshape the result instead)")})
+        if given.get("axis") is not None and const(given["axis"]) is not None:
+            raise NotImplementedArgument(
+                f"s2sad's definition of np.{fn.__name__} takes the flattened array (no axis): "
+                f"apply it to each slice in a loop instead")
+        q = given.get("q")
+        if type(q).__name__ in ("List", "Tuple"):
+            raise NotImplementedArgument(
+                f"s2sad's definition of np.{fn.__name__} takes one q (a number): call it "
+                f"once per q")
+        return definition
+    choose.__name__ = "_" + fn.__name__
+    choose.__doc__ = f"np.{fn.__name__} of the flattened array at one q (linear method)."
+    return choose
+
+
+_TABLE = ("definition: a (flattened); q: one number (differentiated); axis, out, "
+          "overwrite_input, method, keepdims: the defaults (numpy's linear method)")
+chooses(np.quantile, table=_TABLE)(_one_quantile(np.quantile, quantile))
+chooses(np.percentile, table=_TABLE)(_one_quantile(np.percentile, percentile))
 
 
 def ptp(a, axis=None, keepdims=False):

@@ -77,6 +77,15 @@ def statistics_cases():
         out.append(make("numpy.median", f"median/{rank_name(shape)}_"
                         + spelled[12:-1].replace(" ", "").replace(",", "_").replace("=", ""),
                         spelled, {"x": (shape, ANY)}))
+    # quantiles (the flattened array, one q; numpy's linear method), at the ends too
+    for shape in [(5,), (4,), (2, 3)]:
+        for q in ("0.3", "0.0", "1.0", "0.5"):
+            out.append(make("numpy.quantile", f"quantile/{rank_name(shape)}_{q}",
+                            f"np.quantile(x, {q})", {"x": (shape, ANY)}))
+        out.append(make("numpy.percentile", f"percentile/{rank_name(shape)}",
+                        "np.percentile(x, 62.5)", {"x": (shape, ANY)}))
+    out.append(make("numpy.percentile", "percentile/keywords",
+                    "np.percentile(a=x, q=30.0, axis=None)", V))
     for shape in [(4,), (2, 3)]:
         out.append(make("numpy.vdot", f"vdot/{rank_name(shape)}", "np.vdot(x, y)",
                         {"x": (shape, ANY), "y": (shape, ANY)}))
@@ -286,6 +295,9 @@ def refusal_cases():
         ("numpy.interp", "period", f"np.interp(x, {XP}, x, period=4.0)", V),
         ("numpy.median", "axis_tuple", "np.median(x, axis=(0, 1))", M),
         ("numpy.median", "keepdims", "np.median(x, keepdims=True)", M),
+        ("numpy.quantile", "axis", "np.quantile(x, 0.3, axis=0)", M),
+        ("numpy.quantile", "method", "np.quantile(x, 0.3, method='nearest')", M),
+        ("numpy.percentile", "several_q", "np.percentile(x, [25.0, 75.0])", M),
         ("numpy.max", "where_without_initial", "np.max(x, where=x > 0)", M),
         ("numpy.max", "initial_out", "np.max(x, initial=0.0, out=np.empty(()))", M),
         ("numpy.reshape", "order_A", "np.reshape(x, (4, 3), order='A')", M),
