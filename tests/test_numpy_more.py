@@ -435,6 +435,28 @@ def test_quantile_and_percentile(x, jit):
     assert value == pytest.approx(_quantiles(x, 0.37), rel=1e-12)
 
 
+def _ufunc_outers(x):
+    return (np.sum(np.subtract.outer(x, x) ** 2)
+            + np.sum(np.add.outer(x[:2], x.reshape(2, 3)) * np.multiply.outer(x[:2], x.reshape(2, 3)))
+            + np.sum(np.multiply.outer(x[0], x) ** 2))
+
+
+def _nan_extremes(x):
+    y = np.where(x > 1.0, np.nan, x)  # (a NaN entry: gradient 0)
+    return np.nanmax(y) * np.nanmin(y * y) + np.sum(np.nanmax(x.reshape(2, 3), axis=1))
+
+
+@pytest.mark.parametrize("f", [_ufunc_outers, _nan_extremes], ids=lambda f: f.__name__)
+def test_ufunc_outer_and_nan_extremes(f, jit):
+    """np.add/subtract/multiply.outer (any ranks: a's axes, then b's) and
+    np.nanmax / np.nanmin, through definitions: numpy's value, and the
+    gradient of finite differences."""
+    x = np.array([0.3, -0.7, 1.1, 0.45, 0.9, -0.2])
+    check_grad(f, (x,), jit=jit)
+    value, _ = s2sad.value_and_grad(f, jit=jit)(x)
+    assert value == pytest.approx(f(x), rel=1e-12)
+
+
 def test_median_over_a_tuple_of_axes_is_refused():
     # (one int axis is implemented: tests/test_everyday_python.py)
     with pytest.raises(LookupError, match="axis"):

@@ -19,6 +19,35 @@ _ACCUMULATE_REFUSED = {
     "out": ((None,), "Leave out out= (assign the result instead)")}
 
 
+def _outer(a, b):
+    """a as a column and b as a row: every pair of their elements (the
+    result is reshaped to a.shape + b.shape)."""
+    return np.reshape(a, (np.size(a), 1)), np.reshape(b, (1, np.size(b)))
+
+
+@define(np.add.outer, table="definition (every a[i...] + b[j...]): a; b")
+def add_outer(a, b):
+    """np.add.outer: every sum a[i...] + b[j...], of shape a.shape + b.shape."""
+    left, right = _outer(a, b)
+    return np.reshape(left + right, np.shape(a) + np.shape(b))
+
+
+@define(np.subtract.outer, table="definition (every a[i...] - b[j...]): a; b")
+def subtract_outer(a, b):
+    """np.subtract.outer: every difference a[i...] - b[j...] (pairwise
+    differences of positions)."""
+    left, right = _outer(a, b)
+    return np.reshape(left - right, np.shape(a) + np.shape(b))
+
+
+@define(np.multiply.outer, table="definition (every a[i...] * b[j...]): a; b")
+def multiply_outer(a, b):
+    """np.multiply.outer: every product (np.outer's, but of shape a.shape +
+    b.shape)."""
+    left, right = _outer(a, b)
+    return np.reshape(left * right, np.shape(a) + np.shape(b))
+
+
 @define(np.polyval, table="definition (Horner): p; x")
 def polyval(p, x):
     """np.polyval: Horner's scheme, highest power first (p and x both

@@ -1,6 +1,6 @@
 """numpy reductions s2sad differentiates through definitions in terms of
 functions that have rules, as jax.numpy defines them: np.average (with
-weights, returned=, keepdims=), np.nansum, np.nanmean, np.cumprod,
+weights, returned=, keepdims=), np.nansum, np.nanmean, np.nanmax, np.nanmin, np.cumprod,
 np.trapezoid, np.median, np.quantile, np.percentile and np.ptp.
 
 A call is read as a call of the definition, differentiated and compiled
@@ -111,6 +111,20 @@ def nanmean(a, axis=None):
     """np.nanmean: the mean of the entries that are not NaN."""
     kept = ~np.isnan(a)
     return np.sum(np.where(kept, a, 0.0), axis=axis) / np.sum(kept, axis=axis)
+
+
+@define(np.nanmax, table="definition: a; axis (NaNs: gradient 0; an all-NaN slice gives -inf, "
+                         "where numpy gives nan)")
+def nanmax(a, axis=None):
+    """np.nanmax: the maximum of the entries that are not NaN (ties share the
+    gradient, as np.max's)."""
+    return np.max(np.where(np.isnan(a), -np.inf, a), axis=axis)
+
+
+@define(np.nanmin, table="definition: a; axis (as np.nanmax; an all-NaN slice gives inf)")
+def nanmin(a, axis=None):
+    """np.nanmin: the minimum of the entries that are not NaN."""
+    return np.min(np.where(np.isnan(a), np.inf, a), axis=axis)
 
 
 @define(np.cumprod, table="definition: a; axis: None or an int")
