@@ -461,3 +461,22 @@ def test_median_over_a_tuple_of_axes_is_refused():
     # (one int axis is implemented: tests/test_everyday_python.py)
     with pytest.raises(LookupError, match="axis"):
         s2sad.grad(lambda x: np.sum(np.median(x, axis=(0, 1))), jit=False)(np.ones((2, 3)))
+
+
+def _quantile_at(x, q):
+    return np.quantile(x, q)
+
+
+def _percentile_at(x, q):
+    return np.percentile(x, q)
+
+
+@pytest.mark.parametrize("f, q", [(_quantile_at, 1.5), (_quantile_at, -0.1),
+                                  (_percentile_at, 120.0)], ids=["q>1", "q<0", "p>100"])
+def test_a_quantile_out_of_range_raises_as_numpy(f, q, jit):
+    """numpy raises ValueError for q outside [0, 1] (percentiles outside
+    [0, 100]); the definition does too, rather than clamping."""
+    with pytest.raises(ValueError, match="must be in the range"):
+        f(np.array([0.3, 1.2, -0.5]), q)
+    with pytest.raises(ValueError, match="must be in the range"):
+        s2sad.grad(f, jit=jit, check=False)(np.array([0.3, 1.2, -0.5]), q)

@@ -215,10 +215,12 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     method: q * (n - 1) places it between two neighbours of the sorted values,
     which it interpolates (the gradient goes to those two through the sort's
     permutation, and to q by their difference)."""
+    if not 0.0 <= q <= 1.0:
+        raise ValueError("Quantiles must be in the range [0, 1]")
     s = np.sort(np.ravel(a))
     n = s.shape[0]
     place = q * (n - 1)
-    lo = min(max(int(np.floor(place)), 0), n - 1)
+    lo = min(int(np.floor(place)), n - 1)
     hi = min(lo + 1, n - 1)
     return s[lo] + (place - lo) * (s[hi] - s[lo])
 
@@ -226,10 +228,14 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
     """np.percentile: np.quantile at q / 100."""
+    if not 0.0 <= q <= 100.0:
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    # (written out: a call of quantile(a, q / 100.0) leaves its defaulted
+    # parameters to its compiled vjp, which numba then cannot bind)
     s = np.sort(np.ravel(a))
     n = s.shape[0]
     place = q / 100.0 * (n - 1)
-    lo = min(max(int(np.floor(place)), 0), n - 1)
+    lo = min(int(np.floor(place)), n - 1)
     hi = min(lo + 1, n - 1)
     return s[lo] + (place - lo) * (s[hi] - s[lo])
 
